@@ -1,0 +1,68 @@
+# book_chapter(): everything one chapter adds to the build.
+#
+#   book_chapter(PROGRAM dot_product LABEL ch01 SOURCES main.cpp FIGURES ch01_scores_heatmap)
+#
+# - builds the program into bin/<PROGRAM>;
+# - runs it as runs.json (beside the chapter's CMakeLists.txt) lists, capturing
+#   the printed tables and the --json document of each run for the book;
+# - draws each figure with figures/<FIGURE>.py from those JSON documents;
+# - registers tests/programs/test_<PROGRAM>.py with CTest under LABEL.
+
+set(BOOK_GENERATED_DIR ${PROJECT_BINARY_DIR}/book/generated)
+set(BOOK_OUTPUTS_DIR ${BOOK_GENERATED_DIR}/outputs)
+set(BOOK_FIGURES_DIR ${BOOK_GENERATED_DIR}/figures)
+define_property(GLOBAL PROPERTY BOOK_GENERATED_FILES
+  BRIEF_DOCS "Program outputs and figures the book is built from")
+
+function(book_chapter)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "PROGRAM;LABEL" "SOURCES;FIGURES")
+  add_executable(${arg_PROGRAM} ${arg_SOURCES})
+  target_link_libraries(${arg_PROGRAM} PRIVATE attention program fmt::fmt)
+
+  set(test_script ${PROJECT_SOURCE_DIR}/tests/programs/test_${arg_PROGRAM}.py)
+  if(EXISTS ${test_script})
+    add_test(NAME ${arg_LABEL}.${arg_PROGRAM}.program
+      COMMAND ${BOOK_PYTHON} -m unittest --quiet test_${arg_PROGRAM}
+      WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/programs)
+    set_tests_properties(${arg_LABEL}.${arg_PROGRAM}.program PROPERTIES
+      LABELS "${arg_LABEL};programs"
+      ENVIRONMENT "BOOK_PROGRAM=$<TARGET_FILE:${arg_PROGRAM}>")
+  endif()
+
+  if(NOT BOOK_RENDER)
+    return()
+  endif()
+  set(runs_file ${CMAKE_CURRENT_SOURCE_DIR}/runs.json)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${runs_file})
+  file(READ ${runs_file} runs_json)
+  string(JSON run_count LENGTH "${runs_json}" runs)
+  set(run_outputs "")
+  math(EXPR last_run "${run_count} - 1")
+  foreach(index RANGE ${last_run})
+    string(JSON run_name MEMBER "${runs_json}" runs ${index})
+    set(outputs ${BOOK_OUTPUTS_DIR}/${run_name}.txt ${BOOK_OUTPUTS_DIR}/${run_name}.json
+                ${BOOK_OUTPUTS_DIR}/${run_name}.command)
+    add_custom_command(OUTPUT ${outputs}
+      COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/capture_run.py
+              --program $<TARGET_FILE:${arg_PROGRAM}> --runs ${runs_file} --run ${run_name}
+              --out ${BOOK_OUTPUTS_DIR}
+      DEPENDS ${arg_PROGRAM} ${runs_file} ${PROJECT_SOURCE_DIR}/tools/capture_run.py
+      COMMENT "Running ${arg_PROGRAM} for the book (${run_name})"
+      VERBATIM)
+    list(APPEND run_outputs ${outputs})
+  endforeach()
+
+  set(figures "")
+  foreach(figure IN LISTS arg_FIGURES)
+    set(svg ${BOOK_FIGURES_DIR}/${figure}.svg)
+    add_custom_command(OUTPUT ${svg}
+      COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/figures/${figure}.py --outputs ${BOOK_OUTPUTS_DIR} --out ${svg}
+      DEPENDS ${PROJECT_SOURCE_DIR}/figures/${figure}.py ${PROJECT_SOURCE_DIR}/figures/figure_style.py ${run_outputs}
+      COMMENT "Drawing figure ${figure}"
+      VERBATIM)
+    list(APPEND figures ${svg})
+  endforeach()
+  add_custom_target(${arg_PROGRAM}_for_the_book DEPENDS ${run_outputs} ${figures})
+  set_property(GLOBAL APPEND PROPERTY BOOK_GENERATED_FILES ${run_outputs} ${figures})
+  set_property(GLOBAL APPEND PROPERTY BOOK_GENERATED_TARGETS ${arg_PROGRAM}_for_the_book)
+endfunction()

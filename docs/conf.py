@@ -1,0 +1,55 @@
+"""Sphinx configuration of the book.
+
+The build (docs/CMakeLists.txt) runs Sphinx with three paths in the
+environment: BOOK_GENERATED_DIR (the programs' outputs and the figures),
+BOOK_DOXYGEN_XML (the library's API from Doxygen) and BOOK_STATIC_DIR
+(MathJax, copied from the pinned npm package). Build the book through CMake,
+not by calling sphinx-build by hand.
+"""
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+
+
+def _build_path(name: str) -> str:
+    try:
+        return os.environ[name]
+    except KeyError:
+        raise RuntimeError(f"{name} is not set: render the book with 'cmake --build build', not sphinx-build") from None
+
+
+project = "Attention, Compiled"
+author = "The authors of Attention, Compiled"
+copyright = "2026, " + author
+root_doc = "index"
+language = "en"
+
+extensions = ["sphinx.ext.mathjax", "breathe", "book"]
+
+book_generated_dir = _build_path("BOOK_GENERATED_DIR")
+
+# The library's API, rendered by Breathe from Doxygen's XML.
+breathe_projects = {"attention": _build_path("BOOK_DOXYGEN_XML")}
+breathe_default_project = "attention"
+breathe_domain_by_extension = {"hpp": "cpp"}
+primary_domain = "cpp"
+highlight_language = "cpp"
+
+# MathJax 3 from the book's own _static folder: readable offline, no CDN.
+html_static_path = ["_static", _build_path("BOOK_STATIC_DIR")]
+mathjax_path = "mathjax/tex-svg-full.js"
+mathjax3_config = {"svg": {"fontCache": "global"}}
+
+html_theme = "alabaster"
+html_title = project
+html_theme_options = {
+    "description": "Self-attention, one compiled program at a time",
+    "fixed_sidebar": True,
+    "page_width": "1100px",
+    "sidebar_width": "240px",
+}
+html_show_sourcelink = False
+html_copy_source = False
+numfig = True

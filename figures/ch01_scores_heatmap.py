@@ -1,0 +1,33 @@
+"""Chapter 1: the toy's raw scores QKᵀ as a heatmap, with the two cells that
+break symmetry (cat asks fish, fish asks cat) outlined."""
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+run = load_run(options.outputs, "dot_product")
+scores = np.array(run["scores"])
+askers, answerers = run["query_tokens"], run["key_tokens"]
+
+figure, axes = plt.subplots(figsize=(4.6, 3.8))
+image = axes.imshow(scores, cmap="Blues", vmin=min(0.0, scores.min()))
+axes.set_xticks(range(len(answerers)), answerers)
+axes.set_yticks(range(len(askers)), askers)
+axes.set_xlabel("key: the token answering")
+axes.set_ylabel("query: the token asking")
+axes.xaxis.set_label_position("top")
+axes.xaxis.tick_top()
+for i in range(scores.shape[0]):
+    for j in range(scores.shape[1]):
+        light = scores[i, j] > (scores.max() + scores.min()) / 2
+        axes.text(j, i, f"{scores[i, j]:g}", ha="center", va="center", color="white" if light else "black")
+# Outline the largest mismatch between (i, j) and (j, i).
+if scores.shape[0] == scores.shape[1]:
+    gap = np.abs(scores - scores.T)
+    i, j = np.unravel_index(np.argmax(gap), gap.shape)
+    if gap[i, j] > 0:
+        for row, column in ((i, j), (j, i)):
+            axes.add_patch(Rectangle((column - 0.5, row - 0.5), 1, 1, fill=False, edgecolor="#d62728", linewidth=2.5))
+figure.colorbar(image, ax=axes, shrink=0.8, label="score q·k")
+save(figure, options.out)

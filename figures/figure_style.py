@@ -1,0 +1,38 @@
+"""What every figure script shares: its command line, the look, and a
+reproducible SVG (no timestamp, fixed ids), so a rebuild writes the same bytes."""
+import argparse
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("svg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+plt.rcParams.update({
+    "svg.hashsalt": "attention-compiled",
+    "svg.fonttype": "path",
+    "font.family": "DejaVu Sans",
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "figure.dpi": 100,
+})
+
+
+def arguments(description: str) -> argparse.Namespace:
+    """--outputs: the folder of the programs' captured runs; --out: the SVG to write."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--outputs", required=True, type=Path)
+    parser.add_argument("--out", required=True, type=Path)
+    return parser.parse_args()
+
+
+def load_run(outputs: Path, run: str) -> dict:
+    """The --json document of one captured run."""
+    return json.loads((outputs / f"{run}.json").read_text())
+
+
+def save(figure, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(figure)

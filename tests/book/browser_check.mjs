@@ -1,0 +1,627 @@
+#!/usr/bin/env node
+// Browser check for the Sphinx-rendered HTML book.
+//
+//   node tests/book/browser_check.mjs --site DIR --screenshots DIR
+//
+// Serves --site from a private static server on 127.0.0.1 (ephemeral port),
+// opens every content page in headless Chromium (Debian's /usr/bin/chromium,
+// driven by playwright-core; one browser, one context, a few tabs at a time)
+// and checks, per page:
+//   * no request leaves the local server (the book must work offline);
+//   * no failed request and no HTTP status >= 400;
+//   * no console error and no uncaught page error;
+//   * every <img> has loaded (complete && naturalWidth > 0);
+//   * MathJax: every .math element is typeset, no raw TeX delimiters remain
+//     in the visible text, no MathJax error nodes;
+//   * every same-origin <a href> points at an existing file, and its
+//     #fragment (if any) exists as an id/name in the target file;
+// and writes a full-page PNG screenshot per page. index.html is loaded once
+// more over file:// to prove the book is readable straight from disk.
+//
+// Output: `FAIL <page>: <what>` lines on stderr, a summary on stdout ending
+// with `N passed, M failed` (pages). Exit 0 if all pass, 1 if any fail,
+// 2 on bad usage.
+//
+// playwright-core is resolved from ../../tools/node_modules (relative to this
+// file), or from $NODE_MODULES_DIR if set. No other dependencies.
+
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import http from 'node:http';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+
+const CHROMIUM = '/usr/bin/chromium';
+const PAGE_TIMEOUT_MS = 30_000;     // whole budget for one page
+const MATHJAX_TIMEOUT_MS = 20_000;  // wait for MathJax.startup.promise
+const MATHJAX_APPEAR_MS = 1_000;    // grace for window.MathJax.startup to exist after `load`
+const IMAGE_TIMEOUT_MS = 10_000;    // wait for <img> loads after scrolling
+const CONCURRENCY = 4;             // pages checked in parallel tabs
+const EXCLUDED_FILES = new Set(['genindex.html', 'search.html', 'py-modindex.html']);
+const EXCLUDED_DIRS = new Set(['_static', '_sources', '_images']);
+const FILE_ENTRY = 'index.html (file://)';
+
+const USAGE = 'usage: node browser_check.mjs --site DIR --screenshots DIR';
+
+// ---------------------------------------------------------------------------
+// Command line
+// ---------------------------------------------------------------------------
+
+function usageError(msg) {
+  process.stderr.write(`${msg}; ${USAGE}\n`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const opts = {};
+  for (let i = 0; i < argv.length; i++) {
+    let arg = argv[i];
+    let value;
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('--') && eq > 0) {
+      value = arg.slice(eq + 1);
+      arg = arg.slice(0, eq);
+    }
+    if (arg === '-h' || arg === '--help') {
+      process.stdout.write(USAGE + '\n');
+      process.exit(0);
+    }
+    if (arg !== '--site' && arg !== '--screenshots') usageError(`unknown argument: ${argv[i]}`);
+    if (value === undefined) {
+      if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) usageError(`${arg} needs a value`);
+      value = argv[++i];
+    }
+    if (!value) usageError(`${arg} needs a value`);
+    opts[arg.slice(2)] = value;
+  }
+  if (!opts.site) usageError('missing --site');
+  if (!opts.screenshots) usageError('missing --screenshots');
+  const site = path.resolve(opts.site);
+  if (!fs.existsSync(path.join(site, 'index.html'))) usageError(`--site ${opts.site} has no index.html`);
+  return { site: fs.realpathSync(site), screenshots: path.resolve(opts.screenshots) };
+}
+
+// ---------------------------------------------------------------------------
+// playwright-core
+// ---------------------------------------------------------------------------
+
+function loadPlaywright() {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const dir = process.env.NODE_MODULES_DIR || path.join(here, '..', '..', 'tools', 'node_modules');
+  // createRequire needs a file path inside the directory whose node_modules
+  // lookup we want; resolve playwright-core from `dir` explicitly.
+  const require = createRequire(path.join(path.resolve(dir), 'noop.js'));
+  try {
+    return require(require.resolve('playwright-core', { paths: [path.resolve(dir)] }));
+  } catch (err) {
+    throw new Error(`cannot load playwright-core from ${dir} (set NODE_MODULES_DIR?): ${err.message.split('\n')[0]}`);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Static file server
+// ---------------------------------------------------------------------------
+
+const CONTENT_TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.htm': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.xml': 'application/xml; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+  '.avif': 'image/avif',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.otf': 'font/otf',
+  '.eot': 'application/vnd.ms-fontobject',
+  '.pdf': 'application/pdf',
+  '.inv': 'application/octet-stream', // Sphinx objects.inv (zlib-compressed)
+  '.wasm': 'application/wasm',
+};
+
+function contentType(file) {
+  return CONTENT_TYPES[path.extname(file).toLowerCase()] || 'application/octet-stream';
+}
+
+// Map a URL path to a file inside `root`, or null if it would escape `root`.
+function safeJoin(root, urlPath) {
+  if (urlPath.includes('\0')) return null;
+  const full = path.resolve(root, '.' + path.posix.normalize('/' + urlPath));
+  if (full !== root && !full.startsWith(root + path.sep)) return null;
+  return full;
+}
+
+function startServer(root) {
+  const server = http.createServer(async (req, res) => {
+    const send = (status, body, headers = {}) => {
+      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    try {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
+      let urlPath;
+      try {
+        urlPath = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
+      } catch {
+        return send(400, 'bad request\n');
+      }
+      let file = safeJoin(root, urlPath);
+      if (!file) return send(403, 'forbidden\n');
+      let st = await fsp.stat(file).catch(() => null);
+      if (st && st.isDirectory()) {
+        // Directory: redirect to the slash form, then serve its index.html.
+        if (!urlPath.endsWith('/')) return send(301, '', { Location: encodeURI(urlPath) + '/' });
+        file = path.join(file, 'index.html');
+        st = await fsp.stat(file).catch(() => null);
+      }
+      if (!st || !st.isFile()) return send(404, 'not found\n');
+      // Symlinks must not lead outside the site either.
+      const real = await fsp.realpath(file);
+      if (real !== root && !real.startsWith(root + path.sep)) return send(403, 'forbidden\n');
+      res.writeHead(200, {
+        'Content-Type': contentType(file),
+        'Content-Length': st.size,
+        // The site does not change during a run: let Chromium cache assets
+        // (MathJax is ~2 MB) across pages.
+        'Cache-Control': 'max-age=3600',
+      });
+      if (req.method === 'HEAD') return res.end();
+      fs.createReadStream(file).on('error', () => res.destroy()).pipe(res);
+    } catch (err) {
+      if (!res.headersSent) send(500, `server error: ${err.message}\n`);
+      else res.destroy();
+    }
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+function stopServer(server) {
+  if (!server || !server.listening) return Promise.resolve();
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Site helpers
+// ---------------------------------------------------------------------------
+
+// All content pages: every .html under the site minus the Sphinx index/search
+// pages and the asset folders. Relative POSIX paths, sorted, index.html first.
+function listPages(root) {
+  const pages = [];
+  const walk = (dir, rel) => {
+    for (const ent of fs.readdirSync(dir, { withFileTypes: true })) {
+      const relPath = rel ? `${rel}/${ent.name}` : ent.name;
+      if (ent.isDirectory()) {
+        if (!rel && EXCLUDED_DIRS.has(ent.name)) continue;
+        walk(path.join(dir, ent.name), relPath);
+      } else if (ent.isFile() && ent.name.endsWith('.html')) {
+        if (!rel && EXCLUDED_FILES.has(ent.name)) continue;
+        pages.push(relPath);
+      }
+    }
+  };
+  walk(root, '');
+  pages.sort((a, b) => (a === 'index.html' ? -1 : b === 'index.html' ? 1 : a.localeCompare(b)));
+  return pages;
+}
+
+// chapters/01_dot_product/index.html -> chapters_01_dot_product_index.png
+function screenshotName(relPage, used) {
+  let base = relPage.replace(/\.html?$/, '').replace(/[\/\\]/g, '_').replace(/[^A-Za-z0-9._-]/g, '_');
+  let name = `${base}.png`;
+  for (let n = 2; used.has(name); n++) name = `${base}-${n}.png`;
+  used.add(name);
+  return name;
+}
+
+const ENTITIES = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+function decodeEntities(s) {
+  return s.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (m, e) => {
+    if (e[0] === '#') {
+      const cp = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return Number.isFinite(cp) ? String.fromCodePoint(cp) : m;
+    }
+    return ENTITIES[e.toLowerCase()] ?? m;
+  });
+}
+
+// Set of id="..." / name="..." values found in the start tags of an HTML file.
+const anchorCache = new Map();
+function anchorsOf(file) {
+  if (anchorCache.has(file)) return anchorCache.get(file);
+  const html = fs.readFileSync(file, 'utf8').replace(/<!--[\s\S]*?-->/g, '');
+  const ids = new Set();
+  const tagRe = /<[A-Za-z][^>]*>/g;
+  const attrRe = /\s(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi;
+  for (const [tag] of html.matchAll(tagRe)) {
+    for (const m of tag.matchAll(attrRe)) ids.add(decodeEntities(m[1] ?? m[2] ?? m[3]));
+  }
+  anchorCache.set(file, ids);
+  return ids;
+}
+
+// Check one resolved same-origin link; return an error string or null.
+function checkLink(root, url) {
+  let rel;
+  try {
+    rel = decodeURIComponent(url.pathname);
+  } catch {
+    return `malformed link path ${url.pathname}`;
+  }
+  let file = safeJoin(root, rel);
+  if (!file) return `link escapes the site: ${url.pathname}`;
+  let st = fs.statSync(file, { throwIfNoEntry: false });
+  if (st && st.isDirectory()) {
+    file = path.join(file, 'index.html');
+    st = fs.statSync(file, { throwIfNoEntry: false });
+  }
+  if (!st || !st.isFile()) return `missing target ${rel.replace(/^\/+/, '')}`;
+  let frag = url.hash.slice(1);
+  if (!frag) return null;
+  try {
+    frag = decodeURIComponent(frag);
+  } catch {
+    /* keep raw */
+  }
+  if (frag.toLowerCase() === 'top') return null; // browsers scroll to top without an element
+  if (!/\.html?$/i.test(file)) return null;      // fragments into non-HTML files are not checked
+  if (!anchorsOf(file).has(frag)) return `missing anchor #${frag} in ${path.relative(root, file).split(path.sep).join('/')}`;
+  return null;
+}
+
+// ---------------------------------------------------------------------------
+// In-page probes (run inside Chromium)
+// ---------------------------------------------------------------------------
+
+// Scroll through the page so lazy images start loading, then wait (bounded)
+// for every <img> to settle and report the ones that did not load.
+async function probeImages(timeoutMs) {
+  const step = Math.max(200, window.innerHeight);
+  for (let y = 0; y < document.documentElement.scrollHeight; y += step) {
+    window.scrollTo(0, y);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  window.scrollTo(0, 0);
+  const imgs = [...document.images];
+  const settle = (img) =>
+    img.complete
+      ? Promise.resolve()
+      : new Promise((r) => {
+          img.addEventListener('load', r, { once: true });
+          img.addEventListener('error', r, { once: true });
+        });
+  await Promise.race([
+    Promise.all(imgs.map(settle)),
+    new Promise((r) => setTimeout(r, timeoutMs)),
+  ]);
+  return imgs
+    .filter((img) => !(img.complete && img.naturalWidth > 0))
+    .map((img) => `${img.getAttribute('src')} (${img.complete ? 'broken' : 'not loaded'})`);
+}
+
+// MathJax state: does the page have math, did MathJax start, did every .math
+// get an <mjx-container>, any error nodes, any raw TeX left in visible text.
+async function probeMath({ appearMs, timeoutMs }) {
+  const mathEls = [...document.querySelectorAll('.math')];
+  if (mathEls.length === 0) return { hasMath: false };
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const t0 = Date.now();
+  // MathJax is loaded with <script async>; after `load` it exists or never
+  // will, but allow a short grace for loaders that inject it later.
+  const started = () => window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
+  while (!started() && Date.now() - t0 < appearMs) await sleep(50);
+  let problem = null;
+  if (!started()) {
+    // Typically a CDN mathjax_path (blocked) or a missing local copy. Go on
+    // to the DOM checks below so the raw TeX is reported too.
+    problem = 'MathJax did not load (window.MathJax.startup missing)';
+  } else {
+    const outcome = await Promise.race([
+      window.MathJax.startup.promise.then(() => 'ok', (e) => `MathJax startup failed: ${e && e.message ? e.message : e}`),
+      sleep(Math.max(0, timeoutMs - (Date.now() - t0))).then(() => 'MathJax did not finish typesetting within the timeout'),
+    ]);
+    if (outcome !== 'ok') problem = outcome;
+  }
+
+  const untypeset = mathEls.filter((el) => !el.querySelector('mjx-container')).length;
+
+  // TeX errors: MathJax renders them as <mjx-merror> (CHTML) or an element
+  // with data-mjx-error (SVG, and the assistive MathML copy); one per formula.
+  const errors = [];
+  for (const box of document.querySelectorAll('mjx-container')) {
+    const err = box.querySelector('mjx-merror, [data-mjx-error], [data-mml-node="merror"]');
+    if (err) errors.push(err.getAttribute('data-mjx-error') || err.textContent.trim().slice(0, 80));
+  }
+  // Undefined macros: the `noundefined` TeX package (in the -full builds)
+  // renders them as red <mtext>\name</mtext> rather than as an error node;
+  // find those in MathJax's internal MathML trees.
+  try {
+    for (const item of window.MathJax.startup.document.math) {
+      item.root.walkTree((node) => {
+        if (!node.isKind('mtext') || node.attributes.get('mathcolor') !== 'red') return;
+        const text = node.childNodes.map((c) => (c.getText ? c.getText() : '')).join('');
+        if (/^\\[A-Za-z@]+$/.test(text)) errors.push(`undefined control sequence ${text}`);
+      });
+    }
+  } catch {
+    /* internal API unavailable: rely on the DOM checks above */
+  }
+
+  // Raw TeX delimiters in visible body text, outside code listings.
+  const SKIP = 'script, style, noscript, template, textarea, pre, code, .highlight, mjx-container';
+  const raw = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const text = n.nodeValue;
+    if (!/\\[()[\]]/.test(text)) continue;
+    const parent = n.parentElement;
+    if (!parent || parent.closest(SKIP)) continue;
+    if (parent.checkVisibility && !parent.checkVisibility()) continue;
+    const m = text.match(/\\[()[\]]/);
+    raw.push(text.slice(Math.max(0, m.index - 20), m.index + 40).replace(/\s+/g, ' ').trim());
+  }
+  return { hasMath: true, count: mathEls.length, problem, untypeset, errors, raw };
+}
+
+// Every <a href>, raw attribute plus the browser-resolved URL.
+function probeLinks() {
+  return [...document.querySelectorAll('a[href]')].map((a) => ({ raw: a.getAttribute('href'), abs: a.href }));
+}
+
+// ---------------------------------------------------------------------------
+// Per-page check
+// ---------------------------------------------------------------------------
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms / 1000} s`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+// Is a request URL allowed? Only our server (or, for the file:// entry, files
+// inside the site); data:/blob:/about: never touch the network.
+function isLocal(urlStr, ctx) {
+  let u;
+  try {
+    u = new URL(urlStr);
+  } catch {
+    return false;
+  }
+  if (u.protocol === 'data:' || u.protocol === 'blob:' || u.protocol === 'about:') return true;
+  if (u.origin === ctx.origin) return true;
+  if (u.protocol === 'file:') {
+    const p = fileURLToPath(u);
+    return p === ctx.root || p.startsWith(ctx.root + path.sep);
+  }
+  return false;
+}
+
+const isFavicon = (urlStr) => {
+  try {
+    return new URL(urlStr).pathname === '/favicon.ico';
+  } catch {
+    return false;
+  }
+};
+
+async function checkPage(context, ctx, { label, url, shot, checkLinks }) {
+  const failures = [];
+  const fail = (msg) => failures.push(msg);
+  const page = await context.newPage();
+  page.setDefaultTimeout(PAGE_TIMEOUT_MS);
+  const badUrls = new Set(); // URLs already reported by the network checks
+
+  // Network: anything not local was blocked by the context route (see main);
+  // report it here, once, for the page that asked for it.
+  page.on('request', (req) => {
+    if (!isLocal(req.url(), ctx)) {
+      badUrls.add(req.url());
+      fail(`external request blocked: ${req.url()}`);
+    }
+  });
+  // Check: no failed requests (connection errors, aborted, file:// missing).
+  page.on('requestfailed', (req) => {
+    if (badUrls.has(req.url()) || isFavicon(req.url())) return;
+    badUrls.add(req.url());
+    fail(`request failed: ${req.url()} (${req.failure()?.errorText ?? 'unknown error'})`);
+  });
+  // Check: no HTTP error status (>= 400), except a browser-initiated /favicon.ico.
+  page.on('response', (res) => {
+    if (res.status() >= 400 && !isFavicon(res.url())) {
+      badUrls.add(res.url());
+      fail(`HTTP ${res.status()} for ${res.url()}`);
+    }
+  });
+  // Check: no console errors. "Failed to load resource" duplicates a network
+  // failure already reported above (or the ignored favicon), so skip those.
+  page.on('console', (msg) => {
+    if (msg.type() !== 'error') return;
+    const text = msg.text();
+    const loc = msg.location()?.url ?? '';
+    if (/^Failed to load resource/.test(text) && (badUrls.has(loc) || isFavicon(loc) || (loc && !isLocal(loc, ctx)))) return;
+    fail(`console error: ${text}${loc ? ` [${loc}]` : ''}`);
+  });
+  // Check: no uncaught exceptions in page scripts.
+  page.on('pageerror', (err) => fail(`uncaught page error: ${err.message.split('\n')[0]}`));
+
+  const run = async () => {
+    const resp = await page.goto(url, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS });
+    if (resp && resp.status() >= 400) return; // already reported by the response handler
+
+    // Check: every <img> loaded.
+    for (const bad of await page.evaluate(probeImages, IMAGE_TIMEOUT_MS)) fail(`image not loaded: ${bad}`);
+
+    // Check: MathJax typeset every .math element, no errors, no raw TeX left.
+    const math = await page.evaluate(probeMath, { appearMs: MATHJAX_APPEAR_MS, timeoutMs: MATHJAX_TIMEOUT_MS });
+    if (math.hasMath) {
+      if (math.problem) fail(math.problem);
+      if (math.untypeset) fail(`${math.untypeset} of ${math.count} .math elements have no <mjx-container>`);
+      for (const e of math.errors ?? []) fail(`MathJax error: ${e}`);
+      for (const r of (math.raw ?? []).slice(0, 5)) fail(`raw TeX in page text: "${r}"`);
+      if ((math.raw ?? []).length > 5) fail(`... and ${math.raw.length - 5} more raw TeX fragments`);
+    }
+
+    // Check: internal links resolve to existing files and anchors. External
+    // http(s) links are allowed in the text but never fetched.
+    if (checkLinks) {
+      const seen = new Set();
+      for (const { raw, abs } of await page.evaluate(probeLinks)) {
+        let u;
+        try {
+          u = new URL(abs);
+        } catch {
+          fail(`unparsable link href="${raw}"`);
+          continue;
+        }
+        if (u.origin !== ctx.origin) continue; // mailto:, tel:, javascript:, other hosts
+        u.search = '';
+        if (seen.has(u.href)) continue;
+        seen.add(u.href);
+        const err = checkLink(ctx.root, u);
+        if (err) fail(`broken link href="${raw}": ${err}`);
+      }
+    }
+
+    // Full-page screenshot.
+    await page.screenshot({ path: shot, fullPage: true, timeout: PAGE_TIMEOUT_MS });
+  };
+
+  try {
+    await withTimeout(run(), PAGE_TIMEOUT_MS, 'page check');
+  } catch (err) {
+    fail(`check aborted: ${err.message.split('\n')[0]}`);
+  } finally {
+    await page.close().catch(() => {});
+  }
+  return { label, failures };
+}
+
+// ---------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const pages = listPages(opts.site);
+  fs.mkdirSync(opts.screenshots, { recursive: true });
+
+  const labels = [...pages, FILE_ENTRY];
+  const results = new Map(); // label -> failures[]
+  const started = Date.now();
+  let server, browser;
+
+  const cleanup = async () => {
+    await browser?.close().catch(() => {});
+    await stopServer(server);
+  };
+  for (const sig of ['SIGINT', 'SIGTERM']) {
+    process.once(sig, () => {
+      cleanup().finally(() => process.exit(130));
+    });
+  }
+
+  try {
+    const { chromium } = loadPlaywright();
+    server = await startServer(opts.site);
+    const origin = `http://127.0.0.1:${server.address().port}`;
+    const ctx = { origin, root: opts.site };
+
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
+    // Offline: only our server (and local files) may be reached. Everything
+    // else is aborted here and reported by the page's request handler.
+    await context.route('**/*', (route) =>
+      isLocal(route.request().url(), ctx) ? route.continue() : route.abort('blockedbyclient'),
+    );
+
+    // A few pages at a time (each in its own tab, with its own listeners);
+    // MathJax start-up dominates per-page time.
+    const usedNames = new Set();
+    const jobs = pages.map((rel) => ({
+      label: rel,
+      url: origin + '/' + rel.split('/').map(encodeURIComponent).join('/'),
+      shot: path.join(opts.screenshots, screenshotName(rel, usedNames)),
+      checkLinks: true,
+    }));
+    const worker = async () => {
+      for (let job = jobs.shift(); job; job = jobs.shift()) {
+        const r = await checkPage(context, ctx, job);
+        results.set(job.label, r.failures);
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+
+    // The book must also read from disk: index.html over file://.
+    const fileShot = path.join(opts.screenshots, screenshotName('index_file.html', usedNames));
+    const r = await checkPage(context, ctx, {
+      label: FILE_ENTRY,
+      url: pathToFileURL(path.join(opts.site, 'index.html')).href,
+      shot: fileShot,
+      checkLinks: false,
+    });
+    results.set(FILE_ENTRY, r.failures);
+  } catch (err) {
+    // Setup or browser crash: every page not checked yet counts as failed.
+    for (const label of labels) {
+      if (!results.has(label)) results.set(label, [`not checked: ${err.message.split('\n')[0]}`]);
+    }
+  } finally {
+    await cleanup();
+  }
+
+  let passed = 0;
+  let failed = 0;
+  for (const label of labels) {
+    const failures = results.get(label) ?? ['not checked'];
+    if (failures.length === 0) {
+      passed++;
+      process.stdout.write(`ok   ${label}\n`);
+    } else {
+      failed++;
+      process.stdout.write(`FAIL ${label} (${failures.length} problem${failures.length > 1 ? 's' : ''})\n`);
+      for (const f of failures) process.stderr.write(`FAIL ${label}: ${f}\n`);
+    }
+  }
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  process.stdout.write(`screenshots: ${opts.screenshots} (${secs} s)\n`);
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}
+
+// Helpers are exported for ad-hoc testing; main() runs only when executed.
+export { startServer, stopServer, listPages, screenshotName, checkLink, contentType };
+
+const invokedDirectly = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedDirectly) {
+  main().catch((err) => {
+    process.stderr.write(`FAIL (run): ${err && err.stack ? err.stack : err}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,86 @@
+"""build/bin/dot_product, chapter 1: the score table QKᵀ."""
+import unittest
+
+import numpy as np
+
+from harness import ProgramTest, run, run_json
+
+
+def matrix_text(matrix: np.ndarray) -> str:
+    return ";".join(",".join(repr(float(x)) for x in row) for row in matrix)
+
+
+class WorkedExample(ProgramTest):
+    def test_the_toy_without_arguments(self):
+        # The seed's table, worked by hand: q = (1,0), (0,1), (1,1); k = (2,0), (0,1), (1,1).
+        document = run_json()
+        self.assertEqual(document["scores"], [[2, 0, 1], [0, 1, 1], [2, 1, 2]])
+        self.assertEqual(document["query_tokens"], ["cat", "eat", "fish"])
+        self.assertEqual(document["queries"], [[1, 0], [0, 1], [1, 1]])
+        self.assertEqual(document["keys"], [[2, 0], [0, 1], [1, 1]])
+
+    def test_the_tables_show_the_same_scores(self):
+        printed = run().stdout
+        self.assertIn("fish asks cat   1×2 + 1×0 = 2", printed)
+        self.assertIn("cat  asks fish  1×1 + 0×1 = 1", printed)
+        last_rows = printed.strip().splitlines()[-3:]
+        self.assertEqual([row.split() for row in last_rows],
+                         [["cat", "2", "0", "1"], ["eat", "0", "1", "1"], ["fish", "2", "1", "2"]])
+
+    def test_the_chapter_examples(self):
+        self.assertEqual(run_json("--q", "1,2", "--k", "3,1")["scores"], [[5]])
+        self.assertEqual(run_json("--q", "1,0", "--k", "0,1;-1,0;3,0;1,0")["scores"], [[0, -1, 3, 1]])
+
+    def test_spaces_and_a_plus_sign_are_accepted(self):
+        self.assertEqual(run_json("--q", " 1 , +2 ", "--k", "3,1")["scores"], [[5]])
+
+
+class AgreesWithNumPy(ProgramTest):
+    def test_random_inputs(self):
+        generator = np.random.default_rng(1706)
+        for n, m, d in [(1, 1, 1), (3, 3, 2), (4, 7, 5), (12, 9, 16), (2, 30, 64)]:
+            queries = generator.normal(size=(n, d)) * 10
+            keys = generator.normal(size=(m, d))
+            with self.subTest(n=n, m=m, d=d):
+                document = run_json("--q", matrix_text(queries), "--k", matrix_text(keys))
+                self.assertEqual(np.array(document["queries"]).tolist(), queries.tolist())  # read back exactly
+                np.testing.assert_allclose(document["scores"], queries @ keys.T, rtol=1e-12, atol=1e-12)
+
+    def test_swapping_queries_and_keys_transposes(self):
+        generator = np.random.default_rng(7)
+        a, b = generator.integers(-5, 6, size=(5, 3)), generator.integers(-5, 6, size=(4, 3))
+        forward = np.array(run_json("--q", matrix_text(a), "--k", matrix_text(b))["scores"])
+        backward = np.array(run_json("--q", matrix_text(b), "--k", matrix_text(a))["scores"])
+        np.testing.assert_array_equal(backward, forward.T)
+
+
+class BadInput(ProgramTest):
+    def test_each_bad_input_is_refused_with_one_line(self):
+        cases = [
+            (["--q", "1,0;0"], "--q: row 2 has 1 entries but row 1 has 2"),  # ragged rows
+            (["--q", "1,x"], "--q: row 1, entry 2 is 'x'"),  # not a number
+            (["--q", "1,0;;0,1"], "--q: row 2 is empty"),
+            (["--q", ""], "--q: empty matrix"),
+            (["--k", "1,0,0"], "--k: keys have 3 entries per row but queries (--q) have 2"),  # mismatched widths
+            (["--q", "nan,1"], "--q: row 1, entry 1 is 'nan'; expected a finite number"),
+            (["--k", "1,-inf"], "--k: row 1, entry 2 is '-inf'; expected a finite number"),
+            (["--q", "1e999,0"], "--q: row 1, entry 1 is '1e999', too large"),
+            (["--q", ";".join(["1"] * 5000), "--k", "1"], "--q: 5000 × 1 is too large"),
+            (["--frobnicate"], "--frobnicate"),  # unknown flag
+            (["--q"], "--q"),  # missing value
+            (["--tokens", "a,b"], "--tokens: 2 names for 3 query rows"),
+            (["--tokens", "a,,b"], "--tokens: name 2 is empty"),
+            (["--json", "extra"], "extra"),
+            (["--q", "0x10,1"], "--q: row 1, entry 1 is '0x10'"),
+        ]
+        for arguments, names in cases:
+            self.assert_refused(arguments, names)
+
+    def test_help_is_not_an_error(self):
+        result = run("--help")
+        self.assertIn("--q", result.stdout)
+        self.assertEqual(result.stderr, "")
+
+
+if __name__ == "__main__":
+    unittest.main()

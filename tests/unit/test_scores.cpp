@@ -1,0 +1,96 @@
+// The dot product and the score matrix QKᵀ (chapter 1).
+#include <random>
+#include <stdexcept>
+
+#include <catch2/catch.hpp>
+
+#include "attention/dot_product.hpp"
+#include "attention/scores.hpp"
+
+using attention::Matrix;
+using attention::Vector;
+
+namespace {
+
+Vector vector_of(std::initializer_list<double> entries) {
+  Vector v(static_cast<Eigen::Index>(entries.size()));
+  Eigen::Index i = 0;
+  for (double entry : entries) v[i++] = entry;
+  return v;
+}
+
+Matrix random_matrix(Eigen::Index rows, Eigen::Index columns, std::mt19937_64& generator, bool whole_numbers) {
+  std::uniform_real_distribution<double> uniform(-3.0, 3.0);
+  Matrix m(rows, columns);
+  for (Eigen::Index i = 0; i < rows; ++i)
+    for (Eigen::Index j = 0; j < columns; ++j) m(i, j) = whole_numbers ? std::round(uniform(generator)) : uniform(generator);
+  return m;
+}
+
+}  // namespace
+
+// Each value below is small enough to check by hand.
+TEST_CASE("dot products worked by hand") {
+  CHECK(attention::dot_product(vector_of({1, 2}), vector_of({3, 1})) == 5.0);    // 1·3 + 2·1
+  CHECK(attention::dot_product(vector_of({1, 0}), vector_of({0, 1})) == 0.0);    // perpendicular
+  CHECK(attention::dot_product(vector_of({1, 0}), vector_of({-1, 0})) == -1.0);  // opposite
+  // Same direction, longer key: a larger score.
+  CHECK(attention::dot_product(vector_of({1, 0}), vector_of({3, 0})) == 3.0);
+  CHECK(attention::dot_product(vector_of({1, 0}), vector_of({1, 0})) == 1.0);
+  CHECK(attention::dot_product(Vector(0), Vector(0)) == 0.0);  // the empty sum
+}
+
+TEST_CASE("a dot product of vectors of different widths is refused") {
+  CHECK_THROWS_AS(attention::dot_product(vector_of({1, 2}), vector_of({1, 2, 3})), std::invalid_argument);
+}
+
+// The toy sentence "cat eat fish": seed 000 works this table out by hand.
+TEST_CASE("the toy's score table") {
+  Matrix queries(3, 2), keys(3, 2), expected(3, 3);
+  queries << 1, 0, 0, 1, 1, 1;
+  keys << 2, 0, 0, 1, 1, 1;
+  expected << 2, 0, 1,  //
+      0, 1, 1,          //
+      2, 1, 2;
+  const Matrix scores = attention::scores(queries, keys);
+  CHECK(scores == expected);
+  SECTION("it is not symmetric: cat asks fish 1, fish asks cat 2") {
+    CHECK(scores(0, 2) == 1.0);
+    CHECK(scores(2, 0) == 2.0);
+  }
+}
+
+TEST_CASE("entry (i, j) of QKᵀ is query i · key j, for random inputs") {
+  std::mt19937_64 generator(20170612);
+  for (const auto& [n, m, d] : {std::tuple{1, 1, 1}, {3, 3, 2}, {5, 7, 4}, {16, 9, 64}, {2, 40, 3}}) {
+    const Matrix queries = random_matrix(n, d, generator, false);
+    const Matrix keys = random_matrix(m, d, generator, false);
+    const Matrix scores = attention::scores(queries, keys);
+    REQUIRE(scores.rows() == n);
+    REQUIRE(scores.cols() == m);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      for (Eigen::Index j = 0; j < m; ++j) {
+        const double expected = attention::dot_product(queries.row(i).transpose(), keys.row(j).transpose());
+        CHECK(scores(i, j) == Approx(expected).epsilon(1e-12).margin(1e-12));
+      }
+    }
+    CHECK(attention::scores_pair_by_pair(queries, keys).isApprox(scores, 1e-12));
+  }
+}
+
+TEST_CASE("swapping the roles of queries and keys transposes the table") {
+  std::mt19937_64 generator(1706);
+  // Whole numbers: every product and sum is exact, so the tables must match bit for bit.
+  const Matrix a = random_matrix(6, 5, generator, true);
+  const Matrix b = random_matrix(4, 5, generator, true);
+  CHECK(attention::scores(b, a) == attention::scores(a, b).transpose());
+}
+
+TEST_CASE("queries and keys of different widths are refused") {
+  CHECK_THROWS_AS(attention::scores(Matrix::Zero(3, 2), Matrix::Zero(3, 3)), std::invalid_argument);
+  CHECK_THROWS_AS(attention::scores_pair_by_pair(Matrix::Zero(3, 2), Matrix::Zero(3, 3)), std::invalid_argument);
+}
+
+TEST_CASE("no tokens, no scores") {
+  CHECK(attention::scores(Matrix(0, 2), Matrix::Zero(3, 2)).rows() == 0);
+}

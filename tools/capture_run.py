@@ -1,0 +1,49 @@
+#!/usr/bin/python3
+"""Run a chapter program the way a chapter's runs.json says, for the book.
+
+Writes three files into --out for the run named --run:
+  <run>.txt      what the program prints (its tables)
+  <run>.json     what it prints with --json (the live values of the prose)
+  <run>.command  the command line a reader types to see the same thing
+Fails, and so fails the build, if the program exits with anything but 0 or if
+its --json output is not one JSON document.
+"""
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--program", required=True, type=Path)
+    parser.add_argument("--runs", required=True, type=Path, help="the chapter's runs.json")
+    parser.add_argument("--run", required=True, help="the run's name in runs.json")
+    parser.add_argument("--out", required=True, type=Path)
+    options = parser.parse_args()
+
+    runs = json.loads(options.runs.read_text())["runs"]
+    if options.run not in runs:
+        sys.exit(f"capture_run: {options.runs} has no run named {options.run!r}")
+    arguments = runs[options.run]
+    command = [str(options.program), *arguments]
+    options.out.mkdir(parents=True, exist_ok=True)
+
+    tables = subprocess.run(command, capture_output=True, text=True)
+    as_json = subprocess.run(command + ["--json"], capture_output=True, text=True)
+    for result in (tables, as_json):
+        if result.returncode != 0:
+            sys.exit(f"capture_run: {shlex.join(result.args)} exited with {result.returncode}: {result.stderr.strip()}")
+    json.loads(as_json.stdout)  # must be one valid document
+
+    (options.out / f"{options.run}.txt").write_text(tables.stdout)
+    (options.out / f"{options.run}.json").write_text(as_json.stdout)
+    display = shlex.join([f"build/bin/{options.program.name}", *arguments])
+    (options.out / f"{options.run}.command").write_text(display + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
