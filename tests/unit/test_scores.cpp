@@ -6,27 +6,15 @@
 
 #include "attention/dot_product.hpp"
 #include "attention/scores.hpp"
+#include "support.hpp"
 
 using attention::Matrix;
 using attention::Vector;
 
 namespace {
+Vector vector_of(std::initializer_list<double> entries) { return support::row_of(entries).row(0).transpose(); }
 
-Vector vector_of(std::initializer_list<double> entries) {
-  Vector v(static_cast<Eigen::Index>(entries.size()));
-  Eigen::Index i = 0;
-  for (double entry : entries) v[i++] = entry;
-  return v;
-}
-
-Matrix random_matrix(Eigen::Index rows, Eigen::Index columns, std::mt19937_64& generator, bool whole_numbers) {
-  std::uniform_real_distribution<double> uniform(-3.0, 3.0);
-  Matrix m(rows, columns);
-  for (Eigen::Index i = 0; i < rows; ++i)
-    for (Eigen::Index j = 0; j < columns; ++j) m(i, j) = whole_numbers ? std::round(uniform(generator)) : uniform(generator);
-  return m;
-}
-
+Matrix whole_numbers(Matrix m) { return m.array().round().matrix(); }
 }  // namespace
 
 // Each value below is small enough to check by hand.
@@ -63,8 +51,8 @@ TEST_CASE("the toy's score table") {
 TEST_CASE("entry (i, j) of QKᵀ is query i · key j, for random inputs") {
   std::mt19937_64 generator(20170612);
   for (const auto& [n, m, d] : {std::tuple{1, 1, 1}, {3, 3, 2}, {5, 7, 4}, {16, 9, 64}, {2, 40, 3}}) {
-    const Matrix queries = random_matrix(n, d, generator, false);
-    const Matrix keys = random_matrix(m, d, generator, false);
+    const Matrix queries = support::random_matrix(n, d, generator);
+    const Matrix keys = support::random_matrix(m, d, generator);
     const Matrix scores = attention::scores(queries, keys);
     REQUIRE(scores.rows() == n);
     REQUIRE(scores.cols() == m);
@@ -81,8 +69,8 @@ TEST_CASE("entry (i, j) of QKᵀ is query i · key j, for random inputs") {
 TEST_CASE("swapping the roles of queries and keys transposes the table") {
   std::mt19937_64 generator(1706);
   // Whole numbers: every product and sum is exact, so the tables must match bit for bit.
-  const Matrix a = random_matrix(6, 5, generator, true);
-  const Matrix b = random_matrix(4, 5, generator, true);
+  const Matrix a = whole_numbers(3 * support::random_matrix(6, 5, generator));
+  const Matrix b = whole_numbers(3 * support::random_matrix(4, 5, generator));
   CHECK(attention::scores(b, a) == attention::scores(a, b).transpose());
 }
 

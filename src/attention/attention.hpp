@@ -1,0 +1,70 @@
+/// @file attention.hpp
+/// @brief Scaled dot-product attention, softmax(QKᵀ/√d_k)V, keeping every intermediate step.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+
+#include "attention/mask.hpp"
+#include "attention/matrix.hpp"
+#include "attention/scores.hpp"
+#include "attention/softmax.hpp"
+
+namespace attention {
+
+/// @brief What scaled_dot_product_attention() can be told besides Q, K and V.
+struct AttentionOptions {
+  /// Divide the scores by √d_k (the paper's choice); false shows what happens without it.
+  bool scale = true;
+  /// Which keys each query may look at; none means every key.
+  std::optional<Mask> mask;
+  /// The value written into masked scores, after scaling and before softmax.
+  double fill = -std::numeric_limits<double>::infinity();
+};
+
+/// @brief Every step of one pass through the formula, in the order of the paper's Figure 2 (left).
+struct AttentionSteps {
+  Matrix scores;         ///< QKᵀ (n × m): MatMul
+  Matrix scaled_scores;  ///< QKᵀ/√d_k, or QKᵀ unchanged when scaling is off: Scale
+  Matrix masked_scores;  ///< the scaled scores with masked entries set to the fill: Mask (opt.)
+  Matrix weights;        ///< softmax of each row of the masked scores (n × m): SoftMax
+  Matrix output;         ///< weights · V (n × d_v): MatMul
+};
+
+/// @brief Attention(Q, K, V) = softmax(QKᵀ/√d_k)V, equation (1) of the paper (§3.2.1).
+///
+/// Row i of the output is a weighted average of the rows of V, with the
+/// weights in row i of AttentionSteps::weights. A query whose keys are all
+/// masked gets all-zero weights and a zero output row (see softmax_rows()).
+///
+/// @param queries Q, n × d_k
+/// @param keys K, m × d_k
+/// @param values V, m × d_v: one value per key
+/// @param options scaling, mask and fill
+/// @return every intermediate matrix and the output
+/// @throws std::invalid_argument if the shapes do not fit together, or if a
+///         score becomes NaN or +∞ (see softmax_rows())
+inline AttentionSteps scaled_dot_product_attention(const Matrix& queries, const Matrix& keys, const Matrix& values,
+                                                   const AttentionOptions& options = {}) {
+  if (values.rows() != keys.rows()) {
+    throw std::invalid_argument("scaled_dot_product_attention: there must be one value per key");
+  }
+  if (options.mask && (options.mask->rows() != queries.rows() || options.mask->cols() != keys.rows())) {
+    throw std::invalid_argument("scaled_dot_product_attention: the mask must have one row per query and one column per key");
+  }
+  AttentionSteps steps;
+  // [attention]
+  steps.scores = scores(queries, keys);
+  const double d_k = static_cast<double>(queries.cols());
+  steps.scaled_scores = options.scale ? Matrix(steps.scores / std::sqrt(d_k)) : steps.scores;
+  steps.masked_scores = options.mask ? apply_mask(steps.scaled_scores, *options.mask, options.fill)
+                                     : steps.scaled_scores;
+  steps.weights = softmax_rows(steps.masked_scores);
+  steps.output = steps.weights * values;
+  // [attention]
+  return steps;
+}
+
+}  // namespace attention

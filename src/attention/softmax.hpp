@@ -1,0 +1,78 @@
+/// @file softmax.hpp
+/// @brief Softmax along each row: scores in, weights that are positive and sum to 1 out.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "attention/matrix.hpp"
+
+namespace attention {
+
+/// @brief Softmax of each row, computed stably: weights(i, j) = e^(s_ij − m_i) / Σ_l e^(s_il − m_i).
+///
+/// m_i is the largest score of row i. Subtracting it changes nothing
+/// mathematically (the factor e^(−m_i) cancels) but keeps every exponent ≤ 0,
+/// so no exponential overflows and at least one term of the sum is exactly 1.
+///
+/// How it treats the edge cases:
+/// - A score of −∞ is a masked score: its weight is exactly 0.
+/// - A row in which every score is −∞ (every key masked) gets weights that are
+///   all exactly 0: that query attends to nothing, so its output will be the
+///   zero vector, and the row sums to 0, not 1. (PyTorch's softmax returns NaN
+///   for such a row, and the NaN spreads into every later result.)
+/// - Huge finite scores, such as ±1e300, are fine: only differences from the
+///   row's largest score are exponentiated.
+/// - NaN or +∞ is refused: there is no sensible weight for either.
+///
+/// @param scores n × m; every entry finite or −∞
+/// @return n × m weights; each row sums to 1 (up to rounding), or is all 0 if
+///         every score in it is −∞
+/// @throws std::invalid_argument naming the first entry that is NaN or +∞
+inline Matrix softmax_rows(const Matrix& scores) {
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    for (Eigen::Index j = 0; j < scores.cols(); ++j) {
+      const double score = scores(i, j);
+      if (std::isnan(score) || score == std::numeric_limits<double>::infinity()) {
+        throw std::invalid_argument("softmax_rows: score (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
+                                    ") is " + (std::isnan(score) ? "NaN" : "+infinity") +
+                                    "; scores must be finite or -infinity");
+      }
+    }
+  }
+  Matrix weights = Matrix::Zero(scores.rows(), scores.cols());
+  if (scores.cols() == 0) {
+    return weights;
+  }
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    const double largest = scores.row(i).maxCoeff();
+    if (largest == -std::numeric_limits<double>::infinity()) {
+      continue;  // every key masked: the row stays all 0
+    }
+    // [softmax_row]
+    const Eigen::RowVectorXd exponentials = (scores.row(i).array() - largest).exp();
+    weights.row(i) = exponentials / exponentials.sum();
+    // [softmax_row]
+  }
+  return weights;
+}
+
+/// @brief Softmax of each row straight from the definition, e^(s_ij) / Σ_l e^(s_il).
+///
+/// For comparison only: with a score above about 709, e^s overflows to +∞ and
+/// the row becomes ∞/∞ = NaN; with every score below about −745, every e^s
+/// underflows to 0 and the row becomes 0/0 = NaN. softmax_rows() has neither
+/// problem.
+///
+/// @param scores n × m
+/// @return n × m, the textbook formula evaluated as written
+inline Matrix softmax_rows_unstable(const Matrix& scores) {
+  // [softmax_unstable]
+  const Matrix exponentials = scores.array().exp().matrix();
+  return exponentials.array().colwise() / exponentials.rowwise().sum().array();
+  // [softmax_unstable]
+}
+
+}  // namespace attention

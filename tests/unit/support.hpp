@@ -1,0 +1,38 @@
+// What the library's tests share: the book's toy and random matrices.
+#pragma once
+
+#include <initializer_list>
+#include <random>
+
+#include "attention/matrix.hpp"
+
+namespace support {
+
+/// The toy sentence "cat eat fish": its queries, keys and values, rows are tokens.
+struct Toy {
+  attention::Matrix queries{3, 2}, keys{3, 2}, values{3, 2};
+  Toy() {
+    queries << 1, 0, 0, 1, 1, 1;
+    keys << 2, 0, 0, 1, 1, 1;
+    values << 1, 0, 0, 1, 0.5, 0.5;
+  }
+};
+
+/// A rows × columns matrix of standard normal entries.
+inline attention::Matrix random_matrix(Eigen::Index rows, Eigen::Index columns, std::mt19937_64& generator) {
+  std::normal_distribution<double> normal;
+  attention::Matrix m(rows, columns);
+  for (Eigen::Index i = 0; i < rows; ++i)
+    for (Eigen::Index j = 0; j < columns; ++j) m(i, j) = normal(generator);
+  return m;
+}
+
+/// A 1 × n matrix: one row of scores.
+inline attention::Matrix row_of(std::initializer_list<double> entries) {
+  attention::Matrix m(1, static_cast<Eigen::Index>(entries.size()));
+  Eigen::Index j = 0;
+  for (double entry : entries) m(0, j++) = entry;
+  return m;
+}
+
+}  // namespace support
