@@ -1,7 +1,7 @@
 // Chapter 1: the dot product and QKᵀ.
 //
-// With no arguments: the book's toy sentence "cat eat fish", its queries and
-// keys, every score spelled out as a dot product, and the score table QKᵀ.
+// With no arguments: the book's toy sentence "cat eat fish" (src/program/toy.hpp),
+// its queries and keys, every score spelled out as a dot product, and the score table QKᵀ.
 // --q and --k replace the queries and keys; --json prints the same values as JSON.
 #include <iostream>
 #include <string>
@@ -11,21 +11,12 @@
 #include <fmt/format.h>
 
 #include "attention/scores.hpp"
+#include "program/attention_inputs.hpp"
 #include "program/json_output.hpp"
-#include "program/matrix_text.hpp"
 #include "program/run.hpp"
 #include "program/table.hpp"
-#include "program/usage_error.hpp"
 
 namespace {
-
-// [toy]
-// The toy used throughout the book: three tokens, each with a query and a key
-// of width 2. Rows are tokens.
-const char* const toy_tokens = "cat,eat,fish";
-const char* const toy_queries = "1,0; 0,1; 1,1";
-const char* const toy_keys = "2,0; 0,1; 1,1";
-// [toy]
 
 // Past this many pairs the spelled-out sums would bury the table.
 constexpr Eigen::Index max_pairs_spelled_out = 36;
@@ -43,44 +34,20 @@ std::string spelled_out(const attention::Matrix& queries, const attention::Matri
   return terms;
 }
 
-std::vector<std::string> labels_for(Eigen::Index rows, const std::vector<std::string>& tokens,
-                                    const std::string& prefix) {
-  if (static_cast<Eigen::Index>(tokens.size()) == rows) {
-    return tokens;
-  }
-  return program::numbered_labels(prefix, rows);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"Chapter 1 of Attention, Compiled: the dot product and the score matrix QKᵀ.", "dot_product"};
-  std::string queries_text = toy_queries;
-  std::string keys_text = toy_keys;
-  std::string tokens_text = toy_tokens;
+  program::AttentionFlags inputs_flags(app, /*with_values=*/false);
   bool json = false;
-  app.add_option("--q", queries_text, "queries, one row per token: rows separated by ';', entries by ','")
-      ->capture_default_str();
-  app.add_option("--k", keys_text, "keys, one row per token, as wide as the queries")->capture_default_str();
-  auto* tokens_option =
-      app.add_option("--tokens", tokens_text, "names of the tokens, separated by ','")->capture_default_str();
   app.add_flag("--json", json, "print the values as one JSON document instead of tables");
 
   return program::run(app, argc, argv, [&] {
-    const attention::Matrix queries = program::parse_matrix(queries_text, "--q");
-    const attention::Matrix keys = program::parse_matrix(keys_text, "--k");
-    const std::vector<std::string> tokens = program::parse_names(tokens_text, "--tokens");
-    if (keys.cols() != queries.cols()) {
-      throw program::UsageError(fmt::format(
-          "--k: keys have {} entries per row but queries (--q) have {}; a query and a key must be equally wide",
-          keys.cols(), queries.cols()));
-    }
-    if (tokens_option->count() > 0 && static_cast<Eigen::Index>(tokens.size()) != queries.rows()) {
-      throw program::UsageError(fmt::format("--tokens: {} names for {} query rows; give one name per row of --q",
-                                            tokens.size(), queries.rows()));
-    }
-    const std::vector<std::string> query_labels = labels_for(queries.rows(), tokens, "q");
-    const std::vector<std::string> key_labels = labels_for(keys.rows(), tokens, "k");
+    const program::AttentionInputs inputs = inputs_flags.read();
+    const attention::Matrix& queries = inputs.queries;
+    const attention::Matrix& keys = inputs.keys;
+    const std::vector<std::string>& query_labels = inputs.query_labels;
+    const std::vector<std::string>& key_labels = inputs.key_labels;
 
     // [compute]
     const attention::Matrix scores = attention::scores(queries, keys);  // QKᵀ

@@ -1,0 +1,66 @@
+#include "program/attention_inputs.hpp"
+
+#include <fmt/format.h>
+
+#include "program/matrix_text.hpp"
+#include "program/table.hpp"
+#include "program/toy.hpp"
+#include "program/usage_error.hpp"
+
+namespace program {
+namespace {
+
+// The token names when there is one per row; otherwise numbered labels.
+std::vector<std::string> labels_for(Eigen::Index rows, const std::vector<std::string>& tokens,
+                                    const std::string& prefix) {
+  if (static_cast<Eigen::Index>(tokens.size()) == rows) {
+    return tokens;
+  }
+  return numbered_labels(prefix, rows);
+}
+
+}  // namespace
+
+AttentionFlags::AttentionFlags(CLI::App& app, bool with_values)
+    : with_values_(with_values),
+      queries_text_(toy::queries),
+      keys_text_(toy::keys),
+      values_text_(toy::values),
+      tokens_text_(toy::tokens) {
+  app.add_option("--q", queries_text_, "queries, one row per token: rows separated by ';', entries by ','")
+      ->capture_default_str();
+  app.add_option("--k", keys_text_, "keys, one row per token, as wide as the queries")->capture_default_str();
+  if (with_values_) {
+    app.add_option("--v", values_text_, "values, one row per key")->capture_default_str();
+  }
+  tokens_option_ =
+      app.add_option("--tokens", tokens_text_, "names of the tokens, separated by ','")->capture_default_str();
+}
+
+AttentionInputs AttentionFlags::read() const {
+  AttentionInputs inputs;
+  inputs.queries = parse_matrix(queries_text_, "--q");
+  inputs.keys = parse_matrix(keys_text_, "--k");
+  if (inputs.keys.cols() != inputs.queries.cols()) {
+    throw UsageError(fmt::format(
+        "--k: keys have {} entries per row but queries (--q) have {}; a query and a key must be equally wide",
+        inputs.keys.cols(), inputs.queries.cols()));
+  }
+  if (with_values_) {
+    inputs.values = parse_matrix(values_text_, "--v");
+    if (inputs.values.rows() != inputs.keys.rows()) {
+      throw UsageError(fmt::format("--v: {} values for {} keys (--k); give one value per key",
+                                   inputs.values.rows(), inputs.keys.rows()));
+    }
+  }
+  const std::vector<std::string> tokens = parse_names(tokens_text_, "--tokens");
+  if (tokens_option_->count() > 0 && static_cast<Eigen::Index>(tokens.size()) != inputs.queries.rows()) {
+    throw UsageError(fmt::format("--tokens: {} names for {} query rows; give one name per row of --q", tokens.size(),
+                                 inputs.queries.rows()));
+  }
+  inputs.query_labels = labels_for(inputs.queries.rows(), tokens, "q");
+  inputs.key_labels = labels_for(inputs.keys.rows(), tokens, "k");
+  return inputs;
+}
+
+}  // namespace program

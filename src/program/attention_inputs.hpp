@@ -1,0 +1,43 @@
+// The flags every attention program shares: --q, --k, --v and --tokens, with
+// the toy sentence as the default, read and checked against each other.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "attention/matrix.hpp"
+
+namespace program {
+
+/// Queries, keys and (optionally) values, with a label for each row.
+struct AttentionInputs {
+  attention::Matrix queries;
+  attention::Matrix keys;
+  attention::Matrix values;                 // empty when the program takes no --v
+  std::vector<std::string> query_labels;    // one per row of queries
+  std::vector<std::string> key_labels;      // one per row of keys (and of values)
+};
+
+/// Adds --q, --k, --tokens and, when @p with_values, --v to @p app; read()
+/// turns what was typed into matrices after parsing.
+class AttentionFlags {
+ public:
+  AttentionFlags(CLI::App& app, bool with_values);
+
+  /// The matrices and labels. Throws UsageError naming the flag when a matrix
+  /// is malformed or the shapes do not fit: keys as wide as queries, one value
+  /// per key, one token name per query.
+  AttentionInputs read() const;
+
+ private:
+  bool with_values_;
+  std::string queries_text_;
+  std::string keys_text_;
+  std::string values_text_;
+  std::string tokens_text_;
+  CLI::Option* tokens_option_ = nullptr;
+};
+
+}  // namespace program
