@@ -14,6 +14,18 @@ set(BOOK_FIGURES_DIR ${BOOK_GENERATED_DIR}/figures)
 define_property(GLOBAL PROPERTY BOOK_GENERATED_FILES
   BRIEF_DOCS "Program outputs and figures the book is built from")
 
+# book_python_test(): a Python unittest module run by CTest.
+#
+#   book_python_test(NAME ch01.dot_product.program MODULE test_dot_product
+#                    DIRECTORY tests/programs LABELS ch01 programs ENVIRONMENT BOOK_PROGRAM=...)
+function(book_python_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;MODULE;DIRECTORY" "LABELS;ENVIRONMENT")
+  add_test(NAME ${arg_NAME}
+    COMMAND ${BOOK_PYTHON} -m unittest --quiet ${arg_MODULE}
+    WORKING_DIRECTORY ${arg_DIRECTORY})
+  set_tests_properties(${arg_NAME} PROPERTIES LABELS "${arg_LABELS}" ENVIRONMENT "${arg_ENVIRONMENT}")
+endfunction()
+
 function(book_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "PROGRAM;LABEL" "SOURCES;FIGURES")
   add_executable(${arg_PROGRAM} ${arg_SOURCES})
@@ -21,12 +33,10 @@ function(book_chapter)
 
   set(test_script ${PROJECT_SOURCE_DIR}/tests/programs/test_${arg_PROGRAM}.py)
   if(EXISTS ${test_script})
-    add_test(NAME ${arg_LABEL}.${arg_PROGRAM}.program
-      COMMAND ${BOOK_PYTHON} -m unittest --quiet test_${arg_PROGRAM}
-      WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/programs)
-    set_tests_properties(${arg_LABEL}.${arg_PROGRAM}.program PROPERTIES
-      LABELS "${arg_LABEL};programs"
-      ENVIRONMENT "BOOK_PROGRAM=$<TARGET_FILE:${arg_PROGRAM}>")
+    book_python_test(NAME ${arg_LABEL}.${arg_PROGRAM}.program MODULE test_${arg_PROGRAM}
+      DIRECTORY ${PROJECT_SOURCE_DIR}/tests/programs
+      LABELS ${arg_LABEL} programs
+      ENVIRONMENT BOOK_PROGRAM=$<TARGET_FILE:${arg_PROGRAM}>)
   endif()
 
   if(NOT BOOK_RENDER)

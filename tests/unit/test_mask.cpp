@@ -39,7 +39,7 @@ TEST_CASE("the masks allow what they say") {
   CHECK_THROWS_AS(attention::apply_mask(Matrix::Zero(2, 2), attention::causal_mask(3)), std::invalid_argument);
 }
 
-TEST_CASE("causal mask on the toy: the first token sees only itself, the last sees everything") {
+TEST_CASE("causal mask on the toy: the first token sees only itself and the last sees everything") {
   const support::Toy toy;
   AttentionOptions causal;
   causal.mask = attention::causal_mask(3);
@@ -54,7 +54,7 @@ TEST_CASE("causal mask on the toy: the first token sees only itself, the last se
   CHECK(masked.masked_scores(0, 1) == -infinity);
 }
 
-TEST_CASE("with a causal mask, changing a later token leaves every earlier output bit for bit unchanged") {
+TEST_CASE("with a causal mask a change to a later token leaves every earlier output bit for bit unchanged") {
   std::mt19937_64 generator(2017);
   const Eigen::Index n = 6;
   const Matrix queries = support::random_matrix(n, 4, generator);
@@ -82,7 +82,7 @@ TEST_CASE("a band whose radius reaches every token equals no mask") {
         attention::scaled_dot_product_attention(x, x, x).output);
 }
 
-TEST_CASE("a query with every key masked gets zero weights and a zero output, not NaN") {
+TEST_CASE("a query with every key masked gets zero weights and a zero output and not NaN") {
   const support::Toy toy;
   AttentionOptions none_real;
   none_real.mask = attention::padding_mask(3, 3, 0);

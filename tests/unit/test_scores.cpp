@@ -48,7 +48,7 @@ TEST_CASE("the toy's score table") {
   }
 }
 
-TEST_CASE("entry (i, j) of QKᵀ is query i · key j, for random inputs") {
+TEST_CASE("entry (i j) of QKᵀ is query i · key j for random inputs") {
   std::mt19937_64 generator(20170612);
   for (const auto& [n, m, d] : {std::tuple{1, 1, 1}, {3, 3, 2}, {5, 7, 4}, {16, 9, 64}, {2, 40, 3}}) {
     const Matrix queries = support::random_matrix(n, d, generator);
@@ -79,6 +79,6 @@ TEST_CASE("queries and keys of different widths are refused") {
   CHECK_THROWS_AS(attention::scores_pair_by_pair(Matrix::Zero(3, 2), Matrix::Zero(3, 3)), std::invalid_argument);
 }
 
-TEST_CASE("no tokens, no scores") {
+TEST_CASE("no tokens and no scores") {
   CHECK(attention::scores(Matrix(0, 2), Matrix::Zero(3, 2)).rows() == 0);
 }

@@ -27,7 +27,7 @@ TEST_CASE("softmax of logarithms gives back the proportions") {
   CHECK(attention::softmax_rows(row_of({7, 7, 7, 7})) == Matrix::Constant(1, 4, 0.25));
 }
 
-TEST_CASE("rows sum to 1, every weight is in (0, 1], and adding a constant to a row changes nothing") {
+TEST_CASE("rows sum to 1 and every weight is positive and at most 1 and adding a constant to a row changes nothing") {
   std::mt19937_64 generator(3);
   const Matrix scores = 4.0 * support::random_matrix(20, 9, generator);
   const Matrix weights = attention::softmax_rows(scores);
@@ -64,7 +64,7 @@ TEST_CASE("-infinity is a masked score: weight exactly 0") {
   CHECK(attention::softmax_rows(row_of({3.0, -infinity})) == row_of({1.0, 0.0}));
 }
 
-TEST_CASE("a row with every score -infinity gets all-zero weights, not NaN") {
+TEST_CASE("a row with every score -infinity gets all-zero weights and not NaN") {
   Matrix scores(2, 3);
   scores << -infinity, -infinity, -infinity,  //
       1, 2, 3;
@@ -80,7 +80,7 @@ TEST_CASE("NaN and +infinity are refused with the entry named") {
   CHECK_THROWS_AS(attention::softmax_rows(row_of({nan})), std::invalid_argument);
 }
 
-TEST_CASE("no keys, no weights") {
+TEST_CASE("no keys and no weights") {
   CHECK(attention::softmax_rows(Matrix(3, 0)).cols() == 0);
   CHECK(attention::softmax_rows(Matrix(0, 3)).rows() == 0);
 }
