@@ -5,19 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "program/text.hpp"
 #include "program/usage_error.hpp"
 
 namespace program {
 namespace {
-
-std::string_view trim(std::string_view text) {
-  const std::size_t first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  const std::size_t last = text.find_last_not_of(" \t");
-  return text.substr(first, last - first + 1);
-}
 
 bool only_digits(const char* begin, const char* end) {
   return std::string_view(begin, static_cast<std::size_t>(end - begin)).find_first_not_of("0123456789") ==
@@ -72,20 +64,15 @@ std::vector<std::uint64_t> parse_whole_numbers(std::string_view text, std::strin
   if (trim(text).empty()) {
     throw UsageError(fmt::format("{}: empty list; expected whole numbers separated by ',', e.g. \"2,64,512\"", flag));
   }
-  std::vector<std::uint64_t> values;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    if (values.size() == max_count) {
-      throw UsageError(fmt::format("{}: more than {} entries; expected at most {}", flag, max_count, max_count));
-    }
-    const std::string_view entry = text.substr(start, comma == std::string_view::npos ? comma : comma - start);
-    values.push_back(parse_one(entry, fmt::format("{}: entry {}", flag, values.size() + 1), minimum, maximum));
-    if (comma == std::string_view::npos) {
-      return values;
-    }
-    start = comma + 1;
+  const std::vector<std::string_view> entries = split(text, ',');
+  if (entries.size() > max_count) {
+    throw UsageError(fmt::format("{}: more than {} entries; expected at most {}", flag, max_count, max_count));
   }
+  std::vector<std::uint64_t> values;
+  for (const std::string_view entry : entries) {
+    values.push_back(parse_one(entry, fmt::format("{}: entry {}", flag, values.size() + 1), minimum, maximum));
+  }
+  return values;
 }
 
 }  // namespace program

@@ -1,63 +1,14 @@
 #include "program/matrix_text.hpp"
 
-#include <charconv>
-#include <cmath>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "program/real_number.hpp"
+#include "program/text.hpp"
 #include "program/usage_error.hpp"
 
 namespace program {
-namespace {
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (end == std::string_view::npos) {
-      return parts;
-    }
-    start = end + 1;
-  }
-}
-
-std::string_view trim(std::string_view text) {
-  const std::size_t first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  const std::size_t last = text.find_last_not_of(" \t");
-  return text.substr(first, last - first + 1);
-}
-
-double parse_entry(std::string_view entry, std::string_view flag, std::size_t row, std::size_t column) {
-  const auto where = [&] { return fmt::format("{}: row {}, entry {}", flag, row + 1, column + 1); };
-  if (entry.empty()) {
-    throw UsageError(fmt::format("{} is empty; expected a number (rows separated by ';', entries by ',')", where()));
-  }
-  double value = 0.0;
-  const char* begin = entry.data();
-  const char* end = entry.data() + entry.size();
-  if (*begin == '+') {
-    ++begin;  // from_chars does not take a leading '+'
-  }
-  const auto [stop, error] = std::from_chars(begin, end, value);
-  if (error == std::errc::result_out_of_range) {
-    throw UsageError(fmt::format("{} is '{}', too large for a double", where(), entry));
-  }
-  if (error != std::errc() || stop != end) {
-    throw UsageError(fmt::format("{} is '{}'; expected a number", where(), entry));
-  }
-  if (!std::isfinite(value)) {
-    throw UsageError(fmt::format("{} is '{}'; expected a finite number", where(), entry));
-  }
-  return value;
-}
-
-}  // namespace
 
 attention::Matrix parse_matrix(std::string_view text, std::string_view flag) {
   if (trim(text).empty()) {
@@ -83,10 +34,25 @@ attention::Matrix parse_matrix(std::string_view text, std::string_view flag) {
     }
     for (std::size_t column = 0; column < entries.size(); ++column) {
       matrix(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(column)) =
-          parse_entry(trim(entries[column]), flag, row, column);
+          parse_real_number(entries[column], fmt::format("{}: row {}, entry {}", flag, row + 1, column + 1));
     }
   }
   return matrix;
+}
+
+std::vector<double> parse_numbers(std::string_view text, std::string_view flag) {
+  if (trim(text).empty()) {
+    throw UsageError(fmt::format("{}: empty list; expected numbers separated by ',', e.g. \"8,4,0\"", flag));
+  }
+  const std::vector<std::string_view> entries = split(text, ',');
+  if (static_cast<Eigen::Index>(entries.size()) > max_matrix_side) {
+    throw UsageError(fmt::format("{}: {} numbers is too many; at most {}", flag, entries.size(), max_matrix_side));
+  }
+  std::vector<double> numbers;
+  for (const std::string_view entry : entries) {
+    numbers.push_back(parse_real_number(entry, fmt::format("{}: entry {}", flag, numbers.size() + 1)));
+  }
+  return numbers;
 }
 
 std::vector<std::string> parse_names(std::string_view text, std::string_view flag) {
