@@ -37,8 +37,10 @@ inline Mask causal_mask(Eigen::Index tokens) {
 
 /// @brief Token i may look at tokens within @p radius positions: |i − j| ≤ radius.
 ///
-/// Restricted self-attention (§4 of the paper: "a neighborhood of size r").
-/// A radius of n − 1 or more allows everything.
+/// The band of restricted self-attention (§4 of the paper, which considers
+/// "a neighborhood of size r" without saying whether r counts one side or
+/// both). Here the radius counts one side: each row allows up to
+/// 2·radius + 1 keys. A radius of n − 1 or more allows everything.
 /// @param tokens sequence length n
 /// @param radius how many positions to each side are visible; must be ≥ 0
 /// @return an n × n band mask

@@ -11,6 +11,15 @@
 
 namespace attention {
 
+/// @brief e^x as the C++ standard library computes it: e^(−∞) is exactly 0.
+///
+/// The softmax functions use this rather than Eigen's vectorised exp, which
+/// clamps its argument near ±709.78 and so returns about 5.6e−309 instead of 0
+/// for −∞: a masked score would leak a weight, however small.
+/// @param x any double
+/// @return std::exp(x)
+inline double exponential(double x) { return std::exp(x); }
+
 /// @brief Softmax of each row, computed stably: weights(i, j) = e^(s_ij − m_i) / Σ_l e^(s_il − m_i).
 ///
 /// m_i is the largest score of row i. Subtracting it changes nothing
@@ -52,7 +61,7 @@ inline Matrix softmax_rows(const Matrix& scores) {
       continue;  // every key masked: the row stays all 0
     }
     // [softmax_row]
-    const Eigen::RowVectorXd exponentials = (scores.row(i).array() - largest).exp();
+    const Eigen::RowVectorXd exponentials = (scores.row(i).array() - largest).unaryExpr(&exponential);
     weights.row(i) = exponentials / exponentials.sum();
     // [softmax_row]
   }
@@ -70,7 +79,7 @@ inline Matrix softmax_rows(const Matrix& scores) {
 /// @return n × m, the textbook formula evaluated as written
 inline Matrix softmax_rows_unstable(const Matrix& scores) {
   // [softmax_unstable]
-  const Matrix exponentials = scores.array().exp().matrix();
+  const Matrix exponentials = scores.unaryExpr(&exponential);
   return exponentials.array().colwise() / exponentials.rowwise().sum().array();
   // [softmax_unstable]
 }

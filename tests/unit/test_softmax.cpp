@@ -52,13 +52,24 @@ TEST_CASE("huge scores: stable where the textbook formula gives NaN") {
   CHECK(attention::softmax_rows_unstable(row_of({1, 2, 3})).isApprox(attention::softmax_rows(row_of({1, 2, 3})), 1e-15));
 }
 
+TEST_CASE("e to the -infinity is exactly 0 on every path") {
+  // Long rows, where Eigen would vectorise: no masked weight may leak.
+  attention::Matrix scores = attention::Matrix::Constant(3, 17, -infinity);
+  scores.col(5).setConstant(1.0);
+  const attention::Matrix weights = attention::softmax_rows(scores);
+  CHECK(weights.col(5) == attention::Matrix::Ones(3, 1));
+  CHECK((weights.array() == 0.0).count() == 3 * 16);
+  CHECK(attention::softmax_rows_unstable(scores) == weights);
+  CHECK(attention::exponential(-infinity) == 0.0);
+}
+
 TEST_CASE("a one-element row has weight exactly 1") {
   for (double score : {0.0, -5.0, 1e300, -1e300}) {
     CHECK(attention::softmax_rows(row_of({score}))(0, 0) == 1.0);
   }
 }
 
-TEST_CASE("-infinity is a masked score: weight exactly 0") {
+TEST_CASE("a score of -infinity is masked: weight exactly 0") {
   const Matrix weights = attention::softmax_rows(row_of({-infinity, 0.0, -infinity, 0.0}));
   CHECK(weights == row_of({0.0, 0.5, 0.0, 0.5}));
   CHECK(attention::softmax_rows(row_of({3.0, -infinity})) == row_of({1.0, 0.0}));
