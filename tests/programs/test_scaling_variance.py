@@ -1,0 +1,206 @@
+"""build/bin/scaling_variance, chapter 2: the variance of q·k, before and after dividing by √d_k."""
+import math
+import unittest
+
+import numpy as np
+
+from harness import ProgramTest, run, run_json
+
+# An independent reimplementation of the experiment in NumPy. It shares no code
+# with the C++ program and computes the stream another way: mulberry32's state
+# after n draws is seed + n·0x6D2B79F5 (mod 2³²), so the whole stream can be
+# made at once from the state sequence instead of one draw at a time.
+GOLDEN = 0x6D2B79F5
+MASK = 0xFFFFFFFF
+
+
+def mulberry32(seed: int, start: int, count: int) -> np.ndarray:
+    """Outputs start, start + 1, … of mulberry32 seeded with seed, as uint32."""
+    n = np.arange(start + 1, start + count + 1, dtype=np.uint64)
+    a = ((np.uint64(seed) + n * np.uint64(GOLDEN)) & np.uint64(MASK)).astype(np.uint32)
+    t = (a ^ (a >> np.uint32(15))) * (a | np.uint32(1))
+    t = (t + ((t ^ (t >> np.uint32(7))) * (t | np.uint32(61)))) ^ t
+    return t ^ (t >> np.uint32(14))
+
+
+def normals(seed: int, start: int, count: int) -> np.ndarray:
+    """count standard normals by Box–Muller (cosine branch), from uniforms start, start + 1, …"""
+    u = mulberry32(seed, start, 2 * count).astype(np.float64) / 2.0**32
+    u1, u2 = u[0::2].copy(), u[1::2]
+    u1[u1 == 0.0] = 2.0**-33  # the program reads a first uniform of 0 as 2⁻³³
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+
+
+def experiment(seed: int, samples: int, widths: list[int]):
+    """Rows (dk, mean, population variance, variance / dk) and the dot products of each row."""
+    rows, dot_products, used = [], [], 0
+    for width in widths:
+        z = normals(seed, used, 2 * samples * width).reshape(samples, width, 2)  # q₁, k₁, q₂, k₂, …
+        used += 4 * samples * width
+        x = (z[:, :, 0] * z[:, :, 1]).sum(axis=1)
+        variance = float(np.mean((x - x.mean()) ** 2))
+        rows.append((width, float(x.mean()), variance, variance / width))
+        dot_products.append(x)
+    return rows, dot_products
+
+
+class Reimplementation(unittest.TestCase):
+    """The NumPy stream itself, against the JavaScript test vector of tests/unit/test_random.cpp."""
+
+    def test_it_gives_the_javascript_outputs(self):
+        self.assertEqual(mulberry32(1, 0, 8).tolist(), [2693262067, 11749833, 2265367787, 4213581821, 4159151403,
+                                                         1207330352, 2632122864, 3095568220])
+        self.assertEqual(mulberry32(1, 5, 3).tolist(), [1207330352, 2632122864, 3095568220])
+        self.assertEqual(mulberry32(2463401483, 0, 2).tolist(), [0, 1144304738])
+
+
+class PublishedFigure(ProgramTest):
+    # The six numbers of seed 000's Figure 1 (seed 1, 4000 samples, d_k = 2, 64, 512),
+    # printed there to four decimals: an independent source.
+    PUBLISHED = [(2, "1.9705", "0.9853"), (64, "63.3198", "0.9894"), (512, "496.5016", "0.9697")]
+
+    def check(self, document):
+        self.assertEqual(document["seed"], 1)
+        self.assertEqual(document["samples"], 4000)
+        self.assertEqual(len(document["rows"]), 3)
+        for row, (width, raw, scaled) in zip(document["rows"], self.PUBLISHED):
+            with self.subTest(dk=width):
+                self.assertEqual(row["dk"], width)
+                self.assertEqual(f"{row['var_raw']:.4f}", raw)
+                self.assertEqual(f"{row['var_scaled']:.4f}", scaled)
+
+    def test_the_defaults_are_the_published_run(self):
+        self.check(run_json())
+
+    def test_the_published_run_spelled_out(self):
+        self.check(run_json("--seed", "1", "--samples", "4000", "--dk", "2,64,512"))
+
+    def test_the_tables_show_the_same_numbers(self):
+        lines = {line.split()[0]: line.split() for line in run().stdout.splitlines() if line.strip()}
+        for width, raw, scaled in self.PUBLISHED:
+            self.assertEqual(lines[str(width)][2:6], [raw, str(width), scaled, "1"])
+
+
+class AgreesWithNumPy(ProgramTest):
+    def assert_agrees(self, seed: int, samples: int, widths: list[int]):
+        document = run_json("--seed", str(seed), "--samples", str(samples), "--dk", ",".join(map(str, widths)))
+        expected, dot_products = experiment(seed, samples, widths)
+        self.assertEqual([row["dk"] for row in document["rows"]], widths)
+        for row, (width, mean, variance, scaled) in zip(document["rows"], expected):
+            with self.subTest(seed=seed, samples=samples, dk=width):
+                # The sums are added in another order here (NumPy adds pairwise), so agreement is to rounding.
+                self.assertAlmostEqual(row["mean_raw"], mean, delta=1e-12 * width)
+                self.assertTrue(math.isclose(row["var_raw"], variance, rel_tol=1e-9), (row["var_raw"], variance))
+                self.assertTrue(math.isclose(row["var_scaled"], scaled, rel_tol=1e-9), (row["var_scaled"], scaled))
+                self.assertEqual(row["sd_raw"], math.sqrt(row["var_raw"]))
+                self.assertEqual(row["var_theory"], width)
+                self.assertEqual(row["var_scaled_theory"], 1)
+                self.assertAlmostEqual(row["var_scaled_sd"], math.sqrt((2 + 6 / width) / samples), delta=1e-15)
+        return document, dot_products
+
+    def test_the_published_run(self):
+        self.assert_agrees(1, 4000, [2, 64, 512])
+
+    def test_other_seeds_sizes_and_widths(self):
+        for seed, samples, widths in [(2, 4000, [2, 64, 512]), (0, 300, [1, 3, 17, 100]), (4294967295, 50, [7]),
+                                      (20170612, 1000, [512, 64, 2]), (12345, 2, [5, 5, 5]), (99, 1, [3])]:
+            self.assert_agrees(seed, samples, widths)
+
+    def test_a_first_uniform_of_zero(self):
+        # Seed 2463401483's first output is 0: the very first u₁ is 0, read as 2⁻³³.
+        document, _ = self.assert_agrees(2463401483, 20, [1, 4])
+        self.assertTrue(all(math.isfinite(row["var_raw"]) for row in document["rows"]))
+
+    def test_the_histogram(self):
+        seed, samples, widths = 3, 2000, [8, 300, 40]
+        document, dot_products = self.assert_agrees(seed, samples, widths)
+        histogram = document["histogram"]
+        self.assertEqual(histogram["dk"], 300)  # the largest d_k, wherever it stands in the list
+        scaled = dot_products[1] / math.sqrt(300)
+        edges = np.linspace(-4, 4, 33)
+        np.testing.assert_allclose(histogram["edges_scaled"], edges, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(histogram["edges_raw"], edges * math.sqrt(300), rtol=1e-15, atol=1e-13)
+        self.assertEqual(histogram["counts"], np.histogram(scaled, bins=edges)[0].tolist())
+        self.assertEqual(histogram["below"], int(np.sum(scaled < -4)))
+        self.assertEqual(histogram["above"], int(np.sum(scaled >= 4)))
+        self.assertEqual(sum(histogram["counts"]) + histogram["below"] + histogram["above"], samples)
+
+
+class Properties(ProgramTest):
+    def test_one_continuous_stream(self):
+        first = run_json("--dk", "2")["rows"]
+        both = run_json("--dk", "2,64")["rows"]
+        alone = run_json("--dk", "64")["rows"]
+        self.assertEqual(both[0], first[0])  # the same draws, bit for bit
+        self.assertNotEqual(both[1]["var_raw"], alone[0]["var_raw"])  # d_k = 64 continues the stream
+        # and the default run begins with exactly those two rows
+        self.assertEqual(run_json()["rows"][:2], both)
+
+    def test_a_repeated_width_draws_new_numbers(self):
+        rows = run_json("--dk", "16,16", "--samples", "500")["rows"]
+        self.assertNotEqual(rows[0]["var_raw"], rows[1]["var_raw"])
+
+    def test_the_same_seed_gives_the_same_numbers(self):
+        self.assertEqual(run_json("--seed", "7", "--samples", "100"), run_json("--seed", "7", "--samples", "100"))
+
+    def test_spaces_and_a_plus_sign_are_accepted(self):
+        self.assertEqual(run_json("--seed", " +1 ", "--dk", " 2 , 64,512 "), run_json())
+
+    def test_the_typical_swing_is_what_the_seeds_show(self):
+        # var_scaled_sd claims the spread of var_scaled from seed to seed, √((2 + 6/d_k) / N).
+        # Measure that spread over 300 seeds with the reimplementation: within 15 %
+        # (the estimate from 300 seeds is good to about 5 %).
+        samples, widths = 400, [2, 32]
+        measured = np.array([[row[3] for row in experiment(seed, samples, widths)[0]] for seed in range(300)])
+        claimed = [row["var_scaled_sd"] for row in run_json("--samples", str(samples), "--dk", "2,32")["rows"]]
+        for spread, claim in zip(measured.std(axis=0), claimed):
+            self.assertLess(abs(spread / claim - 1), 0.15, (spread, claim))
+        self.assertLess(abs(measured.mean() - 1), 0.02)
+
+    def test_the_histogram_flag(self):
+        printed = run("--histogram", "--dk", "2,16", "--samples", "100").stdout
+        self.assertIn("The distribution of q·k at d_k = 16 (100 samples)", printed)
+        counts = [int(line.split(")")[-1].split()[0]) for line in printed.splitlines() if line.startswith("[")]
+        self.assertEqual(counts, run_json("--dk", "2,16", "--samples", "100")["histogram"]["counts"])
+
+
+class BadInput(ProgramTest):
+    def test_each_bad_input_is_refused_with_one_line(self):
+        cases = [
+            (["--seed", "abc"], "--seed is 'abc', not a whole number; expected a whole number from 0 to 4294967295"),
+            (["--seed", "-1"], "--seed is -1, negative"),
+            (["--seed", "4294967296"], "--seed is 4294967296, too large; expected a whole number from 0 to 4294967295"),
+            (["--seed", "1.5"], "--seed is '1.5', not a whole number"),
+            (["--seed", "0x10"], "--seed is '0x10', not a whole number"),
+            (["--seed", ""], "--seed is empty"),
+            (["--seed", "99999999999999999999999"], "--seed is 99999999999999999999999, too large"),
+            (["--samples", "0"], "--samples is 0, too small; expected a whole number from 1 to 1000000"),
+            (["--samples", "-5"], "--samples is -5, negative"),
+            (["--samples", "1000001"], "--samples is 1000001, too large"),
+            (["--samples", "4e3"], "--samples is '4e3', not a whole number"),
+            (["--dk", ""], "--dk: empty list"),
+            (["--dk", "2,,64"], "--dk: entry 2 is empty"),
+            (["--dk", "2,64,"], "--dk: entry 3 is empty"),
+            (["--dk", "0"], "--dk: entry 1 is 0, too small; expected a whole number from 1 to 100000"),
+            (["--dk", "2,-64"], "--dk: entry 2 is -64, negative"),
+            (["--dk", "100001"], "--dk: entry 1 is 100001, too large"),
+            (["--dk", "2;64"], "--dk: entry 1 is '2;64', not a whole number"),
+            (["--dk", "2.5"], "--dk: entry 1 is '2.5', not a whole number"),
+            (["--dk", ",".join(["1"] * 17)], "--dk: more than 16 entries"),
+            (["--samples", "1000000", "--dk", "512"], "--samples and --dk: 1000000 samples × 512"),
+            (["--frobnicate"], "--frobnicate"),  # unknown flag
+            (["--seed"], "--seed"),  # missing value
+            (["--json", "extra"], "extra"),
+        ]
+        for arguments, names in cases:
+            self.assert_refused(arguments, names)
+
+    def test_help_is_not_an_error(self):
+        result = run("--help")
+        for flag in ("--seed", "--samples", "--dk", "--histogram", "--json"):
+            self.assertIn(flag, result.stdout)
+        self.assertEqual(result.stderr, "")
+
+
+if __name__ == "__main__":
+    unittest.main()
