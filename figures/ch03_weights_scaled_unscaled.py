@@ -1,0 +1,32 @@
+"""Chapter 3: the toy's attention weights with and without the division by
+√d_k, as two heatmaps on one colour scale, so that the same colour means the
+same weight on both sides."""
+import numpy as np
+
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+run = load_run(options.outputs, "softmax")
+askers, answerers = run["query_tokens"], run["key_tokens"]
+panels = [
+    (np.array(run["scaled"]["weights"]), "softmax(QKᵀ/√d_k)"),
+    (np.array(run["unscaled"]["weights"]), "softmax(QKᵀ), no scale"),
+]
+top = max(weights.max() for weights, _ in panels)
+
+figure, axes = plt.subplots(1, 2, figsize=(8.4, 3.9), sharey=True, layout="constrained")
+for axis, (weights, title) in zip(axes, panels):
+    image = axis.imshow(weights, cmap="Blues", vmin=0.0, vmax=top)
+    axis.set_title(title, pad=30)
+    axis.set_xticks(range(len(answerers)), answerers)
+    axis.set_yticks(range(len(askers)), askers)
+    axis.xaxis.tick_top()
+    axis.set_xlabel("key: the token answering")
+    axis.xaxis.set_label_position("top")
+    for i in range(weights.shape[0]):
+        for j in range(weights.shape[1]):
+            light = weights[i, j] > top / 2
+            axis.text(j, i, f"{weights[i, j]:.3f}", ha="center", va="center", color="white" if light else "black")
+axes[0].set_ylabel("query: the token asking")
+figure.colorbar(image, ax=axes, shrink=0.8, label="weight (each row sums to 1)")
+save(figure, options.out)

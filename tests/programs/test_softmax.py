@@ -1,0 +1,311 @@
+"""build/bin/softmax, chapter 3: softmax, the weighted sum, and the saturation demo."""
+import math
+import unittest
+
+import numpy as np
+
+from harness import ProgramTest, run, run_json
+
+
+def matrix_text(matrix: np.ndarray) -> str:
+    return ";".join(",".join(repr(float(x)) for x in row) for row in matrix)
+
+
+def numpy_softmax(scores: np.ndarray) -> np.ndarray:
+    """Row softmax, written here from the definition (shifted by the row max), not from the program."""
+    scores = np.atleast_2d(scores)
+    exponentials = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return exponentials / exponentials.sum(axis=1, keepdims=True)
+
+
+def numpy_attention(queries, keys, values, scale=True):
+    scores = queries @ keys.T
+    if scale:
+        scores = scores / math.sqrt(queries.shape[1])
+    weights = numpy_softmax(scores)
+    return weights, weights @ values
+
+
+class ToyAgainstTheSeed(ProgramTest):
+    """Seed 000 works the toy by hand and prints every value to 3 or 4 decimals."""
+
+    def setUp(self):
+        self.document = run_json()
+
+    def assert_close(self, actual, expected, places):
+        np.testing.assert_allclose(np.array(actual, dtype=float), np.array(expected, dtype=float),
+                                   rtol=0, atol=0.5 * 10 ** -places)
+
+    def test_scaled_scores(self):
+        # √2 rounded to 3 places is 1.414, and √2 / 2 is 0.707.
+        self.assert_close(self.document["scaled_scores"],
+                          [[1.414, 0, 0.707], [0, 0.707, 0.707], [1.414, 0.707, 1.414]], 3)
+
+    def test_exponentials_and_their_sums(self):
+        self.assert_close(self.document["exponentials"][0], [4.113, 1, 2.028], 3)
+        # The seed's sums of the unrounded terms: 7.141, 5.056 and 10.255 (not 10.254, the sum of rounded terms).
+        self.assert_close(self.document["exponential_sums"], [7.141, 5.056, 10.255], 3)
+
+    def test_weights(self):
+        self.assert_close(self.document["weights"],
+                          [[0.576, 0.140, 0.284], [0.198, 0.401, 0.401], [0.401, 0.198, 0.401]], 3)
+
+    def test_outputs(self):
+        self.assert_close(self.document["output"], [[0.718, 0.282], [0.398, 0.602], [0.602, 0.398]], 3)
+
+    def test_rows_sum_to_1_and_columns_as_the_seed_gives_them(self):
+        self.assert_close(self.document["row_sums"], [1, 1, 1], 12)
+        self.assert_close(self.document["column_sums"], [1.175, 0.739, 1.086], 3)
+        self.assertAlmostEqual(sum(self.document["column_sums"]), 3, places=12)  # n rows of 1 each
+
+    def test_smallest_weight_is_not_zero(self):
+        self.assertEqual(self.document["zero_weights"], 0)
+        self.assert_close(self.document["smallest_weight"], 0.140, 3)
+        self.assertEqual(self.document["smallest_weight_at"], [0, 1])  # cat asks eat
+
+    def test_unscaled_as_the_seeds_figure_4(self):
+        unscaled = self.document["unscaled"]
+        self.assertEqual(unscaled["scaled_scores"], [[2, 0, 1], [0, 1, 1], [2, 1, 2]])
+        self.assert_close(unscaled["weights"],
+                          [[0.665, 0.090, 0.245], [0.155, 0.422, 0.422], [0.422, 0.155, 0.422]], 3)
+        self.assert_close(unscaled["output"], [[0.788, 0.212], [0.367, 0.633], [0.633, 0.367]], 3)
+
+    def test_top_level_is_the_scaled_run_and_no_scale_swaps_it(self):
+        self.assertTrue(self.document["scale"])
+        self.assertEqual(self.document["weights"], self.document["scaled"]["weights"])
+        self.assertEqual(self.document["output"], self.document["scaled"]["output"])
+        unscaled = run_json("--no-scale")
+        self.assertFalse(unscaled["scale"])
+        self.assertEqual(unscaled["weights"], self.document["unscaled"]["weights"])
+        self.assertEqual(unscaled["output"], self.document["unscaled"]["output"])
+        self.assertEqual(unscaled["scaled_scores"], unscaled["scores"])
+
+    def test_the_tables_show_the_seeds_numbers(self):
+        printed = run().stdout
+        # Rounded once, to 4 decimals, with trailing zeros dropped.
+        self.assertIn("cat    4.1133        1   2.0281   7.1414", printed)
+        self.assertIn("column sum   1.1749   0.7389   1.0862        3", printed)
+        self.assertIn("cat    0.718   0.282", printed)
+        self.assertIn("weights exactly 0: none", printed)
+        self.assertIn("2. Scale: QKᵀ / √d_k, with d_k = 2 and √d_k = 1.4142", printed)
+        self.assertIn("2. Scale: off (--no-scale)", run("--no-scale").stdout)
+
+
+class SaturationAgainstTheSeed(ProgramTest):
+    """Seed 000, Figure 2: (8, 4, 0) against (8, 4, 0) / 8, adding 0.5 to slot two on both sides."""
+
+    def setUp(self):
+        self.demo = run_json("--scores", "8,4,0", "--divide", "8", "--add", "0.5")["saturation"]
+
+    def test_the_defaults_are_the_seeds(self):
+        self.assertEqual(run_json("--add", "0.5"), {"saturation": self.demo})
+        self.assertEqual(run_json("--scores", "8,4,0"), {"saturation": self.demo})
+
+    def test_slot_two_moves_as_the_seed_says(self):
+        slot_two = self.demo["slot_two"]
+        self.assertEqual(round(slot_two["large_before"], 4), 0.0180)
+        self.assertEqual(round(slot_two["large_after"], 4), 0.0293)
+        self.assertEqual(round(slot_two["divided_before"], 4), 0.3072)
+        self.assertEqual(round(slot_two["divided_after"], 4), 0.4223)
+
+    def test_largest_weights_and_the_tie(self):
+        largest = self.demo["largest"]
+        self.assertEqual(largest["large"]["slots"], [1])
+        self.assertEqual(round(largest["large"]["weight"], 4), 0.9817)
+        self.assertEqual(largest["divided"]["slots"], [1])
+        self.assertEqual(round(largest["divided"]["weight"], 4), 0.5065)
+        # (1, 0.5, 0) + 0.5 at slot two is (1, 1, 0): slots one and two tie exactly.
+        self.assertEqual(self.demo["divided_added"], [1, 1, 0])
+        self.assertEqual(largest["divided_added"]["slots"], [1, 2])
+        self.assertEqual(self.demo["weights_divided_added"][0], self.demo["weights_divided_added"][1])
+        # Closed form: softmax(1, 1, 0) = (e, e, 1) / (2e + 1).
+        self.assertAlmostEqual(largest["divided_added"]["weight"], math.e / (2 * math.e + 1), places=15)
+
+    def test_sensitivity_is_w_times_1_minus_w(self):
+        sensitivity = self.demo["sensitivity"]
+        # The digest's check: 0.01766 and 0.21283; per unit of the large scores, 0.21283 / 8.
+        self.assertAlmostEqual(sensitivity["large"], 0.01766, places=5)
+        self.assertAlmostEqual(sensitivity["divided"], 0.21283, places=5)
+        self.assertAlmostEqual(sensitivity["divided_per_unit_of_scores"], sensitivity["divided"] / 8, places=15)
+
+    def test_textbook_and_stable_agree_on_small_scores(self):
+        textbook = self.demo["textbook"]
+        self.assertAlmostEqual(textbook["exponentials"][0], math.exp(8), places=9)
+        np.testing.assert_allclose(textbook["weights"], textbook["stable_weights"], rtol=1e-14)
+        self.assertEqual(textbook["shifted_exponentials"][0], 1.0)
+
+    def test_the_sweep(self):
+        sweep = self.demo["sweep"]
+        self.assertEqual(len(sweep), 41)
+        self.assertEqual(sweep[0]["add"], 0)
+        self.assertEqual(sweep[-1]["add"], 2)
+        self.assertEqual(sweep[0]["weights_large"], self.demo["weights_large"])
+        self.assertEqual(sweep[10]["add"], 0.5)
+        self.assertEqual(sweep[10]["weights_divided"], self.demo["weights_divided_added"])
+        for point in sweep:
+            scores = np.array([8, 4 + point["add"], 0])
+            np.testing.assert_allclose(point["weights_large"], numpy_softmax(scores)[0], rtol=1e-13)
+            np.testing.assert_allclose(point["weights_divided"], numpy_softmax(np.array([1, 0.5, 0]) + [0, point["add"], 0])[0],
+                                       rtol=1e-13)
+        # Slot two's weight only grows with what is added to its score.
+        for side in ("weights_large", "weights_divided"):
+            slot_two = [point[side][1] for point in sweep]
+            self.assertEqual(slot_two, sorted(slot_two))
+
+    def test_the_sweep_takes_in_an_add_outside_0_to_2(self):
+        self.assertEqual(run_json("--add", "5")["saturation"]["sweep"][-1]["add"], 5)
+        sweep = run_json("--add", "-3")["saturation"]["sweep"]
+        self.assertEqual((sweep[0]["add"], sweep[-1]["add"]), (-3, 2))
+
+    def test_the_tables(self):
+        printed = run("--add", "0.5").stdout
+        self.assertIn("Slot two, adding 0.5:   large 0.018 → 0.0293 (+0.0113)\n", printed)
+        self.assertIn("   divided 0.3072 → 0.4223 (+0.1151)\n", printed)
+        self.assertIn("   divided slot 1 (0.5065) → slots 1 and 2 tie (0.4223)\n", printed)
+        self.assertIn("s / 8 + 0.5 at slot 2       1       1       0\n", printed)
+
+
+class WhatGoesWrongWithoutTheShift(ProgramTest):
+    def test_huge_scores(self):
+        textbook = run_json("--scores", "1000,0")["saturation"]["textbook"]
+        # e^1000 overflows: inf / inf is NaN; 1 / inf is 0.
+        self.assertEqual(textbook["exponentials"], ["inf", 1.0])
+        self.assertEqual(textbook["weights"], ["NaN", 0.0])
+        # e^(0 − 1000) underflows to exactly 0, so the stable weights are exactly (1, 0).
+        self.assertEqual(textbook["stable_weights"], [1.0, 0.0])
+        self.assertIn("textbook e^s / Σ e^s      NaN       0", run("--scores", "1000,0").stdout)
+
+    def test_exact_zeros_do_not_depend_on_the_length_of_the_row(self):
+        # Eigen's vectorised exp never returns 0; the program must, whatever the build vectorises.
+        scores = [-1000 - k for k in range(17)]
+        textbook = run_json("--scores", ",".join(map(str, scores)))["saturation"]["textbook"]
+        self.assertEqual(textbook["exponentials"], [0.0] * 17)
+        self.assertEqual(textbook["weights"], ["NaN"] * 17)
+        self.assertEqual(textbook["shifted_exponentials"][16], math.exp(-16))
+        document = run_json("--q", "1", "--k", ";".join(["-800"] * 9), "--v", ";".join(["1"] * 9), "--no-scale")
+        self.assertEqual(document["exponentials"], [[0.0] * 9])
+
+    def test_very_negative_scores(self):
+        textbook = run_json("--scores", "-1000,-1001")["saturation"]["textbook"]
+        self.assertEqual(textbook["exponentials"], [0.0, 0.0])  # both underflow: 0 / 0
+        self.assertEqual(textbook["weights"], ["NaN", "NaN"])
+        np.testing.assert_allclose(textbook["stable_weights"], [1 / (1 + math.exp(-1)), 1 / (1 + math.e)], rtol=1e-15)
+
+    def test_the_limits_are_those_of_a_double(self):
+        textbook = run_json("--scores", "1,2")["saturation"]["textbook"]
+        self.assertAlmostEqual(textbook["largest_exponent"], math.log(np.finfo(float).max), places=12)
+        # Below this e^s rounds to 0: it is under half the smallest positive double, 2^-1075.
+        self.assertAlmostEqual(textbook["smallest_exponent"], -1075 * math.log(2), places=12)
+        self.assertEqual(math.exp(textbook["smallest_exponent"] - 0.01), 0.0)
+        self.assertGreater(math.exp(textbook["smallest_exponent"] + 0.01), 0.0)
+        self.assertEqual(math.exp(textbook["largest_exponent"] - 1e-9) < math.inf, True)
+        with self.assertRaises(OverflowError):
+            math.exp(textbook["largest_exponent"] + 1e-9)
+
+    def test_shift_invariance(self):
+        base = run_json("--scores", "3,1,-2,0.5", "--add", "0")["saturation"]["weights_large"]
+        shifted = run_json("--scores", "1003,1001,998,1000.5", "--add", "0")["saturation"]["weights_large"]
+        np.testing.assert_allclose(shifted, base, rtol=1e-12)
+
+    def test_the_toy_shows_shifted_exponentials_when_e_to_the_s_overflows(self):
+        document = run_json("--q", "1000,0;0,1", "--k", "1,0;0,1", "--v", "1;2", "--no-scale")
+        self.assertEqual(document["exponentials"][0], ["inf", 1.0])
+        self.assertEqual(document["weights"][0], [1.0, 0.0])  # e^(0 − 1000) underflows to 0
+        self.assertEqual(document["zero_weights"], 1)
+        self.assertIn("e^(s − the row's largest s)", run("--q", "1000,0;0,1", "--k", "1,0;0,1", "--v", "1;2").stdout)
+
+
+class AgreesWithNumPy(ProgramTest):
+    def test_random_inputs_of_several_shapes(self):
+        generator = np.random.default_rng(1706)
+        for n, m, d_k, d_v in [(1, 1, 1, 1), (3, 3, 2, 2), (4, 7, 5, 3), (12, 9, 16, 4), (2, 30, 64, 8), (5, 2, 3, 1)]:
+            queries = generator.normal(size=(n, d_k)) * 2
+            keys = generator.normal(size=(m, d_k))
+            values = generator.normal(size=(m, d_v)) * 5
+            arguments = ["--q", matrix_text(queries), "--k", matrix_text(keys), "--v", matrix_text(values)]
+            document = run_json(*arguments)
+            for scale, part in ((True, document["scaled"]), (False, document["unscaled"])):
+                with self.subTest(n=n, m=m, d_k=d_k, d_v=d_v, scale=scale):
+                    weights, output = numpy_attention(queries, keys, values, scale)
+                    np.testing.assert_allclose(part["weights"], weights, rtol=1e-12, atol=1e-15)
+                    np.testing.assert_allclose(part["output"], output, rtol=1e-12, atol=1e-12)
+            with self.subTest(n=n, m=m, d_k=d_k, d_v=d_v, properties=True):
+                weights = np.array(document["weights"])
+                output = np.array(document["output"])
+                self.assertEqual(weights.shape, (n, m))
+                self.assertEqual(output.shape, (n, d_v))
+                np.testing.assert_allclose(weights.sum(axis=1), 1, rtol=0, atol=1e-14)
+                self.assertTrue((weights > 0).all(), "no weight is exactly 0 without a mask")
+                self.assertEqual(document["zero_weights"], 0)
+                np.testing.assert_allclose(document["column_sums"], weights.sum(axis=0), rtol=1e-13)
+                # Each output row is a weighted average of V's rows: inside their convex hull, so each
+                # coordinate lies between the smallest and the largest entry of V's column.
+                tolerance = 1e-12 * np.abs(values).max()
+                self.assertTrue((output >= values.min(axis=0) - tolerance).all())
+                self.assertTrue((output <= values.max(axis=0) + tolerance).all())
+
+    def test_random_saturation_demos(self):
+        generator = np.random.default_rng(3)
+        for slots in (2, 3, 5, 17):
+            scores = generator.normal(size=slots) * 6
+            divide = float(generator.uniform(0.5, 20) * generator.choice([-1, 1]))
+            add = float(generator.normal() * 3)
+            with self.subTest(slots=slots, divide=divide, add=add):
+                demo = run_json("--scores", ",".join(repr(float(x)) for x in scores),
+                                "--divide", repr(divide), "--add", repr(add))["saturation"]
+                added = scores.copy()
+                added[1] += add
+                divided = scores / divide
+                divided_added = divided.copy()
+                divided_added[1] += add
+                np.testing.assert_allclose(demo["weights_large"], numpy_softmax(scores)[0], rtol=1e-13)
+                np.testing.assert_allclose(demo["weights_large_added"], numpy_softmax(added)[0], rtol=1e-13)
+                np.testing.assert_allclose(demo["weights_divided"], numpy_softmax(divided)[0], rtol=1e-13)
+                np.testing.assert_allclose(demo["weights_divided_added"], numpy_softmax(divided_added)[0], rtol=1e-13)
+                np.testing.assert_allclose(demo["textbook"]["exponentials"], np.exp(scores), rtol=1e-14)
+                w2 = numpy_softmax(scores)[0][1]
+                self.assertAlmostEqual(demo["sensitivity"]["large"], w2 * (1 - w2), places=14)
+
+
+class BadInput(ProgramTest):
+    def test_each_bad_input_is_refused_with_one_line(self):
+        cases = [
+            (["--scores", "8,x,0"], "--scores: entry 2 is 'x'"),
+            (["--scores", "8"], "--scores: one number; expected at least 2"),
+            (["--scores", ""], "--scores: empty list"),
+            (["--scores", "8,,0"], "--scores: entry 2 is empty"),
+            (["--scores", "nan,1"], "--scores: entry 1 is 'nan'; expected a finite number"),
+            (["--scores", "1e999,0"], "--scores: entry 1 is '1e999', too large"),
+            (["--scores", ",".join(["1"] * 5000)], "--scores: 5000 numbers is too many"),
+            (["--divide", "0"], "--divide is 0; expected a finite number other than 0"),
+            (["--divide", "-0.0"], "--divide is 0"),
+            (["--divide", "inf"], "--divide is 'inf'; expected a finite number"),
+            (["--divide", "eight"], "--divide is 'eight'"),
+            (["--add", ""], "--add is empty"),
+            (["--add", "nan"], "--add is 'nan'"),
+            (["--scores", "1e308,1.7e308", "--add", "1e308"], "--add: slot two of --scores plus --add overflows"),
+            (["--scores", "1e10,0", "--divide", "1e-300"], "--divide: --scores divided by 1e-300 overflows"),
+            (["--scores", "8,4,0", "--q", "1,0"], "excludes"),  # the two demos do not mix
+            (["--add", "1", "--no-scale"], "excludes"),
+            (["--v", "1,0;0,1"], "--v: 2 values for 3 keys (--k)"),
+            (["--v", "1,0;0;1,1"], "--v: row 2 has 1 entries but row 1 has 2"),
+            (["--k", "1,0,0"], "--k: keys have 3 entries per row but queries (--q) have 2"),
+            (["--q", "1e200,0", "--k", "1e200,0", "--v", "1"], "--q, --k: the score of query 1 against key 1 overflows"),
+            # Eleven equal weights of 1/11, each rounded, times the largest double: the sum rounds up past it.
+            (["--q", "0", "--k", ";".join(["0"] * 11), "--v", ";".join(["1.7976931348623157e308"] * 11)],
+             "--v: the weighted sum of the values overflows"),
+            (["--frobnicate"], "--frobnicate"),
+            (["--json", "extra"], "extra"),
+        ]
+        for arguments, names in cases:
+            self.assert_refused(arguments, names)
+
+    def test_help_is_not_an_error(self):
+        result = run("--help")
+        self.assertIn("--scores", result.stdout)
+        self.assertIn("do not\nmix", result.stdout)
+        self.assertEqual(result.stderr, "")
+
+
+if __name__ == "__main__":
+    unittest.main()
