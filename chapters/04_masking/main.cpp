@@ -1,0 +1,426 @@
+// Chapter 4: masking.
+//
+// With no arguments: the book's toy sentence "cat eat fish" under the decoder's
+// causal mask. Each token may look at itself and the tokens before it; every
+// other scaled score is set to −∞ before the softmax, so its weight is exactly 0.
+// Then the same inputs with finite fills (−1e9, −1000, −10) in place of −∞, to
+// show how much weight each one lets through.
+// --mask chooses the mask (none, causal, band:R, pad:N), --fill the value
+// written into masked scores; --q, --k, --v and --tokens change the inputs;
+// --json prints the same values as one JSON document.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "attention/attention.hpp"
+#include "attention/mask.hpp"
+#include "program/attention_inputs.hpp"
+#include "program/integer_list.hpp"
+#include "program/json_output.hpp"
+#include "program/matrix_text.hpp"
+#include "program/real_number.hpp"
+#include "program/run.hpp"
+#include "program/table.hpp"
+#include "program/usage_error.hpp"
+
+namespace {
+
+constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
+constexpr std::string_view mask_kinds = "none, causal, band:R (R ≥ 0) or pad:N (0 ≤ N ≤ number of keys)";
+
+// The fills the leak table compares, besides whatever --fill says: −∞ first, as the reference.
+const std::vector<double> compared_fills = {minus_infinity, -1e9, -1000.0, -10.0};
+
+// e^x is exactly 0 in double precision for every x below this (about −745): there
+// the true value is less than half of the smallest positive double.
+double underflow_exponent() { return std::log(std::numeric_limits<double>::denorm_min()) - std::log(2.0); }
+
+// What --mask asked for: its kind ("none", "causal", "band" or "pad") and, for a
+// band or padding, the number after the colon.
+struct MaskSpec {
+  std::string kind;
+  Eigen::Index number = 0;
+};
+
+// A mask, with the sentence that says what it allows.
+struct ChosenMask {
+  attention::Mask allowed;
+  std::string description;
+};
+
+std::string_view trim(std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) {
+    return {};
+  }
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+// Reads --mask, "none", "causal", "band:R" or "pad:N", and checks that it fits
+// this many queries and keys.
+MaskSpec read_mask_spec(std::string_view text, Eigen::Index queries, Eigen::Index keys) {
+  const std::string_view spec = trim(text);
+  if (spec.empty()) {
+    throw program::UsageError(fmt::format("--mask is empty; expected {}", mask_kinds));
+  }
+  const std::size_t colon = spec.find(':');
+  const std::string kind(trim(spec.substr(0, colon)));
+  const bool has_number = colon != std::string_view::npos;
+  const bool takes_number = kind == "band" || kind == "pad";
+  if (!takes_number && kind != "none" && kind != "causal") {
+    throw program::UsageError(fmt::format("--mask: '{}' is not a mask; expected {}", spec, mask_kinds));
+  }
+  if (has_number && !takes_number) {
+    throw program::UsageError(fmt::format("--mask: '{}' takes nothing after ':'; expected {}", kind, mask_kinds));
+  }
+  if (takes_number && !has_number) {
+    throw program::UsageError(fmt::format("--mask: '{}' needs a number after a colon, as in {}; expected {}", kind,
+                                          kind == "band" ? "band:2" : "pad:3", mask_kinds));
+  }
+  if ((kind == "causal" || kind == "band") && queries != keys) {
+    throw program::UsageError(fmt::format(
+        "--mask: {} compares positions, so it needs as many queries as keys, not {} queries (--q) and {} keys (--k)",
+        kind, queries, keys));
+  }
+  MaskSpec chosen{kind, 0};
+  const std::string_view number = has_number ? spec.substr(colon + 1) : std::string_view{};
+  if (kind == "band") {
+    // No sequence is longer than max_matrix_side, so that radius reaches every token.
+    chosen.number = static_cast<Eigen::Index>(program::parse_whole_number(
+        number, "--mask: the radius R of band:R", 0, static_cast<std::uint64_t>(program::max_matrix_side)));
+  } else if (kind == "pad") {
+    chosen.number = static_cast<Eigen::Index>(program::parse_whole_number(
+        number, "--mask: the number N of real keys in pad:N", 0, static_cast<std::uint64_t>(keys)));
+  }
+  return chosen;
+}
+
+// "pad:3: keys 1 … 3 are real, key 4 is padding", with the edge cases said plainly.
+std::string padding_description(Eigen::Index real_keys, Eigen::Index keys) {
+  const std::string real = real_keys == 0   ? "no key is real"
+                           : real_keys == 1 ? "key 1 is real"
+                                            : fmt::format("keys 1 … {} are real", real_keys);
+  const std::string padding = real_keys == keys       ? "none is padding"
+                              : real_keys + 1 == keys ? fmt::format("key {} is padding", keys)
+                                                      : fmt::format("keys {} … {} are padding", real_keys + 1, keys);
+  return fmt::format("pad:{}: {}, {}", real_keys, real, padding);
+}
+
+// The mask a checked MaskSpec stands for, and what it allows in words.
+ChosenMask mask_for(const MaskSpec& spec, Eigen::Index queries, Eigen::Index keys) {
+  const std::string& kind = spec.kind;
+  const Eigen::Index number = spec.number;  // R for band:R, N for pad:N
+  // [masks]
+  if (kind == "none") {
+    return {attention::no_mask(queries, keys),
+            "none: every query may look at every key"};
+  }
+  if (kind == "causal") {
+    return {attention::causal_mask(queries),
+            "causal: token i may look at tokens 1 … i"};
+  }
+  if (kind == "band") {
+    return {attention::band_mask(queries, number),
+            fmt::format("band:{0}: token i may look at tokens i − {0} … i + {0}", number)};
+  }
+  return {attention::padding_mask(queries, keys, number),
+          padding_description(number, keys)};
+  // [masks]
+}
+
+// A number in scientific notation with as few digits as read back exactly, the
+// exponent as one types it: "-1e9", not "-1.000000e+09".
+std::string scientific_text(double value) {
+  std::string text;
+  for (int digits = 0; digits <= 17; ++digits) {
+    text = fmt::format("{:.{}e}", value, digits);
+    if (std::stod(text) == value) break;
+  }
+  const std::size_t e = text.find('e');
+  std::string exponent = text.substr(e + 1);
+  const bool negative = exponent.front() == '-';
+  exponent.erase(0, exponent.find_first_not_of("+-0"));
+  return text.substr(0, e + 1) + (negative ? "-" : "") + (exponent.empty() ? "0" : exponent);
+}
+
+// How a fill is written: "-inf" for −∞; below a million in size, the shortest text
+// that reads back exactly ("-1000", "-0.5"); beyond, in scientific notation ("-1e9").
+std::string fill_text(double fill) {
+  if (fill == minus_infinity) {
+    return "-inf";
+  }
+  return std::abs(fill) < 1e6 ? fmt::format("{}", fill) : scientific_text(fill);
+}
+
+// A gap as the leak table shows it: two decimals, or three digits when it is huge.
+std::string gap_text(double gap) {
+  if (std::isinf(gap)) {
+    return "∞";
+  }
+  return std::abs(gap) < 1e6 ? program::number_text(gap, 2) : scientific_text(std::stod(fmt::format("{:.3g}", gap)));
+}
+
+// JSON cannot hold −∞: such entries are written as the string "-inf".
+nlohmann::json scores_json(const attention::Matrix& scores) {
+  nlohmann::json rows = program::matrix_json(scores);
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    for (Eigen::Index j = 0; j < scores.cols(); ++j) {
+      if (scores(i, j) == minus_infinity) {
+        rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = "-inf";
+      }
+    }
+  }
+  return rows;
+}
+
+nlohmann::json fill_json(double fill) { return fill == minus_infinity ? nlohmann::json("-inf") : nlohmann::json(fill); }
+
+nlohmann::json mask_json(const attention::Mask& allowed) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < allowed.rows(); ++i) {
+    nlohmann::json row = nlohmann::json::array();
+    for (Eigen::Index j = 0; j < allowed.cols(); ++j) {
+      row.push_back(static_cast<bool>(allowed(i, j)));
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// What one fill lets through, on the same inputs and mask, against the output under −∞.
+struct Leak {
+  double fill = 0.0;
+  double largest_masked_weight = 0.0;  // the largest weight on any masked key
+  Eigen::Index query = -1;             // where it is; −1 when every masked weight is exactly 0
+  Eigen::Index key = -1;
+  double largest_output_change = 0.0;  // the largest |output − output under −∞|, over all entries
+  // The smallest gap, over rows with both an allowed and a masked key, between the
+  // row's largest allowed score and the fill: a masked weight is at most e^(−gap).
+  std::optional<double> smallest_gap;
+};
+
+// The same steps as scaled_dot_product_attention() from the scaled scores on, with
+// another fill: masked weights and the output, compared with the output under −∞.
+Leak leak_of(double fill, const attention::Matrix& scaled_scores, const attention::Matrix& values,
+             const attention::Mask& allowed, const attention::Matrix& exact_output) {
+  Leak leak;
+  leak.fill = fill;
+  const attention::Matrix weights = attention::softmax_rows(attention::apply_mask(scaled_scores, allowed, fill));
+  for (Eigen::Index i = 0; i < allowed.rows(); ++i) {
+    for (Eigen::Index j = 0; j < allowed.cols(); ++j) {
+      if (!allowed(i, j) && weights(i, j) > leak.largest_masked_weight) {
+        leak.largest_masked_weight = weights(i, j);
+        leak.query = i;
+        leak.key = j;
+      }
+    }
+  }
+  leak.largest_output_change = (weights * values - exact_output).cwiseAbs().maxCoeff();
+  for (Eigen::Index i = 0; i < allowed.rows(); ++i) {
+    if (allowed.row(i).any() && !allowed.row(i).all()) {
+      double largest_allowed = minus_infinity;
+      for (Eigen::Index j = 0; j < allowed.cols(); ++j) {
+        if (allowed(i, j)) largest_allowed = std::max(largest_allowed, scaled_scores(i, j));
+      }
+      const double gap = largest_allowed - fill;
+      leak.smallest_gap = leak.smallest_gap ? std::min(*leak.smallest_gap, gap) : gap;
+    }
+  }
+  return leak;
+}
+
+// A weight as the leak table shows it: exactly 0 says so; anything else in scientific notation.
+std::string weight_text(double weight) { return weight == 0.0 ? "0 (exactly)" : fmt::format("{:.3e}", weight); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Chapter 4 of Attention, Compiled: masking. Which keys each query may look at, and why the "
+               "scores of the others are set to -inf before the softmax.",
+               "masking"};
+  program::AttentionFlags inputs_flags(app, /*with_values=*/true);
+  std::string mask_typed = "causal";
+  std::string fill_typed = "-inf";
+  bool json = false;
+  app.add_option("--mask", mask_typed,
+                 "which keys each query may look at: none, causal, band:R (|i - j| <= R) or pad:N (only the first "
+                 "N keys are real)")
+      ->capture_default_str();
+  app.add_option("--fill", fill_typed, "the value written into masked scores before the softmax: -inf or a number")
+      ->capture_default_str();
+  app.add_flag("--json", json, "print the values as one JSON document instead of tables");
+
+  return program::run(app, argc, argv, [&] {
+    const program::AttentionInputs inputs = inputs_flags.read();
+    const attention::Matrix& queries = inputs.queries;
+    const attention::Matrix& keys = inputs.keys;
+    const attention::Matrix& values = inputs.values;
+    const ChosenMask mask = mask_for(read_mask_spec(mask_typed, queries.rows(), keys.rows()), queries.rows(),
+                                     keys.rows());
+    const double fill = program::parse_real_number(fill_typed, "--fill", program::MinusInfinity::accepted);
+    const attention::Mask& allowed = mask.allowed;
+
+    attention::AttentionSteps steps;
+    std::vector<Leak> leaks;
+    try {
+      // [compute]
+      attention::AttentionOptions options;
+      options.mask = allowed;  // which keys each query may look at
+      options.fill = fill;     // written into every other score before the softmax
+      steps = attention::scaled_dot_product_attention(queries, keys, values, options);
+      // [compute]
+      const attention::Matrix exact_output =
+          fill == minus_infinity
+              ? steps.output
+              : attention::Matrix(attention::softmax_rows(attention::apply_mask(steps.scaled_scores, allowed)) * values);
+      std::vector<double> fills = compared_fills;
+      if (std::find(fills.begin(), fills.end(), fill) == fills.end()) {
+        fills.push_back(fill);
+      }
+      for (const double compared : fills) {
+        leaks.push_back(leak_of(compared, steps.scaled_scores, values, allowed, exact_output));
+      }
+    } catch (const std::invalid_argument& error) {
+      // A score that overflowed to +∞ or became NaN: the inputs are too large to score.
+      throw program::UsageError(fmt::format("--q, --k: the scores cannot be computed in double precision ({})",
+                                            error.what()));
+    }
+
+    const Eigen::Index allowed_count = allowed.count();
+    std::vector<Eigen::Index> fully_masked_rows;
+    for (Eigen::Index i = 0; i < allowed.rows(); ++i) {
+      if (!allowed.row(i).any()) fully_masked_rows.push_back(i);
+    }
+    const auto query_label = [&](Eigen::Index i) { return inputs.query_labels[static_cast<std::size_t>(i)]; };
+    const auto key_label = [&](Eigen::Index j) { return inputs.key_labels[static_cast<std::size_t>(j)]; };
+
+    if (json) {
+      nlohmann::json leak_rows = nlohmann::json::array();
+      for (const Leak& leak : leaks) {
+        leak_rows.push_back({
+            {"fill", fill_json(leak.fill)},
+            {"largest_masked_weight", leak.largest_masked_weight},
+            {"query", leak.query < 0 ? nlohmann::json() : nlohmann::json(query_label(leak.query))},
+            {"key", leak.key < 0 ? nlohmann::json() : nlohmann::json(key_label(leak.key))},
+            {"largest_output_change", leak.largest_output_change},
+            {"smallest_gap", leak.smallest_gap ? nlohmann::json(*leak.smallest_gap) : nlohmann::json()},
+        });
+      }
+      const double smallest_double = std::numeric_limits<double>::denorm_min();
+      const double smallest_float = static_cast<double>(std::numeric_limits<float>::denorm_min());
+      const nlohmann::json document = {
+          {"query_tokens", inputs.query_labels},
+          {"key_tokens", inputs.key_labels},
+          {"queries", program::matrix_json(queries)},
+          {"keys", program::matrix_json(keys)},
+          {"values", program::matrix_json(values)},
+          {"mask_spec", std::string(trim(mask_typed))},
+          {"mask_description", mask.description},
+          {"fill", fill_json(fill)},
+          {"mask", mask_json(allowed)},
+          {"allowed_entries", allowed_count},
+          {"masked_entries", allowed.size() - allowed_count},
+          {"fully_masked_rows", fully_masked_rows},
+          {"scores", program::matrix_json(steps.scores)},
+          {"scaled_scores", program::matrix_json(steps.scaled_scores)},
+          {"masked_scores", scores_json(steps.masked_scores)},
+          {"weights", program::matrix_json(steps.weights)},
+          {"row_sums", program::matrix_json(steps.weights.rowwise().sum().transpose())[0]},
+          {"output", program::matrix_json(steps.output)},
+          {"leak", leak_rows},
+          {"underflow",
+           {{"exp_of_minus_1000", std::exp(-1000.0)},
+            {"exp_of_minus_10", std::exp(-10.0)},
+            {"double_smallest_positive", smallest_double},
+            {"double_exp_is_zero_below", underflow_exponent()},
+            {"double_underflow_gap", -underflow_exponent()},
+            {"double_smallest_positive_log", std::log(smallest_double)},
+            {"float_smallest_positive", smallest_float},
+            {"float_smallest_positive_log", std::log(smallest_float)},
+            {"float_underflow_gap", std::log(2.0) - std::log(smallest_float)}}},
+      };
+      std::cout << document.dump(2) << '\n';
+      return;
+    }
+
+    const std::vector<std::string>& query_labels = inputs.query_labels;
+    const std::vector<std::string>& key_labels = inputs.key_labels;
+    std::cout << fmt::format("Mask {}\n({} of {} entries allowed, {} masked; fill {})\n\n", mask.description,
+                             allowed_count, allowed.size(), allowed.size() - allowed_count, fill_text(fill));
+    std::cout << program::table("Mask: 1 = the query may look at the key, 0 = masked", allowed.cast<double>().matrix(),
+                                query_labels, key_labels)
+              << '\n'
+              << program::table("Scaled scores QKᵀ/√d_k", steps.scaled_scores, query_labels, key_labels) << '\n'
+              << program::table(fmt::format("Masked scores: every masked entry set to {}", fill_text(fill)),
+                                steps.masked_scores, query_labels, key_labels)
+              << '\n'
+              << program::table("Weights: softmax of each row of the masked scores", steps.weights, query_labels,
+                                key_labels)
+              << '\n'
+              << program::table("Values V, one row per key", values, key_labels,
+                                program::numbered_labels("d", values.cols()))
+              << '\n'
+              << program::table("Output = weights · V, one row per query", steps.output, query_labels,
+                                program::numbered_labels("d", values.cols()))
+              << '\n';
+
+    // Checks a reader can make by eye.
+    const Leak& this_fill = *std::find_if(leaks.begin(), leaks.end(), [&](const Leak& leak) { return leak.fill == fill; });
+    if (allowed_count < allowed.size()) {
+      std::cout << fmt::format("Largest weight on a masked key: {}{}\n", weight_text(this_fill.largest_masked_weight),
+                               this_fill.query < 0 ? "" : fmt::format(" ({} → {})", query_label(this_fill.query),
+                                                                       key_label(this_fill.key)));
+    }
+    for (Eigen::Index i = 0; i < allowed.rows(); ++i) {
+      if (allowed.row(i).count() == 1) {
+        Eigen::Index only = 0;
+        allowed.row(i).maxCoeff(&only);
+        std::cout << fmt::format("{} may look at {} only: its output equals that value bit for bit: {}\n",
+                                 query_label(i), key_label(only),
+                                 steps.output.row(i) == values.row(only) ? "yes" : "no");
+      }
+    }
+    for (const Eigen::Index i : fully_masked_rows) {
+      if (steps.weights.row(i).isZero(0.0)) {
+        std::cout << fmt::format("{} may look at no key: its weights are all exactly 0, its output the zero vector\n",
+                                 query_label(i));
+      } else {
+        std::cout << fmt::format("{} may look at no key, yet every key gets {}: its output averages all values\n",
+                                 query_label(i), program::number_text(steps.weights(i, 0)));
+      }
+    }
+
+    if (allowed_count == allowed.size()) {
+      std::cout << "\nNothing is masked, so the fill changes nothing.\n";
+      return;
+    }
+    std::cout << "\nThe same inputs and mask, with other fills in place of −∞\n";
+    std::cout << fmt::format("{:>7}  {:>21}  {:<14}  {:>8}  {:>21}\n", "fill", "largest masked weight", "at", "gap",
+                             "largest output change");
+    for (const Leak& leak : leaks) {
+      const std::string where =
+          leak.query < 0 ? "-" : fmt::format("{} → {}", query_label(leak.query), key_label(leak.key));
+      std::cout << fmt::format("{:>7}  {:>21}  {:<14}  {:>8}  {:>21}\n", fill_text(leak.fill),
+                               weight_text(leak.largest_masked_weight), where,
+                               leak.smallest_gap ? gap_text(*leak.smallest_gap) : "-",
+                               leak.largest_output_change == 0.0 ? "0"
+                                                                  : fmt::format("{:.3e}", leak.largest_output_change));
+    }
+    std::cout << fmt::format(
+        "gap: over the rows with a masked key, the least distance from the row's largest\n"
+        "allowed score down to the fill. A masked weight is at most e^(−gap), and in\n"
+        "double precision e^(−gap) is exactly 0 once the gap is more than about {}.\n",
+        program::number_text(-underflow_exponent(), 0));
+  });
+}

@@ -1,0 +1,36 @@
+"""Chapter 4: the toy's attention weights without a mask and under the causal
+mask, side by side. Masked cells are hatched: their weight is exactly 0."""
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+panels = [(load_run(options.outputs, "masking_none"), "no mask"),
+          (load_run(options.outputs, "masking"), "causal mask")]
+
+figure, axes_pair = plt.subplots(1, 2, figsize=(8.4, 3.9), constrained_layout=True)
+for axes, (run, title) in zip(axes_pair, panels):
+    weights = np.array(run["weights"])
+    allowed = np.array(run["mask"], dtype=bool)
+    askers, answerers = run["query_tokens"], run["key_tokens"]
+    image = axes.imshow(weights, cmap="Blues", vmin=0.0, vmax=1.0)
+    axes.set_title(title)
+    axes.set_xticks(range(len(answerers)), answerers)
+    axes.set_yticks(range(len(askers)), askers)
+    axes.set_xlabel("key: the token looked at")
+    axes.xaxis.set_label_position("top")
+    axes.xaxis.tick_top()
+    for i in range(weights.shape[0]):
+        for j in range(weights.shape[1]):
+            if allowed[i, j]:
+                axes.text(j, i, f"{weights[i, j]:.3f}".rstrip("0").rstrip("."), ha="center", va="center",
+                          color="white" if weights[i, j] > 0.6 else "black")
+            else:
+                axes.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#eeeeee", edgecolor="#888888",
+                                         hatch="///", linewidth=0.8))
+                axes.text(j, i, "masked\n0", ha="center", va="center", color="#444444", fontsize=9,
+                          bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"})
+axes_pair[0].set_ylabel("query: the token asking")
+figure.colorbar(image, ax=axes_pair, shrink=0.8, label="weight")
+save(figure, options.out)

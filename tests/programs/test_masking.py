@@ -1,0 +1,316 @@
+"""build/bin/masking, chapter 4: masks, the fill, and what a finite fill leaks."""
+import math
+import unittest
+
+import numpy as np
+
+from harness import ProgramTest, run, run_json
+
+SQRT2 = math.sqrt(2.0)
+TOY_VALUES = [[1, 0], [0, 1], [0.5, 0.5]]
+
+
+def matrix_text(matrix) -> str:
+    return ";".join(",".join(repr(float(x)) for x in row) for row in np.atleast_2d(matrix))
+
+
+def inputs(queries, keys, values) -> list:
+    return ["--q", matrix_text(queries), "--k", matrix_text(keys), "--v", matrix_text(values)]
+
+
+def numpy_mask(spec: str, n: int, m: int) -> np.ndarray:
+    """The masks as the chapter defines them, written independently of the program."""
+    rows, columns = np.indices((n, m))
+    if spec == "none":
+        return np.ones((n, m), dtype=bool)
+    if spec == "causal":
+        return columns <= rows
+    kind, number = spec.split(":")
+    if kind == "band":
+        return np.abs(rows - columns) <= int(number)
+    return columns < int(number)  # pad:N
+
+
+def numpy_attention(queries, keys, values, allowed, fill=-np.inf):
+    """Masked scaled dot-product attention; a row with no allowed key and fill −∞ gets zero weights."""
+    scores = np.where(allowed, queries @ keys.T / np.sqrt(queries.shape[1]), fill)
+    weights = np.zeros_like(scores)
+    for i, row in enumerate(scores):
+        if row.max() == -np.inf:
+            continue
+        exponentials = np.exp(row - row.max())
+        weights[i] = exponentials / exponentials.sum()
+    return weights, weights @ values
+
+
+def random_inputs(generator, n, m, d, dv):
+    return generator.normal(size=(n, d)), generator.normal(size=(m, d)), generator.normal(size=(m, dv))
+
+
+def leak_for(document: dict, fill) -> dict:
+    return next(row for row in document["leak"] if row["fill"] == fill)
+
+
+class WorkedExample(ProgramTest):
+    def test_the_causal_mask_on_the_toy(self):
+        document = run_json()  # the toy and --mask causal are the defaults
+        self.assertEqual(document["mask_spec"], "causal")
+        self.assertEqual(document["fill"], "-inf")
+        self.assertEqual(document["mask"], [[True, False, False], [True, True, False], [True, True, True]])
+        weights = document["weights"]
+        # cat, the first token, may look only at itself: all of its weight, exactly.
+        self.assertEqual(weights[0], [1.0, 0.0, 0.0])
+        self.assertEqual(document["output"][0], TOY_VALUES[0])
+        # eat sees cat and itself: scaled scores 0 and 1/√2 (seed 000 prints 0.330 and 0.670).
+        e = math.exp(1 / SQRT2)
+        self.assertAlmostEqual(weights[1][0], 1 / (1 + e), delta=1e-15)
+        self.assertAlmostEqual(weights[1][1], e / (1 + e), delta=1e-15)
+        self.assertEqual([round(w, 3) for w in weights[1]], [0.330, 0.670, 0.0])
+        self.assertEqual(weights[1][2], 0.0)
+        # fish, the last token, has nothing after it: scores √2, 1/√2, √2.
+        big, small = math.exp(SQRT2), math.exp(1 / SQRT2)
+        for got, expected in zip(weights[2], [big, small, big]):
+            self.assertAlmostEqual(got, expected / (2 * big + small), delta=1e-15)
+
+    def test_masked_scores_are_minus_infinity_and_the_rest_unchanged(self):
+        document = run_json()
+        for i in range(3):
+            for j in range(3):
+                expected = document["scaled_scores"][i][j] if j <= i else "-inf"
+                self.assertEqual(document["masked_scores"][i][j], expected)
+        self.assertEqual(document["allowed_entries"], 6)
+        self.assertEqual(document["masked_entries"], 3)
+
+    def test_the_last_row_is_what_it_is_without_a_mask(self):
+        causal, unmasked = run_json(), run_json("--mask", "none")
+        self.assertEqual(causal["weights"][2], unmasked["weights"][2])
+        self.assertEqual(causal["output"][2], unmasked["output"][2])
+        self.assertNotEqual(causal["output"][0], unmasked["output"][0])
+
+    def test_the_tables_say_so(self):
+        printed = run().stdout
+        self.assertIn("cat may look at cat only: its output equals that value bit for bit: yes", printed)
+        self.assertIn("Largest weight on a masked key: 0 (exactly)", printed)
+        masked_rows = printed.split("Masked scores: every masked entry set to -inf\n")[1].splitlines()[1:4]
+        self.assertEqual([row.split()[1:] for row in masked_rows],
+                         [["1.4142", "-inf", "-inf"], ["0", "0.7071", "-inf"], ["1.4142", "0.7071", "1.4142"]])
+        weight_rows = printed.split("Weights: softmax of each row of the masked scores\n")[1].splitlines()[1:4]
+        self.assertEqual(weight_rows[0].split(), ["cat", "1", "0", "0"])
+
+
+class Properties(ProgramTest):
+    def test_causal_outputs_never_depend_on_later_tokens(self):
+        generator = np.random.default_rng(404)
+        n = 7
+        queries, keys, values = random_inputs(generator, n, n, 3, 2)
+        output = run_json(*inputs(queries, keys, values))["output"]
+        for later in range(1, n):
+            for changed in ("key", "value", "both"):
+                other_keys, other_values = keys.copy(), values.copy()
+                if changed in ("key", "both"):
+                    other_keys[later] = generator.normal(size=3) * 5
+                if changed in ("value", "both"):
+                    other_values[later] = generator.normal(size=2) * 5
+                with self.subTest(later=later, changed=changed):
+                    other = run_json(*inputs(queries, other_keys, other_values))["output"]
+                    self.assertEqual(other[:later], output[:later])  # bit for bit
+                    self.assertNotEqual(other[later], output[later])
+
+    def test_a_masked_weight_is_exactly_zero(self):
+        generator = np.random.default_rng(4)
+        n = 6
+        queries, keys, values = random_inputs(generator, n, n, 4, 3)
+        for spec in ["causal", "band:0", "band:1", "band:3", "pad:0", "pad:1", "pad:5"]:
+            with self.subTest(mask=spec):
+                document = run_json(*inputs(queries, keys, values), "--mask", spec)
+                allowed = np.array(document["mask"])
+                np.testing.assert_array_equal(allowed, numpy_mask(spec, n, n))
+                weights = np.array(document["weights"])
+                self.assertTrue(np.all(weights[~allowed] == 0.0))
+                self.assertTrue(np.all(weights[allowed] > 0.0))
+
+    def test_a_band_that_reaches_every_token_is_no_mask(self):
+        generator = np.random.default_rng(12)
+        n = 5
+        arguments = inputs(*random_inputs(generator, n, n, 3, 2))
+        unmasked = run_json(*arguments, "--mask", "none")
+        for radius in (n - 1, n, 1024):
+            with self.subTest(radius=radius):
+                band = run_json(*arguments, "--mask", f"band:{radius}")
+                self.assertEqual(band["weights"], unmasked["weights"])
+                self.assertEqual(band["output"], unmasked["output"])
+        narrower = run_json(*arguments, "--mask", f"band:{n - 2}")
+        self.assertNotEqual(narrower["output"], unmasked["output"])
+
+    def test_band_zero_returns_each_token_its_own_value(self):
+        generator = np.random.default_rng(0)
+        queries, keys, values = random_inputs(generator, 6, 6, 2, 3)
+        document = run_json(*inputs(queries, keys, values), "--mask", "band:0")
+        self.assertEqual(document["output"], values.tolist())
+
+    def test_padding_masks_exactly_the_keys_from_n_on(self):
+        generator = np.random.default_rng(30)
+        n, m = 4, 6
+        queries, keys, values = random_inputs(generator, n, m, 3, 2)
+        for real in range(m + 1):
+            with self.subTest(real_keys=real):
+                document = run_json(*inputs(queries, keys, values), "--mask", f"pad:{real}")
+                columns = np.array(document["mask"])
+                self.assertEqual(columns.shape, (n, m))
+                self.assertTrue(np.all(columns[:, :real]) and not np.any(columns[:, real:]))
+                weights = np.array(document["weights"])
+                self.assertTrue(np.all(weights[:, real:] == 0.0))
+
+    def test_the_first_causal_output_is_the_first_value(self):
+        generator = np.random.default_rng(1)
+        for n, d, dv in [(1, 1, 1), (3, 2, 2), (8, 5, 4)]:
+            queries, keys, values = random_inputs(generator, n, n, d, dv)
+            with self.subTest(n=n):
+                self.assertEqual(run_json(*inputs(queries, keys, values))["output"][0], values[0].tolist())
+
+    def test_a_padded_sentence_gives_the_unpadded_outputs(self):
+        padded = run_json("--tokens", "cat,eat,fish,<pad>", "--q", "1,0;0,1;1,1;0,0", "--k", "2,0;0,1;1,1;0,0",
+                          "--v", "1,0;0,1;0.5,0.5;0,0", "--mask", "pad:3")
+        unpadded = run_json("--mask", "none")
+        np.testing.assert_allclose(padded["output"][:3], unpadded["output"], rtol=1e-15, atol=0)
+        self.assertEqual([row[3] for row in padded["weights"]], [0.0] * 4)
+
+    def test_a_query_with_no_key_to_look_at_gets_nothing_not_nan(self):
+        document = run_json("--mask", "pad:0")
+        self.assertEqual(document["weights"], [[0.0] * 3] * 3)
+        self.assertEqual(document["output"], [[0.0] * 2] * 3)
+        self.assertEqual(document["row_sums"], [0.0] * 3)
+        self.assertEqual(document["fully_masked_rows"], [0, 1, 2])
+        self.assertIn("cat may look at no key: its weights are all exactly 0", run("--mask", "pad:0").stdout)
+
+    def test_with_a_finite_fill_that_query_averages_everything(self):
+        document = run_json("--mask", "pad:0", "--fill", "-1e9")
+        self.assertEqual(document["weights"], [[1 / 3] * 3] * 3)  # e^0 / (3 e^0) for every key
+        np.testing.assert_allclose(document["output"], [np.mean(TOY_VALUES, axis=0)] * 3, rtol=1e-15)
+
+
+class Leak(ProgramTest):
+    def test_on_the_toy_only_a_fill_near_the_scores_leaks(self):
+        document = run_json()
+        # e^(−1000.7) is below the smallest positive double: the weight rounds to exactly 0.
+        self.assertEqual(math.exp(-1000.7), 0.0)
+        for fill in ("-inf", -1e9, -1000.0):
+            with self.subTest(fill=fill):
+                leak = leak_for(document, fill)
+                self.assertEqual(leak["largest_masked_weight"], 0.0)
+                self.assertEqual(leak["largest_output_change"], 0.0)
+                self.assertIsNone(leak["query"])
+        # Fill −10: the most leaks into eat's row (largest allowed score 1/√2, the smallest gap).
+        leak = leak_for(document, -10.0)
+        expected = math.exp(-10.0) / (1 + math.exp(1 / SQRT2) + math.exp(-10.0))
+        self.assertAlmostEqual(leak["largest_masked_weight"] / expected, 1.0, delta=1e-13)
+        self.assertEqual((leak["query"], leak["key"]), ("eat", "fish"))
+        self.assertAlmostEqual(leak["smallest_gap"], 10 + 1 / SQRT2, delta=1e-12)
+        self.assertAlmostEqual(leak_for(document, -1000.0)["smallest_gap"], 1000 + 1 / SQRT2, delta=1e-9)
+
+    def test_minus_1000_leaks_when_the_real_scores_are_near_it(self):
+        document = run_json("--q", "-700,0;0,1;1,1")
+        own_score = -1400 / SQRT2  # cat's query against cat's key (2, 0), scaled
+        self.assertAlmostEqual(document["scaled_scores"][0][0], own_score, delta=1e-10)
+        ratio = math.exp(-1000 - own_score)  # each masked key against cat's own key
+        leak = leak_for(document, -1000.0)
+        self.assertAlmostEqual(leak["largest_masked_weight"] / (ratio / (1 + 2 * ratio)), 1.0, delta=1e-9)
+        self.assertEqual(leak["query"], "cat")
+        self.assertEqual(leak_for(document, -1e9)["largest_masked_weight"], 0.0)
+        # Fill −10 sits above cat's own score: the two masked keys take almost everything.
+        self.assertAlmostEqual(leak_for(document, -10.0)["largest_masked_weight"], 0.5, delta=1e-15)
+
+    def test_the_leak_table_agrees_with_numpy(self):
+        generator = np.random.default_rng(77)
+        queries, keys, values = random_inputs(generator, 5, 5, 2, 2)
+        queries *= 30  # scores of a few hundred, so that −1000 is close to some of them
+        document = run_json(*inputs(queries, keys, values), "--mask", "band:1", "--fill", "-300")
+        allowed = numpy_mask("band:1", 5, 5)
+        _, exact_output = numpy_attention(queries, keys, values, allowed)
+        fills = [row["fill"] for row in document["leak"]]
+        self.assertEqual(fills, ["-inf", -1e9, -1000.0, -10.0, -300.0])
+        for row in document["leak"]:
+            fill = -np.inf if row["fill"] == "-inf" else row["fill"]
+            weights, output = numpy_attention(queries, keys, values, allowed, fill)
+            with self.subTest(fill=fill):
+                self.assertAlmostEqual(row["largest_masked_weight"], weights[~allowed].max(),
+                                       delta=1e-12 * max(1.0, weights[~allowed].max()))
+                self.assertAlmostEqual(row["largest_output_change"], np.abs(output - exact_output).max(), delta=1e-10)
+
+    def test_the_limits_of_double_and_single_precision(self):
+        underflow = run_json()["underflow"]
+        self.assertEqual(underflow["double_smallest_positive"], 5e-324)
+        self.assertEqual(underflow["float_smallest_positive"], 2.0 ** -149)
+        self.assertEqual(underflow["exp_of_minus_1000"], 0.0)
+        self.assertAlmostEqual(underflow["double_exp_is_zero_below"], -1074 * math.log(2) - math.log(2), delta=1e-9)
+        self.assertGreater(math.exp(underflow["double_exp_is_zero_below"] + 1e-9), 0.0)
+        self.assertEqual(math.exp(underflow["double_exp_is_zero_below"] - 1e-9), 0.0)
+
+
+class AgreesWithNumPy(ProgramTest):
+    def test_random_inputs_and_masks(self):
+        generator = np.random.default_rng(1706)
+        cases = [(1, 1, 1, 1, "causal"), (3, 3, 2, 2, "band:1"), (6, 6, 4, 3, "causal"), (5, 8, 3, 2, "pad:6"),
+                 (9, 9, 8, 5, "band:2"), (4, 7, 16, 3, "none"), (12, 12, 2, 2, "causal")]
+        for n, m, d, dv, spec in cases:
+            queries, keys, values = random_inputs(generator, n, m, d, dv)
+            queries *= 3
+            for fill in ("-inf", "-10", "-1e9"):
+                with self.subTest(n=n, m=m, d=d, mask=spec, fill=fill):
+                    document = run_json(*inputs(queries, keys, values), "--mask", spec, "--fill", fill)
+                    weights, output = numpy_attention(queries, keys, values, numpy_mask(spec, n, m), float(fill))
+                    np.testing.assert_allclose(document["weights"], weights, rtol=1e-12, atol=1e-15)
+                    np.testing.assert_allclose(document["output"], output, rtol=1e-12, atol=1e-14)
+                    np.testing.assert_allclose(document["scaled_scores"], queries @ keys.T / np.sqrt(d), rtol=1e-13,
+                                               atol=1e-14)
+
+
+class Fills(ProgramTest):
+    def test_the_ways_to_write_a_fill(self):
+        for text, expected in [("-inf", "-inf"), ("-Infinity", "-inf"), (" -1e9 ", -1e9), ("-1000", -1000.0),
+                               ("+2", 2.0), ("-0.5", -0.5)]:
+            with self.subTest(fill=text):
+                self.assertEqual(run_json("--fill", text)["fill"], expected)
+
+
+class BadInput(ProgramTest):
+    def test_each_bad_input_is_refused_with_one_line(self):
+        two_queries = ["--q", "1,0;0,1"]
+        cases = [
+            (["--mask", "band:-1"], "--mask: the radius R of band:R is -1, negative"),
+            (["--mask", "band:x"], "--mask: the radius R of band:R is 'x', not a whole number"),
+            (["--mask", "band:1.5"], "--mask: the radius R of band:R is '1.5'"),
+            (["--mask", "band"], "--mask: 'band' needs a number after a colon"),
+            (["--mask", "pad:4"], "--mask: the number N of real keys in pad:N is 4, too large"),
+            (["--mask", "pad:"], "--mask: the number N of real keys in pad:N is empty"),
+            (["--mask", "pad:-2"], "--mask: the number N of real keys in pad:N is -2, negative"),
+            ([*two_queries, "--mask", "causal"], "--mask: causal compares positions, so it needs as many queries as"),
+            ([*two_queries, "--mask", "band:1"], "--mask: band compares positions"),
+            (["--mask", "future"], "--mask: 'future' is not a mask; expected none, causal, band:R"),
+            (["--mask", ""], "--mask is empty"),
+            (["--mask", "causal:2"], "--mask: 'causal' takes nothing after ':'"),
+            (["--mask", "band:5000"], "--mask: the radius R of band:R is 5000, too large"),
+            (["--fill", "nan"], "--fill is 'nan'; expected a finite number or -inf"),
+            (["--fill", "inf"], "--fill is 'inf'; expected a finite number or -inf"),
+            (["--fill", "+inf"], "--fill is '+inf'"),
+            (["--fill", "1e999"], "--fill is '1e999', too large for a double"),
+            (["--fill", "-1e999"], "--fill is '-1e999', too large for a double"),
+            (["--fill", "minus a lot"], "--fill is 'minus a lot'; expected a number"),
+            (["--fill", ""], "--fill is empty"),
+            (["--fill"], "--fill"),
+            (["--v", "1,0;0,1"], "--v: 2 values for 3 keys"),
+            (["--q", "1e200,1e200;0,1;1,1", "--k", "1e200,1e200;0,1;1,1"], "--q, --k: the scores cannot be computed"),
+            (["--unmask"], "--unmask"),
+        ]
+        for arguments, names in cases:
+            self.assert_refused(arguments, names)
+
+    def test_help_is_not_an_error(self):
+        result = run("--help")
+        self.assertIn("--mask", result.stdout)
+        self.assertIn("--fill", result.stdout)
+        self.assertEqual(result.stderr, "")
+
+
+if __name__ == "__main__":
+    unittest.main()
