@@ -29,7 +29,7 @@ endfunction()
 function(book_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "PROGRAM;LABEL" "SOURCES;FIGURES")
   add_executable(${arg_PROGRAM} ${arg_SOURCES})
-  target_link_libraries(${arg_PROGRAM} PRIVATE attention program fmt::fmt)
+  target_link_libraries(${arg_PROGRAM} PRIVATE program)
 
   set(test_script ${PROJECT_SOURCE_DIR}/tests/programs/test_${arg_PROGRAM}.py)
   if(EXISTS ${test_script})

@@ -7,13 +7,12 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "attention/scores.hpp"
 #include "program/attention_inputs.hpp"
 #include "program/json_output.hpp"
-#include "program/run.hpp"
+#include "program/command_line.hpp"
 #include "program/table.hpp"
 
 namespace {
@@ -37,12 +36,13 @@ std::string spelled_out(const attention::Matrix& queries, const attention::Matri
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 1 of Attention, Compiled: the dot product and the score matrix QKᵀ.", "dot_product"};
-  program::AttentionFlags inputs_flags(app, /*with_values=*/false);
+  program::CommandLine command_line{"dot_product",
+                                    "Chapter 1 of Attention, Compiled: the dot product and the score matrix QKᵀ."};
+  program::AttentionFlags inputs_flags(command_line, /*with_values=*/false);
   bool json = false;
-  app.add_flag("--json", json, "print the values as one JSON document instead of tables");
+  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
 
-  return program::run(app, argc, argv, [&] {
+  return command_line.run(argc, argv, [&] {
     const program::AttentionInputs inputs = inputs_flags.read();
     const attention::Matrix& queries = inputs.queries;
     const attention::Matrix& keys = inputs.keys;

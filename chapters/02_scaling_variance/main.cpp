@@ -14,14 +14,13 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "attention/mulberry32.hpp"
 #include "attention/variance.hpp"
 #include "program/integer_list.hpp"
-#include "program/run.hpp"
+#include "program/command_line.hpp"
 #include "program/table.hpp"
 #include "program/usage_error.hpp"
 
@@ -152,30 +151,26 @@ nlohmann::json histogram_json(const Histogram& histogram) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 2 of Attention, Compiled: why the scores are divided by √d_k. Measures the variance of q·k "
-               "for random q and k, before and after the division.",
-               "scaling_variance"};
+  program::CommandLine command_line{"scaling_variance",
+                                    "Chapter 2 of Attention, Compiled: why the scores are divided by √d_k. Measures "
+                                    "the variance of q·k for random q and k, before and after the division."};
   std::string seed_text = "1";
   std::string samples_text = "4000";
   std::string widths_text = "2,64,512";
   bool show_histogram = false;
   bool json = false;
-  app.add_option("--seed", seed_text, fmt::format("seed of the random stream, a whole number from 0 to {}", max_seed))
-      ->capture_default_str()
-      ->type_name("INTEGER");
-  app.add_option("--samples", samples_text,
-                 fmt::format("random pairs (q, k) for each d_k, from 1 to {}", max_samples))
-      ->capture_default_str()
-      ->type_name("INTEGER");
-  app.add_option("--dk", widths_text,
-                 fmt::format("widths d_k to measure, in order, separated by ',' (each 1 to {}, at most {})", max_width,
-                             max_widths))
-      ->capture_default_str()
-      ->type_name("LIST");
-  app.add_flag("--histogram", show_histogram, "also print the distribution of q·k at the largest d_k");
-  app.add_flag("--json", json, "print the values as one JSON document instead of tables");
+  command_line.option("--seed", seed_text,
+                      fmt::format("seed of the random stream, a whole number from 0 to {}", max_seed), "INTEGER");
+  command_line.option("--samples", samples_text,
+                      fmt::format("random pairs (q, k) for each d_k, from 1 to {}", max_samples), "INTEGER");
+  command_line.option("--dk", widths_text,
+                      fmt::format("widths d_k to measure, in order, separated by ',' (each 1 to {}, at most {})",
+                                  max_width, max_widths),
+                      "LIST");
+  command_line.flag("--histogram", show_histogram, "also print the distribution of q·k at the largest d_k");
+  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
 
-  return program::run(app, argc, argv, [&] {
+  return command_line.run(argc, argv, [&] {
     const auto seed = static_cast<std::uint32_t>(program::parse_whole_number(seed_text, "--seed", 0, max_seed));
     const auto samples =
         static_cast<std::size_t>(program::parse_whole_number(samples_text, "--samples", 1, max_samples));

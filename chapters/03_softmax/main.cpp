@@ -27,7 +27,6 @@
 #include <utility>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -37,7 +36,7 @@
 #include "program/json_output.hpp"
 #include "program/matrix_text.hpp"
 #include "program/real_number.hpp"
-#include "program/run.hpp"
+#include "program/command_line.hpp"
 #include "program/table.hpp"
 #include "program/usage_error.hpp"
 
@@ -469,39 +468,30 @@ void saturation(const std::string& scores_text, const std::string& divide_text, 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  program::CommandLine command_line{
+      "softmax",
       "Chapter 3 of Attention, Compiled: softmax and the weighted sum.\n"
       "Two demonstrations. With no arguments, or with --q --k --v --tokens --no-scale: the toy through the whole\n"
       "formula softmax(QKᵀ/√d_k)V, step by step, and the same vectors with and without the scale. With any of\n"
       "--scores --divide --add: the saturation demo, one row of scores against the same row divided, with an amount\n"
       "added to slot two on both sides (default: 8,4,0 against 8,4,0 / 8, adding 0.5). The two sets of flags do not\n"
-      "mix. --json prints the same values as one JSON document; the saturation demo's are under \"saturation\".",
-      "softmax"};
-  program::AttentionFlags inputs_flags(app, /*with_values=*/true);
+      "mix. --json prints the same values as one JSON document; the saturation demo's are under \"saturation\"."};
+  program::AttentionFlags inputs_flags(command_line, /*with_values=*/true);
   bool no_scale = false;
-  CLI::Option* no_scale_option =
-      app.add_flag("--no-scale", no_scale, "the toy: leave out the division by √d_k (softmax(QKᵀ)V)");
+  command_line.flag("--no-scale", no_scale, "the toy: leave out the division by √d_k (softmax(QKᵀ)V)");
   std::string scores_text = default_scores, divide_text = default_divide, add_text = default_add;
-  CLI::Option* scores_option =
-      app.add_option("--scores", scores_text, "saturation demo: one row of scores, separated by ','")
-          ->capture_default_str();
-  CLI::Option* divide_option =
-      app.add_option("--divide", divide_text, "saturation demo: divide the scores by this (finite, not 0)")
-          ->capture_default_str();
-  CLI::Option* add_option =
-      app.add_option("--add", add_text, "saturation demo: add this to slot two on both sides (finite)")
-          ->capture_default_str();
-  for (CLI::Option* saturation_option : {scores_option, divide_option, add_option}) {
-    for (const char* toy_flag : {"--q", "--k", "--v", "--tokens"}) {
-      saturation_option->excludes(app.get_option(toy_flag));
-    }
-    saturation_option->excludes(no_scale_option);
+  command_line.option("--scores", scores_text, "saturation demo: one row of scores, separated by ','", "LIST");
+  command_line.option("--divide", divide_text, "saturation demo: divide the scores by this (finite, not 0)",
+                      "NUMBER");
+  command_line.option("--add", add_text, "saturation demo: add this to slot two on both sides (finite)", "NUMBER");
+  for (const char* saturation_flag : {"--scores", "--divide", "--add"}) {
+    command_line.excludes(saturation_flag, {"--q", "--k", "--v", "--tokens", "--no-scale"});
   }
   bool json = false;
-  app.add_flag("--json", json, "print the values as one JSON document instead of tables");
+  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
 
-  return program::run(app, argc, argv, [&] {
-    if (scores_option->count() + divide_option->count() + add_option->count() > 0) {
+  return command_line.run(argc, argv, [&] {
+    if (command_line.given("--scores") || command_line.given("--divide") || command_line.given("--add")) {
       saturation(scores_text, divide_text, add_text, json);
       return;
     }

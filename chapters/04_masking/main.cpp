@@ -19,7 +19,6 @@
 #include <string_view>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -30,7 +29,7 @@
 #include "program/json_output.hpp"
 #include "program/matrix_text.hpp"
 #include "program/real_number.hpp"
-#include "program/run.hpp"
+#include "program/command_line.hpp"
 #include "program/table.hpp"
 #include "program/usage_error.hpp"
 
@@ -246,22 +245,22 @@ std::string weight_text(double weight) { return weight == 0.0 ? "0 (exactly)" : 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 4 of Attention, Compiled: masking. Which keys each query may look at, and why the "
-               "scores of the others are set to -inf before the softmax.",
-               "masking"};
-  program::AttentionFlags inputs_flags(app, /*with_values=*/true);
+  program::CommandLine command_line{"masking",
+                                    "Chapter 4 of Attention, Compiled: masking. Which keys each query may look at, "
+                                    "and why the scores of the others are set to -inf before the softmax."};
+  program::AttentionFlags inputs_flags(command_line, /*with_values=*/true);
   std::string mask_typed = "causal";
   std::string fill_typed = "-inf";
   bool json = false;
-  app.add_option("--mask", mask_typed,
-                 "which keys each query may look at: none, causal, band:R (|i - j| <= R) or pad:N (only the first "
-                 "N keys are real)")
-      ->capture_default_str();
-  app.add_option("--fill", fill_typed, "the value written into masked scores before the softmax: -inf or a number")
-      ->capture_default_str();
-  app.add_flag("--json", json, "print the values as one JSON document instead of tables");
+  command_line.option("--mask", mask_typed,
+                      "which keys each query may look at: none, causal, band:R (|i - j| <= R) or pad:N (only the "
+                      "first N keys are real)",
+                      "KIND");
+  command_line.option("--fill", fill_typed,
+                      "the value written into masked scores before the softmax: -inf or a number", "NUMBER");
+  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
 
-  return program::run(app, argc, argv, [&] {
+  return command_line.run(argc, argv, [&] {
     const program::AttentionInputs inputs = inputs_flags.read();
     const attention::Matrix& queries = inputs.queries;
     const attention::Matrix& keys = inputs.keys;

@@ -21,20 +21,20 @@ std::vector<std::string> labels_for(Eigen::Index rows, const std::vector<std::st
 
 }  // namespace
 
-AttentionFlags::AttentionFlags(CLI::App& app, bool with_values)
-    : with_values_(with_values),
+AttentionFlags::AttentionFlags(CommandLine& command_line, bool with_values)
+    : command_line_(command_line),
+      with_values_(with_values),
       queries_text_(toy::queries),
       keys_text_(toy::keys),
       values_text_(toy::values),
       tokens_text_(toy::tokens) {
-  app.add_option("--q", queries_text_, "queries, one row per token: rows separated by ';', entries by ','")
-      ->capture_default_str();
-  app.add_option("--k", keys_text_, "keys, one row per token, as wide as the queries")->capture_default_str();
+  command_line.option("--q", queries_text_, "queries, one row per token: rows separated by ';', entries by ','",
+                      "MATRIX");
+  command_line.option("--k", keys_text_, "keys, one row per token, as wide as the queries", "MATRIX");
   if (with_values_) {
-    app.add_option("--v", values_text_, "values, one row per key")->capture_default_str();
+    command_line.option("--v", values_text_, "values, one row per key", "MATRIX");
   }
-  tokens_option_ =
-      app.add_option("--tokens", tokens_text_, "names of the tokens, separated by ','")->capture_default_str();
+  command_line.option("--tokens", tokens_text_, "names of the tokens, separated by ','", "NAMES");
 }
 
 AttentionInputs AttentionFlags::read() const {
@@ -54,7 +54,7 @@ AttentionInputs AttentionFlags::read() const {
     }
   }
   const std::vector<std::string> tokens = parse_names(tokens_text_, "--tokens");
-  if (tokens_option_->count() > 0 && static_cast<Eigen::Index>(tokens.size()) != inputs.queries.rows()) {
+  if (command_line_.given("--tokens") && static_cast<Eigen::Index>(tokens.size()) != inputs.queries.rows()) {
     throw UsageError(fmt::format("--tokens: {} names for {} query rows; give one name per row of --q", tokens.size(),
                                  inputs.queries.rows()));
   }

@@ -5,9 +5,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "attention/matrix.hpp"
+#include "program/command_line.hpp"
 
 namespace program {
 
@@ -20,11 +19,11 @@ struct AttentionInputs {
   std::vector<std::string> key_labels;      // one per row of keys (and of values)
 };
 
-/// Adds --q, --k, --tokens and, when @p with_values, --v to @p app; read()
-/// turns what was typed into matrices after parsing.
+/// Adds --q, --k, --tokens and, when @p with_values, --v to @p command_line;
+/// read() turns what was typed into matrices after parsing.
 class AttentionFlags {
  public:
-  AttentionFlags(CLI::App& app, bool with_values);
+  AttentionFlags(CommandLine& command_line, bool with_values);
 
   /// The matrices and labels. Throws UsageError naming the flag when a matrix
   /// is malformed or the shapes do not fit: keys as wide as queries, one value
@@ -32,12 +31,12 @@ class AttentionFlags {
   AttentionInputs read() const;
 
  private:
+  const CommandLine& command_line_;
   bool with_values_;
   std::string queries_text_;
   std::string keys_text_;
   std::string values_text_;
   std::string tokens_text_;
-  CLI::Option* tokens_option_ = nullptr;
 };
 
 }  // namespace program

@@ -1,0 +1,72 @@
+#include "program/command_line.hpp"
+
+#include <exception>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "program/usage_error.hpp"
+
+namespace program {
+namespace {
+
+// One line, whatever the message holds.
+std::string one_line(std::string message) {
+  for (char& c : message) {
+    if (c == '\n' || c == '\r') {
+      c = ' ';
+    }
+  }
+  return message;
+}
+
+}  // namespace
+
+CommandLine::CommandLine(const std::string& name, const std::string& description)
+    : app_(std::make_unique<CLI::App>(description, name)) {}
+
+CommandLine::~CommandLine() = default;
+
+void CommandLine::option(const std::string& flag, std::string& value, const std::string& help,
+                         const std::string& type_name) {
+  app_->add_option(flag, value, help)->capture_default_str()->type_name(type_name);
+}
+
+void CommandLine::flag(const std::string& flag, bool& value, const std::string& help) {
+  app_->add_flag(flag, value, help);
+}
+
+void CommandLine::excludes(const std::string& flag, const std::vector<std::string>& others) {
+  for (const std::string& other : others) {
+    app_->get_option(flag)->excludes(app_->get_option(other));
+  }
+}
+
+bool CommandLine::given(const std::string& flag) const { return app_->get_option(flag)->count() > 0; }
+
+int CommandLine::run(int argc, char** argv, const std::function<void()>& body) {
+  const auto fail = [&](const std::string& message, int status) {
+    std::cerr << app_->get_name() << ": " << one_line(message) << '\n';
+    return status;
+  };
+  try {
+    app_->parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app_->help();
+    return 0;
+  } catch (const CLI::ParseError& error) {
+    return fail(error.what(), usage_status);
+  } catch (const std::exception& error) {
+    return fail(error.what(), 1);
+  }
+  try {
+    body();
+  } catch (const UsageError& error) {
+    return fail(error.what(), usage_status);
+  } catch (const std::exception& error) {
+    return fail(error.what(), 1);
+  }
+  return 0;
+}
+
+}  // namespace program

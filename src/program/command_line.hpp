@@ -1,0 +1,58 @@
+// The frame around every chapter program: its flags, --help, and turning bad
+// input into one line on stderr and exit status 2.
+//
+// CLI11 does the parsing, behind this class: it is a large header-only library,
+// and compiling it once (in command_line.cpp) instead of in every program keeps
+// the build fast.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace program {
+
+/// Exit status for input the program cannot use.
+inline constexpr int usage_status = 2;
+
+/// A program's command line. Flags that take a value are read as text; the
+/// program parses the text itself (program/matrix_text.hpp and friends), so
+/// that a bad value gets a message naming the flag and what was expected.
+class CommandLine {
+ public:
+  CommandLine(const std::string& name, const std::string& description);
+  ~CommandLine();
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+
+  /// A flag that takes a value: --q "1,0;0,1". @p value holds the default,
+  /// which --help shows, and receives what was typed. @p type_name is the
+  /// placeholder --help shows for the value.
+  void option(const std::string& flag, std::string& value, const std::string& help,
+              const std::string& type_name = "TEXT");
+
+  /// A flag without a value, such as --json.
+  void flag(const std::string& flag, bool& value, const std::string& help);
+
+  /// Refuses @p flag on the same command line as any of @p others.
+  void excludes(const std::string& flag, const std::vector<std::string>& others);
+
+  /// After parsing: whether @p flag was typed.
+  bool given(const std::string& flag) const;
+
+  /// Parses the command line, then calls @p body. --help prints the help and
+  /// returns 0. A parse error or a UsageError prints "<program>: <message>" as
+  /// one line on stderr and returns 2; any other exception does the same and
+  /// returns 1. Never lets an exception escape.
+  int run(int argc, char** argv, const std::function<void()>& body);
+
+ private:
+  std::unique_ptr<CLI::App> app_;
+};
+
+}  // namespace program
