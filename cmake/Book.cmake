@@ -28,6 +28,7 @@ endfunction()
 
 function(book_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "PROGRAM;LABEL" "SOURCES;FIGURES")
+  set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_LABELS ${arg_LABEL})
   add_executable(${arg_PROGRAM} ${arg_SOURCES})
   target_link_libraries(${arg_PROGRAM} PRIVATE program)
 

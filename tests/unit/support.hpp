@@ -1,12 +1,18 @@
 // What the library's tests share: the book's toy and random matrices.
+//
+// The test files are compiled together as one unit (a unity build), so
+// anything file-local must have a name no other test file uses.
 #pragma once
 
 #include <initializer_list>
+#include <limits>
 #include <random>
 
 #include "attention/matrix.hpp"
 
 namespace support {
+
+inline constexpr double infinity = std::numeric_limits<double>::infinity();
 
 /// The toy sentence "cat eat fish": its queries, keys and values, rows are tokens.
 struct Toy {

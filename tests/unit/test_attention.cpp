@@ -16,7 +16,7 @@ using attention::Matrix;
 
 
 // Seed 000 works the toy through by hand and prints every value to 3 decimals.
-TEST_CASE("the toy through the whole formula matches the hand-worked tables") {
+TEST_CASE("the toy through the whole formula matches the hand-worked tables", "[ch03]") {
   const support::Toy toy;
   const auto steps = attention::scaled_dot_product_attention(toy.queries, toy.keys, toy.values);
   Matrix weights(3, 3), output(3, 2);
@@ -32,7 +32,7 @@ TEST_CASE("the toy through the whole formula matches the hand-worked tables") {
   CHECK(steps.masked_scores == steps.scaled_scores);            // no mask
 }
 
-TEST_CASE("each output row is the weighted average of the values") {
+TEST_CASE("each output row is the weighted average of the values", "[ch03]") {
   std::mt19937_64 generator(11);
   const Matrix queries = support::random_matrix(4, 3, generator);
   const Matrix keys = support::random_matrix(6, 3, generator);
@@ -46,7 +46,7 @@ TEST_CASE("each output row is the weighted average of the values") {
   }
 }
 
-TEST_CASE("permuting the keys and values together changes nothing") {
+TEST_CASE("permuting the keys and values together changes nothing", "[ch03]") {
   std::mt19937_64 generator(5);
   const Matrix queries = support::random_matrix(3, 4, generator);
   const Matrix keys = support::random_matrix(5, 4, generator);
@@ -58,7 +58,7 @@ TEST_CASE("permuting the keys and values together changes nothing") {
   CHECK(permuted.isApprox(output, 1e-13));
 }
 
-TEST_CASE("shapes that do not fit are refused") {
+TEST_CASE("shapes that do not fit are refused", "[ch03]") {
   const support::Toy toy;
   CHECK_THROWS_AS(attention::scaled_dot_product_attention(toy.queries, toy.keys, Matrix::Zero(2, 2)),
                   std::invalid_argument);

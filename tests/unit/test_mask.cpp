@@ -14,11 +14,9 @@ using attention::AttentionOptions;
 using attention::Mask;
 using attention::Matrix;
 
-namespace {
-const double infinity = std::numeric_limits<double>::infinity();
-}  // namespace
+using support::infinity;
 
-TEST_CASE("the masks allow what they say") {
+TEST_CASE("the masks allow what they say", "[ch04]") {
   Mask causal(3, 3), band(4, 4), padding(2, 3);
   causal << true, false, false,  //
       true, true, false,         //
@@ -39,7 +37,7 @@ TEST_CASE("the masks allow what they say") {
   CHECK_THROWS_AS(attention::apply_mask(Matrix::Zero(2, 2), attention::causal_mask(3)), std::invalid_argument);
 }
 
-TEST_CASE("causal mask on the toy: the first token sees only itself and the last sees everything") {
+TEST_CASE("causal mask on the toy: the first token sees only itself and the last sees everything", "[ch04]") {
   const support::Toy toy;
   AttentionOptions causal;
   causal.mask = attention::causal_mask(3);
@@ -54,7 +52,7 @@ TEST_CASE("causal mask on the toy: the first token sees only itself and the last
   CHECK(masked.masked_scores(0, 1) == -infinity);
 }
 
-TEST_CASE("with a causal mask a change to a later token leaves every earlier output bit for bit unchanged") {
+TEST_CASE("with a causal mask a change to a later token leaves every earlier output bit for bit unchanged", "[ch04]") {
   std::mt19937_64 generator(2017);
   const Eigen::Index n = 6;
   const Matrix queries = support::random_matrix(n, 4, generator);
@@ -73,7 +71,7 @@ TEST_CASE("with a causal mask a change to a later token leaves every earlier out
   }
 }
 
-TEST_CASE("a band whose radius reaches every token equals no mask") {
+TEST_CASE("a band whose radius reaches every token equals no mask", "[ch04]") {
   std::mt19937_64 generator(8);
   const Matrix x = support::random_matrix(5, 3, generator);
   AttentionOptions wide;
@@ -82,7 +80,7 @@ TEST_CASE("a band whose radius reaches every token equals no mask") {
         attention::scaled_dot_product_attention(x, x, x).output);
 }
 
-TEST_CASE("a query with every key masked gets zero weights and a zero output and not NaN") {
+TEST_CASE("a query with every key masked gets zero weights and a zero output and not NaN", "[ch04]") {
   const support::Toy toy;
   AttentionOptions none_real;
   none_real.mask = attention::padding_mask(3, 3, 0);
@@ -91,7 +89,7 @@ TEST_CASE("a query with every key masked gets zero weights and a zero output and
   CHECK(steps.output == Matrix::Zero(3, 2));
 }
 
-TEST_CASE("a finite fill leaks weight that -infinity does not") {
+TEST_CASE("a finite fill leaks weight that -infinity does not", "[ch04]") {
   const support::Toy toy;
   AttentionOptions causal;
   causal.mask = attention::causal_mask(3);

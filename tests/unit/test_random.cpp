@@ -47,7 +47,7 @@ std::vector<std::uint32_t> first_outputs(std::uint32_t seed, std::size_t count) 
 
 }  // namespace
 
-TEST_CASE("mulberry32 gives the JavaScript original's numbers") {
+TEST_CASE("mulberry32 gives the JavaScript original's numbers", "[ch02]") {
   CHECK(first_outputs(1, 8) == std::vector<std::uint32_t>{2693262067, 11749833, 2265367787, 4213581821, 4159151403,
                                                            1207330352, 2632122864, 3095568220});
   CHECK(first_outputs(2, 8) == std::vector<std::uint32_t>{3153583793, 1395857638, 1225337227, 2310499808, 3759333107,
@@ -57,7 +57,7 @@ TEST_CASE("mulberry32 gives the JavaScript original's numbers") {
                                                                     3630262831, 2315588663, 2922715533, 2042566601});
 }
 
-TEST_CASE("mulberry32 outputs 0 when its state is 0: once per period") {
+TEST_CASE("mulberry32 outputs 0 when its state is 0: once per period", "[ch02]") {
   // 2463401483 + 0x6D2B79F5 = 2³²: the first draw finds the state at 0. A search
   // over all 2³² states (not run here) finds no other state whose output is 0.
   Mulberry32 generator(2463401483);
@@ -69,12 +69,12 @@ TEST_CASE("mulberry32 outputs 0 when its state is 0: once per period") {
   CHECK(from_zero.next_uint32() == 1144304738);
 }
 
-TEST_CASE("equal seeds give equal streams and different seeds different ones") {
+TEST_CASE("equal seeds give equal streams and different seeds different ones", "[ch02]") {
   CHECK(first_outputs(20170612, 100) == first_outputs(20170612, 100));
   CHECK(first_outputs(20170612, 100) != first_outputs(20170613, 100));
 }
 
-TEST_CASE("a uniform is exactly the 32-bit output divided by 2³²") {
+TEST_CASE("a uniform is exactly the 32-bit output divided by 2³²", "[ch02]") {
   Mulberry32 generator(1);
   CHECK(generator.next_uniform() == 2693262067.0 / 4294967296.0);
   CHECK(generator.next_uniform() == 11749833.0 / 4294967296.0);
@@ -89,7 +89,7 @@ TEST_CASE("a uniform is exactly the 32-bit output divided by 2³²") {
 //   import math
 //   u = [x / 2**32 for x in (2693262067, 11749833, 2265367787, 4213581821)]
 //   [math.sqrt(-2 * math.log(u[i])) * math.cos(2 * math.pi * u[i + 1]) for i in (0, 2)]
-TEST_CASE("Box–Muller normals worked from the JavaScript outputs") {
+TEST_CASE("Box–Muller normals worked from the JavaScript outputs", "[ch02]") {
   Mulberry32 generator(1);
   CHECK(attention::standard_normal(generator) == Approx(0.9659740590152261).epsilon(1e-14));
   CHECK(attention::standard_normal(generator) == Approx(1.1231041937525543).epsilon(1e-14));
@@ -101,7 +101,7 @@ TEST_CASE("Box–Muller normals worked from the JavaScript outputs") {
   CHECK(generator.next_uint32() == reference.next_uint32());
 }
 
-TEST_CASE("a first uniform of 0 is read as 2⁻³³ and the draw stays finite") {
+TEST_CASE("a first uniform of 0 is read as 2⁻³³ and the draw stays finite", "[ch02]") {
   CHECK(attention::zero_uniform_replacement == std::ldexp(1.0, -33));
   // Seed 2463401483 starts with u₁ = 0 and u₂ = 1144304738 / 2³². By hand (Python):
   //   math.sqrt(-2 * math.log(2**-33)) * math.cos(2 * math.pi * 1144304738 / 2**32)
@@ -115,7 +115,7 @@ TEST_CASE("a first uniform of 0 is read as 2⁻³³ and the draw stays finite") 
   CHECK(std::sqrt(-2.0 * std::log(attention::zero_uniform_replacement)) == Approx(6.763705635001895).epsilon(1e-14));
 }
 
-TEST_CASE("many normals have mean 0 and variance 1") {
+TEST_CASE("many normals have mean 0 and variance 1", "[ch02]") {
   // One million draws: the sample mean has standard deviation 0.001 and the
   // sample variance about 0.0014, so these margins are five of those or more.
   Mulberry32 generator(20170612);
@@ -131,7 +131,7 @@ TEST_CASE("many normals have mean 0 and variance 1") {
   CHECK(static_cast<double>(within_one) / 1e6 == Approx(0.6827).margin(0.003));
 }
 
-TEST_CASE("a random dot product draws q₁ k₁ q₂ k₂ … interleaved from one stream") {
+TEST_CASE("a random dot product draws q₁ k₁ q₂ k₂ … interleaved from one stream", "[ch02]") {
   // From the normals worked by hand above: q₁ = 0.9659…, k₁ = 1.1231…, q₂ = −0.0492…, k₂ = −0.1809….
   Mulberry32 one(1);
   CHECK(attention::random_dot_product(one, 1) == Approx(0.9659740590152261 * 1.1231041937525543).epsilon(1e-14));
@@ -149,7 +149,7 @@ TEST_CASE("a random dot product draws q₁ k₁ q₂ k₂ … interleaved from o
   }
 }
 
-TEST_CASE("mean and population variance worked by hand") {
+TEST_CASE("mean and population variance worked by hand", "[ch02]") {
   const std::vector<double> samples{1, 2, 3, 4};
   CHECK(attention::mean(samples) == 2.5);
   // ((−1.5)² + (−0.5)² + 0.5² + 1.5²) / 4 = 5 / 4: divided by N, not N − 1.
@@ -159,7 +159,7 @@ TEST_CASE("mean and population variance worked by hand") {
   CHECK_THROWS_AS(attention::population_variance(std::vector<double>{}), std::invalid_argument);
 }
 
-TEST_CASE("footnote 4: the variance of q·k is close to d_k") {
+TEST_CASE("footnote 4: the variance of q·k is close to d_k", "[ch02]") {
   // 20000 samples: the measured variance over d_k has a standard deviation of
   // √((2 + 6/d_k) / 20000), at most 0.02 (at d_k = 1); the margin is four of those.
   for (const std::size_t width : {std::size_t{1}, std::size_t{8}, std::size_t{100}}) {

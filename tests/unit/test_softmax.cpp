@@ -13,11 +13,9 @@ using support::row_of;
 
 using attention::Matrix;
 
-namespace {
-const double infinity = std::numeric_limits<double>::infinity();
-}  // namespace
+using support::infinity;
 
-TEST_CASE("softmax of logarithms gives back the proportions") {
+TEST_CASE("softmax of logarithms gives back the proportions", "[ch03]") {
   // e^(ln a) = a, so softmax(ln 1, ln 2, ln 3) = (1, 2, 3) / 6.
   const Matrix weights = attention::softmax_rows(row_of({std::log(1.0), std::log(2.0), std::log(3.0)}));
   CHECK(weights(0, 0) == Approx(1.0 / 6).epsilon(1e-15));
@@ -27,7 +25,7 @@ TEST_CASE("softmax of logarithms gives back the proportions") {
   CHECK(attention::softmax_rows(row_of({7, 7, 7, 7})) == Matrix::Constant(1, 4, 0.25));
 }
 
-TEST_CASE("rows sum to 1 and every weight is positive and at most 1 and adding a constant to a row changes nothing") {
+TEST_CASE("rows sum to 1 and every weight is positive and at most 1 and adding a constant to a row changes nothing", "[ch03]") {
   std::mt19937_64 generator(3);
   const Matrix scores = 4.0 * support::random_matrix(20, 9, generator);
   const Matrix weights = attention::softmax_rows(scores);
@@ -40,7 +38,7 @@ TEST_CASE("rows sum to 1 and every weight is positive and at most 1 and adding a
   CHECK(shifted.isApprox(weights, 1e-12));
 }
 
-TEST_CASE("huge scores: stable where the textbook formula gives NaN") {
+TEST_CASE("huge scores: stable where the textbook formula gives NaN", "[ch03]") {
   const Matrix far_apart = row_of({1e300, -1e300});
   CHECK(attention::softmax_rows(far_apart) == row_of({1.0, 0.0}));
   CHECK(attention::softmax_rows(row_of({1e300, 1e300})) == row_of({0.5, 0.5}));
@@ -52,7 +50,7 @@ TEST_CASE("huge scores: stable where the textbook formula gives NaN") {
   CHECK(attention::softmax_rows_unstable(row_of({1, 2, 3})).isApprox(attention::softmax_rows(row_of({1, 2, 3})), 1e-15));
 }
 
-TEST_CASE("e to the -infinity is exactly 0 on every path") {
+TEST_CASE("e to the -infinity is exactly 0 on every path", "[ch03]") {
   // Long rows, where Eigen would vectorise: no masked weight may leak.
   attention::Matrix scores = attention::Matrix::Constant(3, 17, -infinity);
   scores.col(5).setConstant(1.0);
@@ -63,19 +61,19 @@ TEST_CASE("e to the -infinity is exactly 0 on every path") {
   CHECK(attention::exponential(-infinity) == 0.0);
 }
 
-TEST_CASE("a one-element row has weight exactly 1") {
+TEST_CASE("a one-element row has weight exactly 1", "[ch03]") {
   for (double score : {0.0, -5.0, 1e300, -1e300}) {
     CHECK(attention::softmax_rows(row_of({score}))(0, 0) == 1.0);
   }
 }
 
-TEST_CASE("a score of -infinity is masked: weight exactly 0") {
+TEST_CASE("a score of -infinity is masked: weight exactly 0", "[ch03]") {
   const Matrix weights = attention::softmax_rows(row_of({-infinity, 0.0, -infinity, 0.0}));
   CHECK(weights == row_of({0.0, 0.5, 0.0, 0.5}));
   CHECK(attention::softmax_rows(row_of({3.0, -infinity})) == row_of({1.0, 0.0}));
 }
 
-TEST_CASE("a row with every score -infinity gets all-zero weights and not NaN") {
+TEST_CASE("a row with every score -infinity gets all-zero weights and not NaN", "[ch03]") {
   Matrix scores(2, 3);
   scores << -infinity, -infinity, -infinity,  //
       1, 2, 3;
@@ -84,14 +82,14 @@ TEST_CASE("a row with every score -infinity gets all-zero weights and not NaN") 
   CHECK(weights.row(1).sum() == Approx(1.0));
 }
 
-TEST_CASE("NaN and +infinity are refused with the entry named") {
+TEST_CASE("NaN and +infinity are refused with the entry named", "[ch03]") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_WITH(attention::softmax_rows(row_of({0.0, nan})), Catch::Contains("score (1, 2) is NaN"));
   CHECK_THROWS_WITH(attention::softmax_rows(row_of({infinity, 0.0})), Catch::Contains("score (1, 1) is +infinity"));
   CHECK_THROWS_AS(attention::softmax_rows(row_of({nan})), std::invalid_argument);
 }
 
-TEST_CASE("no keys and no weights") {
+TEST_CASE("no keys and no weights", "[ch03]") {
   CHECK(attention::softmax_rows(Matrix(3, 0)).cols() == 0);
   CHECK(attention::softmax_rows(Matrix(0, 3)).rows() == 0);
 }
