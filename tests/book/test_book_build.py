@@ -9,6 +9,7 @@ import os
 import subprocess
 import tempfile
 import unittest
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -27,41 +28,62 @@ def build(page: str) -> subprocess.CompletedProcess:
             capture_output=True, text=True, timeout=120)
 
 
-class BuildFailsOnMissingInputs(unittest.TestCase):
-    def assert_fails(self, page: str, named: str):
-        result = build(page)
-        self.assertNotEqual(result.returncode, 0, f"the build should have failed:\n{page}")
-        self.assertIn(named, result.stderr)
-
-    def test_control_page_builds(self):
-        page = ("The score is :value:`dot_product:/scores/0/2`.\n\n"
+# Each page, and what the error must name (None: the page must build).
+PAGES = {
+    "control": ("The score is :value:`dot_product:/scores/0/2`.\n\n"
                 ".. output:: dot_product\n\n"
                 ".. listing:: /src/attention/scores.hpp\n   :marker: scores\n\n"
-                ".. figure:: /_generated/figures/ch01_scores_heatmap.svg\n\n   Scores.\n")
-        result = build(page)
-        self.assertEqual(result.returncode, 0, result.stderr)
+                ".. figure:: /_generated/figures/ch01_scores_heatmap.svg\n\n   Scores.\n", None),
+    "missing_key": (":value:`dot_product:/scores_of_nothing`", "no key 'scores_of_nothing'"),
+    "index_out_of_range": (":value:`dot_product:/scores/0/7`", "no index '7'"),
+    "missing_run_in_a_sentence": (":value:`no_such_run:/scores/0/0`", "no output of a run named 'no_such_run'"),
+    "missing_printed_output": (".. output:: no_such_run", "no output of a run named 'no_such_run'"),
+    "missing_marker": (".. listing:: /src/attention/scores.hpp\n   :marker: no_such_marker",
+                       "marker [no_such_marker] appears 0 times"),
+    "missing_source_file": (".. listing:: /src/attention/no_such_file.hpp\n   :marker: scores", "no such file"),
+    "missing_figure": (".. figure:: /_generated/figures/no_such_figure.svg\n\n   Nothing.\n", "no_such_figure.svg"),
+}
+
+
+class BuildFailsOnMissingInputs(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # Sphinx spends most of its time starting up: build the pages side by side.
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            cls.results = dict(zip(PAGES, pool.map(build, (page for page, _ in PAGES.values()))))
+
+    def check(self, name: str):
+        page, named = PAGES[name]
+        result = self.results[name]
+        if named is None:
+            self.assertEqual(result.returncode, 0, result.stderr)
+        else:
+            self.assertNotEqual(result.returncode, 0, f"the build should have failed:\n{page}")
+            self.assertIn(named, result.stderr)
+
+    def test_control_page_builds(self):
+        self.check("control")
 
     def test_missing_key(self):
-        self.assert_fails(":value:`dot_product:/scores_of_nothing`", "no key 'scores_of_nothing'")
+        self.check("missing_key")
 
     def test_index_out_of_range(self):
-        self.assert_fails(":value:`dot_product:/scores/0/7`", "no index '7'")
+        self.check("index_out_of_range")
 
     def test_missing_run_in_a_sentence(self):
-        self.assert_fails(":value:`no_such_run:/scores/0/0`", "no output of a run named 'no_such_run'")
+        self.check("missing_run_in_a_sentence")
 
     def test_missing_printed_output(self):
-        self.assert_fails(".. output:: no_such_run", "no output of a run named 'no_such_run'")
+        self.check("missing_printed_output")
 
     def test_missing_marker(self):
-        self.assert_fails(".. listing:: /src/attention/scores.hpp\n   :marker: no_such_marker",
-                          "marker [no_such_marker] appears 0 times")
+        self.check("missing_marker")
 
     def test_missing_source_file(self):
-        self.assert_fails(".. listing:: /src/attention/no_such_file.hpp\n   :marker: scores", "no such file")
+        self.check("missing_source_file")
 
     def test_missing_figure(self):
-        self.assert_fails(".. figure:: /_generated/figures/no_such_figure.svg\n\n   Nothing.\n", "no_such_figure.svg")
+        self.check("missing_figure")
 
 
 if __name__ == "__main__":
