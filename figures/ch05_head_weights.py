@@ -1,0 +1,34 @@
+"""Chapter 5: each head's attention weights on the worked example, side by
+side on one colour scale. Every head looks at the same sentence through its
+own projections, so each has a table of its own; the weights are random
+(drawn from the seed), so the pattern means nothing learned."""
+import numpy as np
+
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+run = load_run(options.outputs, "multi_head")
+tokens = run["tokens"]
+heads = run["heads"]
+
+figure, panels = plt.subplots(1, len(heads), figsize=(3.9 * len(heads) + 0.8, 3.9), constrained_layout=True,
+                              squeeze=False)
+for number, (axes, head) in enumerate(zip(panels[0], heads), start=1):
+    weights = np.array(head["weights"])
+    image = axes.imshow(weights, cmap="Blues", vmin=0.0, vmax=1.0)
+    axes.set_title(f"head {number}: softmax(Q$_{number}$K$_{number}^T/\\sqrt{{{run['d_k']}}}$)")
+    axes.set_xticks(range(len(tokens)), tokens)
+    axes.set_yticks(range(len(tokens)), tokens)
+    axes.set_xlabel("key: the token looked at")
+    axes.xaxis.set_label_position("top")
+    axes.xaxis.tick_top()
+    for i in range(weights.shape[0]):
+        for j in range(weights.shape[1]):
+            axes.text(j, i, f"{weights[i, j]:.2f}", ha="center", va="center",
+                      color="white" if weights[i, j] > 0.6 else "black")
+        # The largest weight of each row, outlined.
+        j = int(np.argmax(weights[i]))
+        axes.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#d62728", linewidth=2))
+panels[0][0].set_ylabel("query: the token asking")
+figure.colorbar(image, ax=panels[0].tolist(), shrink=0.8, label="weight")
+save(figure, options.out)
