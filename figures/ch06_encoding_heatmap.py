@@ -1,0 +1,21 @@
+"""Chapter 6: the sinusoidal encoding of §3.5 as a heatmap, one row per
+position and one column per dimension, from the program's run with
+--positions 128 --d-model 64. Each column is a sine or a cosine of the
+position; the columns on the left turn fastest, those on the right so slowly
+that they hardly change over 128 positions."""
+import numpy as np
+
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+run = load_run(options.outputs, "positional_encoding_heatmap")
+encoding = np.array(run["pe"])
+positions, d_model = encoding.shape
+
+figure, axes = plt.subplots(figsize=(7.6, 6.4))
+image = axes.imshow(encoding, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+axes.set_xlabel(f"dimension (0 … {d_model - 1}): even = sine, odd = cosine; the rate falls to the right")
+axes.set_ylabel(f"position pos (0 … {positions - 1})")
+axes.set_title(f"PE(pos, ·) for d_model = {d_model}")
+figure.colorbar(image, ax=axes, shrink=0.8, label="PE(pos, dimension)")
+save(figure, options.out)

@@ -1,0 +1,311 @@
+"""build/bin/positional_encoding, chapter 6: the sinusoidal encoding of §3.5,
+the shift map M_k, and what positions change about self-attention."""
+import math
+import unittest
+
+import numpy as np
+
+from harness import ProgramTest, run, run_json
+
+EPSILON = 2.0 ** -52  # the gap between 1 and the next double
+
+
+def numpy_encoding(positions: int, d_model: int, first: int = 0) -> np.ndarray:
+    """§3.5 as the paper writes it: PE(pos, 2i) = sin(pos / 10000^(2i/d_model)), PE(pos, 2i+1) = cos(…)."""
+    pos = np.arange(first, first + positions, dtype=float)[:, None]
+    two_i = np.arange(0, d_model, 2, dtype=float)[None, :]
+    angle = pos / np.power(10000.0, two_i / d_model)
+    encoding = np.empty((positions, d_model))
+    encoding[:, 0::2] = np.sin(angle)
+    encoding[:, 1::2] = np.cos(angle)
+    return encoding
+
+
+def numpy_shift_map(k: int, d_model: int) -> np.ndarray:
+    """One 2 × 2 block per pair, for a row vector (sin a, cos a) on the left:
+    (sin a, cos a) · [[cos b, −sin b], [sin b, cos b]] = (sin(a + b), cos(a + b))."""
+    blocks = np.zeros((d_model, d_model))
+    for i in range(d_model // 2):
+        b = k / 10000.0 ** (2 * i / d_model)
+        blocks[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[math.cos(b), -math.sin(b)], [math.sin(b), math.cos(b)]]
+    return blocks
+
+
+def numpy_attention(queries, keys, values) -> np.ndarray:
+    scores = queries @ keys.T / np.sqrt(queries.shape[1])
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    return weights @ values
+
+
+def matrix_text(matrix) -> str:
+    return ";".join(",".join(repr(float(x)) for x in row) for row in np.atleast_2d(matrix))
+
+
+TOY_Q = np.array([[1, 0], [0, 1], [1, 1]], dtype=float)
+TOY_K = np.array([[2, 0], [0, 1], [1, 1]], dtype=float)
+TOY_V = np.array([[1, 0], [0, 1], [0.5, 0.5]], dtype=float)
+
+
+class WorkedExample(ProgramTest):
+    def test_we_are_the_one_with_d_model_8(self):
+        document = run_json()
+        self.assertEqual((document["d_model"], document["positions"]), (8, 4))
+        self.assertEqual(document["words"], ["We", "are", "the", "one"])
+        pe = document["pe"]
+        self.assertEqual(pe[0], [0.0, 1.0] * 4)  # sin 0 = 0 and cos 0 = 1, exactly
+        for pos in range(4):
+            self.assertEqual(pe[pos][0], math.sin(pos))  # ω_0 = 1: the angle is pos itself
+            self.assertEqual(pe[pos][1], math.cos(pos))
+            # 10000^(2i/8) = 10^i: the other pairs turn at pos/10, pos/100, pos/1000.
+            for i in (1, 2, 3):
+                self.assertAlmostEqual(pe[pos][2 * i], math.sin(pos / 10 ** i), delta=1e-15)
+                self.assertAlmostEqual(pe[pos][2 * i + 1], math.cos(pos / 10 ** i), delta=1e-15)
+        # The seeds digest's table for this sentence, computed by hand to four places.
+        by_hand = [[0.0000, 1.0000, 0.0000, 1.0000, 0.0000, 1.0000, 0.0000, 1.0000],
+                   [0.8415, 0.5403, 0.0998, 0.9950, 0.0100, 1.0000, 0.0010, 1.0000],
+                   [0.9093, -0.4161, 0.1987, 0.9801, 0.0200, 0.9998, 0.0020, 1.0000],
+                   [0.1411, -0.9900, 0.2955, 0.9553, 0.0300, 0.9996, 0.0030, 1.0000]]
+        np.testing.assert_allclose(pe, by_hand, atol=5e-5, rtol=0)
+
+    def test_the_wavelengths_are_2_pi_times_1_10_100_1000(self):
+        document = run_json()
+        pairs = document["pairs"]
+        self.assertEqual([pair["dimensions"] for pair in pairs], [[0, 1], [2, 3], [4, 5], [6, 7]])
+        for i, pair in enumerate(pairs):
+            self.assertAlmostEqual(pair["frequency"], 10.0 ** -i, delta=1e-15)
+            self.assertAlmostEqual(pair["wavelength"] / (2 * math.pi * 10 ** i), 1.0, delta=1e-14)
+            self.assertAlmostEqual(pair["wavelength_over_2pi"] / 10 ** i, 1.0, delta=1e-14)
+        self.assertEqual(pairs[0]["wavelength"], 2 * math.pi)
+        self.assertAlmostEqual(document["wavelength_ratio"], 10.0, delta=1e-14)
+        # The last pair stops one step short of 10000 · 2π.
+        self.assertAlmostEqual(document["longest_wavelength_over_2pi"], 1000.0, delta=1e-11)
+        wide = run_json("--positions", "1", "--d-model", "64")
+        self.assertAlmostEqual(wide["longest_wavelength_over_2pi"], 10000.0 ** (62 / 64), delta=1e-9)
+
+    def test_d_model_2_is_sin_pos_and_cos_pos(self):
+        pe = run_json("--positions", "40", "--d-model", "2")["pe"]
+        self.assertEqual(pe, [[math.sin(pos), math.cos(pos)] for pos in range(40)])
+
+    def test_the_tables_say_so(self):
+        printed = run().stdout
+        rows = printed.split("PE: one row per position, one column per dimension\n")[1].splitlines()
+        self.assertEqual(rows[0].split(), ["0", "sin", "1", "cos", "2", "sin", "3", "cos", "4", "sin", "5", "cos",
+                                           "6", "sin", "7", "cos"])
+        self.assertEqual(rows[1].split(), ["0", "We", "0", "1", "0", "1", "0", "1", "0", "1"])
+        self.assertEqual(rows[3].split()[:4], ["2", "the", "0.9093", "-0.4161"])
+        self.assertIn("Each wavelength is 10 times the one before it", printed)
+        self.assertNotIn("M_1", printed)  # the map is printed only with --shift
+        self.assertIn("M_1", run("--shift", "1").stdout)
+
+    def test_a_sentence_sets_the_positions(self):
+        document = run_json("--sentence", "  the cat  sat on the mat ")
+        self.assertEqual(document["words"], ["the", "cat", "sat", "on", "the", "mat"])
+        self.assertEqual(document["positions"], 6)
+        # The encoding depends on the position only, never on the word.
+        self.assertEqual(document["pe"], run_json("--positions", "6")["pe"])
+        self.assertEqual(run_json("--positions", "6")["words"], [])
+
+
+class AgreesWithNumPy(ProgramTest):
+    def test_the_encoding_on_several_sizes(self):
+        for positions, d_model in [(1, 2), (4, 8), (50, 16), (128, 64), (7, 512), (1024, 2), (300, 6)]:
+            with self.subTest(positions=positions, d_model=d_model):
+                document = run_json("--positions", str(positions), "--d-model", str(d_model))
+                pe = np.array(document["pe"])
+                self.assertEqual(pe.shape, (positions, d_model))
+                # The program computes pos · ω_i, NumPy pos / 10000^(2i/d): angles up to 1023
+                # differ by rounding, about 1023 · 2⁻⁵³ ≈ 1e-13 at most.
+                np.testing.assert_allclose(pe, numpy_encoding(positions, d_model), atol=1e-12, rtol=0)
+                frequencies = [pair["frequency"] for pair in document["pairs"]]
+                np.testing.assert_allclose(frequencies, 10000.0 ** (-np.arange(0, d_model, 2) / d_model),
+                                           rtol=1e-14)
+
+
+class LinearMap(ProgramTest):
+    def test_the_map_is_the_rotation_blocks_in_the_row_convention(self):
+        for d_model, k in [(2, 1), (8, 1), (8, 3), (16, 50), (64, 127)]:
+            with self.subTest(d_model=d_model, k=k):
+                document = run_json("--positions", "20", "--d-model", str(d_model), "--shift", str(k))
+                shift = document["shift"]
+                self.assertEqual(shift["k"], k)
+                # Angles k·ω_i up to 127 radians, computed by two routes: rounding of 127 · 2⁻⁵³ and a little more.
+                np.testing.assert_allclose(shift["map"], numpy_shift_map(k, d_model), atol=1e-13, rtol=0)
+                pe = np.array(document["pe"])
+                # Row pos times M_k is PE(pos + k), from NumPy's own encoding.
+                np.testing.assert_allclose(pe @ np.array(shift["map"]), numpy_encoding(20, d_model, first=k),
+                                           atol=1e-12, rtol=0)
+                np.testing.assert_allclose(shift["shifted"], numpy_encoding(20, d_model, first=k), atol=1e-12, rtol=0)
+                self.assertLess(shift["table_error"], 1e-13)
+
+    def test_the_largest_error_over_the_grid(self):
+        for d_model in (2, 8, 64):
+            with self.subTest(d_model=d_model):
+                shift = run_json("--positions", "1", "--d-model", str(d_model))["shift"]
+                self.assertEqual((shift["grid_positions"], shift["grid_offsets"]), (128, 128))
+                table = numpy_encoding(255, d_model)
+                first = table[:128]
+                errors = [np.abs(first @ numpy_shift_map(k, d_model) - table[k:k + 128]).max() for k in range(128)]
+                transposed = [np.abs(first @ numpy_shift_map(k, d_model).T - table[k:k + 128]).max()
+                              for k in range(128)]
+                # Rounding only: angles below 255 radians, a few units of 2⁻⁵³ · 255.
+                self.assertLess(shift["grid_error"], 1e-12)
+                self.assertLess(max(errors), 1e-12)
+                # The transpose shifts backwards: for pair 0 the gap is |sin(p + k) − sin(p − k)|
+                # = 2 |cos p sin k|, close to 2 somewhere on the grid.
+                self.assertAlmostEqual(shift["transposed_grid_error"], max(transposed), delta=1e-12)
+                self.assertGreater(shift["transposed_grid_error"], 1.9)
+
+    def test_shift_zero_is_the_identity(self):
+        shift = run_json("--shift", "0")["shift"]
+        self.assertEqual(shift["map"], np.eye(8).tolist())
+        self.assertEqual(shift["table_error"], 0.0)
+
+
+class Similarity(ProgramTest):
+    def test_the_dot_product_depends_on_k_only(self):
+        for d_model in (2, 8, 64):
+            with self.subTest(d_model=d_model):
+                similarity = run_json("--positions", "1", "--d-model", str(d_model))["similarity"]
+                k = np.array(similarity["offsets"], dtype=float)
+                self.assertEqual(list(k), list(range(128)))
+                # Each pair gives sin a sin b + cos a cos b = cos(b − a) = cos(k ω_i).
+                omegas = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+                closed_form = np.cos(np.outer(k, omegas)).sum(axis=1)
+                for key in ("at_position_0", "smallest", "largest"):
+                    np.testing.assert_allclose(similarity[key], closed_form, atol=1e-12, rtol=0)
+                self.assertEqual(similarity["at_position_0"][0], d_model / 2)  # sin² + cos² = 1 per pair
+                self.assertLess(similarity["largest_spread"], 1e-12)
+                table = numpy_encoding(255, d_model)
+                spread = max(np.ptp(np.einsum("pd,pd->p", table[:128], table[j:j + 128])) for j in range(128))
+                self.assertLess(spread, 1e-12)
+
+
+class Permutation(ProgramTest):
+    def test_fish_eat_cat_without_positions(self):
+        document = run_json("--order", "3,2,1")
+        self.assertEqual(document["mode"], "permutation")
+        self.assertEqual(document["reordered_tokens"], ["fish", "eat", "cat"])
+        self.assertEqual(document["order"], [3, 2, 1])
+        without = document["without_positions"]
+        # The toy's scores are small integers, exact in any order: each lands in its new place bit for bit.
+        self.assertTrue(without["scores_equal"])
+        self.assertEqual(without["largest_score_difference"], 0.0)
+        # The softmax and the weighted sum add three terms in another order: a few units in the last place.
+        self.assertLessEqual(without["largest_output_difference"], 4 * EPSILON)
+        self.assertLessEqual(without["largest_weight_difference"], 4 * EPSILON)
+        self.assertLessEqual(without["largest_output_difference_ulps"], 4)
+        self.assertTrue(np.all(np.abs(without["output_change"]) <= 4 * EPSILON))
+        # Seed 000 prints the toy's outputs for cat eat fish to three places; fish eat cat has them reordered.
+        seed_000 = {"cat": [0.718, 0.282], "eat": [0.398, 0.602], "fish": [0.602, 0.398]}
+        np.testing.assert_allclose(without["after"]["output"], [seed_000[t] for t in ("fish", "eat", "cat")],
+                                   atol=5e-4)
+
+    def test_fish_eat_cat_with_positions_agrees_with_numpy(self):
+        document = run_json("--order", "3,2,1")
+        encoding = numpy_encoding(3, 2)
+        np.testing.assert_allclose(document["pe"], encoding, atol=1e-15)
+        self.assertEqual(document["pe"][1], [math.sin(1), math.cos(1)])
+        order = [2, 1, 0]
+        before = numpy_attention(TOY_Q + encoding, TOY_K + encoding, TOY_V + encoding)
+        after = numpy_attention(TOY_Q[order] + encoding, TOY_K[order] + encoding, TOY_V[order] + encoding)
+        placed = document["with_positions"]
+        np.testing.assert_allclose(placed["before"]["output"], before, rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(placed["after"]["output"], after, rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(placed["output_change"], after - before[order], atol=1e-13)
+        self.assertAlmostEqual(placed["largest_output_difference"], np.abs(after - before[order]).max(), delta=1e-13)
+        self.assertGreater(placed["largest_output_difference"], 0.1)
+        self.assertFalse(placed["outputs_equal"] or placed["weights_equal"] or placed["scores_equal"])
+
+    def test_random_tokens_in_random_orders(self):
+        generator = np.random.default_rng(605)
+        for n, d_k, d_v in [(2, 2, 2), (4, 2, 4), (6, 8, 2), (9, 4, 6), (12, 16, 8)]:
+            queries, keys = generator.normal(size=(n, d_k)), generator.normal(size=(n, d_k))
+            values = generator.normal(size=(n, d_v))
+            order = generator.permutation(n)
+            with self.subTest(n=n, d_k=d_k, d_v=d_v, order=order.tolist()):
+                document = run_json("--q", matrix_text(queries), "--k", matrix_text(keys), "--v", matrix_text(values),
+                                    "--order", ",".join(str(i + 1) for i in order))
+                without, placed = document["without_positions"], document["with_positions"]
+                before = numpy_attention(queries, keys, values)
+                np.testing.assert_allclose(without["before"]["output"], before, rtol=1e-12, atol=1e-14)
+                np.testing.assert_allclose(without["after"]["output"], before[order], rtol=1e-12, atol=1e-14)
+                # Only rounding separates a token's output in the two orders.
+                self.assertLess(without["largest_output_difference"], 1e-13)
+                pe_k, pe_v = numpy_encoding(n, d_k), numpy_encoding(n, d_v)
+                after = numpy_attention(queries[order] + pe_k, keys[order] + pe_k, values[order] + pe_v)
+                placed_before = numpy_attention(queries + pe_k, keys + pe_k, values + pe_v)
+                np.testing.assert_allclose(placed["after"]["output"], after, rtol=1e-12, atol=1e-13)
+                if not np.array_equal(order, np.arange(n)):
+                    self.assertGreater(placed["largest_output_difference"], 1e-3)
+                    self.assertAlmostEqual(placed["largest_output_difference"],
+                                           np.abs(after - placed_before[order]).max(), delta=1e-12)
+
+    def test_the_same_order_is_the_same_computation(self):
+        document = run_json("--order", "1,2,3")
+        for block in ("without_positions", "with_positions"):
+            with self.subTest(block=block):
+                self.assertTrue(document[block]["outputs_equal"])
+                self.assertEqual(document[block]["largest_output_difference"], 0.0)
+                self.assertEqual(document[block]["largest_output_difference_ulps"], 0)
+
+    def test_the_order_and_its_default(self):
+        self.assertEqual(run_json("--order", "2,3,1")["reordered_tokens"], ["eat", "fish", "cat"])
+        document = run_json("--tokens", "a,b,c,d", "--q", "1,0;0,1;1,1;2,0", "--k", "1,0;0,1;1,1;0,2",
+                            "--v", "1,0;0,1;1,1;2,2")
+        self.assertEqual(document["order"], [4, 3, 2, 1])  # without --order, the tokens reversed
+        self.assertEqual(document["reordered_tokens"], ["d", "c", "b", "a"])
+
+    def test_the_tables_say_so(self):
+        printed = run("--order", "3,2,1").stdout
+        self.assertIn("\"cat eat fish\", then \"fish eat cat\"", printed)
+        self.assertIn("scores   bit for bit: yes", printed)
+        self.assertIn("With positions: PE(pos) added to each token's query, key and value", printed)
+
+
+class BadInput(ProgramTest):
+    def test_each_bad_input_is_refused_with_one_line(self):
+        odd = "1,0,0;0,1,0;1,1,0"
+        cases = [
+            (["--d-model", "7"], "--d-model is 7, odd; expected an even number from 2 to 512"),
+            (["--d-model", "0"], "--d-model is 0, too small"),
+            (["--d-model", "514"], "--d-model is 514, too large"),
+            (["--d-model", "100000000000000000000000"], "--d-model is 100000000000000000000000, too large"),
+            (["--d-model", "8.0"], "--d-model is '8.0', not a whole number"),
+            (["--d-model", "-8"], "--d-model is -8, negative"),
+            (["--d-model", ""], "--d-model is empty"),
+            (["--positions", "0"], "--positions is 0, too small; expected a whole number from 1 to 1024"),
+            (["--positions", "1025"], "--positions is 1025, too large"),
+            (["--positions", "ten"], "--positions is 'ten', not a whole number"),
+            (["--positions", "nan"], "--positions is 'nan', not a whole number"),
+            (["--sentence", "   "], "--sentence is empty"),
+            (["--sentence", " ".join(["w"] * 1025)], "--sentence has 1025 words, too many; expected at most 1024"),
+            (["--sentence", "a b", "--positions", "2"], "--sentence excludes --positions"),
+            (["--shift", "-1"], "--shift is -1, negative"),
+            (["--shift", "1025"], "--shift is 1025, too large"),
+            (["--order", "1,1,2"], "--order: 1 appears twice; expected each of 1 … 3 exactly once"),
+            (["--order", "1,2"], "--order has 2 entries for 3 tokens"),
+            (["--order", "0,1,2"], "--order: entry 1 is 0, too small"),
+            (["--order", "4,2,1"], "--order: entry 1 is 4, too large"),
+            (["--order", "3,2,x"], "--order: entry 3 is 'x', not a whole number"),
+            (["--order", ""], "--order: empty list"),
+            (["--order"], "--order"),
+            (["--order", "3,2,1", "--d-model", "4"], "--d-model excludes --order"),
+            (["--positions", "3", "--q", "1,0;0,1;1,1"], "--positions excludes --q"),
+            (["--q", odd, "--k", odd], "--q: each row has 3 entries; positions are added to every query"),
+            (["--v", odd], "--v: each row has 3 entries"),
+            (["--q", "1;2;3", "--k", "1;2;3"], "--q: each row has 1 entry;"),
+            (["--k", "1,0;0,1", "--v", "1,0;0,1"], "--k: 2 keys for 3 queries (--q)"),
+            (["--tokens", "a,b"], "--tokens: 2 names for 3 query rows"),
+            (["--q", "1e200,1e200;0,1;1,1", "--k", "1e200,1e200;0,1;1,1"], "--q, --k: the scores cannot be computed"),
+            (["--q", "nan,0;0,1;1,1"], "--q"),
+            (["--positions", "4", "--unknown"], "--unknown"),
+        ]
+        self.assert_each_refused(cases)
+
+    def test_help_is_not_an_error(self):
+        self.assert_help_lists("--positions", "--d-model", "--sentence", "--shift", "--order", "--json")
+
+
+if __name__ == "__main__":
+    unittest.main()
