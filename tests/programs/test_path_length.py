@@ -1,0 +1,255 @@
+"""build/bin/path_length, chapter 7: path lengths, sequential steps and multiply-adds counted on
+dependency graphs, and one self-attention layer timed against one recurrent layer."""
+import itertools
+import unittest
+from pathlib import Path
+
+import numpy as np
+
+from harness import ProgramTest, run, run_json
+
+CHAPTER = Path(__file__).resolve().parents[2] / "chapters" / "07_path_length"
+LAYERS = ["self_attention", "recurrent", "convolutional", "convolutional_dilated", "restricted_self_attention"]
+
+# Table 1 of the paper (arXiv 1706.03762 v7), typed from the paper: complexity per
+# layer, sequential operations, maximum path length. A citation, not a computation.
+TABLE_1 = {
+    "self_attention": ("O(n²·d)", "O(1)", "O(1)"),
+    "recurrent": ("O(n·d²)", "O(n)", "O(n)"),
+    "convolutional": ("O(k·n·d²)", "O(1)", "O(log_k(n))"),
+    "restricted_self_attention": ("O(r·n·d)", "O(1)", "O(n/r)"),
+}
+
+
+# An independent reimplementation: one layer as a boolean matrix reads[i, j] (output i
+# reads input j), a stack as a product of such matrices. It shares no code with the program.
+def convolution(n: int, kernel: int, dilation: int = 1) -> np.ndarray:
+    i, j = np.indices((n, n))
+    offset = j - i
+    half = (kernel - 1) // 2
+    return (offset % dilation == 0) & (np.abs(offset) <= half * dilation)
+
+
+def restricted(n: int, radius: int) -> np.ndarray:
+    i, j = np.indices((n, n))
+    return np.abs(i - j) <= radius
+
+
+def dilations(n: int, kernel: int):
+    """1, k, k², … while below n, then again from 1: the chapter's stack of dilated convolutions."""
+    powers = [1]
+    while powers[-1] * kernel < n:
+        powers.append(powers[-1] * kernel)
+    level = 0
+    while True:
+        yield powers[level % len(powers)]
+        level += 1
+
+
+def stack_depth(layers) -> tuple[int, list[np.ndarray]]:
+    """How many layers until every output depends on every input, and the layers used."""
+    used = []
+    reach = None
+    for layer in layers:
+        used.append(layer)
+        reach = layer if reach is None else (layer.astype(int) @ reach.astype(int)) > 0
+        if reach.all():
+            return len(used), used
+        if len(used) > 10_000:
+            raise AssertionError("never connects")
+
+
+def expected_rows(n: int, d: int, kernel: int, radius: int) -> dict:
+    """layer → (layers, max path, sequential steps, multiply-adds of one layer, of the stack, connected pairs)."""
+    rows = {
+        "self_attention": (1, 1, 1, 2 * n * n * d, 2 * n * n * d, n * n),
+        # x_1 → h_1 → … → h_n: n edges; h_0 → h_1 → … → h_n: n steps; output t sees inputs 1 … t.
+        "recurrent": (1, n, n, 2 * n * d * d, 2 * n * d * d, n * (n + 1) // 2),
+    }
+    per_edge = {"convolutional": d * d, "convolutional_dilated": d * d, "restricted_self_attention": 2 * d}
+    stacks = {
+        "convolutional": itertools.repeat(convolution(n, kernel)),
+        "convolutional_dilated": (convolution(n, kernel, dilation) for dilation in dilations(n, kernel)),
+        "restricted_self_attention": itertools.repeat(restricted(n, radius)),
+    }
+    for name, layers in stacks.items():
+        depth, used = stack_depth(layers)
+        # Every edge of a stack climbs one layer, so every path from the bottom to the top has `depth` edges.
+        rows[name] = (depth, depth, 1, int(used[0].sum()) * per_edge[name],
+                      sum(int(layer.sum()) for layer in used) * per_edge[name], n * n)
+    return rows
+
+
+class CountedAgainstNumPy(ProgramTest):
+    def check(self, lengths: list[int], d: int, kernel: int, radius: int):
+        document = run_json("--n", ",".join(map(str, lengths)), "--d", str(d), "--kernel", str(kernel),
+                            "--radius", str(radius), "--no-timing")
+        self.assertEqual(document["n"], lengths)
+        self.assertEqual((document["d"], document["kernel"], document["radius"]), (d, kernel, radius))
+        self.assertEqual(document["neighborhood"], 2 * radius + 1)
+        self.assertEqual(len(document["rows"]), len(LAYERS) * len(lengths))
+        self.assertIsNone(document["timing"])
+        for index, n in enumerate(lengths):
+            expected = expected_rows(n, d, kernel, radius)
+            for row in document["rows"][index * len(LAYERS):(index + 1) * len(LAYERS)]:
+                with self.subTest(n=n, layer=row["layer"], kernel=kernel, radius=radius):
+                    self.assertEqual(row["n"], n)
+                    layers, path, steps, operations, stack_operations, connected = expected[row["layer"]]
+                    self.assertEqual(row["layers"], layers)
+                    self.assertEqual(row["max_path_length"], path)
+                    self.assertEqual(row["sequential_steps"], steps)
+                    self.assertEqual(row["stack_sequential_steps"], steps if row["layer"] == "recurrent" else layers)
+                    self.assertEqual(row["operations"], operations)
+                    self.assertEqual(row["stack_operations"], stack_operations)
+                    self.assertEqual(row["connected_pairs"], connected)
+                    self.assertEqual(row["pairs"], n * n)
+                    self.assertEqual(row["operations"], row["edges"] * row["operations_per_edge"])
+                    last = [n - j for j in range(n)] if row["layer"] == "recurrent" else [path] * n
+                    self.assertEqual(row["paths_to_last_output"], last)
+            self.assertEqual([row["layer"] for row in document["rows"][index * 5:index * 5 + 5]], LAYERS)
+
+    def test_short_sequences_with_the_default_kernel_and_radius(self):
+        self.check(list(range(1, 33)), 512, 3, 2)
+
+    def test_other_kernels_radii_and_widths(self):
+        for kernel, radius, d in [(3, 1, 1), (5, 2, 8), (7, 3, 64), (9, 1, 3), (5, 7, 2)]:
+            self.check([1, 2, 5, 9, 13, 27, 40], d, kernel, radius)
+
+    def test_longer_sequences(self):
+        self.check([64, 100, 128], 512, 3, 4)
+
+
+class WorkedExample(ProgramTest):
+    def test_the_fifty_word_sentence(self):
+        document = run_json("--no-timing")  # n = 50, d = 512, k = 3, R = 2 are the defaults
+        self.assertEqual((document["n"], document["d"], document["kernel"], document["radius"]), ([50], 512, 3, 2))
+        rows = {row["layer"]: row for row in document["rows"]}
+        self.assertEqual(rows["self_attention"]["max_path_length"], 1)
+        self.assertEqual(rows["recurrent"]["max_path_length"], 50)
+        # Seed 000: word 2 → word 50 of a 50-word sentence, nearly 50 steps back: 49 edges.
+        self.assertEqual(rows["recurrent"]["paths_to_last_output"][1], 49)
+        self.assertEqual(rows["self_attention"]["paths_to_last_output"][1], 1)
+        self.assertEqual(rows["convolutional"]["layers"], 49)  # ⌈49 / 1⌉: one position each way per layer
+        self.assertEqual(rows["restricted_self_attention"]["layers"], 25)  # ⌈49 / 2⌉
+        # The attention core, 2·n²·d, against the recurrence, 2·n·d²: n/d of it.
+        self.assertEqual(rows["self_attention"]["operations"], 2 * 50 * 50 * 512)
+        self.assertEqual(rows["recurrent"]["operations"], 2 * 50 * 512 * 512)
+        self.assertEqual(rows["self_attention"]["projection_operations"], 3 * 50 * 512 * 512)
+
+    def test_the_citations_of_table_1(self):
+        rows = {row["layer"]: row for row in run_json("--no-timing", "--n", "3")["rows"]}
+        for layer, (complexity, sequential, path) in TABLE_1.items():
+            self.assertEqual(rows[layer]["table1"], {"complexity": complexity, "sequential": sequential, "path": path})
+        self.assertEqual(rows["convolutional_dilated"]["table1"], rows["convolutional"]["table1"])
+        self.assertEqual(rows["convolutional"]["paper_path"], "O(n/k), §4")
+        # The chapter's prose types the same table.
+        prose = (CHAPTER / "index.rst").read_text()
+        for complexity, sequential, path in TABLE_1.values():
+            for entry in (complexity, sequential, path):
+                self.assertIn(entry, prose)
+
+    def test_the_tables_show_the_same_numbers(self):
+        document = run_json("--no-timing", "--n", "7,50")
+        printed = run("--no-timing", "--n", "7,50").stdout
+        names = {row["layer"]: row["name"] for row in document["rows"]}
+        blocks = printed.split("\nn = ")[1:]
+        self.assertEqual(len(blocks), 2)
+        for block, n in zip(blocks, [7, 50]):
+            self.assertTrue(block.startswith(f"{n}\n"))
+            for row in (row for row in document["rows"] if row["n"] == n):
+                line = next(line for line in block.splitlines() if line.startswith(names[row["layer"]] + " "))
+                fields = line[len(names[row["layer"]]):].split()
+                self.assertEqual(fields[:6], [str(row["layers"]), str(row["max_path_length"]),
+                                              f"{row['connected_pairs']}/{row['pairs']}", str(row["sequential_steps"]),
+                                              str(row["stack_sequential_steps"]), f"{row['operations']:,}"])
+
+
+class Timing(ProgramTest):
+    """Timings are shown, never asserted: only the block's shape and its counted figures are."""
+
+    def test_the_timing_block(self):
+        document = run_json("--quick", "--time-n", "8,4,16,8", "--d", "16", "--n", "3")
+        timing = document["timing"]
+        self.assertEqual(timing["clock"], "std::chrono::steady_clock")
+        self.assertEqual((timing["d"], timing["repeats"], timing["quick"], timing["threads"]), (16, 2, True, 1))
+        self.assertIsInstance(timing["machine"], str)
+        self.assertEqual([row["n"] for row in timing["rows"]], [4, 8, 16])  # sorted, repeats dropped
+        for row in timing["rows"]:
+            n = row["n"]
+            self.assertGreater(row["attention_seconds"], 0)
+            self.assertGreater(row["recurrent_seconds"], 0)
+            self.assertEqual(row["time_ratio"], row["attention_seconds"] / row["recurrent_seconds"])
+            self.assertEqual(row["attention_operations"], 2 * n * n * 16)
+            self.assertEqual(row["recurrent_operations"], 2 * n * 16 * 16)
+            self.assertEqual(row["operations_ratio"], n / 16)
+            self.assertAlmostEqual(row["attention_rate"], row["attention_operations"] / row["attention_seconds"] / 1e9,
+                                   delta=1e-12 * row["attention_rate"])
+            self.assertAlmostEqual(row["recurrent_rate"], row["recurrent_operations"] / row["recurrent_seconds"] / 1e9,
+                                   delta=1e-12 * row["recurrent_rate"])
+            self.assertEqual(row["score_matrix_bytes"], 8 * n * n)
+        self.assertEqual(timing["hidden_weights_bytes"], 8 * 16 * 16)
+        crossover = timing["crossover"]
+        faster = [row["time_ratio"] < 1 for row in timing["rows"]]
+        self.assertEqual(crossover["sign_changes"], sum(a != b for a, b in zip(faster, faster[1:])))
+        if all(faster):
+            self.assertEqual(crossover["attention_faster_up_to"], 16)
+            self.assertIsNone(crossover["attention_slower_from"])
+        else:
+            first_slower = faster.index(False)
+            self.assertEqual(crossover["attention_slower_from"], timing["rows"][first_slower]["n"])
+            if first_slower > 0:
+                low, high = timing["rows"][first_slower - 1]["n"], timing["rows"][first_slower]["n"]
+                self.assertEqual(crossover["attention_faster_up_to"], low)
+                self.assertTrue(low <= crossover["estimate"] <= high)
+
+    def test_quick_and_full_defaults(self):
+        quick = run_json("--quick", "--n", "2", "--d", "8")["timing"]
+        self.assertEqual([row["n"] for row in quick["rows"]], [16, 32, 64, 128, 256, 512, 1024])
+        self.assertEqual(quick["repeats"], 2)
+        printed = run("--quick", "--n", "2", "--d", "8", "--time-n", "4,8", "--repeats", "1").stdout
+        self.assertIn("Timed on this machine", printed)
+        self.assertIn("the best of 1 repetitions", printed)
+        self.assertIn("are equal at n = d = 8", printed)
+
+    def test_no_timing_prints_no_timing(self):
+        self.assertNotIn("Timed on this machine", run("--no-timing", "--n", "4").stdout)
+
+
+class BadInput(ProgramTest):
+    def test_each_bad_input_is_refused_with_one_line(self):
+        cases = [
+            (["--n", "0"], "--n: entry 1 is 0, too small; expected a whole number from 1 to 512"),
+            (["--n", "513"], "--n: entry 1 is 513, too large"),
+            (["--n", "abc"], "--n: entry 1 is 'abc', not a whole number"),
+            (["--n", ""], "--n: empty list"),
+            (["--n", "5,,6"], "--n: entry 2 is empty"),
+            (["--n", "-3"], "--n: entry 1 is -3, negative"),
+            (["--n", ",".join(["2"] * 33)], "--n: more than 32 entries"),
+            (["--n", "512,400"], "--n: the lengths need about"),
+            (["--d", "0"], "--d is 0, too small"),
+            (["--d", "4097"], "--d is 4097, too large"),
+            (["--d", "1.5"], "--d is '1.5', not a whole number"),
+            (["--kernel", "4"], "--kernel is 4, even"),
+            (["--kernel", "1"], "--kernel is 1, too small; expected a whole number from 3 to 511"),
+            (["--kernel", "513"], "--kernel is 513, too large"),
+            (["--radius", "0"], "--radius is 0, too small"),
+            (["--radius", "x"], "--radius is 'x', not a whole number"),
+            (["--time-n", "0"], "--time-n: entry 1 is 0, too small"),
+            (["--time-n", "4096"], "--time-n: entry 1 is 4096, too large"),
+            (["--repeats", "0"], "--repeats is 0, too small"),
+            (["--repeats", "51"], "--repeats is 51, too large"),
+            (["--time-n", "2048", "--d", "4096", "--repeats", "5"], "--time-n, --d and --repeats: timing would take"),
+            (["--no-timing", "--quick"], "--no-timing"),
+            (["--no-timing", "--time-n", "8"], "--no-timing"),
+            (["--frobnicate"], "--frobnicate"),
+            (["--n"], "--n"),
+            (["--json", "extra"], "extra"),
+        ]
+        self.assert_each_refused(cases)
+
+    def test_help_is_not_an_error(self):
+        self.assert_help_lists("--n", "--d", "--kernel", "--radius", "--time-n", "--repeats", "--quick", "--no-timing", "--json")
+
+
+if __name__ == "__main__":
+    unittest.main()
