@@ -23,6 +23,19 @@ def run_json(*arguments: str) -> dict:
 
 
 class ProgramTest(unittest.TestCase):
+    def assert_each_refused(self, cases):
+        """Each (arguments, names) case is refused, as assert_refused() checks."""
+        self.assertGreaterEqual(len(cases), 10)
+        for arguments, names in cases:
+            self.assert_refused(arguments, names)
+
+    def assert_help_lists(self, *texts: str):
+        """--help succeeds, prints nothing on stderr, and mentions each of `texts`."""
+        result = run("--help")
+        for text in texts:
+            self.assertIn(text, result.stdout)
+        self.assertEqual(result.stderr, "")
+
     def assert_refused(self, arguments, names: str):
         """Bad input: exit status 2, one line on stderr that mentions `names`, no output."""
         result = run(*arguments, check=False)

@@ -73,13 +73,10 @@ class BadInput(ProgramTest):
             (["--json", "extra"], "extra"),
             (["--q", "0x10,1"], "--q: row 1, entry 1 is '0x10'"),
         ]
-        for arguments, names in cases:
-            self.assert_refused(arguments, names)
+        self.assert_each_refused(cases)
 
     def test_help_is_not_an_error(self):
-        result = run("--help")
-        self.assertIn("--q", result.stdout)
-        self.assertEqual(result.stderr, "")
+        self.assert_help_lists("--q")
 
 
 if __name__ == "__main__":

@@ -302,14 +302,10 @@ class BadInput(ProgramTest):
             (["--q", "1e200,1e200;0,1;1,1", "--k", "1e200,1e200;0,1;1,1"], "--q, --k: the scores cannot be computed"),
             (["--unmask"], "--unmask"),
         ]
-        for arguments, names in cases:
-            self.assert_refused(arguments, names)
+        self.assert_each_refused(cases)
 
     def test_help_is_not_an_error(self):
-        result = run("--help")
-        self.assertIn("--mask", result.stdout)
-        self.assertIn("--fill", result.stdout)
-        self.assertEqual(result.stderr, "")
+        self.assert_help_lists("--mask", "--fill")
 
 
 if __name__ == "__main__":

@@ -192,14 +192,10 @@ class BadInput(ProgramTest):
             (["--seed"], "--seed"),  # missing value
             (["--json", "extra"], "extra"),
         ]
-        for arguments, names in cases:
-            self.assert_refused(arguments, names)
+        self.assert_each_refused(cases)
 
     def test_help_is_not_an_error(self):
-        result = run("--help")
-        for flag in ("--seed", "--samples", "--dk", "--histogram", "--json"):
-            self.assertIn(flag, result.stdout)
-        self.assertEqual(result.stderr, "")
+        self.assert_help_lists("--seed", "--samples", "--dk", "--histogram", "--json")
 
 
 if __name__ == "__main__":

@@ -297,14 +297,10 @@ class BadInput(ProgramTest):
             (["--frobnicate"], "--frobnicate"),
             (["--json", "extra"], "extra"),
         ]
-        for arguments, names in cases:
-            self.assert_refused(arguments, names)
+        self.assert_each_refused(cases)
 
     def test_help_is_not_an_error(self):
-        result = run("--help")
-        self.assertIn("--scores", result.stdout)
-        self.assertIn("do not\nmix", result.stdout)
-        self.assertEqual(result.stderr, "")
+        self.assert_help_lists("--scores", "do not\nmix")
 
 
 if __name__ == "__main__":
