@@ -144,14 +144,14 @@ TEST_CASE("adding positions adds PE of each row's position", "[ch06]") {
 }
 
 TEST_CASE("PE of pos plus k is PE of pos times M_k for every pos and k", "[ch06]") {
-  for (const Eigen::Index d_model : {2, 8, 16, 64, 128}) {
-    const Matrix table = attention::positional_encoding(401, d_model);
-    const Matrix first = table.topRows(201);
+  for (const Eigen::Index d_model : {2, 8, 16, 64}) {
+    const Matrix table = attention::positional_encoding(201, d_model);
+    const Matrix first = table.topRows(101);
     double worst = 0.0;
-    for (Eigen::Index k = 0; k <= 200; ++k) {
-      worst = std::max(worst, largest_gap(first * attention::shift_map(k, d_model), table.middleRows(k, 201)));
+    for (Eigen::Index k = 0; k <= 100; ++k) {
+      worst = std::max(worst, largest_gap(first * attention::shift_map(k, d_model), table.middleRows(k, 101)));
     }
-    // Angles up to 400 radians carry rounding of about 400 · 2⁻⁵³ ≈ 4e-14.
+    // Angles up to 200 radians carry rounding of about 200 · 2⁻⁵³ ≈ 2e-14.
     CHECK(worst < 1e-12);
   }
 }
