@@ -47,7 +47,7 @@ html_title = project
 html_theme_options = {
     "description": "Self-attention, one compiled program at a time",
     "fixed_sidebar": True,
-    "page_width": "1100px",
+    "page_width": "1240px",
     "sidebar_width": "240px",
 }
 html_show_sourcelink = False

@@ -3,7 +3,7 @@ break symmetry (cat asks fish, fish asks cat) outlined."""
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import arguments, load_run, plt, save, token_heatmap
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "dot_product")
@@ -11,13 +11,8 @@ scores = np.array(run["scores"])
 askers, answerers = run["query_tokens"], run["key_tokens"]
 
 figure, axes = plt.subplots(figsize=(4.6, 3.8))
-image = axes.imshow(scores, cmap="Blues", vmin=min(0.0, scores.min()))
-axes.set_xticks(range(len(answerers)), answerers)
-axes.set_yticks(range(len(askers)), askers)
-axes.set_xlabel("key: the token answering")
+image = token_heatmap(axes, scores, askers, answerers, vmin=min(0.0, scores.min()), vmax=None)
 axes.set_ylabel("query: the token asking")
-axes.xaxis.set_label_position("top")
-axes.xaxis.tick_top()
 for i in range(scores.shape[0]):
     for j in range(scores.shape[1]):
         light = scores[i, j] > (scores.max() + scores.min()) / 2

@@ -3,7 +3,7 @@
 same weight on both sides."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import arguments, load_run, plt, save, token_heatmap
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "softmax")
@@ -16,13 +16,8 @@ top = max(weights.max() for weights, _ in panels)
 
 figure, axes = plt.subplots(1, 2, figsize=(8.4, 3.9), sharey=True, layout="constrained")
 for axis, (weights, title) in zip(axes, panels):
-    image = axis.imshow(weights, cmap="Blues", vmin=0.0, vmax=top)
+    image = token_heatmap(axis, weights, askers, answerers, vmin=0.0, vmax=top)
     axis.set_title(title, pad=30)
-    axis.set_xticks(range(len(answerers)), answerers)
-    axis.set_yticks(range(len(askers)), askers)
-    axis.xaxis.tick_top()
-    axis.set_xlabel("key: the token answering")
-    axis.xaxis.set_label_position("top")
     for i in range(weights.shape[0]):
         for j in range(weights.shape[1]):
             light = weights[i, j] > top / 2

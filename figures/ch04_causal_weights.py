@@ -3,7 +3,7 @@ mask, side by side. Masked cells are hatched: their weight is exactly 0."""
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import arguments, load_run, plt, save, token_heatmap
 
 options = arguments(__doc__)
 panels = [(load_run(options.outputs, "masking_none"), "no mask"),
@@ -14,13 +14,8 @@ for axes, (run, title) in zip(axes_pair, panels):
     weights = np.array(run["weights"])
     allowed = np.array(run["mask"], dtype=bool)
     askers, answerers = run["query_tokens"], run["key_tokens"]
-    image = axes.imshow(weights, cmap="Blues", vmin=0.0, vmax=1.0)
+    image = token_heatmap(axes, weights, askers, answerers, vmin=0.0, vmax=1.0, key_label="key: the token looked at")
     axes.set_title(title)
-    axes.set_xticks(range(len(answerers)), answerers)
-    axes.set_yticks(range(len(askers)), askers)
-    axes.set_xlabel("key: the token looked at")
-    axes.xaxis.set_label_position("top")
-    axes.xaxis.tick_top()
     for i in range(weights.shape[0]):
         for j in range(weights.shape[1]):
             if allowed[i, j]:

@@ -4,7 +4,7 @@ own projections, so each has a table of its own; the weights are random
 (drawn from the seed), so the pattern means nothing learned."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import arguments, load_run, plt, save, token_heatmap
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "multi_head")
@@ -15,13 +15,8 @@ figure, panels = plt.subplots(1, len(heads), figsize=(3.9 * len(heads) + 0.8, 3.
                               squeeze=False)
 for number, (axes, head) in enumerate(zip(panels[0], heads), start=1):
     weights = np.array(head["weights"])
-    image = axes.imshow(weights, cmap="Blues", vmin=0.0, vmax=1.0)
+    image = token_heatmap(axes, weights, tokens, tokens, vmin=0.0, vmax=1.0, key_label="key: the token looked at")
     axes.set_title(f"head {number}: softmax(Q$_{number}$K$_{number}^T/\\sqrt{{{run['d_k']}}}$)")
-    axes.set_xticks(range(len(tokens)), tokens)
-    axes.set_yticks(range(len(tokens)), tokens)
-    axes.set_xlabel("key: the token looked at")
-    axes.xaxis.set_label_position("top")
-    axes.xaxis.tick_top()
     for i in range(weights.shape[0]):
         for j in range(weights.shape[1]):
             axes.text(j, i, f"{weights[i, j]:.2f}", ha="center", va="center",

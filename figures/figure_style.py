@@ -32,6 +32,18 @@ def load_run(outputs: Path, run: str) -> dict:
     return json.loads((outputs / f"{run}.json").read_text())
 
 
+def token_heatmap(axes, values, askers, answerers, vmin, vmax, key_label="key: the token answering"):
+    """A table of tokens against tokens as colours: a row per token asking,
+    a column per token answering, the keys named along the top. Returns the image."""
+    image = axes.imshow(values, cmap="Blues", vmin=vmin, vmax=vmax)
+    axes.set_xticks(range(len(answerers)), answerers)
+    axes.set_yticks(range(len(askers)), askers)
+    axes.set_xlabel(key_label)
+    axes.xaxis.set_label_position("top")
+    axes.xaxis.tick_top()
+    return image
+
+
 def save(figure, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
