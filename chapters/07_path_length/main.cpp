@@ -34,6 +34,7 @@
 #include "attention/recurrent_layer.hpp"
 #include "attention/standard_normal.hpp"
 #include "program/command_line.hpp"
+#include "program/json_output.hpp"
 #include "program/integer_list.hpp"
 #include "program/usage_error.hpp"
 
@@ -231,6 +232,7 @@ int main(int argc, char** argv) {
   bool quick = false;
   bool no_timing = false;
   bool json = false;
+  std::string json_file;
   command_line.option("--n", lengths_text,
                       fmt::format("sequence lengths n to count, separated by ',' (each 1 to {}, at most {})",
                                   max_positions, max_lengths),
@@ -258,7 +260,12 @@ int main(int argc, char** argv) {
                                 quick_timed_lengths, quick_repeats));
   command_line.flag("--no-timing", no_timing, "count only; do not time the layers");
   command_line.flag("--json", json, "print the values as one JSON document instead of tables");
+  command_line.option("--json-file", json_file,
+                      "also write the JSON document to this file, from the same run as the tables (the timings "
+                      "differ from run to run)",
+                      "PATH");
   command_line.excludes("--no-timing", {"--time-n", "--repeats", "--quick"});
+  command_line.excludes("--json", {"--json-file"});
 
   return command_line.run(argc, argv, [&] {
     std::vector<std::size_t> lengths;
@@ -365,7 +372,7 @@ int main(int argc, char** argv) {
     const Crossover crossover = crossover_of(timing_rows);
     const std::string machine = processor_name();
 
-    if (json) {
+    if (json || !json_file.empty()) {
       nlohmann::json rows = nlohmann::json::array();
       for (const attention::LayerCount& count : counts) {
         const LayerRow& row = *std::find_if(layer_rows.begin(), layer_rows.end(),
@@ -446,8 +453,11 @@ int main(int argc, char** argv) {
           {"rows", rows},
           {"timing", timing},
       };
-      std::cout << document.dump(2) << '\n';
-      return;
+      if (json) {
+        std::cout << document.dump(2) << '\n';
+        return;
+      }
+      program::write_json_file(document, json_file, "--json-file");
     }
 
     std::cout << fmt::format(

@@ -1,5 +1,11 @@
 #include "program/json_output.hpp"
 
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "program/usage_error.hpp"
+
 namespace program {
 
 nlohmann::json matrix_json(const attention::Matrix& matrix) {
@@ -12,6 +18,15 @@ nlohmann::json matrix_json(const attention::Matrix& matrix) {
     rows.push_back(std::move(entries));
   }
   return rows;
+}
+
+void write_json_file(const nlohmann::json& document, const std::string& path, std::string_view flag) {
+  std::ofstream file(path);
+  file << document.dump(2) << '\n';
+  file.close();
+  if (!file) {
+    throw UsageError(fmt::format("{}: cannot write the file '{}'", flag, path));
+  }
 }
 
 }  // namespace program

@@ -1,6 +1,8 @@
 """build/bin/path_length, chapter 7: path lengths, sequential steps and multiply-adds counted on
 dependency graphs, and one self-attention layer timed against one recurrent layer."""
 import itertools
+import json
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -211,6 +213,19 @@ class Timing(ProgramTest):
         self.assertIn("the best of 1 repetitions", printed)
         self.assertIn("are equal at n = d = 8", printed)
 
+    def test_json_file_comes_from_the_same_run_as_the_tables(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder, "run.json")
+            printed = run("--n", "6", "--d", "8", "--time-n", "4,8", "--repeats", "1", "--json-file", str(path)).stdout
+            document = json.loads(path.read_text())
+        self.assertIn("Timed on this machine", printed)
+        self.assertEqual(document["n"], [6])
+        # Each timed row's printed time is the JSON's time of the same run, in milliseconds.
+        for row in document["timing"]["rows"]:
+            line = next(line for line in printed.splitlines() if line.split()[:1] == [str(row["n"])])
+            printed_ms = float(line.split()[1])
+            self.assertAlmostEqual(printed_ms, row["attention_seconds"] * 1000, delta=printed_ms * 0.001 + 1e-9)
+
     def test_no_timing_prints_no_timing(self):
         self.assertNotIn("Timed on this machine", run("--no-timing", "--n", "4").stdout)
 
@@ -244,6 +259,8 @@ class BadInput(ProgramTest):
             (["--frobnicate"], "--frobnicate"),
             (["--n"], "--n"),
             (["--json", "extra"], "extra"),
+            (["--json", "--json-file", "x.json"], "--json"),
+            (["--no-timing", "--json-file", "/no/such/folder/run.json"], "--json-file: cannot write the file"),
         ]
         self.assert_each_refused(cases)
 
