@@ -1,5 +1,5 @@
 /// @file mulberry32.hpp
-/// @brief mulberry32: a small seeded generator of random numbers, the same one the book's source draws with.
+/// @brief mulberry32: a small seeded generator of random numbers, the same one the hand-worked lesson (see the preface) draws with.
 ///
 /// The book draws its random vectors with mulberry32, a 32-bit generator
 /// popular in JavaScript, so that a seed names the same numbers here as in the

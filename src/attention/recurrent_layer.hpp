@@ -14,6 +14,10 @@ namespace attention {
 /// against self-attention. Rows are tokens, as everywhere in the book: row t
 /// of @p inputs is x_t and row t of the result is h_t.
 ///
+/// The formula above uses column vectors, as recurrent layers are usually
+/// written; in the book's row convention the same step is
+/// h_t = tanh(h_(t−1) Wᵀ + x_t Uᵀ).
+///
 /// The input part U x_t does not depend on any earlier step, so it is
 /// computed for every t at once, in one matrix product. The hidden part
 /// cannot be: W h_(t−1) needs h_(t−1), which needs h_(t−2), and so on, so the

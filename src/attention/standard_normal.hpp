@@ -27,7 +27,7 @@ inline constexpr double zero_uniform_replacement = 0x1p-33;
 /// If u₁ and u₂ are independent and uniform on (0, 1), z has the normal
 /// distribution with mean 0 and variance 1. The sine branch, which would give
 /// a second independent number from the same pair, is not used: each call
-/// takes two uniforms and returns one number, as the book's source does.
+/// takes two uniforms and returns one number, as the hand-worked lesson does.
 ///
 /// A u₁ of exactly 0 is read as zero_uniform_replacement.
 ///

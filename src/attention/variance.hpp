@@ -53,7 +53,7 @@ inline double mean(std::span<const double> samples) {
 
 /// @brief The population variance of @p samples: the mean of (x − mean)².
 ///
-/// Divides by the count N, not by N − 1, as the book's source does. Two
+/// Divides by the count N, not by N − 1, as the hand-worked lesson does. Two
 /// passes: first the mean, then the squared distances from it.
 ///
 /// @param samples at least one number
