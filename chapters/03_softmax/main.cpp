@@ -186,17 +186,6 @@ nlohmann::json pass_json(const Pass& pass) {
 }
 
 // The first score that is not finite, named for the reader.
-void require_finite_scores(const Matrix& scores) {
-  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
-    for (Eigen::Index j = 0; j < scores.cols(); ++j) {
-      if (!std::isfinite(scores(i, j))) {
-        throw program::UsageError(fmt::format(
-            "--q, --k: the score of query {} against key {} overflows a double; use smaller entries", i + 1, j + 1));
-      }
-    }
-  }
-}
-
 void print_toy(const program::AttentionInputs& inputs, const Pass& main, const Pass& scaled, const Pass& unscaled,
                bool scale) {
   const std::vector<std::string>& askers = inputs.query_labels;
@@ -353,6 +342,12 @@ void saturation(const std::string& scores_text, const std::string& divide_text, 
   // ∂w₂/∂s₂ = w₂(1 − w₂): how fast slot two's weight moves with its own score.
   const double sensitivity_large = weights_large(1) * (1.0 - weights_large(1));
   const double sensitivity_divided = weights_divided(1) * (1.0 - weights_divided(1));
+  if (!std::isfinite(sensitivity_divided / divide)) {
+    throw program::UsageError(fmt::format(
+        "--divide: {} is so close to 0 that slot two's sensitivity per unit of the original scores overflows a "
+        "double; use a larger divisor",
+        divide_text));
+  }
 
   // The textbook formula on the large scores, against the stable one.
   // [textbook]
@@ -500,7 +495,6 @@ int main(int argc, char** argv) {
     const Matrix& queries = inputs.queries;
     const Matrix& keys = inputs.keys;
     const Matrix& values = inputs.values;
-    require_finite_scores(attention::scores(queries, keys));
 
     // [compute]
     attention::AttentionOptions with_scale, without_scale;

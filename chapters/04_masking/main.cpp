@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -138,19 +139,28 @@ ChosenMask mask_for(const MaskSpec& spec, Eigen::Index queries, Eigen::Index key
   // [masks]
 }
 
-// A number in scientific notation with as few digits as read back exactly, the
-// exponent as one types it: "-1e9", not "-1.000000e+09".
+// "-1.250e+09" as one types it: "-1.25e9" (no '+', no leading or trailing zeros).
+std::string typed_exponent(const std::string& text) {
+  const std::size_t e = text.find('e');
+  std::string mantissa = text.substr(0, e);
+  if (mantissa.find('.') != std::string::npos) {
+    mantissa.erase(mantissa.find_last_not_of('0') + 1);
+    if (mantissa.back() == '.') mantissa.pop_back();
+  }
+  std::string exponent = text.substr(e + 1);
+  const bool negative = exponent.front() == '-';
+  exponent.erase(0, exponent.find_first_not_of("+-0"));
+  return mantissa + "e" + (negative ? "-" : "") + (exponent.empty() ? "0" : exponent);
+}
+
+// A finite number in scientific notation with as few digits as read back exactly: "-1e9".
 std::string scientific_text(double value) {
   std::string text;
   for (int digits = 0; digits <= 17; ++digits) {
     text = fmt::format("{:.{}e}", value, digits);
-    if (std::stod(text) == value) break;
+    if (std::strtod(text.c_str(), nullptr) == value) break;
   }
-  const std::size_t e = text.find('e');
-  std::string exponent = text.substr(e + 1);
-  const bool negative = exponent.front() == '-';
-  exponent.erase(0, exponent.find_first_not_of("+-0"));
-  return text.substr(0, e + 1) + (negative ? "-" : "") + (exponent.empty() ? "0" : exponent);
+  return typed_exponent(text);
 }
 
 // How a fill is written: "-inf" for −∞; below a million in size, the shortest text
@@ -167,7 +177,7 @@ std::string gap_text(double gap) {
   if (std::isinf(gap)) {
     return "∞";
   }
-  return std::abs(gap) < 1e6 ? program::number_text(gap, 2) : scientific_text(std::stod(fmt::format("{:.3g}", gap)));
+  return std::abs(gap) < 1e6 ? program::number_text(gap, 2) : typed_exponent(fmt::format("{:.2e}", gap));
 }
 
 // JSON cannot hold −∞: such entries are written as the string "-inf".

@@ -1,6 +1,10 @@
 #include "program/attention_inputs.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
+
+#include "attention/scores.hpp"
 
 #include "program/matrix_text.hpp"
 #include "program/table.hpp"
@@ -45,6 +49,17 @@ AttentionInputs AttentionFlags::read() const {
     throw UsageError(fmt::format(
         "--k: keys have {} entries per row but queries (--q) have {}; a query and a key must be equally wide",
         inputs.keys.cols(), inputs.queries.cols()));
+  }
+  // A score beyond the largest double would turn into ±inf or NaN: -inf would
+  // pass for a masked score and +inf has no weight. Refuse such inputs here.
+  const attention::Matrix scores = attention::scores(inputs.queries, inputs.keys);
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    for (Eigen::Index j = 0; j < scores.cols(); ++j) {
+      if (!std::isfinite(scores(i, j))) {
+        throw UsageError(fmt::format(
+            "--q, --k: the score of query {} against key {} overflows a double; use smaller entries", i + 1, j + 1));
+      }
+    }
   }
   if (with_values_) {
     inputs.values = parse_matrix(values_text_, "--v");

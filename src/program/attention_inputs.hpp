@@ -26,8 +26,8 @@ class AttentionFlags {
   AttentionFlags(CommandLine& command_line, bool with_values);
 
   /// The matrices and labels. Throws UsageError naming the flag when a matrix
-  /// is malformed or the shapes do not fit: keys as wide as queries, one value
-  /// per key, one token name per query.
+  /// is malformed or the shapes do not fit (keys as wide as queries, one value
+  /// per key, one token name per query), or when a score q_i · k_j overflows.
   AttentionInputs read() const;
 
  private:

@@ -72,6 +72,7 @@ class BadInput(ProgramTest):
             (["--tokens", "a,,b"], "--tokens: name 2 is empty"),
             (["--json", "extra"], "extra"),
             (["--q", "0x10,1"], "--q: row 1, entry 1 is '0x10'"),
+            (["--q", "1e200", "--k", "-1e200"], "--q, --k: the score of query 1 against key 1 overflows a double"),
         ]
         self.assert_each_refused(cases)
 

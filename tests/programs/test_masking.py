@@ -273,6 +273,17 @@ class Fills(ProgramTest):
                 self.assertEqual(run_json("--fill", text)["fill"], expected)
 
 
+class HugeFills(ProgramTest):
+    def test_the_largest_finite_fills_print_and_compare(self):
+        # The fill and the gap are written in scientific notation; near the largest double the
+        # rounded text must not overflow on the way.
+        for fill in ("-1.5e308", "-1.7976931348623157e308"):
+            with self.subTest(fill=fill):
+                self.assertIn("Mask causal", run("--fill", fill).stdout)
+        printed = run("--q", "7.976e307;7.976e307", "--k", "1;1", "--v", "1;1", "--fill", "-1e308").stdout
+        self.assertIn("gap", printed)
+
+
 class BadInput(ProgramTest):
     def test_each_bad_input_is_refused_with_one_line(self):
         two_queries = ["--q", "1,0;0,1"]
@@ -299,8 +310,9 @@ class BadInput(ProgramTest):
             (["--fill", ""], "--fill is empty"),
             (["--fill"], "--fill"),
             (["--v", "1,0;0,1"], "--v: 2 values for 3 keys"),
-            (["--q", "1e200,1e200;0,1;1,1", "--k", "1e200,1e200;0,1;1,1"], "--q, --k: the scores cannot be computed"),
+            (["--q", "1e200,1e200;0,1;1,1", "--k", "1e200,1e200;0,1;1,1"], "--q, --k: the score of query 1 against key 1 overflows"),
             (["--unmask"], "--unmask"),
+            (["--q", "1e200", "--k", "-1e200", "--v", "1", "--mask", "none"], "--q, --k: the score of query 1 against key 1 overflows"),
         ]
         self.assert_each_refused(cases)
 

@@ -297,9 +297,10 @@ class BadInput(ProgramTest):
             (["--q", "1;2;3", "--k", "1;2;3"], "--q: each row has 1 entry;"),
             (["--k", "1,0;0,1", "--v", "1,0;0,1"], "--k: 2 keys for 3 queries (--q)"),
             (["--tokens", "a,b"], "--tokens: 2 names for 3 query rows"),
-            (["--q", "1e200,1e200;0,1;1,1", "--k", "1e200,1e200;0,1;1,1"], "--q, --k: the scores cannot be computed"),
+            (["--q", "1e200,1e200;0,1;1,1", "--k", "1e200,1e200;0,1;1,1"], "--q, --k: the score of query 1 against key 1 overflows"),
             (["--q", "nan,0;0,1;1,1"], "--q"),
             (["--positions", "4", "--unknown"], "--unknown"),
+            (["--q", "1e200,0", "--k", "-1e200,0", "--v", "1,0"], "--q, --k: the score of query 1 against key 1 overflows"),
         ]
         self.assert_each_refused(cases)
 

@@ -296,6 +296,7 @@ class BadInput(ProgramTest):
              "--v: the weighted sum of the values overflows"),
             (["--frobnicate"], "--frobnicate"),
             (["--json", "extra"], "extra"),
+            (["--scores", "0,0", "--divide", "5e-324"], "--divide: 5e-324 is so close to 0"),
         ]
         self.assert_each_refused(cases)
 
