@@ -45,6 +45,8 @@ constexpr std::uint64_t max_seed = 4294967295;  // 2³² − 1: mulberry32's see
 constexpr std::uint64_t max_d_model_drawn = 512;
 constexpr std::uint64_t max_d_model = static_cast<std::uint64_t>(program::max_matrix_side);
 constexpr std::size_t max_tokens = 64;
+// Each head adds its own matrices to the JSON: past this the document runs to hundreds of megabytes.
+constexpr std::uint64_t max_heads_drawn = 64;
 
 // Tables are printed while every matrix has at most this many rows and columns.
 constexpr Eigen::Index max_printed_side = 16;
@@ -159,6 +161,11 @@ Sizes read_sizes(const std::string& seed_text, const std::string& d_model_text, 
         sizes.d_model, max_d_model_drawn, max_d_model));
   }
   sizes.heads = static_cast<Eigen::Index>(program::parse_whole_number(heads_text, "--heads", 1, max_d_model));
+  if (!sizes_only && static_cast<std::uint64_t>(sizes.heads) > max_heads_drawn) {
+    throw program::UsageError(fmt::format(
+        "--heads is {}, too many for a run that draws every weight; expected at most {} (with --sizes-only, up to {})",
+        sizes.heads, max_heads_drawn, max_d_model));
+  }
   if (sizes.heads > sizes.d_model) {
     throw program::UsageError(fmt::format(
         "--heads is {}, more than --d-model {}; each head needs at least one of the d_model columns", sizes.heads,

@@ -10,12 +10,25 @@
 namespace program {
 namespace {
 
-// One line, whatever the message holds.
+// One readable line, whatever the message holds: control characters typed in
+// the input become '?', and a message that quotes a huge argument is cut short.
 std::string one_line(std::string message) {
+  constexpr std::size_t longest = 400;
   for (char& c : message) {
-    if (c == '\n' || c == '\r') {
-      c = ' ';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      c = '?';
     }
+  }
+  if (message.size() > longest) {
+    message.resize(longest);
+    // Do not end inside a UTF-8 character: drop its continuation bytes and its lead byte.
+    while (!message.empty() && (static_cast<unsigned char>(message.back()) & 0xC0) == 0x80) {
+      message.pop_back();
+    }
+    if (!message.empty() && static_cast<unsigned char>(message.back()) >= 0xC0) {
+      message.pop_back();
+    }
+    message += " ...";
   }
   return message;
 }
@@ -33,7 +46,7 @@ void CommandLine::option(const std::string& flag, std::string& value, const std:
 }
 
 void CommandLine::flag(const std::string& flag, bool& value, const std::string& help) {
-  app_->add_flag(flag, value, help);
+  app_->add_flag(flag, value, help)->disable_flag_override();  // --json=0 is refused, not read as "no"
 }
 
 void CommandLine::excludes(const std::string& flag, const std::vector<std::string>& others) {

@@ -73,6 +73,9 @@ class BadInput(ProgramTest):
             (["--json", "extra"], "extra"),
             (["--q", "0x10,1"], "--q: row 1, entry 1 is '0x10'"),
             (["--q", "1e200", "--k", "-1e200"], "--q, --k: the score of query 1 against key 1 overflows a double"),
+            (["--json=0"], "json"),  # a flag takes no value
+            (["--q", "1\x01"], "--q: row 1, entry 1 is '1?'"),  # control characters are not echoed
+            (["--q", "x" * 5000], " ..."),  # a huge argument is cut short in the message
         ]
         self.assert_each_refused(cases)
 
