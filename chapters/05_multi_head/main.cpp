@@ -251,7 +251,10 @@ int main(int argc, char** argv) {
   std::string tokens_text = "I,love,you";
   bool sizes_only = false;
   bool json = false;
-  command_line.option("--heads", heads_text, "h, the number of heads: a whole number that divides --d-model",
+  command_line.option("--heads", heads_text,
+                      fmt::format("h, the number of heads: a whole number that divides --d-model (at most {} when "
+                                  "the weights are drawn)",
+                                  max_heads_drawn),
                       "INTEGER");
   command_line.option("--d-model", d_model_text,
                       fmt::format("d_model, the width of each token's vector, from 1 to {} (to {} with --sizes-only)",
