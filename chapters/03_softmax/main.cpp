@@ -60,25 +60,8 @@ constexpr double max_printed_exponent = 20.0;
 // Two tables go side by side when each has at most this many columns.
 constexpr Eigen::Index max_columns_side_by_side = 6;
 
-// A number for JSON; one that is not finite becomes the string "inf", "-inf"
-// or "NaN", which JSON can hold and a reader can see.
-nlohmann::json number_json(double value) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  return value;
-}
-
-nlohmann::json row_json(const Eigen::RowVectorXd& row) {
-  nlohmann::json entries = nlohmann::json::array();
-  for (Eigen::Index j = 0; j < row.size(); ++j) entries.push_back(number_json(row(j)));
-  return entries;
-}
-
-nlohmann::json rows_json(const Matrix& matrix) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (Eigen::Index i = 0; i < matrix.rows(); ++i) rows.push_back(row_json(matrix.row(i)));
-  return rows;
-}
+// A row for JSON: non-finite entries as program::number_json() writes them.
+nlohmann::json row_json(const Eigen::RowVectorXd& row) { return program::matrix_json(row)[0]; }
 
 // Where e^s stops being a usable double: above this it overflows to inf ...
 double largest_exponent() { return std::log(std::numeric_limits<double>::max()); }
@@ -173,7 +156,7 @@ Pass pass_of(attention::AttentionSteps steps) {
 nlohmann::json pass_json(const Pass& pass) {
   return {
       {"scaled_scores", program::matrix_json(pass.steps.scaled_scores)},
-      {"exponentials", rows_json(pass.exponentials)},
+      {"exponentials", program::matrix_json(pass.exponentials)},
       {"exponential_sums", row_json(pass.exponential_sums.transpose())},
       {"weights", program::matrix_json(pass.steps.weights)},
       {"row_sums", program::matrix_json(pass.row_sums.transpose())[0]},

@@ -32,6 +32,7 @@
 #include "program/real_number.hpp"
 #include "program/command_line.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/usage_error.hpp"
 
 namespace {
@@ -59,23 +60,15 @@ struct ChosenMask {
   std::string description;
 };
 
-std::string_view trim(std::string_view text) {
-  const std::size_t first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
-
 // Reads --mask, "none", "causal", "band:R" or "pad:N", and checks that it fits
 // this many queries and keys.
 MaskSpec read_mask_spec(std::string_view text, Eigen::Index queries, Eigen::Index keys) {
-  const std::string_view spec = trim(text);
+  const std::string_view spec = program::trim(text);
   if (spec.empty()) {
     throw program::UsageError(fmt::format("--mask is empty; expected {}", mask_kinds));
   }
   const std::size_t colon = spec.find(':');
-  const std::string kind(trim(spec.substr(0, colon)));
+  const std::string kind(program::trim(spec.substr(0, colon)));
   const bool has_number = colon != std::string_view::npos;
   const bool takes_number = kind == "band" || kind == "pad";
   if (!takes_number && kind != "none" && kind != "causal") {
@@ -179,21 +172,6 @@ std::string gap_text(double gap) {
   }
   return std::abs(gap) < 1e6 ? program::number_text(gap, 2) : typed_exponent(fmt::format("{:.2e}", gap));
 }
-
-// JSON cannot hold −∞: such entries are written as the string "-inf".
-nlohmann::json scores_json(const attention::Matrix& scores) {
-  nlohmann::json rows = program::matrix_json(scores);
-  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
-    for (Eigen::Index j = 0; j < scores.cols(); ++j) {
-      if (scores(i, j) == minus_infinity) {
-        rows[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = "-inf";
-      }
-    }
-  }
-  return rows;
-}
-
-nlohmann::json fill_json(double fill) { return fill == minus_infinity ? nlohmann::json("-inf") : nlohmann::json(fill); }
 
 nlohmann::json mask_json(const attention::Mask& allowed) {
   nlohmann::json rows = nlohmann::json::array();
@@ -318,7 +296,7 @@ int main(int argc, char** argv) {
       nlohmann::json leak_rows = nlohmann::json::array();
       for (const Leak& leak : leaks) {
         leak_rows.push_back({
-            {"fill", fill_json(leak.fill)},
+            {"fill", program::number_json(leak.fill)},
             {"largest_masked_weight", leak.largest_masked_weight},
             {"query", leak.query < 0 ? nlohmann::json() : nlohmann::json(query_label(leak.query))},
             {"key", leak.key < 0 ? nlohmann::json() : nlohmann::json(key_label(leak.key))},
@@ -334,16 +312,16 @@ int main(int argc, char** argv) {
           {"queries", program::matrix_json(queries)},
           {"keys", program::matrix_json(keys)},
           {"values", program::matrix_json(values)},
-          {"mask_spec", std::string(trim(mask_typed))},
+          {"mask_spec", std::string(program::trim(mask_typed))},
           {"mask_description", mask.description},
-          {"fill", fill_json(fill)},
+          {"fill", program::number_json(fill)},
           {"mask", mask_json(allowed)},
           {"allowed_entries", allowed_count},
           {"masked_entries", allowed.size() - allowed_count},
           {"fully_masked_rows", fully_masked_rows},
           {"scores", program::matrix_json(steps.scores)},
           {"scaled_scores", program::matrix_json(steps.scaled_scores)},
-          {"masked_scores", scores_json(steps.masked_scores)},
+          {"masked_scores", program::matrix_json(steps.masked_scores)},
           {"weights", program::matrix_json(steps.weights)},
           {"row_sums", program::matrix_json(steps.weights.rowwise().sum().transpose())[0]},
           {"output", program::matrix_json(steps.output)},

@@ -100,17 +100,6 @@ nlohmann::json cost_json(const LayerCost& cost, std::uint64_t n) {
           {"per_pair", (cost.scores + cost.weighted_sums) / (n * n)}};     // the part that grows like n²
 }
 
-// 1234567 as "1,234,567".
-std::string grouped(std::uint64_t value) {
-  const std::string digits = std::to_string(value);
-  std::string text;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) text += ',';
-    text += digits[i];
-  }
-  return text;
-}
-
 std::string cost_text(const LayerCost& multi, const LayerCost& single, std::uint64_t n) {
   const std::string multi_name = fmt::format("{} heads of {}", multi.heads, multi.d_k);
   const std::string single_name = fmt::format("1 head of {}", single.d_k);
@@ -118,15 +107,15 @@ std::string cost_text(const LayerCost& multi, const LayerCost& single, std::uint
   std::string text = fmt::format("The cost of this layer for n = {} tokens, in multiply-adds\n", n);
   text += fmt::format(fmt::runtime(row), "", "grows", multi_name, single_name);
   const auto line = [&](const std::string& stage, const char* growth, std::uint64_t a, std::uint64_t b) {
-    text += fmt::format(fmt::runtime(row), stage, growth, grouped(a), grouped(b));
+    text += fmt::format(fmt::runtime(row), stage, growth, program::grouped_digits(a), program::grouped_digits(b));
   };
   line("projections Q_i, K_i, V_i = X·W", "n", multi.projections, single.projections);
   line("scores Q_i K_iᵀ", "n²", multi.scores, single.scores);
   line("weighted sums weights_i · V_i", "n²", multi.weighted_sums, single.weighted_sums);
   line("output projection Concat · W^O", "n", multi.output_projection, single.output_projection);
   line("total", "", multi.total(), single.total());
-  text += fmt::format("{:<34}  {:>4}  {:>17}  {:>17}\n", "exponentials (softmax)", "n²", grouped(multi.exponentials),
-                      grouped(single.exponentials));
+  text += fmt::format("{:<34}  {:>4}  {:>17}  {:>17}\n", "exponentials (softmax)", "n²", program::grouped_digits(multi.exponentials),
+                      program::grouped_digits(single.exponentials));
   return text;
 }
 

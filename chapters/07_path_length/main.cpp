@@ -34,6 +34,7 @@
 #include "attention/recurrent_layer.hpp"
 #include "attention/standard_normal.hpp"
 #include "program/command_line.hpp"
+#include "program/table.hpp"
 #include "program/json_output.hpp"
 #include "program/integer_list.hpp"
 #include "program/usage_error.hpp"
@@ -105,17 +106,6 @@ const char* paper_path(LayerType type) {
       return "O(n/r)";
   }
   return "";
-}
-
-// 1234567 as "1,234,567".
-std::string grouped(std::uint64_t value) {
-  const std::string digits = std::to_string(value);
-  std::string text;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) text += ',';
-    text += digits[i];
-  }
-  return text;
 }
 
 // A duration in milliseconds with four significant digits.
@@ -477,7 +467,7 @@ int main(int argc, char** argv) {
                                          count.paths.maximum,
                                          fmt::format("{}/{}", count.paths.connected_pairs, count.paths.pairs),
                                          count.sequential_steps, count.stack_sequential_steps,
-                                         grouped(count.multiply_adds)));
+                                         program::grouped_digits(count.multiply_adds)));
       }
     }
     std::cout << "\nlayers: stacked until every output depends on every input (the recurrent\n"

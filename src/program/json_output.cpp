@@ -1,5 +1,6 @@
 #include "program/json_output.hpp"
 
+#include <cmath>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -8,12 +9,18 @@
 
 namespace program {
 
+nlohmann::json number_json(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return value;
+}
+
 nlohmann::json matrix_json(const attention::Matrix& matrix) {
   nlohmann::json rows = nlohmann::json::array();
   for (Eigen::Index row = 0; row < matrix.rows(); ++row) {
     nlohmann::json entries = nlohmann::json::array();
     for (Eigen::Index column = 0; column < matrix.cols(); ++column) {
-      entries.push_back(matrix(row, column));
+      entries.push_back(number_json(matrix(row, column)));
     }
     rows.push_back(std::move(entries));
   }

@@ -10,7 +10,12 @@
 
 namespace program {
 
-/// [[row 1], [row 2], …], every double written so that it reads back exactly.
+/// A number for JSON, written so that it reads back exactly. JSON has no
+/// infinity and no NaN: those become the strings "inf", "-inf" and "NaN",
+/// which a reader can see (a masked score is "-inf").
+nlohmann::json number_json(double value);
+
+/// [[row 1], [row 2], …], each entry as number_json() writes it.
 nlohmann::json matrix_json(const attention::Matrix& matrix);
 
 /// Writes @p document to the file @p path, as --json prints it. Throws

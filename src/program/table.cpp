@@ -53,6 +53,16 @@ std::string table(const std::string& title, const attention::Matrix& matrix, con
   return text;
 }
 
+std::string grouped_digits(std::uint64_t value) {
+  const std::string digits = std::to_string(value);
+  std::string text;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) text += ',';
+    text += digits[i];
+  }
+  return text;
+}
+
 std::vector<std::string> numbered_labels(const std::string& prefix, Eigen::Index count) {
   std::vector<std::string> labels;
   for (Eigen::Index i = 1; i <= count; ++i) {
