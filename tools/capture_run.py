@@ -10,14 +10,20 @@ once with --json. A program whose output differs from run to run (timings)
 is captured once instead: the run is {"arguments": [...], "json_file": true},
 and the program writes its JSON with --json-file while it prints its tables.
 Fails, and so fails the build, if the program exits with anything but 0 or if
-its JSON is not one JSON document.
+its JSON is not one JSON document, or if the run's name could make a path
+outside --out: a name is letters, digits, '_', '.' and '-', not starting with '.'.
 """
 import argparse
 import json
+import re
 import shlex
 import subprocess
 import sys
 from pathlib import Path
+
+
+# A run's name becomes a file name in --out: no '/', no '..', nothing hidden.
+RUN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 
 
 def main() -> int:
@@ -27,6 +33,9 @@ def main() -> int:
     parser.add_argument("--run", required=True, help="the run's name in runs.json")
     parser.add_argument("--out", required=True, type=Path)
     options = parser.parse_args()
+    if not RUN_NAME.fullmatch(options.run):
+        sys.exit(f"capture_run: --run {options.run!r} is not a run name; expected letters, digits, '_', '.' "
+                 "and '-', not starting with '.'")
 
     runs = json.loads(options.runs.read_text())["runs"]
     if options.run not in runs:
