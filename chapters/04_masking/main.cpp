@@ -192,9 +192,12 @@ struct Leak {
   Eigen::Index query = -1;             // where it is; −1 when every masked weight is exactly 0
   Eigen::Index key = -1;
   double largest_output_change = 0.0;  // the largest |output − output under −∞|, over all entries
+  bool output_finite = true;           // false when an output or its change overflowed a double
   // The smallest gap, over rows with both an allowed and a masked key, between the
   // row's largest allowed score and the fill: a masked weight is at most e^(−gap).
+  // Empty when no row has both (no mask, or every key masked); +∞ for the fill −∞.
   std::optional<double> smallest_gap;
+  Eigen::Index gap_rows = 0;  // how many rows have both an allowed and a masked key
 };
 
 // The same steps as scaled_dot_product_attention() from the scaled scores on, with
@@ -213,7 +216,11 @@ Leak leak_of(double fill, const attention::Matrix& scaled_scores, const attentio
       }
     }
   }
-  leak.largest_output_change = (weights * values - exact_output).cwiseAbs().maxCoeff();
+  const attention::Matrix output = weights * values;
+  const attention::Matrix change = output - exact_output;
+  // maxCoeff() of a matrix holding NaN is unspecified: say first whether every entry is a number.
+  leak.output_finite = output.allFinite() && change.allFinite();
+  leak.largest_output_change = leak.output_finite ? change.cwiseAbs().maxCoeff() : 0.0;
   for (Eigen::Index i = 0; i < allowed.rows(); ++i) {
     if (allowed.row(i).any() && !allowed.row(i).all()) {
       double largest_allowed = minus_infinity;
@@ -222,9 +229,32 @@ Leak leak_of(double fill, const attention::Matrix& scaled_scores, const attentio
       }
       const double gap = largest_allowed - fill;
       leak.smallest_gap = leak.smallest_gap ? std::min(*leak.smallest_gap, gap) : gap;
+      ++leak.gap_rows;
     }
   }
   return leak;
+}
+
+// Every number the leak table prints must be a finite double, or the fill −∞'s
+// infinite gap. An output that overflows is refused, naming the flag that made
+// it: the values (--v), or a fill so far from the scores that the gap overflows.
+void require_finite(const std::vector<Leak>& leaks, const attention::Matrix& output) {
+  if (!output.allFinite()) {
+    throw program::UsageError("--v: the weighted sum of the values overflows a double; use smaller values");
+  }
+  for (const Leak& leak : leaks) {
+    if (!leak.output_finite) {
+      throw program::UsageError(fmt::format(
+          "--v: with the fill {}, an output or its change from the output under -inf overflows a double; use "
+          "smaller values",
+          fill_text(leak.fill)));
+    }
+    if (leak.fill != minus_infinity && leak.smallest_gap && !std::isfinite(*leak.smallest_gap)) {
+      throw program::UsageError(fmt::format(
+          "--fill: the gap from the scores down to the fill {} overflows a double; expected a fill nearer 0, or -inf",
+          fill_text(leak.fill)));
+    }
+  }
 }
 
 // A weight as the leak table shows it: exactly 0 says so; anything else in scientific notation.
@@ -283,6 +313,7 @@ int main(int argc, char** argv) {
       throw program::UsageError(fmt::format("--q, --k: the scores cannot be computed in double precision ({})",
                                             error.what()));
     }
+    require_finite(leaks, steps.output);
 
     const Eigen::Index allowed_count = allowed.count();
     std::vector<Eigen::Index> fully_masked_rows;
@@ -295,14 +326,20 @@ int main(int argc, char** argv) {
     if (json) {
       nlohmann::json leak_rows = nlohmann::json::array();
       for (const Leak& leak : leaks) {
-        leak_rows.push_back({
+        nlohmann::json row = {
             {"fill", program::number_json(leak.fill)},
-            {"largest_masked_weight", leak.largest_masked_weight},
+            {"largest_masked_weight", program::number_json(leak.largest_masked_weight)},
             {"query", leak.query < 0 ? nlohmann::json() : nlohmann::json(query_label(leak.query))},
             {"key", leak.key < 0 ? nlohmann::json() : nlohmann::json(key_label(leak.key))},
-            {"largest_output_change", leak.largest_output_change},
-            {"smallest_gap", leak.smallest_gap ? nlohmann::json(*leak.smallest_gap) : nlohmann::json()},
-        });
+            {"largest_output_change", program::number_json(leak.largest_output_change)},
+            {"gap_rows", leak.gap_rows},
+        };
+        // No row with both an allowed and a masked key has no gap: the key is left
+        // out (gap_rows is 0), never null. The fill −∞'s gap is "inf".
+        if (leak.smallest_gap) {
+          row["smallest_gap"] = program::number_json(*leak.smallest_gap);
+        }
+        leak_rows.push_back(std::move(row));
       }
       const double smallest_double = std::numeric_limits<double>::denorm_min();
       const double smallest_float = static_cast<double>(std::numeric_limits<float>::denorm_min());

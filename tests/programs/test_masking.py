@@ -1,4 +1,5 @@
 """build/bin/masking, chapter 4: masks, the fill, and what a finite fill leaks."""
+import json
 import math
 import unittest
 
@@ -282,6 +283,82 @@ class HugeFills(ProgramTest):
                 self.assertIn("Mask causal", run("--fill", fill).stdout)
         printed = run("--q", "7.976e307;7.976e307", "--k", "1;1", "--v", "1;1", "--fill", "-1e308").stdout
         self.assertIn("gap", printed)
+
+
+class NonFiniteNumbers(ProgramTest):
+    """JSON writes a non-finite number as "inf", "-inf" or "NaN", never null; an output that overflows is refused."""
+
+    def assert_no_null_numbers(self, document):
+        for row in document["leak"]:
+            for key in ("fill", "largest_masked_weight", "largest_output_change", "smallest_gap", "gap_rows"):
+                if key in row:
+                    self.assertIsNotNone(row[key], f"{key} of the leak row for fill {row['fill']}")
+
+    def test_the_gap_of_minus_infinity_is_inf_not_null(self):
+        document = run_json()
+        exact = leak_for(document, "-inf")
+        self.assertEqual(exact["smallest_gap"], "inf")
+        # cat and eat each have an allowed and a masked key; fish may look at every key.
+        self.assertEqual(exact["gap_rows"], 2)
+        self.assertEqual([row["gap_rows"] for row in document["leak"]], [2, 2, 2, 2])
+        self.assert_no_null_numbers(document)
+
+    def test_no_row_with_a_masked_key_is_said_by_a_count_not_by_null(self):
+        for mask in ("none", "pad:0", "pad:3"):
+            with self.subTest(mask=mask):
+                document = run_json("--mask", mask)
+                for row in document["leak"]:
+                    self.assertEqual(row["gap_rows"], 0)
+                    self.assertNotIn("smallest_gap", row)
+                self.assert_no_null_numbers(document)
+        # pad:2 leaves every row with two allowed keys and one masked key.
+        self.assertEqual(leak_for(run_json("--mask", "pad:2"), -10.0)["gap_rows"], 3)
+
+    def test_the_tables_still_show_no_gap_as_a_dash(self):
+        printed = run("--mask", "pad:0").stdout.split("fill  ")[1]
+        self.assertEqual(printed.splitlines()[1].split()[-2:], ["-", "0"])
+
+    def test_an_output_change_that_overflows_is_refused(self):
+        # The finite fill 1e300 puts all the weight on the masked keys: cat's output moves from
+        # 1.7e308 to −1.7e308, a change no double holds. It used to print inf, and null in JSON.
+        values = ["--v", "1.7e308;-1.7e308;-1.7e308"]
+        for extra in ([], ["--json"]):
+            with self.subTest(json=bool(extra)):
+                self.assert_refused(["--fill", "1e300", *values, *extra], "--v: with the fill 1e300, an output")
+        # The same values under −∞ and the default fills change nothing that overflows.
+        document = run_json(*values)
+        self.assert_no_null_numbers(document)
+        self.assertEqual(document["output"][0], [1.7e308])
+
+    def test_a_weighted_sum_that_overflows_is_refused(self):
+        # Weights that sum to 1 only after rounding take the largest double past itself.
+        largest = "1.7976931348623157e308"
+        self.assert_refused(["--mask", "none", "--q", "0.1;0.2", "--k", "0.3;0.1", "--v", f"{largest};{largest}"],
+                            "--v: the weighted sum of the values overflows a double")
+
+    def test_a_gap_that_overflows_is_refused(self):
+        self.assert_refused(["--q", "1.5e308;1.5e308;1.5e308", "--k", "1;1;1", "--v", "1;1;1", "--fill", "-1.5e308"],
+                            "--fill: the gap from the scores down to the fill -1.5e308 overflows a double")
+
+    def test_random_huge_inputs_give_finite_numbers_or_a_refusal(self):
+        generator = np.random.default_rng(308)
+        for _ in range(12):
+            values = generator.choice([-1.7976931348623157e308, 1.7976931348623157e308, 1e308, -3.0],
+                                      size=(3, 2))
+            fill = str(generator.choice(["-inf", "-10", "1e300", "-1.7976931348623157e308"]))
+            result = run("--v", matrix_text(values), "--fill", fill, "--json", check=False)
+            with self.subTest(values=values.tolist(), fill=fill):
+                if result.returncode == 2:
+                    self.assertEqual(len(result.stderr.splitlines()), 1)
+                    self.assertTrue(result.stderr.startswith("masking: --"), result.stderr)
+                    self.assertEqual(result.stdout, "")
+                else:
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    document = json.loads(result.stdout)
+                    self.assert_no_null_numbers(document)
+                    for row in document["leak"]:
+                        self.assertIsInstance(row["largest_output_change"], float)
+                    self.assertTrue(np.isfinite(np.array(document["output"], dtype=float)).all())
 
 
 class BadInput(ProgramTest):
