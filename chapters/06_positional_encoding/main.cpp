@@ -406,6 +406,23 @@ Comparison compare_orders(const program::AttentionInputs& inputs, const std::vec
   return comparison;
 }
 
+// Every number the tables print must be a finite double. Inputs near the
+// largest double can make a weighted sum, or a change between the two orders,
+// overflow to inf: refused, naming the flag whose numbers are too large.
+void require_finite(const Comparison& comparison) {
+  if (!std::isfinite(comparison.largest_score_difference)) {
+    throw program::UsageError(
+        "--q, --k: a score changes by more than the largest double when the order changes; use smaller numbers");
+  }
+  if (!comparison.before.output.allFinite() || !comparison.after.output.allFinite()) {
+    throw program::UsageError("--v: the weighted sum of the values overflows a double; use smaller values");
+  }
+  if (!(comparison.after.output - comparison.expected_output).allFinite()) {
+    throw program::UsageError(
+        "--v: a token's output changes by more than the largest double when the order changes; use smaller values");
+  }
+}
+
 nlohmann::json comparison_json(const Comparison& comparison, const std::vector<std::string>& reordered) {
   return {
       {"before", {{"weights", program::matrix_json(comparison.before.weights)},
@@ -489,6 +506,8 @@ void run_permutation(const program::AttentionInputs& inputs, const std::string& 
     throw program::UsageError(
         fmt::format("--q, --k: the scores cannot be computed in double precision ({})", error.what()));
   }
+  require_finite(without_positions);
+  require_finite(with_positions);
   const Matrix encoding = attention::positional_encoding(tokens, inputs.queries.cols());
   const Matrix value_encoding = attention::positional_encoding(tokens, inputs.values.cols());
   const std::vector<std::string>& labels = inputs.query_labels;

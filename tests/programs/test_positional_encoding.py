@@ -263,6 +263,42 @@ class Permutation(ProgramTest):
         self.assertIn("With positions: PE(pos) added to each token's query, key and value", printed)
 
 
+class Overflow(ProgramTest):
+    """Values near the largest double: every printed number finite, or the run refused naming the flag."""
+
+    LARGEST = "1.7976931348623157e308"
+
+    def test_a_weighted_sum_of_the_largest_doubles_is_refused(self):
+        # It used to print inf in the output and change tables, and "largest difference inf (1 unit in the last place)".
+        m = self.LARGEST
+        for extra in ([], ["--json"]):
+            with self.subTest(json=bool(extra)):
+                self.assert_refused(["--v", f"{m},{m};{m},{m};{m},{m}", *extra], "--v: ")
+
+    def test_outputs_that_change_by_more_than_a_double_holds_are_refused(self):
+        # Opposite values: each output is finite, but with positions a token's output moves
+        # from near +1e308 to near -1e308 when the order changes.
+        self.assert_refused(["--q", "300,0;0,300;300,300", "--k", "300,0;0,300;300,300",
+                             "--v", "1e308,1e308;-1e308,-1e308;1e308,-1e308"], "--v: ")
+
+    def test_random_huge_inputs_give_finite_numbers_or_a_refusal(self):
+        generator = np.random.default_rng(1706)
+        choices = [-1.7976931348623157e308, 1.7976931348623157e308, 1e308, -1e308, 1.0]
+        for _ in range(12):
+            values = generator.choice(choices, size=(3, 2))
+            result = run("--v", matrix_text(values), "--json", check=False)
+            with self.subTest(values=values.tolist()):
+                if result.returncode == 2:
+                    self.assertEqual(len(result.stderr.splitlines()), 1)
+                    self.assertTrue(result.stderr.startswith("positional_encoding: --v: "), result.stderr)
+                    self.assertEqual(result.stdout, "")
+                    continue
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertNotIn('"inf"', result.stdout)
+                self.assertNotIn("NaN", result.stdout)
+                self.assertNotIn("inf", run("--v", matrix_text(values)).stdout)
+
+
 class BadInput(ProgramTest):
     def test_each_bad_input_is_refused_with_one_line(self):
         odd = "1,0,0;0,1,0;1,1,0"
