@@ -164,6 +164,24 @@ class Properties(ProgramTest):
         self.assertEqual(counts, run_json("--dk", "2,16", "--samples", "100")["histogram"]["counts"])
 
 
+class Caps(ProgramTest):
+    """Every run the program accepts answers within a couple of seconds in the release build: at most
+    20 million products q·k (about 5 s at the old cap of 100 million). --help says what the caps are."""
+
+    CAP = 20_000_000
+
+    def test_help_states_the_caps(self):
+        self.assert_help_lists("from 1 to 1000000", f"may be at most {self.CAP}", "each 1 to 100000, at most 16")
+
+    def test_one_product_more_than_the_cap_is_refused(self):
+        for samples, widths in [(1_000_000, "21"), (100_001, "200"), (20_001, "2,64,512,422"), (200, "100000,1")]:
+            total = samples * sum(int(w) for w in widths.split(","))
+            with self.subTest(samples=samples, dk=widths):
+                self.assertGreater(total, self.CAP)
+                self.assert_refused(["--samples", str(samples), "--dk", widths],
+                                    f"products, more than the {self.CAP} a run may take")
+
+
 class BadInput(ProgramTest):
     def test_each_bad_input_is_refused_with_one_line(self):
         cases = [
