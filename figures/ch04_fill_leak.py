@@ -2,52 +2,170 @@
 weight is at most e^(-gap), where the gap is the distance from a row's largest
 allowed score down to the fill; in double precision e^(-gap) is exactly 0 once
 the gap passes about 745 (in single precision, about 104). The points are
-the leak tables of two runs of the chapter's program."""
+the leak tables of two runs of the chapter's program.
+
+A weight of exactly 0 has no place on a logarithmic axis, so the figure has
+two panels on one gap axis: above, the weights that are positive, on a log
+scale; below, a row for the weights that are exactly 0. The bound e^(-gap) is
+drawn solid where a double can store it, and continues only as a dotted line
+labelled as exact arithmetic where a double stores 0; in that region the
+double's own value runs along the zero row. An inset spreads out the gaps
+near 10, where the two measured leaks would otherwise sit on one another."""
 import math
 
 import numpy as np
 
 from figure_style import arguments, load_run, plt, save
 
-options = arguments(__doc__)
-toy = load_run(options.outputs, "masking")
-anti_aligned = load_run(options.outputs, "masking_anti_aligned")
-underflow = toy["underflow"]
-double_limit = underflow["double_underflow_gap"]
-float_limit = underflow["float_underflow_gap"]
+# The two runs, as runs.json names them, each drawn with its own marker and colour.
+SERIES = (
+    {"run": "masking", "name": "toy, causal mask", "marker": "o", "color": "#d62728"},
+    {"run": "masking_anti_aligned", "name": "cat's query (−700, 0)", "marker": "s", "color": "#9467bd"},
+)
+GAP_RANGE = (-5.0, 1100.0)
+LOG10_BOTTOM, LOG10_TOP = -420.0, 30.0  # the log panel's range, in powers of ten
+INSET_GAPS = (8.0, 13.0)  # the gaps the inset enlarges: both measured leaks lie here
 
-figure, axes = plt.subplots(figsize=(7.8, 4.2))
-gaps = np.linspace(-5, 1100, 1200)
-log10_bound = np.minimum(0.0, -gaps / math.log(10.0))  # a weight is at most 1
-axes.plot(gaps, log10_bound, color="#1f77b4", label="e^(−gap), the most a masked key can get")
-axes.axvspan(double_limit, gaps[-1], color="#dddddd", zorder=0)
-axes.text(double_limit + 12, -60, f"double precision:\ne^(−gap) is exactly 0\nbeyond a gap of {double_limit:.0f}",
-          fontsize=9, va="top")
-axes.axvline(float_limit, color="#7f7f7f", linestyle=":", linewidth=1)
-axes.text(float_limit + 8, -260, f"single precision\nstops at {float_limit:.0f}", fontsize=9, color="#555555")
-bottom = -340
-runs = (("toy, causal", toy, "o"), ("cat's query (−700, 0)", anti_aligned, "s"))
-# Where each label sits, by (run, fill); the two leaks near a gap of 10 sit one above the other.
-offsets = {("toy, causal", -10.0): (60, -48), ("toy, causal", -1000.0): (-190, 18),
-           ("cat's query (−700, 0)", -1000.0): (60, -14)}
-for name, run, marker in runs:
-    for leak in run["leak"]:
-        gap = leak["smallest_gap"]
-        if leak["fill"] == "-inf" or gap is None or not 0 <= gap <= gaps[-1]:
-            continue  # the reference, or off the chart (a fill of −1e9 has a gap of about 1e9)
-        weight = leak["largest_masked_weight"]
-        y = math.log10(weight) if weight > 0 else bottom
-        axes.plot(gap, y, marker, color="#d62728" if weight > 0 else "black",
-                  markerfacecolor="#d62728" if weight > 0 else "none", markersize=8)
-        fill = f"{leak['fill']:g}".replace("-", "−")
-        note = f"{name}, fill {fill}: " + (f"{weight:.1e}".replace("-", "−") if weight > 0 else "exactly 0")
-        axes.annotate(note, (gap, y), textcoords="offset points", xytext=offsets.get((name, leak["fill"]), (20, 20)), fontsize=8,
-                      arrowprops={"arrowstyle": "-", "color": "#777777", "linewidth": 0.6})
-axes.set_ylim(bottom - 15, 30)
-axes.set_xlim(gaps[0], gaps[-1])
-axes.set_xlabel("gap: largest allowed score in the row minus the fill")
-axes.set_ylabel("largest masked weight")
-ticks = [0, -100, -200, -300]
-axes.set_yticks(ticks + [bottom], [f"10$^{{{t}}}$" for t in ticks] + ["0"])
-axes.legend(loc="upper right", fontsize=9)
-save(figure, options.out)
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def measured_points(runs: dict) -> list:
+    """Every finite fill of each run whose gap lies on the chart, with its weight.
+
+    `runs` maps a run name to its JSON document. A point with weight exactly 0
+    belongs to the zero row (on_log_axis False); any other to the log panel."""
+    points = []
+    for series in SERIES:
+        for leak in runs[series["run"]]["leak"]:
+            gap, weight, fill = leak.get("smallest_gap"), leak["largest_masked_weight"], leak["fill"]
+            # The reference fill −∞ (its gap is "inf"), a run with no gap, and a
+            # gap off the chart (a fill of −1e9 has a gap of about 1e9) are left out.
+            if not (_is_number(fill) and _is_number(gap) and _is_number(weight)):
+                continue
+            if not GAP_RANGE[0] <= gap <= GAP_RANGE[1]:
+                continue
+            points.append({**series, "fill": fill, "gap": gap, "weight": weight, "on_log_axis": weight > 0})
+    return points
+
+
+def bound_curves(double_limit: float, samples: int = 1200) -> dict:
+    """The bound e^(−gap) (at most 1) as log10, split where a double stops storing it.
+
+    "double": gaps up to double_limit, where the double's e^(−gap) is the
+    exact value (to rounding); "exact_only": beyond it, where only exact
+    arithmetic has a positive value. Both as (gaps, log10 of the bound)."""
+    gaps = np.linspace(GAP_RANGE[0], GAP_RANGE[1], samples)
+    log10_bound = np.minimum(0.0, -gaps / math.log(10.0))
+    stored = gaps <= double_limit
+    # Each piece ends exactly at the limit, so the two meet without a gap.
+    double_gaps = np.append(gaps[stored], double_limit)
+    exact_gaps = np.insert(gaps[~stored], 0, double_limit)
+    return {
+        "double": (double_gaps, np.minimum(0.0, -double_gaps / math.log(10.0))),
+        "exact_only": (exact_gaps, np.minimum(0.0, -exact_gaps / math.log(10.0))),
+        "all": (gaps, log10_bound),
+    }
+
+
+def _label(point: dict) -> str:
+    fill = f"{point['fill']:g}".replace("-", "−")
+    weight = f"{point['weight']:.1e}".replace("-", "−") if point["weight"] > 0 else "exactly 0"
+    return f"{point['name']}, fill {fill}: {weight}"
+
+
+def _power_of_ten(exponent: float) -> str:
+    return "1" if exponent == 0 else f"10$^{{{exponent:.0f}}}$".replace("-", "−")
+
+
+def build_figure(runs: dict):
+    """The figure, and its panels by name: "log", "zero" and "inset"."""
+    underflow = runs["masking"]["underflow"]
+    double_limit = underflow["double_underflow_gap"]
+    float_limit = underflow["float_underflow_gap"]
+    curves = bound_curves(double_limit)
+    points = measured_points(runs)
+
+    figure, (log_axes, zero_axes) = plt.subplots(
+        2, 1, sharex=True, figsize=(7.8, 5.0), gridspec_kw={"height_ratios": [6, 1], "hspace": 0.08})
+
+    # Above: positive weights, log scale (drawn as log10 on a linear axis, because
+    # e^(−gap) for gaps past 745 is below the smallest double and could not be plotted as a number).
+    gaps, log10_bound = curves["double"]
+    log_axes.plot(gaps, log10_bound, color="#1f77b4", linewidth=2,
+                  label=f"e^(−gap) as a double (positive up to a gap of {double_limit:.0f})")
+    gaps, log10_bound = curves["exact_only"]
+    log_axes.plot(gaps, log10_bound, color="#1f77b4", linewidth=1.2, linestyle=":",
+                  label="e^(−gap) in exact arithmetic only (a double stores 0)")
+    log_axes.axvspan(double_limit, GAP_RANGE[1], color="#e8e8e8", zorder=0)
+    log_axes.text(double_limit + 12, -240,
+                  f"beyond a gap of {double_limit:.0f}:\na double stores\ne^(−gap) as exactly 0", fontsize=9, va="top")
+    # The single-precision limit, stopped above the inset so that it does not cross it.
+    log_axes.axvline(float_limit, ymin=0.45, color="#7f7f7f", linestyle=":", linewidth=1)
+    zero_axes.axvline(float_limit, color="#7f7f7f", linestyle=":", linewidth=1)
+    log_axes.text(float_limit + 8, -150, f"single precision\nstores 0 beyond\na gap of {float_limit:.0f}", fontsize=9,
+                  color="#555555")
+    # The measured leaks lie within a unit of each other on this scale: they are
+    # drawn in the inset only, each run with its own marker, and named in the legend.
+    for series in SERIES:
+        log_axes.plot([], [], linestyle="none", marker=series["marker"], color=series["color"], markersize=7,
+                      label=f"measured, {series['name']} (inset)")
+    ticks = [0, -100, -200, -300, -400]
+    log_axes.set_yticks(ticks, [_power_of_ten(t) for t in ticks])
+    log_axes.set_ylim(LOG10_BOTTOM, LOG10_TOP)
+    log_axes.set_ylabel("largest masked weight\n(log scale)")
+    log_axes.legend(loc="upper right", fontsize=8)
+
+    # The inset: the gaps around 10 where both measured leaks lie, enlarged.
+    inset = log_axes.inset_axes([0.07, 0.06, 0.34, 0.36], zorder=10)
+    inset.patch.set_facecolor("white")
+    inset.patch.set_alpha(1.0)
+    low, high = INSET_GAPS
+    gaps = np.linspace(low, high, 50)
+    inset.plot(gaps, -gaps / math.log(10.0), color="#1f77b4", linewidth=1.5)
+    for point in (p for p in points if p["on_log_axis"]):
+        y = math.log10(point["weight"])
+        inset.plot(point["gap"], y, linestyle="none", marker=point["marker"], color=point["color"], markersize=7)
+        inset.annotate(_label(point), (point["gap"], y), textcoords="offset points",
+                       xytext=(8, 4) if point["marker"] == "s" else (-6, -14), fontsize=7)
+    inset.set_xlim(low, high)
+    inset.set_ylim(-high / math.log(10.0), -low / math.log(10.0))
+    exponents = range(math.ceil(-high / math.log(10.0)), math.floor(-low / math.log(10.0)) + 1)
+    inset.set_yticks(list(exponents), [_power_of_ten(t) for t in exponents])
+    inset.tick_params(labelsize=7)
+    inset.set_title(f"gaps {low:g} to {high:g}, enlarged", fontsize=8)
+    log_axes.indicate_inset_zoom(inset, edgecolor="#555555")
+
+    # Below: the row of weights that are exactly 0, on no scale at all.
+    gaps, _ = curves["exact_only"]
+    zero_axes.plot(gaps, np.zeros_like(gaps), color="#1f77b4", linewidth=2)
+    zero_axes.axvspan(double_limit, GAP_RANGE[1], color="#e8e8e8", zorder=0)
+    for point in (p for p in points if not p["on_log_axis"]):
+        zero_axes.plot(point["gap"], 0, linestyle="none", marker=point["marker"], markersize=8,
+                       color=point["color"], markerfacecolor="white", markeredgewidth=1.5)
+        zero_axes.annotate(_label(point), (point["gap"], 0), textcoords="offset points", xytext=(-10, 8),
+                           ha="right", fontsize=8)
+    zero_axes.set_ylim(-1, 1)
+    zero_axes.set_yticks([0], ["exactly 0"])
+    zero_axes.set_xlim(*GAP_RANGE)
+    zero_axes.set_xlabel("gap: largest allowed score in the row minus the fill")
+    # The break between the two panels: the zero row is not the bottom of the log scale.
+    log_axes.spines["bottom"].set_visible(False)
+    zero_axes.spines["top"].set_visible(False)
+    log_axes.tick_params(bottom=False)
+    for axes, y in ((log_axes, 0), (zero_axes, 1)):
+        axes.plot([0, 0.015], [y - 0.02, y + 0.02], transform=axes.transAxes, color="black", clip_on=False,
+                  linewidth=1)
+    return figure, {"log": log_axes, "zero": zero_axes, "inset": inset}
+
+
+def main() -> None:
+    options = arguments(__doc__)
+    runs = {series["run"]: load_run(options.outputs, series["run"]) for series in SERIES}
+    figure, _ = build_figure(runs)
+    save(figure, options.out)
+
+
+if __name__ == "__main__":
+    main()

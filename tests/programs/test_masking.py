@@ -397,5 +397,108 @@ class BadInput(ProgramTest):
         self.assert_help_lists("--mask", "--fill")
 
 
+class JudgmentsInTheProse(ProgramTest):
+    """Sentences of chapter 4 that judge computed numbers, checked on the runs they read."""
+
+    ANTI_ALIGNED = ["--q", "-700,0; 0,1; 1,1"]
+
+    def test_with_minus_10_cats_output_is_mostly_the_future(self):
+        weights = run_json(*self.ANTI_ALIGNED, "--fill", "-10")["weights"][0]
+        self.assertGreater(weights[1] + weights[2], 0.5)  # eat and fish, which cat must not see
+        self.assertLess(weights[0], 0.5)
+
+    def test_minus_1000_stores_no_leak_on_the_toy_and_minus_10_does(self):
+        document = run_json()
+        self.assertEqual(leak_for(document, -1000.0)["largest_masked_weight"], 0.0)
+        self.assertGreater(leak_for(document, -10.0)["largest_masked_weight"], 0.0)
+        self.assertGreater(leak_for(document, -1000.0)["smallest_gap"], document["underflow"]["double_underflow_gap"])
+        self.assertLess(document["underflow"]["float_underflow_gap"], document["underflow"]["double_underflow_gap"])
+
+    def test_without_the_band_frame_1_weighs_its_twin_as_itself(self):
+        frames = ["--tokens", "f1,f2,f3,f4,f5,f6,f7,f8",
+                  "--q", "2,0; 0,2; -2,0; 0,-2; 2,0; 0,2; -2,0; 0,-2",
+                  "--k", "2,0; 0,2; -2,0; 0,-2; 2,0; 0,2; -2,0; 0,-2", "--v", "1; 2; 3; 4; 5; 6; 7; 8"]
+        weights = run_json(*frames, "--mask", "none")["weights"][0]
+        self.assertAlmostEqual(weights[4], weights[0], delta=1e-15)
+        self.assertEqual(run_json(*frames, "--mask", "band:2")["weights"][0][4], 0.0)
+        # The band figure's alt text: with the band, each row's largest weight is on the diagonal.
+        banded = np.array(run_json(*frames, "--mask", "band:2")["weights"])
+        self.assertEqual(list(np.argmax(banded, axis=1)), list(range(8)))
+
+    def test_minus_1e9_leaks_nothing_even_for_the_anti_aligned_query(self):
+        document = run_json(*self.ANTI_ALIGNED)
+        self.assertEqual(leak_for(document, -1e9)["largest_masked_weight"], 0.0)
+        self.assertGreater(leak_for(document, -1000.0)["largest_masked_weight"], 0.0)
+
+
+class FillLeakFigure(ProgramTest):
+    """figures/ch04_fill_leak.py: a weight of exactly 0 never sits on the log
+    axis, the double's curve stops where a double stores 0, and the two
+    measured series are told apart."""
+
+    @classmethod
+    def setUpClass(cls):
+        import importlib.util
+        import sys
+        from pathlib import Path
+        figures = Path(__file__).resolve().parents[2] / "figures"
+        sys.path.insert(0, str(figures))
+        spec = importlib.util.spec_from_file_location("ch04_fill_leak", figures / "ch04_fill_leak.py")
+        cls.figure_module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cls.figure_module)
+        cls.runs = {"masking": run_json(), "masking_anti_aligned": run_json(*JudgmentsInTheProse.ANTI_ALIGNED)}
+
+    def test_the_points_and_where_they_go(self):
+        points = self.figure_module.measured_points(self.runs)
+        on_log = [p for p in points if p["on_log_axis"]]
+        at_zero = [p for p in points if not p["on_log_axis"]]
+        self.assertTrue(all(p["weight"] > 0 for p in on_log))
+        self.assertTrue(all(p["weight"] == 0 for p in at_zero))
+        self.assertEqual({p["run"] for p in on_log}, {"masking", "masking_anti_aligned"})
+        self.assertEqual([(p["run"], p["fill"]) for p in at_zero], [("masking", -1000.0)])
+
+    def test_the_double_curve_stops_where_a_double_stores_0(self):
+        limit = self.runs["masking"]["underflow"]["double_underflow_gap"]
+        curves = self.figure_module.bound_curves(limit)
+        double_gaps, double_log10 = curves["double"]
+        exact_gaps, _ = curves["exact_only"]
+        self.assertEqual(double_gaps.max(), limit)
+        self.assertEqual(exact_gaps.min(), limit)
+        self.assertTrue(np.isfinite(double_log10).all())
+        # Past the limit a double's e^(−gap) is exactly 0; up to it, positive.
+        self.assertEqual(math.exp(-(limit + 1)), 0.0)
+        self.assertGreater(math.exp(-(limit - 1)), 0.0)
+
+    def test_the_drawn_figure(self):
+        import matplotlib.lines
+        figure, panels = self.figure_module.build_figure(self.runs)
+        limit = self.runs["masking"]["underflow"]["double_underflow_gap"]
+        log_axes, zero_axes, inset = panels["log"], panels["zero"], panels["inset"]
+        # No "0" among the log axis's ticks; the zero row has exactly one, named.
+        self.assertNotIn("0", [label.get_text() for label in log_axes.get_yticklabels()])
+        self.assertEqual([label.get_text() for label in zero_axes.get_yticklabels()], ["exactly 0"])
+        # Every line on the log panel: finite values; solid only up to the limit.
+        for line in log_axes.get_lines():
+            x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+            self.assertTrue(np.isfinite(y).all())
+            if line.get_linestyle() == "-" and x.size > 2:
+                self.assertLessEqual(x.max(), limit)
+        self.assertTrue(any(line.get_linestyle() == ":" and np.max(line.get_xdata()) > limit
+                            for line in log_axes.get_lines()))
+        # The zero row holds the point of weight 0, nothing of the log panel.
+        zero_markers = [line for line in zero_axes.get_lines() if line.get_marker() not in ("None", "", None)]
+        self.assertEqual(len(zero_markers), 1)
+        # The two measured series: different markers and colours, at different places, both in the legend.
+        measured = [line for line in inset.get_lines() if line.get_marker() in ("o", "s")]
+        self.assertEqual(sorted(line.get_marker() for line in measured), ["o", "s"])
+        self.assertNotEqual(measured[0].get_color(), measured[1].get_color())
+        self.assertNotEqual(float(measured[0].get_xdata()[0]), float(measured[1].get_xdata()[0]))
+        legend = [text.get_text() for text in log_axes.get_legend().get_texts()]
+        self.assertTrue(any("toy" in text for text in legend))
+        self.assertTrue(any("−700" in text for text in legend))
+        self.assertIsInstance(measured[0], matplotlib.lines.Line2D)
+        self.figure_module.plt.close(figure)
+
+
 if __name__ == "__main__":
     unittest.main()
