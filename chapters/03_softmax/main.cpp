@@ -168,6 +168,94 @@ nlohmann::json pass_json(const Pass& pass) {
   };
 }
 
+// The key each row gives its largest weight, by name (the first, if several tie).
+std::vector<std::string> largest_weight_on(const Matrix& weights, const std::vector<std::string>& answerers) {
+  std::vector<std::string> names;
+  for (Eigen::Index i = 0; i < weights.rows(); ++i) {
+    Eigen::Index j = 0;
+    weights.row(i).maxCoeff(&j);
+    names.push_back(answerers[static_cast<std::size_t>(j)]);
+  }
+  return names;
+}
+
+// The hand-worked lesson's trap, computed rather than asserted: round every
+// intermediate value to three decimals, as a hand calculation does, and see
+// where the results land against the full-precision ones rounded once.
+constexpr int hand_decimals = 3;
+
+double rounded_to_hand_decimals(double x) {
+  const double scale = std::pow(10.0, hand_decimals);
+  return std::round(x * scale) / scale;
+}
+
+// Where x stands against the nearest rounding boundary at hand_decimals, the
+// midpoint between two neighbouring roundings (0.3985 between 0.398 and 0.399).
+struct Boundary {
+  double at = 0.0;        // the nearest boundary
+  double distance = 0.0;  // |x − boundary|
+  std::string side;       // "below", "above", or "on" it
+};
+
+Boundary boundary_of(double x) {
+  const double step = std::pow(10.0, -hand_decimals);
+  Boundary boundary;
+  boundary.at = (std::round(x / step - 0.5) + 0.5) * step;
+  boundary.distance = std::abs(x - boundary.at);
+  // A sum of numbers with three decimals lands on a boundary only up to the
+  // rounding of binary fractions (0.198 + 0.2005 is 0.39849999999999997):
+  // within a billionth of a step counts as on it.
+  if (boundary.distance <= 1e-9 * step) {
+    boundary.side = "on";
+  } else {
+    boundary.side = x < boundary.at ? "below" : "above";
+  }
+  return boundary;
+}
+
+nlohmann::json boundaries_json(const Matrix& entries) {
+  nlohmann::json at = nlohmann::json::array(), distance = nlohmann::json::array(), side = nlohmann::json::array();
+  for (Eigen::Index i = 0; i < entries.rows(); ++i) {
+    nlohmann::json at_row = nlohmann::json::array(), distance_row = nlohmann::json::array(),
+                   side_row = nlohmann::json::array();
+    for (Eigen::Index j = 0; j < entries.cols(); ++j) {
+      const Boundary boundary = boundary_of(entries(i, j));
+      at_row.push_back(program::number_json(boundary.at));
+      distance_row.push_back(program::number_json(boundary.distance));
+      side_row.push_back(boundary.side);
+    }
+    at.push_back(at_row);
+    distance.push_back(distance_row);
+    side.push_back(side_row);
+  }
+  return {{"nearest", at}, {"distance", distance}, {"side", side}};
+}
+
+// The two hand calculations of the lesson, for every row: the sum of e^s from
+// terms rounded to three decimals, and the output from weights rounded to three
+// decimals (the values as given); then the full-precision results, rounded once,
+// and where each result stands against the nearest rounding boundary.
+nlohmann::json hand_rounded_json(const Pass& pass, const Matrix& values) {
+  const Matrix exponentials = pass.exponentials.unaryExpr(&rounded_to_hand_decimals);
+  const Eigen::VectorXd exponential_sums = exponentials.rowwise().sum();
+  const Matrix output = pass.steps.weights.unaryExpr(&rounded_to_hand_decimals) * values;
+  const Eigen::VectorXd full_sums = pass.exponential_sums.unaryExpr(&rounded_to_hand_decimals);
+  // How many steps of the last decimal the hand sum is off from the full sum rounded once.
+  const double step = std::pow(10.0, -hand_decimals);
+  const Eigen::VectorXd steps_off = ((full_sums - exponential_sums) / step).array().round();
+  return {
+      {"decimals", hand_decimals},
+      {"exponentials", program::matrix_json(exponentials)},
+      {"exponential_sums", row_json(exponential_sums.transpose())},
+      {"exponential_sums_rounded_once", row_json(full_sums.transpose())},
+      {"exponential_sum_steps_off", row_json(steps_off.transpose())},
+      {"output", program::matrix_json(output)},
+      {"output_rounded_once", program::matrix_json(pass.steps.output.unaryExpr(&rounded_to_hand_decimals))},
+      {"output_boundary", boundaries_json(output)},
+      {"full_output_boundary", boundaries_json(pass.steps.output)},
+  };
+}
+
 // The first score that is not finite, named for the reader.
 void print_toy(const program::AttentionInputs& inputs, const Pass& main, const Pass& scaled, const Pass& unscaled,
                bool scale) {
@@ -377,7 +465,11 @@ void saturation(const std::string& scores_text, const std::string& divide_text, 
                {"large_change", weights_large_added(1) - weights_large(1)},
                {"divided_before", weights_divided(1)},
                {"divided_after", weights_divided_added(1)},
-               {"divided_change", weights_divided_added(1) - weights_divided(1)}}},
+               {"divided_change", weights_divided_added(1) - weights_divided(1)},
+               // How many times as far the divided side's weight moves ("inf" if the large side's does not move).
+               {"divided_change_over_large_change",
+                program::number_json((weights_divided_added(1) - weights_divided(1)) /
+                                     (weights_large_added(1) - weights_large(1)))}}},
              {"largest",
               {{"large", largest_json(weights_large)},
                {"large_added", largest_json(weights_large_added)},
@@ -386,7 +478,11 @@ void saturation(const std::string& scores_text, const std::string& divide_text, 
              {"sensitivity",
               {{"large", sensitivity_large},
                {"divided", sensitivity_divided},
-               {"divided_per_unit_of_scores", sensitivity_divided / divide}}},
+               {"divided_per_unit_of_scores", sensitivity_divided / divide},
+               // The comparisons the book draws, as ratios to the large side ("inf" when that is 0).
+               {"divided_over_large", program::number_json(sensitivity_divided / sensitivity_large)},
+               {"divided_per_unit_over_large",
+                program::number_json(sensitivity_divided / divide / sensitivity_large)}}},
              {"textbook",
               {{"exponentials", row_json(exponentials)},
                {"shifted_exponentials", vector(shifted_exponentials)},
@@ -506,6 +602,8 @@ int main(int argc, char** argv) {
           {"scores", program::matrix_json(main_pass.steps.scores)},
       };
       document.update(pass_json(main_pass));
+      document["largest_weight_on"] = largest_weight_on(main_pass.steps.weights, inputs.key_labels);
+      document["hand_rounded"] = hand_rounded_json(main_pass, values);
       document["scaled"] = pass_json(scaled);
       document["unscaled"] = pass_json(unscaled);
       std::cout << document.dump(2) << '\n';

@@ -304,5 +304,95 @@ class BadInput(ProgramTest):
         self.assert_help_lists("--scores", "do not\nmix")
 
 
+class JudgmentsInTheProse(ProgramTest):
+    """Every sentence of chapter 3 that judges computed numbers reads a key the
+    program computes; these tests recompute each from the definition."""
+
+    SEED_Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    SEED_K = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    SEED_V = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+
+    def setUp(self):
+        self.document = run_json()
+
+    def test_the_hand_calculations_of_the_rounding_section(self):
+        # The seed's hand sums: 4.113 + 2.028 + 4.113 = 10.254 against 10.255, and
+        # 0.198 × 1 + 0.401 × 0 + 0.401 × 0.5 = 0.3985 against 0.398.
+        hand = self.document["hand_rounded"]
+        self.assertEqual(hand["decimals"], 3)
+        np.testing.assert_allclose(hand["exponentials"][2], [4.113, 2.028, 4.113], rtol=0, atol=1e-12)
+        self.assertAlmostEqual(hand["exponential_sums"][2], 10.254, delta=1e-12)
+        self.assertAlmostEqual(hand["exponential_sums_rounded_once"][2], 10.255, delta=1e-12)
+        self.assertEqual(hand["exponential_sum_steps_off"][2], 1)
+        self.assertAlmostEqual(hand["output"][1][0], 0.3985, delta=1e-12)
+
+    def test_where_each_result_stands_against_the_rounding_boundary(self):
+        hand = self.document["hand_rounded"]
+        # The hand result lies on the boundary between 0.398 and 0.399 ...
+        self.assertEqual(hand["output_boundary"]["side"][1][0], "on")
+        self.assertAlmostEqual(hand["output_boundary"]["nearest"][1][0], 0.3985, delta=1e-12)
+        # ... the full-precision value below it, by what NumPy says.
+        weights, output = numpy_attention(self.SEED_Q, self.SEED_K, self.SEED_V)
+        full = output[1, 0]
+        self.assertEqual(hand["full_output_boundary"]["side"][1][0], "below")
+        self.assertAlmostEqual(hand["full_output_boundary"]["nearest"][1][0], 0.3985, delta=1e-12)
+        self.assertAlmostEqual(hand["full_output_boundary"]["distance"][1][0], 0.3985 - full, delta=1e-12)
+        # "so it rounds to 0.398 under any rule": it is not on the boundary, and
+        # the rounded weights moved the hand result by exactly that distance.
+        self.assertGreater(0.3985 - full, 1e-6)
+        self.assertAlmostEqual(hand["output"][1][0] - full, hand["full_output_boundary"]["distance"][1][0],
+                               delta=1e-12)
+        self.assertEqual(f"{full:.3f}", "0.398")
+        # The rounded hand terms are the program's weights, rounded.
+        np.testing.assert_allclose(np.round(weights[1], 3), [0.198, 0.401, 0.401], rtol=0, atol=1e-12)
+
+    def test_boundaries_on_random_inputs(self):
+        generator = np.random.default_rng(303)
+        queries, keys, values = (generator.normal(size=(4, 3)) for _ in range(3))
+        document = run_json("--q", matrix_text(queries), "--k", matrix_text(keys), "--v", matrix_text(values))
+        _, output = numpy_attention(queries, keys, values)
+        boundary = document["hand_rounded"]["full_output_boundary"]
+        for (i, j), x in np.ndenumerate(output):
+            nearest = (math.floor(x * 1000) + 0.5) / 1000  # the midpoint of the step x lies in
+            self.assertAlmostEqual(boundary["nearest"][i][j], nearest, delta=1e-12)
+            self.assertAlmostEqual(boundary["distance"][i][j], abs(x - nearest), delta=1e-12)
+            self.assertEqual(boundary["side"][i][j], "below" if x < nearest else "above")
+
+    def test_cat_gives_its_largest_weight_to_itself(self):
+        self.assertEqual(self.document["largest_weight_on"][0], "cat")
+        self.assertEqual(self.document["largest_weight_on"],
+                         [self.document["key_tokens"][j] for j in np.argmax(self.document["weights"], axis=1)])
+
+    def test_no_weight_is_exactly_zero(self):
+        self.assertEqual(self.document["zero_weights"], 0)
+
+    def test_the_division_moves_every_weight_of_cats_row(self):
+        # Chapter 1 and chapter 3 both say so: even at d_k = 2 the scale changes the weights.
+        scaled, unscaled = self.document["scaled"]["weights"][0], self.document["unscaled"]["weights"][0]
+        for a, b in zip(scaled, unscaled):
+            self.assertGreater(abs(a - b), 0.01)
+        # Without the division softmax favours the largest score more.
+        self.assertGreater(unscaled[0], scaled[0])
+        self.assertLess(unscaled[1], scaled[1])
+
+    def test_the_saturation_ratios(self):
+        saturation = run_json("--scores", "8,4,0", "--divide", "8", "--add", "0.5")["saturation"]
+        large, divided = numpy_softmax(np.array([8.0, 4.0, 0.0]))[0], numpy_softmax(np.array([1.0, 0.5, 0.0]))[0]
+        large_added = numpy_softmax(np.array([8.0, 4.5, 0.0]))[0]
+        divided_added = numpy_softmax(np.array([1.0, 1.0, 0.0]))[0]
+        change_ratio = (divided_added[1] - divided[1]) / (large_added[1] - large[1])
+        self.assertAlmostEqual(saturation["slot_two"]["divided_change_over_large_change"], change_ratio, delta=1e-9)
+        self.assertGreater(change_ratio, 1)  # "moves the weights less" on the saturated side
+        s_large, s_divided = large[1] * (1 - large[1]), divided[1] * (1 - divided[1])
+        sensitivity = saturation["sensitivity"]
+        self.assertAlmostEqual(sensitivity["divided_over_large"], s_divided / s_large, delta=1e-9)
+        self.assertAlmostEqual(sensitivity["divided_per_unit_over_large"], s_divided / 8 / s_large, delta=1e-9)
+
+    def test_a_large_side_that_does_not_move_gives_the_string_inf(self):
+        # e^(4 − 1000) is exactly 0 in a double: slot two's sensitivity is 0 on the large side.
+        sensitivity = run_json("--scores", "1000,4,0", "--divide", "1000")["saturation"]["sensitivity"]
+        self.assertEqual(sensitivity["divided_over_large"], "inf")
+
+
 if __name__ == "__main__":
     unittest.main()
