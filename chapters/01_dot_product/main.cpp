@@ -54,12 +54,17 @@ int main(int argc, char** argv) {
     // [compute]
 
     if (json) {
+      const bool symmetric = scores.rows() == scores.cols() && scores == scores.transpose();
       const nlohmann::json document = {
           {"query_tokens", query_labels},
           {"key_tokens", key_labels},
           {"queries", program::matrix_json(queries)},
           {"keys", program::matrix_json(keys)},
           {"scores", program::matrix_json(scores)},
+          // Whether score(i, j) = score(j, i) for every pair, exactly: the book's
+          // claim that the toy's table is not symmetric is this key.
+          {"symmetric", symmetric},
+          {"symmetry", scores.rows() != scores.cols() ? "not square" : (symmetric ? "symmetric" : "not symmetric")},
       };
       std::cout << document.dump(2) << '\n';
       return;

@@ -83,5 +83,42 @@ class BadInput(ProgramTest):
         self.assert_help_lists("--q")
 
 
+class JudgmentsInTheProse(ProgramTest):
+    """Chapter 1 says the toy's table is not symmetric and that a longer key in
+    the same direction scores differently; the program computes both."""
+
+    def test_the_toys_table_is_not_symmetric(self):
+        document = run_json()
+        self.assertIs(document["symmetric"], False)
+        self.assertEqual(document["symmetry"], "not symmetric")
+        self.assertNotEqual(document["scores"][0][2], document["scores"][2][0])  # cat asks fish, fish asks cat
+
+    def test_keys_equal_to_the_queries_make_it_symmetric(self):
+        document = run_json("--k", "1,0; 0,1; 1,1")
+        self.assertIs(document["symmetric"], True)
+        self.assertEqual(document["symmetry"], "symmetric")
+
+    def test_a_table_that_is_not_square(self):
+        document = run_json("--q", "1,0", "--k", "0,1;-1,0;3,0;1,0", "--tokens", "q")
+        self.assertIs(document["symmetric"], False)
+        self.assertEqual(document["symmetry"], "not square")
+
+    def test_symmetry_agrees_with_numpy(self):
+        generator = np.random.default_rng(11)
+        for trial in range(6):
+            queries = generator.integers(-3, 4, size=(4, 2)).astype(float)
+            keys = queries if trial % 2 == 0 else generator.integers(-3, 4, size=(4, 2)).astype(float)
+            scores = queries @ keys.T
+            with self.subTest(trial=trial):
+                document = run_json("--q", matrix_text(queries), "--k", matrix_text(keys))
+                self.assertEqual(document["symmetric"], bool((scores == scores.T).all()))
+
+    def test_a_longer_key_in_the_same_direction_scores_differently(self):
+        document = run_json("--q", "1,0", "--k", "0,1;-1,0;3,0;1,0", "--tokens", "q")
+        self.assertEqual(document["keys"][2], [3, 0])
+        self.assertEqual(document["keys"][3], [1, 0])
+        self.assertNotEqual(document["scores"][0][2], document["scores"][0][3])
+
+
 if __name__ == "__main__":
     unittest.main()
