@@ -270,8 +270,19 @@ int main(int argc, char** argv) {
     const LayerCost single = layer_cost(n, u(d_model), 1, u(d_model), u(d_model));
     const nlohmann::json sizes_json = {{"d_model", d_model}, {"h", heads},   {"d_k", sizes.width},
                                        {"d_v", sizes.width}, {"n", n},       {"tokens", tokens}};
-    const nlohmann::json costs_json = {{"n", n}, {"multi_head", cost_json(multi, n)},
-                                       {"single_head", cost_json(single, n)}};
+    // What the book says of the two columns, computed: whether the matrix
+    // products cost the same, and, counting an exponential like a multiply-add,
+    // what the extra exponentials of h heads add to the arithmetic per pair.
+    const std::uint64_t per_pair = (multi.scores + multi.weighted_sums) / (n * n);
+    const nlohmann::json costs_json = {
+        {"n", n},
+        {"multi_head", cost_json(multi, n)},
+        {"single_head", cost_json(single, n)},
+        {"matrix_products_equal", multi.total() == single.total()},
+        {"matrix_products", multi.total() == single.total() ? "equal" : "different"},
+        {"extra_exponentials_per_pair", u(heads) - 1},
+        {"extra_exponentials_share_per_pair",
+         static_cast<double>(u(heads) - 1) / static_cast<double>(per_pair)}};
 
     if (sizes_only) {
       if (json) {

@@ -277,5 +277,32 @@ class BadInput(ProgramTest):
         self.assert_help_lists("--heads", "--d-model", "--seed", "--tokens", "--sizes-only", "--json")
 
 
+class JudgmentsInTheProse(ProgramTest):
+    """Chapter 5's comparisons of the cost columns and of the heads, from the program's own keys."""
+
+    def test_the_matrix_products_cost_the_same_and_the_exponentials_add_a_share(self):
+        for d_model, heads, tokens in [(512, 8, 3), (512, 1, 3), (1024, 16, 64), (6, 3, 1)]:
+            with self.subTest(d_model=d_model, h=heads, n=tokens):
+                cost = run_json("--d-model", str(d_model), "--heads", str(heads), "--tokens", names(tokens),
+                                "--sizes-only")["cost"]
+                equal = cost["multi_head"]["total"] == cost["single_head"]["total"]
+                self.assertIs(cost["matrix_products_equal"], equal)
+                self.assertEqual(cost["matrix_products"], "equal" if equal else "different")
+                self.assertTrue(equal)  # for every h that divides d_model, as the chapter says
+                self.assertEqual(cost["extra_exponentials_per_pair"], heads - 1)
+                self.assertAlmostEqual(cost["extra_exponentials_share_per_pair"], (heads - 1) / (2 * d_model),
+                                       delta=1e-15)
+
+    def test_love_leans_on_different_tokens_in_the_two_heads(self):
+        # The figure's alt text says the outlined cells of rows love and you differ between the heads.
+        document = run_json()
+        for head in document["heads"]:
+            self.assertEqual(head["largest_weight_on"],
+                             [document["tokens"][j] for j in np.argmax(head["weights"], axis=1)])
+        first, second = (head["largest_weight_on"] for head in document["heads"])
+        self.assertNotEqual(first[1], second[1])
+        self.assertNotEqual(first[2], second[2])
+
+
 if __name__ == "__main__":
     unittest.main()
