@@ -236,6 +236,9 @@ void run_encoding(const std::vector<std::string>& words, Eigen::Index positions,
     }
     nlohmann::json offsets = nlohmann::json::array();
     for (Eigen::Index k = 0; k < grid_size; ++k) offsets.push_back(k);
+    const auto largest_grid_angle = static_cast<double>(2 * grid_size - 2);
+    const double largest_grid_angle_spacing =
+        std::nextafter(largest_grid_angle, std::numeric_limits<double>::infinity()) - largest_grid_angle;
     const nlohmann::json document = {
         {"mode", "encoding"},
         {"d_model", d_model},
@@ -254,7 +257,13 @@ void run_encoding(const std::vector<std::string>& words, Eigen::Index positions,
           {"grid_positions", grid_size},
           {"grid_offsets", grid_size},
           {"grid_error", shift.grid_error},
-          {"transposed_grid_error", shift.transposed_grid_error}}},
+          {"transposed_grid_error", shift.transposed_grid_error},
+          // The scale of rounding on the grid: the largest angle it reaches,
+          // (2·grid_size − 2) radians for pair 0, and the spacing of doubles there.
+          {"largest_angle", largest_grid_angle},
+          {"angle_spacing", largest_grid_angle_spacing},
+          {"grid_error_spacings", shift.grid_error / largest_grid_angle_spacing},
+          {"transposed_grid_error_spacings", shift.transposed_grid_error / largest_grid_angle_spacing}}},
         {"similarity",
          {{"offsets", offsets},
           {"at_position_0", vector_json(similarity.at_first_position)},

@@ -344,5 +344,25 @@ class BadInput(ProgramTest):
         self.assert_help_lists("--positions", "--d-model", "--sentence", "--shift", "--order", "--json")
 
 
+class JudgmentsInTheProse(ProgramTest):
+    """Chapter 6 calls the grid error rounding and the transposed map's error a
+    wrong answer; both are measured in spacings of doubles at the largest angle."""
+
+    def test_the_grid_error_in_spacings_of_the_largest_angle(self):
+        for d_model in (2, 8, 64):
+            with self.subTest(d_model=d_model):
+                shift = run_json("--positions", "1", "--d-model", str(d_model))["shift"]
+                self.assertEqual(shift["largest_angle"], 2 * 128 - 2)  # pair 0 turns 1 radian per position
+                self.assertEqual(shift["angle_spacing"], math.ulp(254.0))  # 2⁻⁴⁵
+                self.assertAlmostEqual(shift["grid_error_spacings"], shift["grid_error"] / math.ulp(254.0),
+                                       delta=1e-9)
+                self.assertAlmostEqual(shift["transposed_grid_error_spacings"],
+                                       shift["transposed_grid_error"] / math.ulp(254.0), delta=1.0)
+                # "the rounding of double precision": within a few spacings ...
+                self.assertLess(shift["grid_error_spacings"], 16)
+                # ... "a wrong answer": trillions of them.
+                self.assertGreater(shift["transposed_grid_error_spacings"], 1e12)
+
+
 if __name__ == "__main__":
     unittest.main()
