@@ -281,6 +281,12 @@ class Overflow(ProgramTest):
         self.assert_refused(["--q", "300,0;0,300;300,300", "--k", "300,0;0,300;300,300",
                              "--v", "1e308,1e308;-1e308,-1e308;1e308,-1e308"], "--v: ")
 
+    def test_a_score_that_changes_by_more_than_a_double_holds_is_refused(self):
+        # Every score is finite, but with positions added one of them moves by more than the
+        # largest double between the two orders: it printed "largest difference inf", and null in JSON.
+        self.assert_refused(["--q", "-1.7e308,0;-1.7e308,0;0,0", "--k", "-0.9,0;0.3,0;0.3,0",
+                             "--v", "1,0;0,1;1,1"], "--q, --k: a score changes by more than the largest double")
+
     def test_random_huge_inputs_give_finite_numbers_or_a_refusal(self):
         generator = np.random.default_rng(1706)
         choices = [-1.7976931348623157e308, 1.7976931348623157e308, 1e308, -1e308, 1.0]
