@@ -107,8 +107,8 @@ inline DependencyGraph convolution_graph(std::size_t positions, std::size_t kern
   // [convolution_graph]
   for (std::ptrdiff_t i = 0; i < n; ++i) {            // output i
     for (std::ptrdiff_t m = -half; m <= half; ++m) {  // tap m
-      const std::ptrdiff_t j = i + m * step;          // reads input j,
-      if (j >= 0 && j < n) edge(j, i);                // unless j is padding
+      const std::ptrdiff_t j = i + m * step;          // input j,
+      if (j >= 0 && j < n) edge(j, i);                // not padding
     }
   }
   // [convolution_graph]
@@ -132,8 +132,11 @@ inline DependencyGraph restricted_attention_graph(std::size_t positions, std::si
   for (std::size_t i = 0; i < positions; ++i) graph.outputs.push_back(graph.add_node());
   // [restricted_attention_graph]
   for (std::size_t i = 0; i < positions; ++i) {    // output i
-    for (std::size_t j = 0; j < positions; ++j) {  // reads input j if |i − j| ≤ R
-      if ((i > j ? i - j : j - i) <= radius) graph.add_edge(graph.inputs[j], graph.outputs[i]);
+    for (std::size_t j = 0; j < positions; ++j) {  // reads input j
+      const std::size_t distance = i > j ? i - j : j - i;
+      if (distance <= radius) {                    // if |i − j| ≤ R
+        graph.add_edge(graph.inputs[j], graph.outputs[i]);
+      }
     }
   }
   // [restricted_attention_graph]
@@ -269,10 +272,10 @@ inline LayerStack stack_until_connected(LayerType type, std::size_t positions, s
     return true;
   };
   std::vector<DependencyGraph> layers;
-  // [stack_until_connected]
   do {
     const DependencyGraph layer = layer_graph(type, positions, kernel, radius, layers.size());
     Heard now(positions, std::vector<char>(positions, 0));
+    // [stack_until_connected]
     for (std::size_t p = 0; p < positions; ++p) {
       // What position p had heard reaches every output of the new layer that reads p.
       const std::vector<std::size_t> distance = breadth_first_distances(layer, layer.inputs[p]);
@@ -281,13 +284,13 @@ inline LayerStack stack_until_connected(LayerType type, std::size_t positions, s
         for (std::size_t j = 0; j < positions; ++j) now[i][j] |= heard[p][j];
       }
     }
+    // [stack_until_connected]
     if (now == heard && !layers.empty()) {
       throw std::invalid_argument("stack_until_connected: a new layer connects nothing new");
     }
     heard = now;
     layers.push_back(layer);
   } while (!everyone_heard_everyone(heard));
-  // [stack_until_connected]
   return {stacked(layers), layers.size()};
 }
 
