@@ -42,13 +42,14 @@ html_static_path = ["_static", _build_path("BOOK_STATIC_DIR")]
 mathjax_path = "mathjax/tex-svg-full.js"
 mathjax3_config = {"svg": {"fontCache": "global"}}
 
-html_theme = "alabaster"
+# Furo (Debian's package): previous/next links, a contents sidebar that marks
+# the current page, search that works offline, a phone layout with the
+# contents behind a button, and a dark scheme that follows the reader's system.
+html_theme = "furo"
 html_title = project
 html_theme_options = {
-    "description": "Self-attention, one compiled program at a time",
-    "fixed_sidebar": True,
-    "page_width": "1240px",
-    "sidebar_width": "240px",
+    "navigation_with_keys": True,
+    "top_of_page_button": None,
 }
 html_show_sourcelink = False
 html_copy_source = False

@@ -9,10 +9,19 @@
 
 ``.. output:: run``
     The tables the program printed for that run, under the command line that
-    prints them.
+    prints them. A short output is shown whole. A long one is shown as the
+    tables named in ``:show:`` (one title per line, as the program prints it;
+    the start of the title is enough), with the complete output one click away
+    in a collapsed block; without ``:show:``, a long output is collapsed
+    whole. A title that matches no table, or more than one, stops the build.
 
 ``.. listing:: /path/from/the/repository`` with ``:marker: name``
     ``literalinclude`` of the lines between two ``[name]`` markers.
+
+``.. chapter-list::``
+    The chapters in the root table of contents, each with its title (a link)
+    and the one line of its ``:summary:`` field (file-wide metadata at the top
+    of the chapter's page). A chapter without a summary stops the build.
 
 A missing run, key, file or marker stops the build with an error naming it;
 so does a marker that does not appear exactly twice.
@@ -21,6 +30,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -100,8 +111,60 @@ def value_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     except ValueError as error:
         raise ExtensionError(f"{where}: {error}") from None
     command = _read_output(env, run, ".command", where).strip()
-    node = nodes.abbreviation(shown, shown, explanation=f"{command} --json, {pointer}", classes=["live-value"])
+    # The number, and where it came from: shown on hover, on keyboard focus and
+    # on a tap (a focusable element), not in a title attribute only a mouse reaches.
+    node = live_value("", classes=["live-value"])
+    node += nodes.inline(shown, shown, classes=["live-number"])
+    node += nodes.inline("", f"{command} --json, {pointer}", classes=["provenance"])
     return [node], []
+
+
+class live_value(nodes.Inline, nodes.TextElement):
+    """A computed number with its provenance (see value_role)."""
+
+
+def _visit_live_value(self, node):
+    self.body.append(self.starttag(node, "span", "", tabindex="0", role="button",
+                                   **{"aria-label": "computed value; shows the command that printed it"}))
+
+
+def _depart_live_value(self, node):
+    self.body.append("</span>")
+
+
+class collapsed(nodes.General, nodes.Element):
+    """A block the reader opens with one click: <details>, titled by a <summary>."""
+
+
+def _visit_collapsed(self, node):
+    self.body.append(self.starttag(node, "details", ""))
+    self.body.append(f"<summary>{self.encode(node['summary'])}</summary>\n")
+
+
+def _depart_collapsed(self, node):
+    self.body.append("</details>\n")
+
+
+# An output of at most this many lines is shown whole.
+SHORT_OUTPUT_LINES = 24
+
+
+def output_tables(text: str) -> list[str]:
+    """A program's printed output cut into its tables: blocks between blank lines."""
+    return [block.strip("\n") for block in re.split(r"\n\s*\n", text) if block.strip()]
+
+
+def select_tables(text: str, titles: list[str], where: str) -> str:
+    """The tables whose first line starts with each of `titles`, in that order."""
+    tables = output_tables(text)
+    chosen = []
+    for title in titles:
+        matches = [table for table in tables if table.splitlines()[0].strip().startswith(title)]
+        if len(matches) != 1:
+            heads = "; ".join(table.splitlines()[0].strip() for table in tables)
+            raise ExtensionError(f"{where}: {len(matches)} tables are titled {title!r} (the titles: {heads})")
+        chosen.append(matches[0])
+    return "\n\n".join(chosen) + "\n"
 
 
 class Output(SphinxDirective):
@@ -109,12 +172,28 @@ class Output(SphinxDirective):
 
     required_arguments = 1
     has_content = False
+    option_spec = {"show": directives.unchanged_required}
 
     def run(self):
         run = self.arguments[0]
         where = f"{self.env.docname}.rst:{self.lineno}: output {run}"
         text = _read_output(self.env, run, ".txt", where)
         command = _read_output(self.env, run, ".command", where).strip()
+        titles = [line.strip() for line in self.options.get("show", "").splitlines() if line.strip()]
+        line_count = len(text.rstrip("\n").splitlines())
+        if titles:
+            shown = [self._block(select_tables(text, titles, where), command)]
+            summary = f"The complete output ({line_count} lines)"
+        elif line_count <= SHORT_OUTPUT_LINES:
+            return [self._block(text, command)]
+        else:
+            shown = []
+            summary = f"The output of $ {command} ({line_count} lines)"
+        whole = collapsed("", classes=["complete-output"], summary=summary)
+        whole += self._block(text, command)
+        return shown + [whole]
+
+    def _block(self, text: str, command: str) -> nodes.Element:
         block = nodes.literal_block(text, text, classes=["program-output"])
         block["language"] = "text"
         self.set_source_info(block)
@@ -123,7 +202,7 @@ class Output(SphinxDirective):
         container = nodes.container("", literal_block=True, classes=["literal-block-wrapper"])
         container += nodes.caption("", "", nodes.literal(f"$ {command}", f"$ {command}"))
         container += block
-        return [container]
+        return container
 
 
 class Listing(LiteralInclude):
@@ -150,12 +229,60 @@ class Listing(LiteralInclude):
         return super().run()
 
 
+class chapter_list(nodes.General, nodes.Element):
+    """Filled in once every page has been read (see fill_chapter_lists)."""
+
+
+class ChapterList(SphinxDirective):
+    has_content = False
+
+    def run(self):
+        return [chapter_list("")]
+
+
+def fill_chapter_lists(app, doctree, docname):
+    env = app.builder.env
+    for placeholder in doctree.findall(chapter_list):
+        listing = nodes.definition_list(classes=["chapter-list"])
+        for chapter in env.toctree_includes.get(env.config.root_doc, []):
+            if not chapter.startswith("chapters/"):
+                continue
+            summary = env.metadata.get(chapter, {}).get("summary")
+            if not summary:
+                raise ExtensionError(f"{chapter}.rst has no ':summary:' line at its top (the landing page lists it)")
+            link = nodes.reference("", "", internal=True, refuri=app.builder.get_relative_uri(docname, chapter))
+            link += nodes.Text(env.titles[chapter].astext())
+            item = nodes.definition_list_item()
+            item += nodes.term("", "", link)
+            item += nodes.definition("", nodes.paragraph(summary, summary))
+            listing += item
+        placeholder.replace_self(listing)
+
+
+def _render_inputs_digest() -> str:
+    digest = hashlib.sha256(Path(__file__).read_bytes())
+    static = [Path(__file__).parents[1] / "_static"]
+    if os.environ.get("BOOK_STATIC_DIR"):
+        static += [Path(os.environ["BOOK_STATIC_DIR"], "styles"), Path(os.environ["BOOK_STATIC_DIR"], "scripts")]
+    for folder in static:
+        for path in sorted(folder.glob("*")) if folder.is_dir() else []:
+            digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
 def setup(app):
-    # A change to this file changes how pages render: make Sphinx re-read them all.
-    env_version = int(hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:8], 16)
+    # A change to this file, or to a stylesheet or script the pages use, changes
+    # how pages render: make Sphinx re-read and re-write them all (Sphinx copies
+    # static files only when some page is written).
+    env_version = int(_render_inputs_digest()[:8], 16)
     app.add_config_value("book_generated_dir", None, "env")
+    app.add_node(live_value, html=(_visit_live_value, _depart_live_value))
+    app.add_node(collapsed, html=(_visit_collapsed, _depart_collapsed))
     app.add_role("value", value_role)
     app.add_directive("output", Output)
     app.add_directive("listing", Listing)
+    app.add_directive("chapter-list", ChapterList)
+    app.connect("doctree-resolved", fill_chapter_lists)
     app.add_css_file("book.css")
+    app.add_js_file("book.js", defer="defer")
     return {"version": "1", "env_version": env_version, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -15,8 +15,24 @@
 //     in the visible text, no MathJax error nodes;
 //   * every same-origin <a href> points at an existing file, and its
 //     #fragment (if any) exists as an id/name in the target file;
-// and writes a full-page PNG screenshot per page. index.html is loaded once
-// more over file:// to prove the book is readable straight from disk.
+// and, at each of two widths (a laptop, 1280 x 900, and a phone, 390 x 844
+// with touch), that the page reads there:
+//   * one viewport tag, pinch-zoom allowed (no maximum-scale, no user-scalable=no);
+//   * the page never scrolls sideways;
+//   * no code block hides anything: at 1280 px every listing and every output
+//     (collapsed ones opened for the check) fits its column; at 390 px each
+//     fits or scrolls with a scrollbar that takes visible room;
+//   * no display formula is cut off (a wide one scrolls in its own box);
+//   * every figure is drawn at 60 % of its size or more, so its 11 pt labels
+//     stay readable (a wide one scrolls inside its own box);
+//   * every live number shows its provenance on keyboard focus (a tap focuses
+//     it too), inside the screen;
+//   * at 390 px the contents sidebar is off-screen behind its button;
+//   * in the dark scheme, each figure sits on a white sheet;
+// then writes full-page PNG screenshots of the page, light and dark, at that
+// width (<page>-<width>-<scheme>.png), and prints each page's height at
+// 1280 px. index.html is loaded once more over file:// to prove the book is
+// readable straight from disk.
 //
 // Output: `FAIL <page>: <what>` lines on stderr, a summary on stdout ending
 // with `N passed, M failed` (pages). Exit 0 if all pass, 1 if any fail,
@@ -33,7 +49,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 
 const CHROMIUM = '/usr/bin/chromium';
-const PAGE_TIMEOUT_MS = 30_000;     // whole budget for one page
+const PAGE_TIMEOUT_MS = 30_000;     // budget for loading one page, and for one screenshot
+const CHECK_TIMEOUT_MS = 120_000;   // whole budget for one page's check (screenshots wait their turn)
 const MATHJAX_TIMEOUT_MS = 20_000;  // wait for MathJax.startup.promise
 const MATHJAX_APPEAR_MS = 1_000;    // grace for window.MathJax.startup to exist after `load`
 const IMAGE_TIMEOUT_MS = 10_000;    // wait for <img> loads after scrolling
@@ -41,6 +58,14 @@ const CONCURRENCY = 3;             // pages checked side by side; screenshots st
 const EXCLUDED_FILES = new Set(['genindex.html', 'search.html', 'py-modindex.html']);
 const EXCLUDED_DIRS = new Set(['_static', '_sources', '_images']);
 const FILE_ENTRY = 'index.html (file://)';
+const VIEWPORTS = {
+  1280: { viewport: { width: 1280, height: 900 } },
+  // A phone's width, with touch. Not Chromium's mobile emulation: that draws
+  // overlay scrollbars, and whether a listing shows that it scrolls is part
+  // of the check.
+  390: { viewport: { width: 390, height: 844 }, hasTouch: true },
+};
+const SMALLEST_FIGURE_SCALE = 0.6;  // book.js keeps figures at least this large
 
 const USAGE = 'usage: node browser_check.mjs --site DIR --screenshots DIR';
 
@@ -386,6 +411,107 @@ function probeLinks() {
   return [...document.querySelectorAll('a[href]')].map((a) => ({ raw: a.getAttribute('href'), abs: a.href }));
 }
 
+// Does the page read at this width? Returns a list of problems.
+async function probeLayout({ width, smallestFigureScale }) {
+  const problems = [];
+  const describe = (el) => {
+    const text = (el.textContent || '').trim().split('\n')[0].slice(0, 60);
+    const id = el.closest('[id]')?.id;
+    return `${id ? `#${id} ` : ''}"${text}"`;
+  };
+
+  const viewports = [...document.querySelectorAll('meta[name="viewport"]')];
+  if (viewports.length !== 1) problems.push(`${viewports.length} viewport meta tags (want exactly 1)`);
+  for (const meta of viewports) {
+    const content = (meta.getAttribute('content') || '').replace(/\s+/g, '').toLowerCase();
+    if (/maximum-scale|user-scalable=(no|0)/.test(content)) problems.push(`viewport forbids zooming: "${content}"`);
+  }
+
+  const page = document.documentElement;
+  if (page.scrollWidth > window.innerWidth + 1) {
+    problems.push(`the page scrolls sideways: ${page.scrollWidth} px wide in a ${window.innerWidth} px window`);
+  }
+
+  // Code: open every collapsed output, measure, close again.
+  const closed = [...document.querySelectorAll('details:not([open])')];
+  for (const details of closed) details.open = true;
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  for (const pre of document.querySelectorAll('article pre')) {
+    const hidden = pre.scrollWidth - pre.clientWidth;
+    if (hidden <= 1) continue;
+    if (width >= 1280) {
+      problems.push(`code block clipped by ${hidden} px at ${width} px: ${describe(pre)}`);
+      continue;
+    }
+    const style = getComputedStyle(pre);
+    const scrolls = style.overflowX === 'auto' || style.overflowX === 'scroll';
+    const scrollbar = pre.offsetHeight - pre.clientHeight - parseFloat(style.borderTopWidth) - parseFloat(style.borderBottomWidth);
+    if (!scrolls || scrollbar < 4) {
+      problems.push(`code block hides ${hidden} px with no visible scrollbar at ${width} px: ${describe(pre)}`);
+    }
+  }
+  for (const details of closed) details.open = false;
+
+  for (const formula of document.querySelectorAll('article mjx-container[display="true"]')) {
+    const hidden = formula.scrollWidth - formula.clientWidth;
+    const overflowX = getComputedStyle(formula).overflowX;
+    if (hidden > 1 && overflowX !== 'auto' && overflowX !== 'scroll') {
+      problems.push(`formula clipped by ${hidden} px at ${width} px: ${describe(formula)}`);
+    }
+    const box = formula.getBoundingClientRect();
+    if (box.right > (formula.closest('article')?.getBoundingClientRect().right ?? window.innerWidth) + 1) {
+      problems.push(`formula runs ${Math.round(box.right - window.innerWidth)} px past its column at ${width} px: ${describe(formula)}`);
+    }
+  }
+
+  for (const img of document.querySelectorAll('article figure img')) {
+    if (!(img.naturalWidth > 0)) continue;  // reported by the image check
+    const scale = img.getBoundingClientRect().width / img.naturalWidth;
+    if (scale < smallestFigureScale - 0.01) {
+      problems.push(`figure ${img.getAttribute('src')} drawn at ${(scale * 100).toFixed(0)} % of its size (labels too small)`);
+    }
+  }
+
+  for (const value of document.querySelectorAll('span.live-value')) {
+    const provenance = value.querySelector('.provenance');
+    if (!provenance || value.tabIndex < 0) {
+      problems.push(`live value ${describe(value)} cannot be focused to show where it came from`);
+      break;
+    }
+    value.focus();
+    const box = provenance.getBoundingClientRect();
+    const shown = box.width > 0 && box.height > 0 && getComputedStyle(provenance).visibility !== 'hidden';
+    const inside = box.left >= -1 && box.right <= window.innerWidth + 1;
+    value.blur();
+    if (!shown || !inside) {
+      problems.push(`live value ${describe(value)}: provenance ${shown ? 'runs off the screen' : 'not shown'} on focus`);
+      break;  // one report per page is enough
+    }
+  }
+
+  if (width < 600) {
+    const sidebar = document.querySelector('.sidebar-drawer');
+    const buttons = [...document.querySelectorAll('label[for="__navigation"]')];
+    if (!sidebar || sidebar.getBoundingClientRect().right > 1) problems.push('the contents sidebar is on screen at phone width');
+    if (!buttons.some((button) => button.getBoundingClientRect().width > 0)) problems.push('no visible button opens the contents');
+  }
+  return problems;
+}
+
+// In the dark scheme every SVG figure must sit on a white sheet.
+function probeDarkFigures() {
+  const problems = [];
+  for (const img of document.querySelectorAll('article figure img[src$=".svg"]')) {
+    const background = getComputedStyle(img).backgroundColor;
+    if (background !== 'rgb(255, 255, 255)') problems.push(`figure ${img.getAttribute('src')} has background ${background} in the dark scheme`);
+  }
+  return problems;
+}
+
+function pageHeight() {
+  return document.documentElement.scrollHeight;
+}
+
 // ---------------------------------------------------------------------------
 // Per-page check
 // ---------------------------------------------------------------------------
@@ -434,7 +560,7 @@ function oneAtATime(task) {
   return turn;
 }
 
-async function checkPage(context, ctx, { label, url, shot, checkLinks }) {
+async function checkPage(context, ctx, { label, url, shot, checkLinks, width, heights }) {
   const failures = [];
   const fail = (msg) => failures.push(msg);
   const page = await context.newPage();
@@ -512,16 +638,33 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks }) {
       }
     }
 
-    // Full-page screenshot, one at a time and of the tab in front: a
-    // background tab's full-page capture comes out garbled.
+    // Check: the page reads at this width.
+    if (width) {
+      for (const problem of await page.evaluate(probeLayout, { width, smallestFigureScale: SMALLEST_FIGURE_SCALE })) {
+        fail(`at ${width} px: ${problem}`);
+      }
+      if (width === 1280 && heights) heights.set(label, await page.evaluate(pageHeight));
+    }
+
+    // Full-page screenshots, one at a time and of the tab in front: a
+    // background tab's full-page capture comes out garbled. Light, then dark.
     await oneAtATime(async () => {
       await page.bringToFront();
-      await page.screenshot({ path: shot, fullPage: true, timeout: PAGE_TIMEOUT_MS });
+      if (!width) {
+        await page.screenshot({ path: shot, fullPage: true, timeout: PAGE_TIMEOUT_MS });
+        return;
+      }
+      for (const scheme of ['light', 'dark']) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.waitForTimeout(50);
+        if (scheme === 'dark') for (const problem of await page.evaluate(probeDarkFigures)) fail(`at ${width} px: ${problem}`);
+        await page.screenshot({ path: shot.replace(/\.png$/, `-${width}-${scheme}.png`), fullPage: true, timeout: PAGE_TIMEOUT_MS });
+      }
     });
   };
 
   try {
-    await withTimeout(run(), PAGE_TIMEOUT_MS, 'page check');
+    await withTimeout(run(), CHECK_TIMEOUT_MS, 'page check');
   } catch (err) {
     fail(`check aborted: ${err.message.split('\n')[0]}`);
   } finally {
@@ -541,6 +684,7 @@ async function main() {
 
   const labels = [...pages, FILE_ENTRY];
   const results = new Map(); // label -> failures[]
+  const heights = new Map(); // label -> height in px at 1280 px
   const started = Date.now();
   let server, browser;
 
@@ -563,29 +707,44 @@ async function main() {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
+      // Scrollbars are part of what is checked (and what a reader sees).
+      ignoreDefaultArgs: ['--hide-scrollbars'],
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
-    // Offline: only our server (and local files) may be reached. Everything
-    // else is aborted here and reported by the page's request handler.
-    await context.route('**/*', (route) =>
-      isLocal(route.request().url(), ctx) ? route.continue() : route.abort('blockedbyclient'),
-    );
+    const contexts = {};
+    for (const [width, options] of Object.entries(VIEWPORTS)) {
+      const context = await browser.newContext({ ...options, serviceWorkers: 'block' });
+      // Offline: only our server (and local files) may be reached. Everything
+      // else is aborted here and reported by the page's request handler.
+      await context.route('**/*', (route) =>
+        isLocal(route.request().url(), ctx) ? route.continue() : route.abort('blockedbyclient'),
+      );
+      contexts[width] = context;
+    }
+    const context = contexts[1280];
 
     // A few pages at a time (each in its own tab, with its own listeners);
     // MathJax start-up dominates per-page time.
     const usedNames = new Set();
-    const jobs = pages.map((rel) => ({
-      label: rel,
-      url: origin + '/' + rel.split('/').map(encodeURIComponent).join('/'),
-      shot: path.join(opts.screenshots, screenshotName(rel, usedNames)),
-      checkLinks: true,
-    }));
+    const jobs = [];
+    for (const rel of pages) {
+      const shot = path.join(opts.screenshots, screenshotName(rel, usedNames));
+      for (const width of Object.keys(VIEWPORTS).map(Number).sort((a, b) => b - a)) {
+        jobs.push({
+          label: rel,
+          url: origin + '/' + rel.split('/').map(encodeURIComponent).join('/'),
+          shot,
+          checkLinks: width === 1280,
+          width,
+          heights,
+        });
+      }
+    }
     const worker = async () => {
       for (let job = jobs.shift(); job; job = jobs.shift()) {
-        const r = await checkPage(context, ctx, job);
-        results.set(job.label, r.failures);
+        const r = await checkPage(contexts[job.width], ctx, job);
+        results.set(job.label, [...(results.get(job.label) ?? []), ...r.failures]);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -621,6 +780,7 @@ async function main() {
       for (const f of failures) process.stderr.write(`FAIL ${label}: ${f}\n`);
     }
   }
+  for (const [label, height] of [...heights].sort()) process.stdout.write(`height at 1280 px: ${String(height).padStart(6)} px  ${label}\n`);
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   process.stdout.write(`screenshots: ${opts.screenshots} (${secs} s)\n`);
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
