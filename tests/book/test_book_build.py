@@ -22,6 +22,10 @@ def build(page: str) -> subprocess.CompletedProcess:
         (source / "src").symlink_to(REPOSITORY / "src")
         (source / "_generated").symlink_to(os.environ["BOOK_GENERATED_DIR"])
         (source / "index.rst").write_text("Page\n====\n\n" + page + "\n")
+        # A chapter page for the landing page's list: with a summary, and without.
+        (source / "chapters").mkdir()
+        (source / "chapters" / "summed.rst").write_text(":summary: One line.\n\nSummed\n======\n")
+        (source / "chapters" / "unsummed.rst").write_text(":orphan:\n\nUnsummed\n========\n")
         return subprocess.run(
             [os.environ["SPHINX_BUILD"], "-b", "html", "-q", "-W", "-c", os.environ["BOOK_CONF_DIR"],
              str(source), str(Path(scratch, "html"))],
@@ -33,7 +37,12 @@ PAGES = {
     "control": ("The score is :value:`dot_product:/scores/0/2`.\n\n"
                 ".. output:: dot_product\n\n"
                 ".. listing:: /src/attention/scores.hpp\n   :marker: scores\n\n"
-                ".. figure:: /_generated/figures/ch01_scores_heatmap.svg\n\n   Scores.\n", None),
+                ".. figure:: /_generated/figures/ch01_scores_heatmap.svg\n\n   Scores.\n\n"
+                ".. output:: dot_product\n   :show: Scores\n\n"
+                ".. chapter-list::\n\n.. toctree::\n\n   chapters/summed\n", None),
+    "missing_table": (".. output:: dot_product\n   :show: No such table", "0 tables are titled 'No such table'"),
+    "chapter_without_summary": (".. chapter-list::\n\n.. toctree::\n\n   chapters/summed\n   chapters/unsummed\n",
+                                "chapters/unsummed.rst has no ':summary:' line"),
     "missing_key": (":value:`dot_product:/scores_of_nothing`", "no key 'scores_of_nothing'"),
     "index_out_of_range": (":value:`dot_product:/scores/0/7`", "no index '7'"),
     "missing_run_in_a_sentence": (":value:`no_such_run:/scores/0/0`", "no output of a run named 'no_such_run'"),
@@ -84,6 +93,12 @@ class BuildFailsOnMissingInputs(unittest.TestCase):
 
     def test_missing_figure(self):
         self.check("missing_figure")
+
+    def test_missing_table_in_an_output(self):
+        self.check("missing_table")
+
+    def test_chapter_without_summary(self):
+        self.check("chapter_without_summary")
 
 
 if __name__ == "__main__":
