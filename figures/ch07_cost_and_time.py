@@ -1,40 +1,54 @@
 """Chapter 7: one self-attention layer against one recurrent layer, at a fixed
 width d, over a range of n. Left, the multiply-adds the program counts:
 2·n²·d against 2·n·d², equal at n = d. Right, the time each layer took on the
-machine that built the book, best of several runs: the curves cross elsewhere."""
+machine that built the book: the median of the repetitions, with their spread
+as a bar. Where the curves cross, and whether they do, is the program's
+comparison of the same run (timing/comparison in its JSON), drawn as it is:
+a shaded band between the two timed lengths around each crossing. The SVG's
+title and description say the same in words, from the same JSON."""
 from figure_style import arguments, load_run, plt, save
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "path_length")
 timing = run["timing"]
+comparison = timing["comparison"]
 d = timing["d"]
 rows = timing["rows"]
 lengths = [row["n"] for row in rows]
 attention_style = dict(color="#1f77b4", marker="o", label="self-attention")
 recurrent_style = dict(color="#d62728", marker="s", label="recurrent")
 
-figure, (counted, timed) = plt.subplots(1, 2, figsize=(11, 4.4))
+figure, (counted, timed) = plt.subplots(1, 2, figsize=(11, 4.0))
 counted.plot(lengths, [row["attention_operations"] for row in rows], **attention_style)
 counted.plot(lengths, [row["recurrent_operations"] for row in rows], **recurrent_style)
-counted.axvline(d, color="0.5", linestyle="--", linewidth=1)
-counted.text(d, 0.03, f"n = d = {d} ", transform=counted.get_xaxis_transform(), ha="right", fontsize=9, color="0.3")
 counted.set_ylabel("multiply-adds of one layer (counted)")
 counted.set_title("Counted: 2·n²·d against 2·n·d²")
 
-timed.plot(lengths, [row["attention_seconds"] * 1e3 for row in rows], **attention_style)
-timed.plot(lengths, [row["recurrent_seconds"] * 1e3 for row in rows], **recurrent_style)
-timed.axvline(d, color="0.5", linestyle="--", linewidth=1)
-timed.text(d, 0.03, f"n = d = {d} ", transform=timed.get_xaxis_transform(), ha="right", fontsize=9, color="0.3")
-estimate = timing["crossover"]["estimate"]
-if estimate is not None:
-    timed.axvline(estimate, color="#2ca02c", linewidth=1.5)
-    timed.annotate(f"curves cross\nnear n = {estimate:.0f}", xy=(estimate, 0.4), xycoords=timed.get_xaxis_transform(),
-                   xytext=(-4, 0), textcoords="offset points", ha="right", va="center", fontsize=9, color="#2ca02c",
-                   bbox=dict(facecolor="white", edgecolor="none", pad=1))
-timed.set_ylabel("milliseconds, best of %d runs" % timing["repeats"])
+
+def milliseconds_with_spread(layer):
+    medians = [row[layer]["median"] * 1e3 for row in rows]
+    below = [median - row[layer]["spread_low"] * 1e3 for median, row in zip(medians, rows)]
+    above = [row[layer]["spread_high"] * 1e3 - median for median, row in zip(medians, rows)]
+    return medians, [below, above]
+
+
+for layer, style in (("attention", attention_style), ("recurrent", recurrent_style)):
+    medians, spread = milliseconds_with_spread(layer)
+    timed.errorbar(lengths, medians, yerr=spread, capsize=3, markersize=5, **style)
+for index, crossing in enumerate(comparison["crossings"]):
+    timed.axvspan(crossing["below_n"], crossing["above_n"], color="#2ca02c", alpha=0.15, linewidth=0,
+                  label="the curves cross in here" if index == 0 else None)
+too_close = [row for row in rows if row["faster"] == "too_close"]
+if too_close:
+    timed.plot([row["n"] for row in too_close], [row["attention"]["median"] * 1e3 for row in too_close],
+               linestyle="none", marker="o", markersize=11, markerfacecolor="none", markeredgecolor="0.4",
+               label="too close to call")
+timed.set_ylabel(f"milliseconds, median of {timing['repeats']}")
 timed.set_title("Timed on the machine that built this book")
 
 for axes in (counted, timed):
+    axes.axvline(d, color="0.5", linestyle="--", linewidth=1)
+    axes.text(d, 0.03, f"n = d = {d} ", transform=axes.get_xaxis_transform(), ha="right", fontsize=9, color="0.3")
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")
     axes.set_xticks(lengths, [str(n) for n in lengths])
@@ -43,4 +57,18 @@ for axes in (counted, timed):
     axes.grid(True, color="#eeeeee")
     axes.legend(loc="upper left", frameon=False, fontsize=9)
 figure.tight_layout()
+
 save(figure, options.out)
+# What a reader without the picture gets: the program's own sentence, in the SVG's title and description.
+svg = options.out.read_text()
+title = "One self-attention layer against one recurrent layer: counted multiply-adds and measured time"
+description = comparison["summary"]
+
+
+def escaped(text):
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+opening = svg.index(">", svg.index("<svg")) + 1
+svg = svg[:opening] + f"\n <title>{escaped(title)}</title>\n <desc>{escaped(description)}</desc>" + svg[opening:]
+options.out.write_text(svg)

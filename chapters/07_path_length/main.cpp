@@ -8,11 +8,16 @@
 // and counts by breadth-first search the maximum path length between an input
 // and an output position; it also counts the multiply-adds of one layer and
 // the longest chain of steps that must wait for one another. Then it times one
-// self-attention layer against one recurrent layer on this machine, over a
-// range of n.
-// --n, --d, --kernel and --radius change what is counted; --time-n and
-// --repeats what is timed; --quick times less (for the tests and the book);
-// --no-timing only counts; --json prints the same values as one JSON document.
+// self-attention layer against one recurrent layer on this machine at a few
+// lengths n (a couple of seconds), and says at which n each was faster.
+// --n, --d, --kernel and --radius change what is counted; --sweep, --time-n
+// and --repeats what is timed; --no-timing only counts; --json prints the same
+// values as one JSON document.
+//
+// The computation is compute() (Inputs → Result); main() only reads the flags
+// and prints the result as tables or as JSON (to_json()).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,26 +26,27 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "attention/attention.hpp"
 #include "attention/layer_graphs.hpp"
 #include "attention/mulberry32.hpp"
 #include "attention/recurrent_layer.hpp"
 #include "attention/standard_normal.hpp"
+#include "attention/timing_comparison.hpp"
 #include "program/command_line.hpp"
-#include "program/table.hpp"
-#include "program/json_output.hpp"
 #include "program/integer_list.hpp"
+#include "program/json_output.hpp"
+#include "program/table.hpp"
 #include "program/usage_error.hpp"
 
 namespace {
 
+using attention::Faster;
 using attention::LayerType;
 
 // Limits that keep one run within seconds. Counting builds and searches graphs
@@ -53,21 +59,28 @@ constexpr std::uint64_t max_width = 4096;
 constexpr std::uint64_t max_kernel = 511;
 constexpr std::uint64_t max_radius = 255;
 constexpr std::uint64_t max_timed_positions = 2048;
-constexpr std::size_t max_timed_lengths = 16;
-constexpr std::uint64_t max_repeats = 50;
-constexpr double max_timing_work = 1.5e11;  // multiply-adds, over every timed n and repetition
+constexpr std::size_t max_timed_lengths = 12;
+// A median needs enough repetitions that a few disturbed ones cannot move it.
+constexpr std::uint64_t min_repeats = 7;
+constexpr std::uint64_t max_repeats = 15;
+// Multiply-adds over every timed n and call, the warm-up included, and the
+// random draws of the inputs and weights at about this many multiply-adds each.
+// The full sweep at d = 512 needs about 3.2e10: a few seconds of one core on
+// the machine that builds the book, ten or more when it is busy.
+constexpr double max_timing_work = 3.3e10;
+constexpr double multiply_adds_per_draw = 30.0;
 
-// The timed lengths and repetitions, in full and in the quick mode.
-constexpr const char* full_timed_lengths = "16,32,64,128,256,384,512,768,1024,1536,2048";
-constexpr const char* quick_timed_lengths = "16,32,64,128,256,512,1024";
-constexpr const char* full_repeats = "5";
-constexpr const char* quick_repeats = "2";
+// The timed lengths: a short sweep by default, a longer one on request.
+constexpr const char* short_sweep = "64,128,256,512";
+constexpr const char* full_sweep = "16,32,64,128,192,256,384,512,768,1024";
+constexpr const char* default_repeats = "7";
 // Each timed repetition calls a layer often enough to last at least this long,
-// so that the clock's resolution does not matter for small n.
-constexpr double full_minimum_seconds = 0.005;
-constexpr double quick_minimum_seconds = 0.001;
+// so that the clock's resolution does not matter for small n. Short enough
+// that most repetitions run without another program taking the processor.
+constexpr double minimum_seconds = 0.002;
 
-// The seed of the random inputs and weights of the timed layers (chapter 2's generator).
+// The seed of the random inputs and weights of the timed layers (chapter 2's
+// generator).
 constexpr std::uint32_t timing_seed = 7;
 
 // The rows of the table, in order, with what Table 1 of the paper says of each.
@@ -90,6 +103,10 @@ const std::vector<LayerRow> layer_rows = {
      "O(n/r)"},
 };
 
+const LayerRow& row_of(LayerType type) {
+  return *std::find_if(layer_rows.begin(), layer_rows.end(), [&](const LayerRow& row) { return row.type == type; });
+}
+
 // What the paper says the path length of each layer grows like. Table 1 has one
 // convolutional row, O(log_k(n)); §4 gives O(n/k) for contiguous kernels.
 const char* paper_path(LayerType type) {
@@ -108,9 +125,6 @@ const char* paper_path(LayerType type) {
   return "";
 }
 
-// A duration in milliseconds with four significant digits.
-std::string milliseconds_text(double seconds) { return fmt::format("{:.4g} ms", seconds * 1e3); }
-
 // The processor's name, as Linux reports it; "unknown" elsewhere.
 std::string processor_name() {
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -124,75 +138,343 @@ std::string processor_name() {
   return "unknown";
 }
 
-// Results the compiler must assume are used, so that it cannot drop the timed work.
-volatile double timing_sink = 0.0;
+// ---------------------------------------------------------------------------
+// The computation
 
-// The best time of one call of @p layer: each of @p repeats repetitions calls it
-// often enough to last at least @p minimum_seconds, and the fastest repetition
-// counts (the least disturbed by whatever else the machine was doing).
-// [best_time]
-double best_seconds(const std::function<double()>& layer, std::size_t repeats,
-                    double minimum_seconds) {
-  using clock = std::chrono::steady_clock;
-  const auto seconds_since = [](clock::time_point start) {
-    return std::chrono::duration<double>(clock::now() - start).count();
-  };
-  clock::time_point start = clock::now();
-  timing_sink = timing_sink + layer();  // a warm-up call, which also says how long one takes
-  const double once = std::max(seconds_since(start), 1e-9);
-  const auto calls = static_cast<std::size_t>(std::ceil(minimum_seconds / once));
-  double best = once;
-  for (std::size_t repeat = 0; repeat < repeats; ++repeat) {
-    start = clock::now();
-    for (std::size_t call = 0; call < calls; ++call) {
-      timing_sink = timing_sink + layer();
-    }
-    best = std::min(best, seconds_since(start) / static_cast<double>(calls));
-  }
-  return best;
-}
-// [best_time]
+struct Inputs {
+  std::vector<std::size_t> lengths{50};    // --n: the lengths counted
+  std::uint64_t width = 512;               // --d
+  std::size_t kernel = 3;                  // --kernel
+  std::size_t radius = 2;                  // --radius
+  bool timed = true;                       // false with --no-timing
+  std::string sweep = "short";             // "short", "full", or "custom" for --time-n
+  std::vector<std::size_t> timed_lengths;  // increasing
+  std::size_t repeats = 7;
+};
 
 struct TimingRow {
-  std::size_t n;
-  double attention_seconds;
-  double recurrent_seconds;
-  std::uint64_t attention_multiply_adds;
-  std::uint64_t recurrent_multiply_adds;
+  std::size_t n = 0;
+  std::vector<double> attention_samples;  // seconds per call, one per repetition
+  std::vector<double> recurrent_samples;
+  attention::TimingSummary attention;
+  attention::TimingSummary recurrent;
+  std::uint64_t attention_multiply_adds = 0;
+  std::uint64_t recurrent_multiply_adds = 0;
 };
 
-// Where the measured curves cross: the last timed n at which self-attention was
-// faster before the first at which it was not, and an estimate between the two.
-struct Crossover {
-  std::optional<std::size_t> attention_faster_up_to;
-  std::optional<std::size_t> attention_slower_from;
-  std::optional<double> estimate;  // where the ratio of the times reaches 1, on a log–log straight line
-  std::size_t sign_changes = 0;    // how often the faster layer changes along n: more than 1 means noise
+struct Timing {
+  std::string machine;
+  std::vector<TimingRow> rows;
+  attention::TimingComparison comparison;  // compare_timings(): self-attention first, recurrent second
+  std::string summary;                     // the comparison in one sentence, as printed and as the
+                                           // book says it
 };
 
-Crossover crossover_of(const std::vector<TimingRow>& rows) {
-  Crossover found;
-  const auto faster = [](const TimingRow& row) { return row.attention_seconds < row.recurrent_seconds; };
-  for (std::size_t i = 1; i < rows.size(); ++i) {
-    if (faster(rows[i]) != faster(rows[i - 1])) ++found.sign_changes;
-  }
-  const auto first_slower = std::find_if(rows.begin(), rows.end(), [&](const TimingRow& row) { return !faster(row); });
-  if (first_slower == rows.end()) {
-    if (!rows.empty()) found.attention_faster_up_to = rows.back().n;
-    return found;
-  }
-  found.attention_slower_from = first_slower->n;
-  if (first_slower == rows.begin()) return found;
-  const TimingRow& before = *(first_slower - 1);
-  const TimingRow& after = *first_slower;
-  found.attention_faster_up_to = before.n;
-  const double log_ratio_before = std::log(before.attention_seconds / before.recurrent_seconds);  // < 0
-  const double log_ratio_after = std::log(after.attention_seconds / after.recurrent_seconds);     // ≥ 0
-  const double share = -log_ratio_before / (log_ratio_after - log_ratio_before);
-  found.estimate = std::exp(std::log(static_cast<double>(before.n)) +
-                            share * (std::log(static_cast<double>(after.n)) - std::log(static_cast<double>(before.n))));
-  return found;
+struct Result {
+  Inputs inputs;
+  std::vector<attention::LayerCount> counts;  // for each counted n, one per layer row
+  std::optional<Timing> timing;
+};
+
+// Results the compiler must assume are used, so that it cannot drop the timed
+// work.
+volatile double timing_sink = 0.0;
+
+using Layer = std::function<double()>;
+
+// Seconds per call of @p layer over @p calls calls. Every result feeds
+// timing_sink, so the compiler cannot skip the work.
+double seconds_per_call(const Layer& layer, std::size_t calls) {
+  using clock = std::chrono::steady_clock;
+  const clock::time_point start = clock::now();
+  for (std::size_t call = 0; call < calls; ++call) timing_sink = timing_sink + layer();
+  return std::chrono::duration<double>(clock::now() - start).count() / static_cast<double>(calls);
 }
+
+// How many calls of @p layer last at least minimum_seconds, from one untimed
+// call, which also warms the caches.
+std::size_t calls_per_repetition(const Layer& layer) {
+  const double once = std::max(seconds_per_call(layer, 1), 1e-9);
+  return static_cast<std::size_t>(std::ceil(minimum_seconds / once));
+}
+
+// Seconds per call of two layers, one time per repetition each. The layers
+// take turns within each repetition, so that a moment when the machine is
+// busy falls on both rather than on one.
+// [timed_in_turns]
+std::pair<std::vector<double>, std::vector<double>> timed_in_turns(
+    const Layer& first, const Layer& second, std::size_t repeats) {
+  const std::size_t first_calls = calls_per_repetition(first);
+  const std::size_t second_calls = calls_per_repetition(second);
+  std::pair<std::vector<double>, std::vector<double>> seconds;
+  for (std::size_t repeat = 0; repeat < repeats; ++repeat) {
+    seconds.first.push_back(seconds_per_call(first, first_calls));
+    seconds.second.push_back(seconds_per_call(second, second_calls));
+  }
+  return seconds;
+}
+// [timed_in_turns]
+
+// "n = 64", "n = 64 and 128", "n = 16, 32 and 64".
+std::string lengths_text(const std::vector<std::size_t>& lengths) {
+  std::string text = "n = ";
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    if (i > 0) text += i + 1 == lengths.size() ? " and " : ", ";
+    text += std::to_string(lengths[i]);
+  }
+  return text;
+}
+
+// The comparison in one or two sentences: which layer was faster where, where
+// the two were too close to call, and every crossing. The book prints this
+// sentence; it types no verdict of its own.
+std::string comparison_summary(const std::vector<TimingRow>& rows, const attention::TimingComparison& comparison) {
+  std::vector<std::size_t> attention_faster;
+  std::vector<std::size_t> recurrent_faster;
+  std::vector<std::size_t> too_close;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Faster faster = comparison.faster[i];
+    (faster == Faster::first    ? attention_faster
+     : faster == Faster::second ? recurrent_faster
+                                : too_close)
+        .push_back(rows[i].n);
+  }
+  const std::string too_close_text =
+      too_close.empty() ? "" : fmt::format("; the two were too close to call at {}", lengths_text(too_close));
+  if (attention_faster.empty() && recurrent_faster.empty()) {
+    return fmt::format("The two layers were too close to call at every timed n ({}): their spreads overlap.",
+                       lengths_text(too_close));
+  }
+  if (recurrent_faster.empty() || attention_faster.empty()) {
+    const bool attention = recurrent_faster.empty();
+    return fmt::format("{} was faster at {}{}: the curves do not cross between the timed lengths.",
+                       attention ? "Self-attention" : "The recurrent layer",
+                       lengths_text(attention ? attention_faster : recurrent_faster), too_close_text);
+  }
+  std::string crossings;
+  for (std::size_t i = 0; i < comparison.crossings.size(); ++i) {
+    const attention::Crossing& crossing = comparison.crossings[i];
+    if (i > 0) crossings += i + 1 == comparison.crossings.size() ? " and " : ", ";
+    crossings += fmt::format("between n = {} and {}", crossing.below_n, crossing.above_n);
+  }
+  const std::size_t count = comparison.crossings.size();
+  return fmt::format("Self-attention was faster at {}, the recurrent layer at {}{}: the curves cross {}, {}.",
+                     lengths_text(attention_faster), lengths_text(recurrent_faster), too_close_text,
+                     count == 1   ? "once"
+                     : count == 2 ? "twice"
+                                  : fmt::format("{} times", count),
+                     crossings);
+}
+
+// One self-attention layer and one recurrent layer, timed at each length of
+// the inputs, on random inputs and weights drawn from a fixed seed.
+Timing timed(const Inputs& inputs) {
+  const auto d = static_cast<Eigen::Index>(inputs.width);
+  attention::Mulberry32 generator(timing_seed);
+  const auto random_matrix = [&](Eigen::Index rows, Eigen::Index columns, double scale) {
+    attention::Matrix matrix(rows, columns);
+    for (Eigen::Index i = 0; i < rows; ++i) {
+      for (Eigen::Index j = 0; j < columns; ++j) matrix(i, j) = scale * attention::standard_normal(generator);
+    }
+    return matrix;
+  };
+  const attention::Matrix sequence = random_matrix(static_cast<Eigen::Index>(inputs.timed_lengths.back()), d, 1.0);
+  const double weight_scale = 1.0 / std::sqrt(static_cast<double>(inputs.width));  // keeps W h and U x of size about 1
+  const attention::Matrix hidden_weights = random_matrix(d, d, weight_scale);
+  const attention::Matrix input_weights = random_matrix(d, d, weight_scale);
+
+  Timing timing;
+  timing.machine = processor_name();
+  std::vector<attention::TimedLength> compared;
+  for (const std::size_t n : inputs.timed_lengths) {
+    const attention::Matrix layer_inputs = sequence.topRows(static_cast<Eigen::Index>(n));
+    // Q = K = V = the inputs: no projections, as counted.
+    const auto self_attention = [&] {
+      const attention::AttentionSteps steps =
+          attention::scaled_dot_product_attention(layer_inputs, layer_inputs, layer_inputs);
+      return steps.output(0, 0) + steps.output(steps.output.rows() - 1, d - 1);
+    };
+    const auto recurrence = [&] {
+      const attention::Matrix states = attention::recurrent_layer(layer_inputs, hidden_weights, input_weights);
+      return states(0, 0) + states(states.rows() - 1, d - 1);
+    };
+    auto [attention_seconds, recurrent_seconds] = timed_in_turns(self_attention, recurrence, inputs.repeats);
+    TimingRow row;
+    row.n = n;
+    row.attention = attention::summarize_timings(attention_seconds);
+    row.recurrent = attention::summarize_timings(recurrent_seconds);
+    row.attention_samples = std::move(attention_seconds);
+    row.recurrent_samples = std::move(recurrent_seconds);
+    row.attention_multiply_adds =
+        attention::multiply_adds(LayerType::self_attention, attention::self_attention_graph(n), inputs.width);
+    row.recurrent_multiply_adds =
+        attention::multiply_adds(LayerType::recurrent, attention::recurrent_graph(n), inputs.width);
+    compared.push_back({n, row.attention, row.recurrent});
+    timing.rows.push_back(std::move(row));
+  }
+  timing.comparison = attention::compare_timings(compared);
+  timing.summary = comparison_summary(timing.rows, timing.comparison);
+  return timing;
+}
+
+Result compute(const Inputs& inputs) {
+  Result result;
+  result.inputs = inputs;
+  for (const std::size_t n : inputs.lengths) {
+    for (const LayerRow& row : layer_rows) {
+      result.counts.push_back(attention::count_layer(row.type, n, inputs.width, inputs.kernel, inputs.radius));
+    }
+  }
+  if (inputs.timed) result.timing = timed(inputs);
+  return result;
+}
+
+// ---------------------------------------------------------------------------
+// JSON
+
+const char* faster_key(Faster faster) {
+  switch (faster) {
+    case Faster::first:
+      return "self_attention";
+    case Faster::second:
+      return "recurrent";
+    case Faster::too_close:
+      return "too_close";
+  }
+  return "";
+}
+
+nlohmann::json count_json(const attention::LayerCount& count, std::uint64_t width) {
+  const LayerRow& row = row_of(count.type);
+  nlohmann::json to_last_output = nlohmann::json::array();  // null where no path leads
+  for (const std::size_t distance : count.paths.to_last_output) {
+    to_last_output.push_back(distance == attention::unreachable ? nlohmann::json() : nlohmann::json(distance));
+  }
+  nlohmann::json entry = {
+      {"layer", row.key},
+      {"name", row.name},
+      {"n", count.positions},
+      {"layers", count.layers},
+      {"max_path_length", count.paths.maximum},
+      {"connected_pairs", count.paths.connected_pairs},
+      {"pairs", count.paths.pairs},
+      {"paths_to_last_output", to_last_output},
+      {"sequential_steps", count.sequential_steps},
+      {"stack_sequential_steps", count.stack_sequential_steps},
+      {"edges", count.edges},
+      {"operations_per_edge", attention::multiply_adds_per_edge(count.type, width)},
+      {"operations", count.multiply_adds},
+      {"stack_operations", count.stack_multiply_adds},
+      {"paper_path", paper_path(count.type)},
+      {"table1",
+       {{"complexity", row.table1_complexity}, {"sequential", row.table1_sequential}, {"path", row.table1_path}}},
+  };
+  if (count.type == LayerType::self_attention || count.type == LayerType::restricted_self_attention) {
+    // Not in "operations": Q = X W^Q, K = X W^K, V = X W^V, n·d² multiply-adds
+    // each.
+    entry["projection_operations"] = 3 * static_cast<std::uint64_t>(count.positions) * width * width;
+  }
+  return entry;
+}
+
+nlohmann::json summary_json(const attention::TimingSummary& summary, const std::vector<double>& samples) {
+  return {{"median", summary.median},
+          {"spread_low", summary.spread_low},
+          {"spread_high", summary.spread_high},
+          {"samples", samples}};
+}
+
+nlohmann::json timing_row_json(const TimingRow& row, Faster faster) {
+  const auto attention_operations = static_cast<double>(row.attention_multiply_adds);
+  const auto recurrent_operations = static_cast<double>(row.recurrent_multiply_adds);
+  // How fast each layer got through its counted multiply-adds, in billions per
+  // second.
+  const double attention_rate = attention_operations / row.attention.median / 1e9;
+  const double recurrent_rate = recurrent_operations / row.recurrent.median / 1e9;
+  return {{"n", row.n},
+          {"attention", summary_json(row.attention, row.attention_samples)},
+          {"recurrent", summary_json(row.recurrent, row.recurrent_samples)},
+          {"attention_seconds", row.attention.median},
+          {"recurrent_seconds", row.recurrent.median},
+          {"time_ratio", row.attention.median / row.recurrent.median},
+          {"faster", faster_key(faster)},
+          {"score_matrix_bytes", row.n * row.n * sizeof(double)},  // one n × n matrix
+          {"attention_operations", row.attention_multiply_adds},
+          {"recurrent_operations", row.recurrent_multiply_adds},
+          {"operations_ratio", attention_operations / recurrent_operations},
+          {"attention_rate", attention_rate},
+          {"recurrent_rate", recurrent_rate},
+          {"rate_ratio", attention_rate / recurrent_rate}};
+}
+
+nlohmann::json comparison_json(const Timing& timing) {
+  const attention::TimingComparison& comparison = timing.comparison;
+  nlohmann::json crossings = nlohmann::json::array();
+  for (const attention::Crossing& crossing : comparison.crossings) {
+    crossings.push_back({{"below_n", crossing.below_n},
+                         {"above_n", crossing.above_n},
+                         {"faster_below", faster_key(crossing.faster_below)},
+                         {"faster_above", faster_key(crossing.faster_above)}});
+  }
+  std::vector<std::size_t> too_close_at;
+  bool attention_faster = false;
+  bool recurrent_faster = false;
+  for (std::size_t i = 0; i < timing.rows.size(); ++i) {
+    if (comparison.faster[i] == Faster::too_close) too_close_at.push_back(timing.rows[i].n);
+    attention_faster = attention_faster || comparison.faster[i] == Faster::first;
+    recurrent_faster = recurrent_faster || comparison.faster[i] == Faster::second;
+  }
+  const char* verdict = !comparison.crossings.empty() ? "crosses"
+                        : attention_faster            ? "self_attention_faster"
+                        : recurrent_faster            ? "recurrent_faster"
+                                                      : "too_close_to_call";
+  return {{"rule",
+           "at each n, a layer is faster when its spread lies wholly below the other's; where the spreads overlap, too "
+           "close to call. A crossing lies between two timed lengths at which different layers were faster."},
+          {"verdict", verdict},
+          {"crossings", crossings},
+          {"crossing_count", comparison.crossings.size()},
+          {"too_close_at", too_close_at},
+          {"summary", timing.summary}};
+}
+
+nlohmann::json timing_json(const Inputs& inputs, const Timing& timing) {
+  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::json at_width;  // the row at n = d, where the counts are equal; null
+                            // if d was not timed
+  for (std::size_t i = 0; i < timing.rows.size(); ++i) {
+    rows.push_back(timing_row_json(timing.rows[i], timing.comparison.faster[i]));
+    if (timing.rows[i].n == inputs.width) at_width = rows.back();
+  }
+  return {{"machine", timing.machine},
+          {"threads", 1},
+          {"clock", "std::chrono::steady_clock"},
+          {"d", inputs.width},
+          {"sweep", inputs.sweep},
+          {"repeats", inputs.repeats},
+          {"minimum_seconds_per_repeat", minimum_seconds},
+          // What one recurrent step reads: the whole d × d matrix W, in doubles.
+          {"hidden_weights_bytes", inputs.width * inputs.width * sizeof(double)},
+          {"rows", rows},
+          {"at_width", at_width},
+          {"comparison", comparison_json(timing)}};
+}
+
+nlohmann::json to_json(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const attention::LayerCount& count : result.counts) rows.push_back(count_json(count, inputs.width));
+  return {{"n", inputs.lengths},
+          {"d", inputs.width},
+          {"kernel", inputs.kernel},
+          {"radius", inputs.radius},
+          {"neighborhood", 2 * inputs.radius + 1},
+          {"rows", rows},
+          {"timing", result.timing ? timing_json(inputs, *result.timing) : nlohmann::json()}};  // null with --no-timing
+}
+
+// ---------------------------------------------------------------------------
+// Printing
 
 // A table line without the spaces a left-aligned last column leaves at its end.
 std::string line_of(std::string text) {
@@ -201,8 +483,172 @@ std::string line_of(std::string text) {
   return text + '\n';
 }
 
-nlohmann::json optional_json(const std::optional<std::size_t>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json();
+// @p text broken into lines of at most 78 characters, at spaces, never next to
+// an '=' (so that "n = 256" stays on one line).
+std::string wrapped(const std::string& text) {
+  std::vector<std::string> units;  // words, with "n", "=" and "256" joined into one
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    const bool joins = !units.empty() && (word == "=" || units.back().ends_with(" ="));
+    if (joins) {
+      units.back() += ' ' + word;
+    } else if (!word.empty()) {
+      units.push_back(word);
+    }
+    start = end + 1;
+  }
+  std::string lines;
+  std::size_t line_length = 0;
+  for (const std::string& unit : units) {
+    if (line_length > 0 && line_length + 1 + unit.size() > 78) {
+      lines += '\n';
+      line_length = 0;
+    } else if (line_length > 0) {
+      lines += ' ';
+      ++line_length;
+    }
+    lines += unit;
+    line_length += unit.size();
+  }
+  return lines + '\n';
+}
+
+void print_counts(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  std::cout << fmt::format(
+      "Counted on each layer's dependency graph: width d = {}, kernel k = {},\n"
+      "radius R = {} (a neighbourhood of r = {} positions).\n",
+      inputs.width, inputs.kernel, inputs.radius, 2 * inputs.radius + 1);
+  for (std::size_t first = 0; first < result.counts.size(); first += layer_rows.size()) {
+    std::cout << fmt::format("\nn = {}\n", result.counts[first].positions);
+    std::cout << line_of(fmt::format("{:<20}  {:>6}  {:>5}  {:>10}  {:>6}  {:>6}  {:>13}", "", "", "max", "connected",
+                                     "sequential", "", "multiply-adds"));
+    std::cout << line_of(fmt::format("{:<20}  {:>6}  {:>5}  {:>10}  {:>6}  {:>6}  {:>13}", "layer", "layers", "path",
+                                     "pairs", "layer", "stack", "per layer"));
+    for (std::size_t i = first; i < first + layer_rows.size(); ++i) {
+      const attention::LayerCount& count = result.counts[i];
+      std::cout << line_of(fmt::format(
+          "{:<20}  {:>6}  {:>5}  {:>10}  {:>6}  {:>6}  {:>13}", layer_rows[i - first].name, count.layers,
+          count.paths.maximum, fmt::format("{}/{}", count.paths.connected_pairs, count.paths.pairs),
+          count.sequential_steps, count.stack_sequential_steps, program::grouped_digits(count.multiply_adds)));
+    }
+  }
+  std::cout << "\nlayers: stacked until every output depends on every input (the recurrent\n"
+               "layer never gets there: output i depends on inputs 1 ... i only).\n"
+               "max path: the longest shortest path, in edges, from an input to an output\n"
+               "that depends on it; connected pairs: (input, output) joined by a path.\n"
+               "sequential: the longest chain of steps that wait for one another, in one\n"
+               "layer and in the whole stack.\n";
+}
+
+// A median and its spread in milliseconds: "12.34 [12.1-12.6]".
+std::string milliseconds_text(const attention::TimingSummary& summary) {
+  return fmt::format("{:.4g} [{:.3g}-{:.3g}]", summary.median * 1e3, summary.spread_low * 1e3,
+                     summary.spread_high * 1e3);
+}
+
+void print_timing(const Inputs& inputs, const Timing& timing) {
+  std::cout << fmt::format(
+      "\nTimed on this machine ({}), one thread, d = {}:\n"
+      "one layer of each, median of {} repetitions, [spread] in milliseconds\n",
+      timing.machine, inputs.width, inputs.repeats);
+  std::cout << line_of(
+      fmt::format("{:>6}  {:<24}  {:<24}  {:>6}  {}", "n", "self-attention", "recurrent", "ratio", "faster"));
+  for (std::size_t i = 0; i < timing.rows.size(); ++i) {
+    const TimingRow& row = timing.rows[i];
+    const Faster faster = timing.comparison.faster[i];
+    std::cout << line_of(fmt::format("{:>6}  {:<24}  {:<24}  {:>6.3g}  {}", row.n, milliseconds_text(row.attention),
+                                     milliseconds_text(row.recurrent), row.attention.median / row.recurrent.median,
+                                     faster == Faster::first    ? "self-attention"
+                                     : faster == Faster::second ? "recurrent"
+                                                                : "too close to call"));
+  }
+  std::cout << "\nratio: self-attention's median over the recurrent layer's. [spread]: the\n"
+               "fastest to the slowest repetition once the fastest and slowest quarter are\n"
+               "left out. A layer is faster at n only when its spread lies wholly below the\n"
+               "other's. The layers take turns, repetition by repetition. These are this\n"
+               "machine's times, not the paper's; another run gives other ones.\n\n";
+  std::cout << wrapped(timing.summary);
+  std::cout << fmt::format("The counted multiply-adds, 2·n²·d against 2·n·d², are equal at n = d = {}.\n",
+                           inputs.width);
+}
+
+// ---------------------------------------------------------------------------
+// The command line
+
+struct Flags {
+  std::string lengths = "50";
+  std::string width = "512";
+  std::string kernel = "3";
+  std::string radius = "2";
+  std::string sweep = "short";
+  std::string timed_lengths;
+  std::string repeats = default_repeats;
+  bool no_timing = false;
+};
+
+// The flags as Inputs, or a UsageError naming the flag and what was expected.
+Inputs inputs_from(const Flags& flags, const program::CommandLine& command_line) {
+  Inputs inputs;
+  inputs.lengths.clear();
+  std::uint64_t counting_work = 0;
+  for (const std::uint64_t n : program::parse_whole_numbers(flags.lengths, "--n", 1, max_positions, max_lengths)) {
+    inputs.lengths.push_back(static_cast<std::size_t>(n));
+    counting_work += n * n * n;
+  }
+  if (counting_work > max_counting_work) {
+    throw program::UsageError(
+        fmt::format("--n: the lengths need about {} steps of graph search (the sum of n³), more than the {} a run may "
+                    "take; count fewer or shorter lengths",
+                    counting_work, max_counting_work));
+  }
+  inputs.width = program::parse_whole_number(flags.width, "--d", 1, max_width);
+  inputs.kernel = static_cast<std::size_t>(program::parse_whole_number(flags.kernel, "--kernel", 3, max_kernel));
+  if (inputs.kernel % 2 == 0) {
+    throw program::UsageError(
+        fmt::format("--kernel is {}, even; expected an odd whole number from 3 to {}, so that the kernel is centred on "
+                    "its position",
+                    inputs.kernel, max_kernel));
+  }
+  inputs.radius = static_cast<std::size_t>(program::parse_whole_number(flags.radius, "--radius", 1, max_radius));
+  inputs.timed = !flags.no_timing;
+  if (!inputs.timed) return inputs;
+
+  if (flags.sweep != "short" && flags.sweep != "full") {
+    throw program::UsageError(fmt::format("--sweep is '{}'; expected short or full", flags.sweep));
+  }
+  inputs.sweep = command_line.given("--time-n") ? "custom" : flags.sweep;
+  const std::string& lengths_text = command_line.given("--time-n") ? flags.timed_lengths
+                                    : flags.sweep == "full"        ? full_sweep
+                                                                   : short_sweep;
+  for (const std::uint64_t n :
+       program::parse_whole_numbers(lengths_text, "--time-n", 1, max_timed_positions, max_timed_lengths)) {
+    inputs.timed_lengths.push_back(static_cast<std::size_t>(n));
+  }
+  std::sort(inputs.timed_lengths.begin(), inputs.timed_lengths.end());
+  inputs.timed_lengths.erase(std::unique(inputs.timed_lengths.begin(), inputs.timed_lengths.end()),
+                             inputs.timed_lengths.end());
+  inputs.repeats =
+      static_cast<std::size_t>(program::parse_whole_number(flags.repeats, "--repeats", min_repeats, max_repeats));
+  double timing_work = 0.0;
+  const auto d = static_cast<double>(inputs.width);
+  for (const std::size_t n : inputs.timed_lengths) {
+    const auto positions = static_cast<double>(n);
+    timing_work +=
+        (2.0 * positions * positions * d + 2.0 * positions * d * d) * static_cast<double>(inputs.repeats + 1);
+  }
+  const double draws = 2.0 * d * d + static_cast<double>(inputs.timed_lengths.back()) * d;
+  timing_work += multiply_adds_per_draw * draws;
+  if (timing_work > max_timing_work) {
+    throw program::UsageError(
+        fmt::format("--time-n, --d and --repeats: timing would take about {:.2g} multiply-adds, more than the {:.2g} a "
+                    "run may take; time fewer or shorter lengths, a smaller d or fewer repetitions",
+                    timing_work, max_timing_work));
+  }
+  return inputs;
 }
 
 }  // namespace
@@ -211,305 +657,60 @@ int main(int argc, char** argv) {
   program::CommandLine command_line{
       "path_length",
       "Chapter 7 of Attention, Compiled: self-attention against recurrence. Counts, on each layer type's dependency "
-      "graph, the maximum path length between an input and an output position, the multiply-adds of one layer and "
-      "its sequential steps; then times one self-attention layer against one recurrent layer on this machine."};
-  std::string lengths_text = "50";
-  std::string width_text = "512";
-  std::string kernel_text = "3";
-  std::string radius_text = "2";
-  std::string timed_lengths_text = full_timed_lengths;
-  std::string repeats_text = full_repeats;
-  bool quick = false;
-  bool no_timing = false;
+      "graph, the maximum path length between an input and an output position, the multiply-adds of one layer and its "
+      "sequential steps; then times one self-attention layer against one recurrent layer on this machine and says at "
+      "which n each was faster, or that the two were too close to call."};
+  Flags flags;
   bool json = false;
   std::string json_file;
-  command_line.option("--n", lengths_text,
+  command_line.option("--n", flags.lengths,
                       fmt::format("sequence lengths n to count, separated by ',' (each 1 to {}, at most {})",
                                   max_positions, max_lengths),
                       "LIST");
-  command_line.option("--d", width_text,
-                      fmt::format("the width d of every vector, for the multiply-adds and the timing (1 to {})",
-                                  max_width),
-                      "INTEGER");
-  command_line.option("--kernel", kernel_text,
+  command_line.option(
+      "--d", flags.width,
+      fmt::format("the width d of every vector, for the multiply-adds and the timing (1 to {})", max_width), "INTEGER");
+  command_line.option("--kernel", flags.kernel,
                       fmt::format("kernel width k of the convolutions, odd, 3 to {}", max_kernel), "INTEGER");
-  command_line.option("--radius", radius_text,
-                      fmt::format("radius R of restricted self-attention: output i reads inputs i-R ... i+R (1 to {})",
-                                  max_radius),
+  command_line.option(
+      "--radius", flags.radius,
+      fmt::format("radius R of restricted self-attention: output i reads inputs i-R ... i+R (1 to {})", max_radius),
+      "INTEGER");
+  command_line.option(
+      "--sweep", flags.sweep,
+      fmt::format(
+          "the lengths to time: short, n = {} (a couple of seconds at d = 512), or full, n = {} (several times longer)",
+          short_sweep, full_sweep),
+      "short|full");
+  command_line.option(
+      "--time-n", flags.timed_lengths,
+      fmt::format("instead of a sweep, the lengths n to time, separated by ',' (each 1 to {}, at most {})",
+                  max_timed_positions, max_timed_lengths),
+      "LIST");
+  command_line.option("--repeats", flags.repeats,
+                      fmt::format("timed repetitions of each layer at each n, summed up by their median and "
+                                  "spread ({} to {}); with the timed lengths and --d, at most about {:.2g} "
+                                  "multiply-adds in all",
+                                  min_repeats, max_repeats, max_timing_work),
                       "INTEGER");
-  command_line.option("--time-n", timed_lengths_text,
-                      fmt::format("sequence lengths n to time, separated by ',' (each 1 to {}, at most {})",
-                                  max_timed_positions, max_timed_lengths),
-                      "LIST");
-  command_line.option("--repeats", repeats_text,
-                      fmt::format("timed repetitions of each layer at each n; the best counts (1 to {})", max_repeats),
-                      "INTEGER");
-  command_line.flag("--quick", quick,
-                    fmt::format("time less: n = {} and the best of {} repetitions, unless --time-n or --repeats say "
-                                "otherwise",
-                                quick_timed_lengths, quick_repeats));
-  command_line.flag("--no-timing", no_timing, "count only; do not time the layers");
+  command_line.flag("--no-timing", flags.no_timing, "count only; do not time the layers");
   command_line.flag("--json", json, "print the values as one JSON document instead of tables");
-  command_line.option("--json-file", json_file,
-                      "also write the JSON document to this file, from the same run as the tables (the timings "
-                      "differ from run to run)",
-                      "PATH");
-  command_line.excludes("--no-timing", {"--time-n", "--repeats", "--quick"});
+  command_line.option(
+      "--json-file", json_file,
+      "also write the JSON document to this file, from the same run as the tables (the timings differ from run to run)",
+      "PATH");
+  command_line.excludes("--no-timing", {"--sweep", "--time-n", "--repeats"});
+  command_line.excludes("--time-n", {"--sweep"});
   command_line.excludes("--json", {"--json-file"});
 
   return command_line.run(argc, argv, [&] {
-    std::vector<std::size_t> lengths;
-    std::uint64_t counting_work = 0;
-    for (const std::uint64_t n : program::parse_whole_numbers(lengths_text, "--n", 1, max_positions, max_lengths)) {
-      lengths.push_back(static_cast<std::size_t>(n));
-      counting_work += n * n * n;
+    const Result result = compute(inputs_from(flags, command_line));
+    if (json) {
+      std::cout << to_json(result).dump(2) << '\n';
+      return;
     }
-    if (counting_work > max_counting_work) {
-      throw program::UsageError(fmt::format(
-          "--n: the lengths need about {} steps of graph search (the sum of n³), more than the {} a run may take; "
-          "count fewer or shorter lengths",
-          counting_work, max_counting_work));
-    }
-    const std::uint64_t width = program::parse_whole_number(width_text, "--d", 1, max_width);
-    const auto kernel = static_cast<std::size_t>(program::parse_whole_number(kernel_text, "--kernel", 3, max_kernel));
-    if (kernel % 2 == 0) {
-      throw program::UsageError(fmt::format(
-          "--kernel is {}, even; expected an odd whole number from 3 to {}, so that the kernel is centred on its "
-          "position",
-          kernel, max_kernel));
-    }
-    const auto radius = static_cast<std::size_t>(program::parse_whole_number(radius_text, "--radius", 1, max_radius));
-
-    std::vector<std::size_t> timed_lengths;
-    std::size_t repeats = 0;
-    double minimum_seconds = full_minimum_seconds;
-    if (!no_timing) {
-      if (quick) {
-        if (!command_line.given("--time-n")) timed_lengths_text = quick_timed_lengths;
-        if (!command_line.given("--repeats")) repeats_text = quick_repeats;
-        minimum_seconds = quick_minimum_seconds;
-      }
-      for (const std::uint64_t n :
-           program::parse_whole_numbers(timed_lengths_text, "--time-n", 1, max_timed_positions, max_timed_lengths)) {
-        timed_lengths.push_back(static_cast<std::size_t>(n));
-      }
-      std::sort(timed_lengths.begin(), timed_lengths.end());
-      timed_lengths.erase(std::unique(timed_lengths.begin(), timed_lengths.end()), timed_lengths.end());
-      repeats = static_cast<std::size_t>(program::parse_whole_number(repeats_text, "--repeats", 1, max_repeats));
-      double timing_work = 0.0;
-      const auto d = static_cast<double>(width);
-      for (const std::size_t n : timed_lengths) {
-        const auto positions = static_cast<double>(n);
-        timing_work += (2.0 * positions * positions * d + 2.0 * positions * d * d) * static_cast<double>(repeats + 1);
-      }
-      if (timing_work > max_timing_work) {
-        throw program::UsageError(fmt::format(
-            "--time-n, --d and --repeats: timing would take about {:.2g} multiply-adds, more than the {:.2g} a run "
-            "may take; time fewer or shorter lengths, a smaller d or fewer repetitions",
-            timing_work, max_timing_work));
-      }
-    }
-
-    // [count]
-    std::vector<attention::LayerCount> counts;
-    for (const std::size_t n : lengths) {
-      for (const LayerRow& row : layer_rows) {
-        counts.push_back(attention::count_layer(row.type, n, width, kernel, radius));
-      }
-    }
-    // [count]
-
-    std::vector<TimingRow> timing_rows;
-    if (!no_timing) {
-      const std::size_t longest = timed_lengths.back();
-      const auto d = static_cast<Eigen::Index>(width);
-      attention::Mulberry32 generator(timing_seed);
-      const auto random_matrix = [&](Eigen::Index rows, Eigen::Index columns, double scale) {
-        attention::Matrix matrix(rows, columns);
-        for (Eigen::Index i = 0; i < rows; ++i) {
-          for (Eigen::Index j = 0; j < columns; ++j) matrix(i, j) = scale * attention::standard_normal(generator);
-        }
-        return matrix;
-      };
-      const attention::Matrix sequence = random_matrix(static_cast<Eigen::Index>(longest), d, 1.0);
-      const double weight_scale = 1.0 / std::sqrt(static_cast<double>(width));  // keeps W h and U x of size about 1
-      const attention::Matrix hidden_weights = random_matrix(d, d, weight_scale);
-      const attention::Matrix input_weights = random_matrix(d, d, weight_scale);
-      for (const std::size_t n : timed_lengths) {
-        const attention::Matrix inputs = sequence.topRows(static_cast<Eigen::Index>(n));
-        // [time_layers]
-        // Q = K = V = the inputs: no projections, as counted.
-        const auto self_attention = [&] {
-          const attention::AttentionSteps steps =
-              attention::scaled_dot_product_attention(inputs, inputs, inputs);
-          return steps.output(0, 0) + steps.output(steps.output.rows() - 1, d - 1);
-        };
-        const auto recurrence = [&] {
-          const attention::Matrix states =
-              attention::recurrent_layer(inputs, hidden_weights, input_weights);
-          return states(0, 0) + states(states.rows() - 1, d - 1);
-        };
-        const double attention_seconds =
-            best_seconds(self_attention, repeats, minimum_seconds);
-        const double recurrent_seconds = best_seconds(recurrence, repeats, minimum_seconds);
-        // [time_layers]
-        timing_rows.push_back({n, attention_seconds, recurrent_seconds,
-                               attention::multiply_adds(LayerType::self_attention,
-                                                        attention::self_attention_graph(n), width),
-                               attention::multiply_adds(LayerType::recurrent, attention::recurrent_graph(n), width)});
-      }
-    }
-    const Crossover crossover = crossover_of(timing_rows);
-    const std::string machine = processor_name();
-
-    if (json || !json_file.empty()) {
-      nlohmann::json rows = nlohmann::json::array();
-      for (const attention::LayerCount& count : counts) {
-        const LayerRow& row = *std::find_if(layer_rows.begin(), layer_rows.end(),
-                                            [&](const LayerRow& candidate) { return candidate.type == count.type; });
-        nlohmann::json to_last_output = nlohmann::json::array();  // null where no path leads
-        for (const std::size_t distance : count.paths.to_last_output) {
-          to_last_output.push_back(distance == attention::unreachable ? nlohmann::json() : nlohmann::json(distance));
-        }
-        nlohmann::json entry = {
-            {"layer", row.key},
-            {"name", row.name},
-            {"n", count.positions},
-            {"layers", count.layers},
-            {"max_path_length", count.paths.maximum},
-            {"connected_pairs", count.paths.connected_pairs},
-            {"pairs", count.paths.pairs},
-            {"paths_to_last_output", to_last_output},
-            {"sequential_steps", count.sequential_steps},
-            {"stack_sequential_steps", count.stack_sequential_steps},
-            {"edges", count.edges},
-            {"operations_per_edge", attention::multiply_adds_per_edge(count.type, width)},
-            {"operations", count.multiply_adds},
-            {"stack_operations", count.stack_multiply_adds},
-            {"paper_path", paper_path(count.type)},
-            {"table1", {{"complexity", row.table1_complexity},
-                        {"sequential", row.table1_sequential},
-                        {"path", row.table1_path}}},
-        };
-        if (count.type == LayerType::self_attention || count.type == LayerType::restricted_self_attention) {
-          // Not in "operations": Q = X W^Q, K = X W^K, V = X W^V, n·d² multiply-adds each.
-          entry["projection_operations"] = 3 * static_cast<std::uint64_t>(count.positions) * width * width;
-        }
-        rows.push_back(std::move(entry));
-      }
-      nlohmann::json timing;  // null with --no-timing
-      if (!no_timing) {
-        nlohmann::json timed = nlohmann::json::array();
-        for (const TimingRow& row : timing_rows) {
-          timed.push_back({{"n", row.n},
-                           {"attention_seconds", row.attention_seconds},
-                           {"recurrent_seconds", row.recurrent_seconds},
-                           {"time_ratio", row.attention_seconds / row.recurrent_seconds},
-                           {"score_matrix_bytes", row.n * row.n * sizeof(double)},  // one n × n matrix
-                           {"attention_operations", row.attention_multiply_adds},
-                           {"recurrent_operations", row.recurrent_multiply_adds},
-                           {"operations_ratio", static_cast<double>(row.attention_multiply_adds) /
-                                                    static_cast<double>(row.recurrent_multiply_adds)},
-                           // How fast each layer got through its counted multiply-adds, in billions per second.
-                           {"attention_rate", static_cast<double>(row.attention_multiply_adds) /
-                                                  row.attention_seconds / 1e9},
-                           {"recurrent_rate", static_cast<double>(row.recurrent_multiply_adds) /
-                                                  row.recurrent_seconds / 1e9}});
-        }
-        timing = {
-            {"machine", machine},
-            {"threads", 1},
-            {"clock", "std::chrono::steady_clock"},
-            {"d", width},
-            {"repeats", repeats},
-            {"minimum_seconds_per_repeat", minimum_seconds},
-            // What one recurrent step reads: the whole d × d matrix W, in doubles.
-            {"hidden_weights_bytes", width * width * sizeof(double)},
-            {"quick", quick},
-            {"rows", timed},
-            {"crossover",
-             {{"attention_faster_up_to", optional_json(crossover.attention_faster_up_to)},
-              {"attention_slower_from", optional_json(crossover.attention_slower_from)},
-              {"estimate", crossover.estimate ? nlohmann::json(*crossover.estimate) : nlohmann::json()},
-              {"sign_changes", crossover.sign_changes}}},
-        };
-      }
-      const nlohmann::json document = {
-          {"n", lengths},
-          {"d", width},
-          {"kernel", kernel},
-          {"radius", radius},
-          {"neighborhood", 2 * radius + 1},
-          {"rows", rows},
-          {"timing", timing},
-      };
-      if (json) {
-        std::cout << document.dump(2) << '\n';
-        return;
-      }
-      program::write_json_file(document, json_file, "--json-file");
-    }
-
-    std::cout << fmt::format(
-        "Counted on each layer's dependency graph: width d = {}, kernel k = {},\n"
-        "radius R = {} (a neighbourhood of r = {} positions).\n",
-        width, kernel, radius, 2 * radius + 1);
-    const char* const columns = "{:<20}  {:>6}  {:>5}  {:>10}  {:>6}  {:>6}  {:>13}";
-    for (std::size_t first = 0; first < counts.size(); first += layer_rows.size()) {
-      std::cout << fmt::format("\nn = {}\n", counts[first].positions);
-      std::cout << line_of(fmt::format(fmt::runtime(columns), "", "", "max", "connected", "sequential", "",
-                                       "multiply-adds"));
-      std::cout << line_of(fmt::format(fmt::runtime(columns), "layer", "layers", "path", "pairs", "layer", "stack",
-                                       "per layer"));
-      for (std::size_t i = first; i < first + layer_rows.size(); ++i) {
-        const attention::LayerCount& count = counts[i];
-        std::cout << line_of(fmt::format(fmt::runtime(columns), layer_rows[i - first].name, count.layers,
-                                         count.paths.maximum,
-                                         fmt::format("{}/{}", count.paths.connected_pairs, count.paths.pairs),
-                                         count.sequential_steps, count.stack_sequential_steps,
-                                         program::grouped_digits(count.multiply_adds)));
-      }
-    }
-    std::cout << "\nlayers: stacked until every output depends on every input (the recurrent\n"
-                 "layer never gets there: output i depends on inputs 1 ... i only).\n"
-                 "max path: the longest shortest path, in edges, from an input to an output\n"
-                 "that depends on it; connected pairs: (input, output) joined by a path.\n"
-                 "sequential: the longest chain of steps that wait for one another, in one\n"
-                 "layer and in the whole stack.\n";
-
-    if (no_timing) return;
-    std::cout << fmt::format(
-        "\nTimed on this machine ({}), one thread, d = {}: one layer each,\n"
-        "the best of {} repetitions (std::chrono::steady_clock). These are this machine's\n"
-        "times, not the paper's, and another run gives slightly different ones.\n\n",
-        machine, width, repeats);
-    const char* const timing_columns = "{:>6}  {:>14}  {:>14}  {:>12}  {:>14}\n";
-    std::cout << fmt::format(fmt::runtime(timing_columns), "", "self-", "", "time ratio", "multiply-adds");
-    std::cout << fmt::format(fmt::runtime(timing_columns), "n", "attention", "recurrent", "attn / rec", "ratio (n/d)");
-    for (const TimingRow& row : timing_rows) {
-      std::cout << fmt::format(fmt::runtime(timing_columns), row.n, milliseconds_text(row.attention_seconds),
-                               milliseconds_text(row.recurrent_seconds),
-                               fmt::format("{:.3g}", row.attention_seconds / row.recurrent_seconds),
-                               fmt::format("{:.3g}", static_cast<double>(row.attention_multiply_adds) /
-                                                         static_cast<double>(row.recurrent_multiply_adds)));
-    }
-    std::cout << '\n';
-    if (crossover.attention_faster_up_to && crossover.attention_slower_from) {
-      std::cout << fmt::format(
-          "Self-attention was faster up to n = {} and slower from n = {}:\nthe curves cross near n = {:.0f}.\n",
-          *crossover.attention_faster_up_to, *crossover.attention_slower_from, *crossover.estimate);
-    } else if (crossover.attention_faster_up_to) {
-      std::cout << fmt::format("Self-attention was faster at every timed n, up to n = {}.\n",
-                               *crossover.attention_faster_up_to);
-    } else if (crossover.attention_slower_from) {
-      std::cout << fmt::format("Self-attention was slower at every timed n, from n = {}.\n",
-                               *crossover.attention_slower_from);
-    }
-    if (crossover.sign_changes > 1) {
-      std::cout << fmt::format("The faster layer changed {} times along n: these timings are noisy.\n",
-                               crossover.sign_changes);
-    }
-    std::cout << fmt::format("The counted multiply-adds, 2·n²·d against 2·n·d², are equal at n = d = {}.\n",
-                             width);
+    if (!json_file.empty()) program::write_json_file(to_json(result), json_file, "--json-file");
+    print_counts(result);
+    if (result.timing) print_timing(result.inputs, *result.timing);
   });
 }

@@ -167,19 +167,27 @@ class WorkedExample(ProgramTest):
 
 
 class Timing(ProgramTest):
-    """Timings are shown, never asserted: only the block's shape and its counted figures are."""
+    """Timings are shown, never asserted: only the block's shape, its counted figures, and that every verdict
+    follows from the medians and spreads of the same run by the chapter's rule."""
 
     def test_the_timing_block(self):
-        document = run_json("--quick", "--time-n", "8,4,16,8", "--d", "16", "--n", "3")
+        document = run_json("--time-n", "8,4,16,8", "--d", "16", "--n", "3")
         timing = document["timing"]
         self.assertEqual(timing["clock"], "std::chrono::steady_clock")
-        self.assertEqual((timing["d"], timing["repeats"], timing["quick"], timing["threads"]), (16, 2, True, 1))
+        self.assertEqual((timing["d"], timing["repeats"], timing["sweep"], timing["threads"]), (16, 7, "custom", 1))
         self.assertIsInstance(timing["machine"], str)
         self.assertEqual([row["n"] for row in timing["rows"]], [4, 8, 16])  # sorted, repeats dropped
         for row in timing["rows"]:
             n = row["n"]
-            self.assertGreater(row["attention_seconds"], 0)
-            self.assertGreater(row["recurrent_seconds"], 0)
+            for layer in ("attention", "recurrent"):
+                samples = sorted(row[layer]["samples"])
+                self.assertEqual(len(samples), 7)
+                self.assertTrue(all(seconds > 0 for seconds in samples))
+                # The median is the 4th of 7, the spread the 2nd to the 6th.
+                self.assertEqual((row[layer]["spread_low"], row[layer]["median"], row[layer]["spread_high"]),
+                                 (samples[1], samples[3], samples[5]))
+            self.assertEqual(row["attention_seconds"], row["attention"]["median"])
+            self.assertEqual(row["recurrent_seconds"], row["recurrent"]["median"])
             self.assertEqual(row["time_ratio"], row["attention_seconds"] / row["recurrent_seconds"])
             self.assertEqual(row["attention_operations"], 2 * n * n * 16)
             self.assertEqual(row["recurrent_operations"], 2 * n * 16 * 16)
@@ -188,46 +196,88 @@ class Timing(ProgramTest):
                                    delta=1e-12 * row["attention_rate"])
             self.assertAlmostEqual(row["recurrent_rate"], row["recurrent_operations"] / row["recurrent_seconds"] / 1e9,
                                    delta=1e-12 * row["recurrent_rate"])
+            self.assertAlmostEqual(row["rate_ratio"], row["attention_rate"] / row["recurrent_rate"],
+                                   delta=1e-12 * row["rate_ratio"])
             self.assertEqual(row["score_matrix_bytes"], 8 * n * n)
         self.assertEqual(timing["hidden_weights_bytes"], 8 * 16 * 16)
-        crossover = timing["crossover"]
-        faster = [row["time_ratio"] < 1 for row in timing["rows"]]
-        self.assertEqual(crossover["sign_changes"], sum(a != b for a, b in zip(faster, faster[1:])))
-        if all(faster):
-            self.assertEqual(crossover["attention_faster_up_to"], 16)
-            self.assertIsNone(crossover["attention_slower_from"])
-        else:
-            first_slower = faster.index(False)
-            self.assertEqual(crossover["attention_slower_from"], timing["rows"][first_slower]["n"])
-            if first_slower > 0:
-                low, high = timing["rows"][first_slower - 1]["n"], timing["rows"][first_slower]["n"]
-                self.assertEqual(crossover["attention_faster_up_to"], low)
-                self.assertTrue(low <= crossover["estimate"] <= high)
+        self.assertEqual(timing["at_width"], timing["rows"][2])  # n = d = 16
+        self.check_comparison(timing)
 
-    def test_quick_and_full_defaults(self):
-        quick = run_json("--quick", "--n", "2", "--d", "8")["timing"]
-        self.assertEqual([row["n"] for row in quick["rows"]], [16, 32, 64, 128, 256, 512, 1024])
-        self.assertEqual(quick["repeats"], 2)
-        printed = run("--quick", "--n", "2", "--d", "8", "--time-n", "4,8", "--repeats", "1").stdout
-        self.assertIn("Timed on this machine", printed)
-        self.assertIn("the best of 1 repetitions", printed)
-        self.assertIn("are equal at n = d = 8", printed)
+    def check_comparison(self, timing):
+        """The comparison the program wrote is the rule applied to its own medians and spreads: recomputed here."""
+        rows = timing["rows"]
+        expected = []
+        for row in rows:
+            attention, recurrent = row["attention"], row["recurrent"]
+            if attention["spread_high"] < recurrent["spread_low"]:
+                expected.append("self_attention")
+            elif recurrent["spread_high"] < attention["spread_low"]:
+                expected.append("recurrent")
+            else:
+                expected.append("too_close")
+        self.assertEqual([row["faster"] for row in rows], expected)
+        decided = [(row["n"], faster) for row, faster in zip(rows, expected) if faster != "too_close"]
+        crossings = [{"below_n": a, "above_n": b, "faster_below": fa, "faster_above": fb}
+                     for (a, fa), (b, fb) in zip(decided, decided[1:]) if fa != fb]
+        comparison = timing["comparison"]
+        self.assertEqual(comparison["crossings"], crossings)
+        self.assertEqual(comparison["crossing_count"], len(crossings))
+        self.assertEqual(comparison["too_close_at"], [row["n"] for row, f in zip(rows, expected) if f == "too_close"])
+        verdicts = {faster for _, faster in decided}
+        self.assertEqual(comparison["verdict"], "crosses" if crossings else
+                         "self_attention_faster" if verdicts == {"self_attention"} else
+                         "recurrent_faster" if verdicts == {"recurrent"} else "too_close_to_call")
+        summary = comparison["summary"]
+        for crossing in crossings:
+            self.assertIn(f"between n = {crossing['below_n']} and {crossing['above_n']}", summary)
+        if not crossings:
+            self.assertNotIn("cross once", summary)
+        for n in comparison["too_close_at"]:
+            self.assertIn("too close to call", summary)
 
-    def test_json_file_comes_from_the_same_run_as_the_tables(self):
+    def test_the_default_run_is_short(self):
+        # What a reader types with no arguments answers within a couple of seconds (here at a small d).
+        timing = run_json("--d", "32", "--n", "2")["timing"]
+        self.assertEqual([row["n"] for row in timing["rows"]], [64, 128, 256, 512])
+        self.assertEqual((timing["repeats"], timing["sweep"]), (7, "short"))
+        full = run_json("--sweep", "full", "--d", "8", "--n", "2")["timing"]
+        self.assertEqual([row["n"] for row in full["rows"]], [16, 32, 64, 128, 192, 256, 384, 512, 768, 1024])
+        self.assertEqual(full["sweep"], "full")
+        self.check_comparison(full)
+
+    def test_the_printed_tables_and_summary_come_from_the_same_run_as_the_json(self):
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder, "run.json")
-            printed = run("--n", "6", "--d", "8", "--time-n", "4,8", "--repeats", "1", "--json-file", str(path)).stdout
+            printed = run("--n", "6", "--d", "8", "--time-n", "4,8,300", "--json-file", str(path)).stdout
             document = json.loads(path.read_text())
-        self.assertIn("Timed on this machine", printed)
         self.assertEqual(document["n"], [6])
-        # Each timed row's printed time is the JSON's time of the same run, in milliseconds.
-        for row in document["timing"]["rows"]:
+        timing = document["timing"]
+        self.check_comparison(timing)
+        # Each timed row's printed median is the JSON's, in milliseconds, and so is its verdict.
+        words = {"self_attention": "self-attention", "recurrent": "recurrent", "too_close": "too close to call"}
+        for row in timing["rows"]:
             line = next(line for line in printed.splitlines() if line.split()[:1] == [str(row["n"])])
             printed_ms = float(line.split()[1])
             self.assertAlmostEqual(printed_ms, row["attention_seconds"] * 1000, delta=printed_ms * 0.001 + 1e-9)
+            self.assertTrue(line.endswith(words[row["faster"]]), line)
+        # The summary is printed as the JSON has it, wrapped.
+        self.assertIn(timing["comparison"]["summary"], " ".join(printed.split()))
+        self.assertIn("are equal at n = d = 8", printed)
+        self.assertIn("median of 7 repetitions", printed)
 
     def test_no_timing_prints_no_timing(self):
         self.assertNotIn("Timed on this machine", run("--no-timing", "--n", "4").stdout)
+
+    def test_the_book_shows_no_verdict_of_its_own(self):
+        """Chapter 7 states which layer was faster, and where the curves cross, only through the run's JSON."""
+        prose = (CHAPTER / "index.rst").read_text()
+        self.assertTrue(":value:`path_length:/timing/comparison/summary`" in prose, "the verdict is not read from the run")
+        for typed in ("cross near", "faster up to", "slower from", "stays below", "stays above"):
+            self.assertFalse(typed in prose, f"typed by hand: {typed!r}")
+        runs = json.loads((CHAPTER / "runs.json").read_text())["runs"]
+        arguments = runs["path_length"]["arguments"]
+        self.assertTrue(runs["path_length"]["json_file"])  # tables and JSON from one run
+        self.assertNotIn("--repeats", arguments)  # the default, at least 7
 
 
 class BadInput(ProgramTest):
@@ -251,10 +301,16 @@ class BadInput(ProgramTest):
             (["--radius", "x"], "--radius is 'x', not a whole number"),
             (["--time-n", "0"], "--time-n: entry 1 is 0, too small"),
             (["--time-n", "4096"], "--time-n: entry 1 is 4096, too large"),
-            (["--repeats", "0"], "--repeats is 0, too small"),
-            (["--repeats", "51"], "--repeats is 51, too large"),
-            (["--time-n", "2048", "--d", "4096", "--repeats", "5"], "--time-n, --d and --repeats: timing would take"),
-            (["--no-timing", "--quick"], "--no-timing"),
+            (["--repeats", "6"], "--repeats is 6, too small; expected a whole number from 7 to 15"),
+            (["--repeats", "16"], "--repeats is 16, too large"),
+            (["--time-n", ",".join(["8"] * 13)], "--time-n: more than 12 entries"),
+            (["--time-n", "2048", "--d", "512"], "--time-n, --d and --repeats: timing would take"),
+            (["--time-n", "128", "--d", "4096"], "--time-n, --d and --repeats: timing would take"),
+            (["--sweep", "full", "--repeats", "15"], "--time-n, --d and --repeats: timing would take"),
+            (["--sweep", "long"], "--sweep is 'long'; expected short or full"),
+            (["--sweep", "full", "--time-n", "8"], "--sweep"),
+            (["--no-timing", "--sweep", "full"], "--no-timing"),
+            (["--no-timing", "--repeats", "9"], "--no-timing"),
             (["--no-timing", "--time-n", "8"], "--no-timing"),
             (["--frobnicate"], "--frobnicate"),
             (["--n"], "--n"),
@@ -265,7 +321,8 @@ class BadInput(ProgramTest):
         self.assert_each_refused(cases)
 
     def test_help_is_not_an_error(self):
-        self.assert_help_lists("--n", "--d", "--kernel", "--radius", "--time-n", "--repeats", "--quick", "--no-timing", "--json")
+        self.assert_help_lists("--n", "--d", "--kernel", "--radius", "--sweep", "short|full", "--time-n", "--repeats",
+                               "7 to 15", "--no-timing", "--json", "--json-file")
 
 
 if __name__ == "__main__":
