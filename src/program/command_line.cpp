@@ -82,4 +82,21 @@ int CommandLine::run(int argc, char** argv, const std::function<void()>& body) {
   return 0;
 }
 
+void CommandLine::parse_for_page(const std::vector<std::string>& arguments, const std::function<void()>& body) {
+  // CLI11 takes the arguments last to first.
+  std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());
+  try {
+    app_->parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    throw UsageError("--help: the page shows no help; see the program's --help");
+  } catch (const CLI::ParseError& error) {
+    throw UsageError(one_line(error.what()));
+  }
+  try {
+    body();
+  } catch (const UsageError& error) {
+    throw UsageError(one_line(error.what()));
+  }
+}
+
 }  // namespace program

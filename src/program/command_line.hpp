@@ -51,6 +51,11 @@ class CommandLine {
   /// returns 1. Never lets an exception escape.
   int run(int argc, char** argv, const std::function<void()>& body);
 
+  /// For the page: parses @p arguments (without the program's name) as run()
+  /// does, then calls @p body. Bad input throws UsageError with the one-line
+  /// message run() would print after "<program>: "; --help is refused.
+  void parse_for_page(const std::vector<std::string>& arguments, const std::function<void()>& body);
+
  private:
   std::unique_ptr<CLI::App> app_;
 };
