@@ -6,7 +6,9 @@
 # - runs it as runs.json (beside the chapter's CMakeLists.txt) lists, capturing
 #   the printed tables and the --json document of each run for the book;
 # - draws each figure with figures/<FIGURE>.py from those JSON documents;
-# - registers tests/programs/test_<PROGRAM>.py with CTest under LABEL.
+# - registers tests/programs/test_<PROGRAM>.py with CTest under LABEL;
+# - adds its SOURCES other than main.cpp to the global property
+#   BOOK_PAGE_SOURCES, from which tests/ builds page_call.
 
 set(BOOK_GENERATED_DIR ${PROJECT_BINARY_DIR}/book/generated)
 set(BOOK_OUTPUTS_DIR ${BOOK_GENERATED_DIR}/outputs)
@@ -31,6 +33,14 @@ function(book_chapter)
   set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_LABELS ${arg_LABEL})
   add_executable(${arg_PROGRAM} ${arg_SOURCES})
   target_link_libraries(${arg_PROGRAM} PRIVATE program)
+  # The chapter's computation without its main(), for what calls the chapters'
+  # page programs natively (tests/page/page_call.cpp).
+  foreach(source IN LISTS arg_SOURCES)
+    if(NOT source STREQUAL "main.cpp")
+      cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} OUTPUT_VARIABLE absolute_source)
+      set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SOURCES ${absolute_source})
+    endif()
+  endforeach()
 
   set(test_script ${PROJECT_SOURCE_DIR}/tests/programs/test_${arg_PROGRAM}.py)
   if(EXISTS ${test_script})

@@ -1,0 +1,30 @@
+// Calls a chapter's page program natively, as the book's WebAssembly module
+// does in the page, so that a test can hold it to the command-line program.
+//
+//   page_call <program> [arguments...]   prints call_page_program()'s answer:
+//                                        {"status": 0, "json": ...} or
+//                                        {"status": 2, "error": "..."}
+//   page_call --list                     prints the registered programs, one a line
+//
+// It is linked with every chapter's computation (the sources book_chapter()
+// collects in BOOK_PAGE_SOURCES), whose registrations run before main().
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "program/page_program.hpp"
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> words(argv + 1, argv + argc);
+  if (words.empty()) {
+    std::cerr << "usage: page_call <program> [arguments...] | page_call --list\n";
+    return 2;
+  }
+  if (words.front() == "--list") {
+    for (const std::string& name : program::page_program_names()) std::cout << name << '\n';
+    return 0;
+  }
+  const std::vector<std::string> arguments(words.begin() + 1, words.end());
+  std::cout << program::call_page_program(words.front(), arguments).dump(2) << '\n';
+  return 0;
+}

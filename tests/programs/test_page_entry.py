@@ -1,0 +1,145 @@
+"""The page's way into the chapter programs (program/page_program.hpp), held to
+the programs themselves: for every program a chapter registers for the page,
+the JSON that call_page_program() hands back is the JSON that `--json` prints,
+for every run in the chapter's runs.json; and bad input gets status 2 and the
+message the program prints on stderr after "<program>: ".
+
+page_call (tests/page/page_call.cpp) calls the page programs natively; it lists
+them with --list, so a chapter that registers one is covered without a change
+here. Runs whose output changes from run to run (timings; the runs.json entries
+with "json_file": true) cannot be compared and are skipped."""
+import json
+import os
+import pathlib
+import re
+import subprocess
+import unittest
+
+PAGE_CALL = os.environ.get("BOOK_PAGE_CALL", "")
+BIN = pathlib.Path(os.environ.get("BOOK_BIN", ""))
+CHAPTERS = pathlib.Path(os.environ.get("BOOK_CHAPTERS", pathlib.Path(__file__).resolve().parents[2] / "chapters"))
+
+# Placeholders in --help of flags whose value "x?" cannot be: numbers, lists of
+# numbers, matrices, a choice of words. Text such as token names is left out.
+REFUSING_PLACEHOLDERS = re.compile(r"^(INTEGER|NUMBER|REAL|MATRIX|LIST|[a-z]+(\|[a-z]+)+)$")
+
+
+def run(command, timeout=120) -> subprocess.CompletedProcess:
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+def page_call(name, arguments) -> dict:
+    result = run([PAGE_CALL, name, *arguments])
+    if result.returncode != 0 or result.stderr:
+        raise AssertionError(f"page_call {name} {arguments}: status {result.returncode}, stderr {result.stderr!r}")
+    return json.loads(result.stdout)
+
+
+def canonical(document) -> str:
+    """The document as text with sorted keys: equal only if every value is, and
+    of the same JSON type (1 and 1.0 differ)."""
+    return json.dumps(document, sort_keys=True, allow_nan=False)
+
+
+def value_flags(help_text: str):
+    """(flag, placeholder) for each flag --help shows with a value."""
+    flags = []
+    for line in help_text.splitlines():
+        match = re.match(r"^\s+(?:-\w,)?(--[a-z0-9-]+) ([^\s=]+)", line)
+        if match and not match.group(2).endswith(":"):
+            flags.append((match.group(1), match.group(2)))
+    return flags
+
+
+def chapter_runs(name: str):
+    """(run name, arguments, json_file) for each run in the chapter's runs.json."""
+    folders = [folder for folder in CHAPTERS.glob(f"*_{name}") if (folder / "runs.json").exists()]
+    if len(folders) != 1:
+        raise AssertionError(f"expected one chapter folder *_{name} with runs.json in {CHAPTERS}, found {folders}")
+    runs = json.loads((folders[0] / "runs.json").read_text())["runs"]
+    for run_name, spec in runs.items():
+        if isinstance(spec, dict):
+            yield run_name, spec["arguments"], bool(spec.get("json_file"))
+        else:
+            yield run_name, spec, False
+
+
+class PageEntry(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not PAGE_CALL or not BIN.is_dir():
+            raise RuntimeError("BOOK_PAGE_CALL and BOOK_BIN are not set: run this through ctest")
+        listed = run([PAGE_CALL, "--list"])
+        assert listed.returncode == 0, listed.stderr
+        cls.programs = listed.stdout.split()
+
+    def program(self, name: str) -> str:
+        path = BIN / name
+        self.assertTrue(path.is_file(), f"{name} is registered for the page but {path} is not built")
+        return str(path)
+
+    def test_programs_are_registered(self):
+        # The chapters converted so far; others join by registering.
+        for name in ("dot_product", "scaling_variance", "path_length"):
+            self.assertIn(name, self.programs)
+        self.assertEqual(self.programs, sorted(set(self.programs)))
+
+    def test_every_run_gives_the_same_json(self):
+        for name in self.programs:
+            with self.subTest(program=name):
+                self.runs_give_the_same_json(name)
+
+    def runs_give_the_same_json(self, name: str):
+        program = self.program(name)
+        compared = 0
+        for run_name, arguments, json_file in chapter_runs(name):
+            with self.subTest(program=name, run=run_name):
+                if json_file:
+                    continue  # its output changes from run to run (timings)
+                printed = run([program, *arguments, "--json"])
+                self.assertEqual(printed.returncode, 0, printed.stderr)
+                expected = json.loads(printed.stdout)
+                if isinstance(expected, dict) and expected.get("timing") is not None:
+                    continue  # timings differ from run to run
+                answer = page_call(name, arguments)
+                self.assertEqual(answer.get("status"), 0, answer.get("error"))
+                self.assertEqual(set(answer), {"status", "json"})
+                self.assertEqual(answer["json"], expected)
+                self.assertEqual(canonical(answer["json"]), canonical(expected))
+                compared += 1
+        self.assertGreater(compared, 0, f"no run of {name} could be compared")
+
+    def bad_inputs(self, name: str, program: str):
+        """Bad command lines for @p name: a flag it does not have, a stray
+        argument, its first flag with a value given none, and each flag whose
+        value must be a number, a matrix, a list or a choice given "x?"."""
+        flags = value_flags(run([program, "--help"]).stdout)
+        self.assertTrue(flags, f"{name} --help shows no flag with a value")
+        cases = [["--no-such-flag"], ["stray"], [flags[0][0]]]
+        cases += [[flag, "x?"] for flag, placeholder in flags if REFUSING_PLACEHOLDERS.match(placeholder)]
+        return cases
+
+    def test_bad_input_gets_the_same_message(self):
+        for name in self.programs:
+            with self.subTest(program=name):
+                self.bad_input_gets_the_same_message(name)
+
+    def bad_input_gets_the_same_message(self, name: str):
+        program = self.program(name)
+        checked = 0
+        for arguments in self.bad_inputs(name, program):
+            with self.subTest(program=name, arguments=arguments):
+                printed = run([program, *arguments])
+                self.assertEqual(printed.returncode, 2, f"the program accepted {arguments}: {printed.stderr!r}")
+                self.assertEqual(printed.stdout, "")
+                prefix = f"{name}: "
+                self.assertTrue(printed.stderr.startswith(prefix) and printed.stderr.endswith("\n"),
+                                printed.stderr)
+                answer = page_call(name, arguments)
+                self.assertEqual(answer, {"status": 2, "error": printed.stderr[len(prefix):-1]})
+                checked += 1
+        self.assertGreaterEqual(checked, 3)
+
+
+if __name__ == "__main__":
+    unittest.main()
