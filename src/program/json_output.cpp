@@ -27,6 +27,14 @@ nlohmann::json matrix_json(const attention::Matrix& matrix) {
   return rows;
 }
 
+nlohmann::json row_json(const Eigen::RowVectorXd& row) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (Eigen::Index column = 0; column < row.size(); ++column) {
+    entries.push_back(number_json(row(column)));
+  }
+  return entries;
+}
+
 void write_json_file(const nlohmann::json& document, const std::string& path, std::string_view flag) {
   std::ofstream file(path);
   file << document.dump(2) << '\n';

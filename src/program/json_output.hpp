@@ -18,6 +18,10 @@ nlohmann::json number_json(double value);
 /// [[row 1], [row 2], …], each entry as number_json() writes it.
 nlohmann::json matrix_json(const attention::Matrix& matrix);
 
+/// [entry 1, entry 2, …] for one row, each entry as number_json() writes it:
+/// the same list as matrix_json(row)[0].
+nlohmann::json row_json(const Eigen::RowVectorXd& row);
+
 /// Writes @p document to the file @p path, as --json prints it. Throws
 /// UsageError naming @p flag if the file cannot be written.
 void write_json_file(const nlohmann::json& document, const std::string& path, std::string_view flag);
