@@ -1,0 +1,649 @@
+#include "softmax.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "attention/softmax.hpp"
+#include "program/json_output.hpp"
+#include "program/matrix_text.hpp"
+#include "program/page_program.hpp"
+#include "program/real_number.hpp"
+#include "program/table.hpp"
+#include "program/usage_error.hpp"
+
+namespace softmax {
+
+namespace {
+
+using attention::Matrix;
+
+// The sweep behind the saturation figure: this many added amounts, evenly
+// spaced from 0 to sweep_end (stretched to take in --add if it lies outside).
+constexpr int sweep_points = 41;
+constexpr double sweep_end = 2.0;
+
+// The toy prints e^s itself while every |s| is at most this (e^20 has 9 digits).
+constexpr double max_printed_exponent = 20.0;
+
+// Two tables go side by side when each has at most this many columns.
+constexpr Eigen::Index max_columns_side_by_side = 6;
+
+// The hand-worked lesson rounds every intermediate value to this many decimals.
+constexpr int hand_decimals = 3;
+
+// Where e^s stops being a usable double: above this it overflows to inf ...
+double largest_exponent() { return std::log(std::numeric_limits<double>::max()); }
+// ... and below this it rounds to exactly 0: e^s is then under half the
+// smallest positive double, 2^−1075.
+double smallest_exponent() { return -1075.0 * std::log(2.0); }
+
+// e^x for every entry, one entry at a time, with the library's
+// attention::exponential (std::exp). Eigen's own .exp() is faster but, where
+// it vectorises, clamps its argument to about ±709.78: it never returns
+// exactly 0, not even for −∞, and whether it vectorises depends on the build.
+// The tables must not.
+template <typename Entries>
+auto exponential_of(const Entries& entries) {
+  return entries.unaryExpr(&attention::exponential).eval();
+}
+
+// ---------------------------------------------------------------------------
+// The toy through the whole formula.
+
+Pass pass_of(attention::AttentionSteps steps) {
+  Pass pass;
+  pass.exponentials = exponential_of(steps.masked_scores);
+  pass.exponential_sums = pass.exponentials.rowwise().sum();
+  pass.row_sums = steps.weights.rowwise().sum();
+  pass.column_sums = steps.weights.colwise().sum();
+  pass.smallest_weight = steps.weights.minCoeff(&pass.smallest_row, &pass.smallest_column);
+  pass.zero_weights = (steps.weights.array() == 0.0).count();
+  pass.steps = std::move(steps);
+  return pass;
+}
+
+// The key each row gives its largest weight, by name (the first, if several tie).
+std::vector<std::string> largest_weight_on(const Matrix& weights, const std::vector<std::string>& answerers) {
+  std::vector<std::string> names;
+  for (Eigen::Index i = 0; i < weights.rows(); ++i) {
+    Eigen::Index j = 0;
+    weights.row(i).maxCoeff(&j);
+    names.push_back(answerers[static_cast<std::size_t>(j)]);
+  }
+  return names;
+}
+
+double rounded_to_hand_decimals(double x) {
+  const double scale = std::pow(10.0, hand_decimals);
+  return std::round(x * scale) / scale;
+}
+
+Boundaries boundaries_of(const Matrix& entries) {
+  const double step = std::pow(10.0, -hand_decimals);
+  Boundaries boundaries{Matrix(entries.rows(), entries.cols()), Matrix(entries.rows(), entries.cols()), {}};
+  for (Eigen::Index i = 0; i < entries.rows(); ++i) {
+    std::vector<std::string>& sides = boundaries.side.emplace_back();
+    for (Eigen::Index j = 0; j < entries.cols(); ++j) {
+      const double x = entries(i, j);
+      const double at = (std::round(x / step - 0.5) + 0.5) * step;
+      const double distance = std::abs(x - at);
+      boundaries.nearest(i, j) = at;
+      boundaries.distance(i, j) = distance;
+      // A sum of numbers with three decimals lands on a boundary only up to the
+      // rounding of binary fractions (0.198 + 0.2005 is 0.39849999999999997):
+      // within a billionth of a step counts as on it.
+      sides.push_back(distance <= 1e-9 * step ? "on" : (x < at ? "below" : "above"));
+    }
+  }
+  return boundaries;
+}
+
+// The two hand calculations of the lesson, for every row: the sum of e^s from
+// terms rounded to three decimals, and the output from weights rounded to three
+// decimals (the values as given); then the full-precision results, rounded once,
+// and where each result stands against the nearest rounding boundary.
+HandRounded hand_rounded_of(const Pass& pass, const Matrix& values) {
+  HandRounded hand;
+  hand.decimals = hand_decimals;
+  hand.exponentials = pass.exponentials.unaryExpr(&rounded_to_hand_decimals);
+  hand.exponential_sums = hand.exponentials.rowwise().sum();
+  hand.exponential_sums_rounded_once = pass.exponential_sums.unaryExpr(&rounded_to_hand_decimals);
+  // How many steps of the last decimal the hand sum is off from the full sum rounded once.
+  const double step = std::pow(10.0, -hand_decimals);
+  hand.exponential_sum_steps_off =
+      ((hand.exponential_sums_rounded_once - hand.exponential_sums) / step).array().round();
+  hand.output = pass.steps.weights.unaryExpr(&rounded_to_hand_decimals) * values;
+  hand.output_rounded_once = pass.steps.output.unaryExpr(&rounded_to_hand_decimals);
+  hand.output_boundary = boundaries_of(hand.output);
+  hand.full_output_boundary = boundaries_of(pass.steps.output);
+  return hand;
+}
+
+ToyResult toy_of(const ToyInputs& inputs) {
+  const Matrix& queries = inputs.tokens.queries;
+  const Matrix& keys = inputs.tokens.keys;
+  const Matrix& values = inputs.tokens.values;
+
+  // [compute]
+  attention::AttentionOptions with_scale, without_scale;
+  with_scale.scale = true;      // softmax(QKᵀ/√d_k)V, the paper's formula
+  without_scale.scale = false;  // softmax(QKᵀ)V, for comparison
+  const Pass scaled = pass_of(  // the steps, and e^s and the sums for the tables
+      attention::scaled_dot_product_attention(queries, keys, values, with_scale));
+  const Pass unscaled = pass_of(
+      attention::scaled_dot_product_attention(queries, keys, values, without_scale));
+  // [compute]
+
+  ToyResult toy{inputs, queries.cols(), std::sqrt(static_cast<double>(queries.cols())), scaled, unscaled, {}, {}};
+  const Pass& main_pass = toy.main_pass();
+  if (!main_pass.steps.output.allFinite()) {
+    throw program::UsageError("--v: the weighted sum of the values overflows a double; use smaller values");
+  }
+  toy.largest_weight_on = largest_weight_on(main_pass.steps.weights, inputs.tokens.key_labels);
+  toy.hand_rounded = hand_rounded_of(main_pass, values);
+  return toy;
+}
+
+// ---------------------------------------------------------------------------
+// The saturation demo.
+
+Eigen::RowVectorXd softmax_row(const Eigen::RowVectorXd& scores) {
+  return attention::softmax_rows(Matrix(scores)).row(0);
+}
+
+// The slots (counted from 1) that share a row's largest weight. Equal scores
+// give bit-for-bit equal weights, so a tie is an exact tie.
+Largest largest_of(const Eigen::RowVectorXd& weights) {
+  Largest largest{{}, weights.maxCoeff()};
+  for (Eigen::Index j = 0; j < weights.size(); ++j) {
+    if (weights(j) == largest.weight) largest.slots.push_back(j + 1);
+  }
+  return largest;
+}
+
+// Every value the demo computes must be a finite number; name the flag that made one overflow.
+void require_finite(const Eigen::RowVectorXd& values, const std::string& flag, const std::string& what) {
+  if (!values.allFinite()) {
+    throw program::UsageError(fmt::format("{}: {} overflows a double; use smaller numbers", flag, what));
+  }
+}
+
+SaturationResult saturation_of(const SaturationInputs& inputs) {
+  SaturationResult result;
+  result.inputs = inputs;
+  const Eigen::RowVectorXd& scores = inputs.scores;
+  const double divide = inputs.divide;
+  const double add = inputs.add;
+
+  // [saturation]
+  const Eigen::RowVectorXd divided = scores / divide;
+  Eigen::RowVectorXd scores_added = scores;
+  Eigen::RowVectorXd divided_added = divided;
+  scores_added(1) += add;   // slot two, large scores
+  divided_added(1) += add;  // slot two, divided scores: the same amount, on their own scale
+  // [saturation]
+  require_finite(divided, "--divide", fmt::format("--scores divided by {}", inputs.divide_text));
+  require_finite(scores_added, "--add", "slot two of --scores plus --add");
+  require_finite(divided_added, "--add", "slot two of the divided scores plus --add");
+  result.divided = divided;
+  result.scores_added = scores_added;
+  result.divided_added = divided_added;
+
+  result.weights_large = softmax_row(scores);
+  result.weights_large_added = softmax_row(scores_added);
+  result.weights_divided = softmax_row(divided);
+  result.weights_divided_added = softmax_row(divided_added);
+  result.large_change = result.weights_large_added(1) - result.weights_large(1);
+  result.divided_change = result.weights_divided_added(1) - result.weights_divided(1);
+  result.divided_change_over_large_change = result.divided_change / result.large_change;
+  result.largest_large = largest_of(result.weights_large);
+  result.largest_large_added = largest_of(result.weights_large_added);
+  result.largest_divided = largest_of(result.weights_divided);
+  result.largest_divided_added = largest_of(result.weights_divided_added);
+  result.sensitivity_large = result.weights_large(1) * (1.0 - result.weights_large(1));
+  result.sensitivity_divided = result.weights_divided(1) * (1.0 - result.weights_divided(1));
+  result.sensitivity_divided_per_unit = result.sensitivity_divided / divide;
+  if (!std::isfinite(result.sensitivity_divided_per_unit)) {
+    throw program::UsageError(fmt::format(
+        "--divide: {} is so close to 0 that slot two's sensitivity per unit of the original scores overflows a "
+        "double; use a larger divisor",
+        inputs.divide_text));
+  }
+
+  // The textbook formula on the large scores, evaluated as written. The
+  // library's softmax_rows_unstable() is the same formula, but sums a row in
+  // another order, so on rows of eight scores or more its last bit can differ.
+  // [textbook]
+  const Eigen::RowVectorXd exponentials = exponential_of(scores);  // e^s, as written
+  const Eigen::RowVectorXd textbook = exponentials / exponentials.sum();
+  // [textbook]
+  result.exponentials = exponentials;
+  result.textbook = textbook;
+  result.shifted_exponentials = exponential_of(Eigen::RowVectorXd(scores.array() - scores.maxCoeff()));
+
+  const double sweep_from = std::min(0.0, add);
+  const double sweep_to = std::max(sweep_end, add);
+  for (int point = 0; point < sweep_points; ++point) {
+    const double amount = point == sweep_points - 1
+                              ? sweep_to
+                              : sweep_from + (sweep_to - sweep_from) * point / (sweep_points - 1);
+    Eigen::RowVectorXd large = scores, small = divided;
+    large(1) += amount;
+    small(1) += amount;
+    require_finite(large, "--add", "slot two of --scores plus an amount in the sweep");
+    require_finite(small, "--add", "slot two of the divided scores plus an amount in the sweep");
+    result.sweep.push_back({amount, softmax_row(large), softmax_row(small)});
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------
+// JSON.
+
+nlohmann::json pass_json(const Pass& pass) {
+  return {
+      {"scaled_scores", program::matrix_json(pass.steps.scaled_scores)},
+      {"exponentials", program::matrix_json(pass.exponentials)},
+      {"exponential_sums", program::row_json(pass.exponential_sums.transpose())},
+      {"weights", program::matrix_json(pass.steps.weights)},
+      {"row_sums", program::row_json(pass.row_sums.transpose())},
+      {"column_sums", program::row_json(pass.column_sums)},
+      {"smallest_weight", pass.smallest_weight},
+      {"smallest_weight_at", {pass.smallest_row, pass.smallest_column}},
+      {"zero_weights", pass.zero_weights},
+      {"output", program::matrix_json(pass.steps.output)},
+  };
+}
+
+nlohmann::json boundaries_json(const Boundaries& boundaries) {
+  return {{"nearest", program::matrix_json(boundaries.nearest)},
+          {"distance", program::matrix_json(boundaries.distance)},
+          {"side", boundaries.side}};
+}
+
+nlohmann::json hand_rounded_json(const HandRounded& hand) {
+  return {
+      {"decimals", hand.decimals},
+      {"exponentials", program::matrix_json(hand.exponentials)},
+      {"exponential_sums", program::row_json(hand.exponential_sums.transpose())},
+      {"exponential_sums_rounded_once", program::row_json(hand.exponential_sums_rounded_once.transpose())},
+      {"exponential_sum_steps_off", program::row_json(hand.exponential_sum_steps_off.transpose())},
+      {"output", program::matrix_json(hand.output)},
+      {"output_rounded_once", program::matrix_json(hand.output_rounded_once)},
+      {"output_boundary", boundaries_json(hand.output_boundary)},
+      {"full_output_boundary", boundaries_json(hand.full_output_boundary)},
+  };
+}
+
+nlohmann::json toy_json(const ToyResult& toy) {
+  const program::AttentionInputs& tokens = toy.inputs.tokens;
+  const Pass& main_pass = toy.main_pass();
+  nlohmann::json document = {
+      {"query_tokens", tokens.query_labels},
+      {"key_tokens", tokens.key_labels},
+      {"queries", program::matrix_json(tokens.queries)},
+      {"keys", program::matrix_json(tokens.keys)},
+      {"values", program::matrix_json(tokens.values)},
+      {"scale", toy.inputs.scale},
+      {"d_k", toy.d_k},
+      {"sqrt_d_k", toy.sqrt_d_k},
+      {"scores", program::matrix_json(main_pass.steps.scores)},
+  };
+  document.update(pass_json(main_pass));
+  document["largest_weight_on"] = toy.largest_weight_on;
+  document["hand_rounded"] = hand_rounded_json(toy.hand_rounded);
+  document["scaled"] = pass_json(toy.scaled);
+  document["unscaled"] = pass_json(toy.unscaled);
+  return document;
+}
+
+nlohmann::json largest_json(const Largest& largest) {
+  return {{"slots", largest.slots}, {"weight", largest.weight}};
+}
+
+nlohmann::json saturation_json(const SaturationResult& result) {
+  nlohmann::json sweep = nlohmann::json::array();
+  for (const SweepPoint& point : result.sweep) {
+    sweep.push_back({{"add", point.add},
+                     {"weights_large", program::row_json(point.weights_large)},
+                     {"weights_divided", program::row_json(point.weights_divided)}});
+  }
+  const auto vector = [](const Eigen::RowVectorXd& row) { return program::row_json(row); };
+  return {{"saturation",
+           {
+               {"scores", vector(result.inputs.scores)},
+               {"divide", result.inputs.divide},
+               {"add", result.inputs.add},
+               {"divided", vector(result.divided)},
+               {"scores_added", vector(result.scores_added)},
+               {"divided_added", vector(result.divided_added)},
+               {"weights_large", vector(result.weights_large)},
+               {"weights_large_added", vector(result.weights_large_added)},
+               {"weights_divided", vector(result.weights_divided)},
+               {"weights_divided_added", vector(result.weights_divided_added)},
+               {"slot_two",
+                {{"large_before", result.weights_large(1)},
+                 {"large_after", result.weights_large_added(1)},
+                 {"large_change", result.large_change},
+                 {"divided_before", result.weights_divided(1)},
+                 {"divided_after", result.weights_divided_added(1)},
+                 {"divided_change", result.divided_change},
+                 // How many times as far the divided side's weight moves ("inf" if the large side's does not move).
+                 {"divided_change_over_large_change", program::number_json(result.divided_change_over_large_change)}}},
+               {"largest",
+                {{"large", largest_json(result.largest_large)},
+                 {"large_added", largest_json(result.largest_large_added)},
+                 {"divided", largest_json(result.largest_divided)},
+                 {"divided_added", largest_json(result.largest_divided_added)}}},
+               {"sensitivity",
+                {{"large", result.sensitivity_large},
+                 {"divided", result.sensitivity_divided},
+                 {"divided_per_unit_of_scores", result.sensitivity_divided_per_unit},
+                 // The comparisons the book draws, as ratios to the large side ("inf" when that is 0).
+                 {"divided_over_large", program::number_json(result.sensitivity_divided / result.sensitivity_large)},
+                 {"divided_per_unit_over_large",
+                  program::number_json(result.sensitivity_divided_per_unit / result.sensitivity_large)}}},
+               {"textbook",
+                {{"exponentials", vector(result.exponentials)},
+                 {"shifted_exponentials", vector(result.shifted_exponentials)},
+                 {"weights", vector(result.textbook)},
+                 {"stable_weights", vector(result.weights_large)},
+                 {"largest_exponent", largest_exponent()},
+                 {"smallest_exponent", smallest_exponent()}}},
+               {"sweep", sweep},
+           }}};
+}
+
+// ---------------------------------------------------------------------------
+// Tables.
+
+// A printed table with NaN spelled "NaN" (fmt prints inf/inf as "-nan").
+std::string with_nan_spelled_out(std::string text) {
+  for (const std::string nan : {"-nan", " nan"}) {
+    for (std::size_t at = text.find(nan); at != std::string::npos; at = text.find(nan, at)) {
+      text.replace(at, nan.size(), " NaN");
+    }
+  }
+  return text;
+}
+
+// Width in characters on screen: count UTF-8 lead bytes only.
+std::size_t shown_width(const std::string& line) {
+  return static_cast<std::size_t>(
+      std::count_if(line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// Printed tables next to each other, top-aligned, four spaces apart.
+std::string side_by_side(const std::vector<std::string>& tables) {
+  std::vector<std::vector<std::string>> lines(tables.size());
+  std::vector<std::size_t> widths(tables.size(), 0);
+  std::size_t height = 0;
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    std::size_t start = 0;
+    while (start < tables[t].size()) {
+      const std::size_t end = tables[t].find('\n', start);
+      lines[t].push_back(tables[t].substr(start, end - start));
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+    for (const std::string& line : lines[t]) {
+      widths[t] = std::max(widths[t], shown_width(line));
+    }
+    height = std::max(height, lines[t].size());
+  }
+  std::string text;
+  for (std::size_t row = 0; row < height; ++row) {
+    std::string line;
+    for (std::size_t t = 0; t < tables.size(); ++t) {
+      const std::string cell = row < lines[t].size() ? lines[t][row] : "";
+      line += cell;
+      if (t + 1 < tables.size()) line += std::string(widths[t] - shown_width(cell) + 4, ' ');
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    text += line + '\n';
+  }
+  return text;
+}
+
+// Q, K and V, then steps 1 to 3 of the paper's Figure 2 (left).
+std::string toy_inputs_and_scores(const ToyResult& toy) {
+  const program::AttentionInputs& inputs = toy.inputs.tokens;
+  const Pass& main = toy.main_pass();
+  const std::vector<std::string>& askers = inputs.query_labels;
+  const std::vector<std::string>& answerers = inputs.key_labels;
+  const std::vector<std::string> input_tables = {
+      program::table("Queries Q", inputs.queries, askers, program::numbered_labels("d", inputs.queries.cols())),
+      program::table("Keys K", inputs.keys, answerers, program::numbered_labels("d", inputs.keys.cols())),
+      program::table("Values V", inputs.values, answerers, program::numbered_labels("d", inputs.values.cols()))};
+  std::string text = inputs.queries.cols() + inputs.keys.cols() + inputs.values.cols() <= 3 * max_columns_side_by_side
+                         ? side_by_side(input_tables)
+                         : input_tables[0] + '\n' + input_tables[1] + '\n' + input_tables[2];
+  text += '\n';
+  text += program::table("1. MatMul: scores QKᵀ (row = the token asking, column = the token answering)",
+                         main.steps.scores, askers, answerers);
+  text += '\n';
+  if (toy.inputs.scale) {
+    text += program::table(fmt::format("2. Scale: QKᵀ / √d_k, with d_k = {} and √d_k = {}",
+                                       program::number_text(static_cast<double>(toy.d_k)),
+                                       program::number_text(toy.sqrt_d_k)),
+                           main.steps.scaled_scores, askers, answerers);
+  } else {
+    text += "2. Scale: off (--no-scale); the scores go into softmax unchanged\n";
+  }
+  text += "\n3. Mask (opt.): none; every query may look at every key\n\n";
+  return text;
+}
+
+// Step 4, softmax: e^s (or e^(s − max s) when e^s would not print), then the weights.
+std::string toy_softmax(const ToyResult& toy) {
+  const Pass& main = toy.main_pass();
+  const std::vector<std::string>& askers = toy.inputs.tokens.query_labels;
+  const std::vector<std::string>& answerers = toy.inputs.tokens.key_labels;
+  const Eigen::Index n = main.steps.weights.rows();
+  const Eigen::Index m = main.steps.weights.cols();
+  std::string text;
+  std::vector<std::string> exponential_labels = answerers;
+  exponential_labels.push_back("row sum");
+  Matrix exponentials(n, m + 1);
+  if (main.steps.masked_scores.cwiseAbs().maxCoeff() <= max_printed_exponent) {
+    exponentials << main.exponentials, main.exponential_sums;
+    text += program::table("4. SoftMax, per row: first e^s for each score s ...", exponentials, askers,
+                           exponential_labels);
+  } else {
+    // e^s would print with dozens of digits, or overflow: show what softmax_rows computes instead.
+    const Matrix shifted =
+        exponential_of(Matrix(main.steps.masked_scores.colwise() - main.steps.masked_scores.rowwise().maxCoeff()));
+    exponentials << shifted, shifted.rowwise().sum();
+    text += program::table("4. SoftMax, per row: first e^(s − the row's largest s) for each score s ...",
+                           exponentials, askers, exponential_labels);
+    text += fmt::format("   (e^s itself is too far from 1 to print here, and overflows a double above s = {};\n"
+                        "   subtracting the row's largest score first changes no weight)\n",
+                        program::number_text(largest_exponent()));
+  }
+  std::vector<std::string> weight_rows = askers;
+  weight_rows.push_back("column sum");
+  Matrix weights(n + 1, m + 1);
+  weights << main.steps.weights, main.row_sums, main.column_sums, main.column_sums.sum();
+  text += '\n';
+  text += program::table("   ... then each divided by its row's sum: the weights", weights, weight_rows,
+                         exponential_labels);
+  text += fmt::format("   Smallest weight: {} ({} asks {}); weights exactly 0: {}\n\n",
+                      main.smallest_weight == 0.0 || main.smallest_weight >= 1e-4
+                          ? program::number_text(main.smallest_weight)
+                          : fmt::format("{:.3e}", main.smallest_weight),
+                      askers[static_cast<std::size_t>(main.smallest_row)],
+                      answerers[static_cast<std::size_t>(main.smallest_column)],
+                      main.zero_weights == 0 ? std::string("none") : std::to_string(main.zero_weights));
+  return text;
+}
+
+// Step 5, the output; then the weights and outputs with and without the scale.
+std::string toy_output_and_comparison(const ToyResult& toy) {
+  const Pass& main = toy.main_pass();
+  const std::vector<std::string>& askers = toy.inputs.tokens.query_labels;
+  const std::vector<std::string>& answerers = toy.inputs.tokens.key_labels;
+  const std::vector<std::string> output_columns = program::numbered_labels("d", main.steps.output.cols());
+  std::string text = program::table("5. MatMul: output = weights · V, one row per token asking", main.steps.output,
+                                    askers, output_columns);
+  text += '\n';
+
+  const std::string divided = "softmax(QKᵀ/√d_k)";
+  const std::string undivided = "softmax(QKᵀ)";
+  const std::vector<std::string> scaled_tables = {
+      program::table("Weights " + divided, toy.scaled.steps.weights, askers, answerers),
+      program::table("Output " + divided + "V", toy.scaled.steps.output, askers, output_columns)};
+  const std::vector<std::string> unscaled_tables = {
+      program::table("Weights " + undivided, toy.unscaled.steps.weights, askers, answerers),
+      program::table("Output " + undivided + "V", toy.unscaled.steps.output, askers, output_columns)};
+  text += "The same vectors with and without the scale, side by side\n\n";
+  if (main.steps.weights.cols() <= max_columns_side_by_side && main.steps.output.cols() <= max_columns_side_by_side) {
+    text += side_by_side({scaled_tables[0], unscaled_tables[0]}) + '\n' +
+            side_by_side({scaled_tables[1], unscaled_tables[1]});
+  } else {
+    text += scaled_tables[0] + '\n' + unscaled_tables[0] + '\n' + scaled_tables[1] + '\n' + unscaled_tables[1];
+  }
+  return text;
+}
+
+std::string largest_text(const Largest& largest) {
+  const std::vector<Eigen::Index>& slots = largest.slots;
+  std::string names;
+  for (std::size_t s = 0; s < slots.size(); ++s) {
+    names += fmt::format("{}{}", s == 0 ? "" : (s + 1 == slots.size() ? " and " : ", "), slots[s]);
+  }
+  return fmt::format("{} {}{} ({})", slots.size() == 1 ? "slot" : "slots", names, slots.size() == 1 ? "" : " tie",
+                     program::number_text(largest.weight));
+}
+
+std::string saturation_tables(const SaturationResult& result) {
+  const SaturationInputs& inputs = result.inputs;
+  const Eigen::Index slots = inputs.scores.size();
+  const std::vector<std::string> slot_labels = program::numbered_labels("slot ", slots);
+  const std::string plus = fmt::format("{:g}", inputs.add);  // as typed, near enough: 0.5, 1e-300
+  const std::string divided_by = fmt::format("s / {:g}", inputs.divide);
+  Matrix rows(8, slots);
+  rows << inputs.scores, result.weights_large, result.scores_added, result.weights_large_added, result.divided,
+      result.weights_divided, result.divided_added, result.weights_divided_added;
+  const std::string added_label = fmt::format(" + {} at slot 2", plus);
+  std::string text =
+      program::table(fmt::format("Saturation: scores s against {}, adding {} to slot two on both sides", divided_by,
+                                 plus),
+                     rows,
+                     {"s", "  weights", "s" + added_label, "  weights", divided_by, "  weights",
+                      divided_by + added_label, "  weights"},
+                     slot_labels);
+  text += '\n';
+  const std::string indent(24, ' ');
+  text += fmt::format("{:<24}large {} → {} ({:+.4f})\n{}divided {} → {} ({:+.4f})\n",
+                      fmt::format("Slot two, adding {}:", plus), program::number_text(result.weights_large(1)),
+                      program::number_text(result.weights_large_added(1)), result.large_change, indent,
+                      program::number_text(result.weights_divided(1)),
+                      program::number_text(result.weights_divided_added(1)), result.divided_change);
+  text += fmt::format("{:<24}large {} → {}\n{}divided {} → {}\n", "Largest weight:",
+                      largest_text(result.largest_large), largest_text(result.largest_large_added), indent,
+                      largest_text(result.largest_divided), largest_text(result.largest_divided_added));
+  text += fmt::format("Sensitivity of slot two to its own score, w₂(1 − w₂):\n"
+                      "{}large {}; divided {} (per unit of s: {})\n\n",
+                      indent, program::number_text(result.sensitivity_large),
+                      program::number_text(result.sensitivity_divided),
+                      program::number_text(result.sensitivity_divided_per_unit));
+
+  Matrix formulas(4, slots);
+  formulas << result.exponentials, result.shifted_exponentials, result.textbook, result.weights_large;
+  text += with_nan_spelled_out(program::table("The textbook formula against the stable one, on the scores s",
+                                              formulas,
+                                              {"e^s", "e^(s − max s)", "textbook e^s / Σ e^s", "stable softmax_rows"},
+                                              slot_labels));
+  if (!result.exponentials.allFinite() || result.exponentials.sum() == 0.0) {
+    text += fmt::format(
+        "(e^s overflows to inf above s = {},\n"
+        " and underflows to 0 below s = {}; inf/inf and 0/0 are NaN.\n"
+        " softmax_rows exponentiates s − max s, which is never above 0,\n"
+        " and one term of its sum is exactly 1.)\n",
+        program::number_text(largest_exponent()), program::number_text(smallest_exponent()));
+  }
+  return text;
+}
+
+}  // namespace
+
+Result compute(const Inputs& inputs) {
+  Result result;
+  result.demonstration = inputs.demonstration;
+  if (inputs.demonstration == Demonstration::saturation) {
+    result.saturation = saturation_of(inputs.saturation);
+  } else {
+    result.toy = toy_of(inputs.toy);
+  }
+  return result;
+}
+
+nlohmann::json to_json(const Result& result) {
+  return result.demonstration == Demonstration::saturation ? saturation_json(result.saturation)
+                                                           : toy_json(result.toy);
+}
+
+std::string tables(const Result& result) {
+  if (result.demonstration == Demonstration::saturation) {
+    return saturation_tables(result.saturation);
+  }
+  return toy_inputs_and_scores(result.toy) + toy_softmax(result.toy) + toy_output_and_comparison(result.toy);
+}
+
+Flags::Flags(program::CommandLine& command_line)
+    : command_line_(command_line), attention_flags_(command_line, /*with_values=*/true) {
+  command_line.flag("--no-scale", no_scale_, "the toy: leave out the division by √d_k (softmax(QKᵀ)V)");
+  command_line.option("--scores", scores_text_, "saturation demo: one row of scores, separated by ','", "LIST");
+  command_line.option("--divide", divide_text_, "saturation demo: divide the scores by this (finite, not 0)",
+                      "NUMBER");
+  command_line.option("--add", add_text_, "saturation demo: add this to slot two on both sides (finite)", "NUMBER");
+  for (const char* saturation_flag : {"--scores", "--divide", "--add"}) {
+    command_line.excludes(saturation_flag, {"--q", "--k", "--v", "--tokens", "--no-scale"});
+  }
+}
+
+SaturationInputs Flags::read_saturation() const {
+  const std::vector<double> typed = program::parse_numbers(scores_text_, "--scores");
+  if (typed.size() < 2) {
+    throw program::UsageError("--scores: one number; expected at least 2, separated by ',' (the demo adds to slot two)");
+  }
+  SaturationInputs inputs;
+  inputs.divide = program::parse_real_number(divide_text_, "--divide");
+  if (inputs.divide == 0.0) {
+    throw program::UsageError("--divide is 0; expected a finite number other than 0");
+  }
+  inputs.add = program::parse_real_number(add_text_, "--add");
+  inputs.scores = Eigen::Map<const Eigen::RowVectorXd>(typed.data(), static_cast<Eigen::Index>(typed.size()));
+  inputs.divide_text = divide_text_;
+  return inputs;
+}
+
+Inputs Flags::read() const {
+  Inputs inputs;
+  if (command_line_.given("--scores") || command_line_.given("--divide") || command_line_.given("--add")) {
+    inputs.demonstration = Demonstration::saturation;
+    inputs.saturation = read_saturation();
+  } else {
+    inputs.toy.tokens = attention_flags_.read();
+    inputs.toy.scale = !no_scale_;
+  }
+  return inputs;
+}
+
+namespace {
+
+[[maybe_unused]] const bool registered_for_the_page = program::register_page_program(
+    "softmax", [](const std::vector<std::string>& arguments) {
+      return program::run_for_page<Flags>("softmax", arguments,
+                                          [](const Inputs& inputs) { return to_json(compute(inputs)); });
+    });
+
+}  // namespace
+
+}  // namespace softmax
