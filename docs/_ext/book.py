@@ -18,6 +18,12 @@
 ``.. listing:: /path/from/the/repository`` with ``:marker: name``
     ``literalinclude`` of the lines between two ``[name]`` markers.
 
+``.. interactive:: name``
+    An interactive figure: the script ``name.js`` beside the chapter's page
+    (it calls ``Book.figure('name', ...)``, see docs/_static/interactive.js)
+    is placed in the page after the figure's box; the directive's content is
+    the caption. A missing script stops the build.
+
 ``.. chapter-list::``
     The chapters in the root table of contents, each with its title (a link)
     and the one line of its ``:summary:`` field (file-wide metadata at the top
@@ -182,7 +188,7 @@ class Output(SphinxDirective):
         titles = [line.strip() for line in self.options.get("show", "").splitlines() if line.strip()]
         line_count = len(text.rstrip("\n").splitlines())
         if titles:
-            shown = [self._block(select_tables(text, titles, where), command)]
+            shown = [self._tables(select_tables(text, titles, where), command)]
             summary = f"The complete output ({line_count} lines)"
         elif line_count <= SHORT_OUTPUT_LINES:
             return [self._block(text, command)]
@@ -192,6 +198,20 @@ class Output(SphinxDirective):
         whole = collapsed("", classes=["complete-output"], summary=summary)
         whole += self._block(text, command)
         return shown + [whole]
+
+    def _tables(self, text: str, command: str) -> nodes.Element:
+        """The chosen tables under the command, each in a box of its own, so
+        that narrow tables stand side by side where the column is wide enough."""
+        container = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "output-tables"])
+        container += nodes.caption("", "", nodes.literal(f"$ {command}", f"$ {command}"))
+        row = nodes.container(classes=["output-table-row"])
+        for table in output_tables(text):
+            block = nodes.literal_block(table + "\n", table + "\n", classes=["program-output"])
+            block["language"] = "text"
+            self.set_source_info(block)
+            row += block
+        container += row
+        return container
 
     def _block(self, text: str, command: str) -> nodes.Element:
         block = nodes.literal_block(text, text, classes=["program-output"])
@@ -229,6 +249,39 @@ class Listing(LiteralInclude):
         return super().run()
 
 
+class Interactive(SphinxDirective):
+    """A figure the reader changes, computed in the page by the chapter's C++."""
+
+    required_arguments = 1
+    has_content = True
+
+    def run(self):
+        name = self.arguments[0]
+        where = f"{self.env.docname}.rst:{self.lineno}: interactive {name}"
+        if not re.fullmatch(r"[A-Za-z0-9_]+", name):
+            raise ExtensionError(f"{where}: a figure's name is letters, digits and '_'")
+        _, script_path = self.env.relfn2path(f"{name}.js")
+        if not Path(script_path).is_file():
+            raise ExtensionError(f"{where}: no script {script_path}")
+        self.env.note_dependency(script_path)
+        script = Path(script_path).read_text()
+        if "</script" in script.lower():
+            raise ExtensionError(f"{where}: the script may not contain '</script'")
+        figure = nodes.container(classes=["interactive-figure"])
+        figure += nodes.raw("", f'<div class="interactive" data-figure="{name}">'
+                            '<p class="interactive-status">The interactive figure is loading. It needs JavaScript; '
+                            'the tables and figures around it show the same example.</p></div>\n', format="html")
+        if self.content:
+            caption = nodes.container(classes=["interactive-caption"])
+            self.state.nested_parse(self.content, self.content_offset, caption)
+            figure += caption
+        # Furo loads the page's scripts (interactive.js among them) at the end
+        # of the body, after this one: run the figure's script once they have.
+        figure += nodes.raw("", "<script>\ndocument.addEventListener('DOMContentLoaded', function () {\n"
+                            f"{script}\n}});\n</script>\n", format="html")
+        return [figure]
+
+
 class chapter_list(nodes.General, nodes.Element):
     """Filled in once every page has been read (see fill_chapter_lists)."""
 
@@ -263,7 +316,7 @@ def _render_inputs_digest() -> str:
     digest = hashlib.sha256(Path(__file__).read_bytes())
     static = [Path(__file__).parents[1] / "_static"]
     if os.environ.get("BOOK_STATIC_DIR"):
-        static += [Path(os.environ["BOOK_STATIC_DIR"], "styles"), Path(os.environ["BOOK_STATIC_DIR"], "scripts")]
+        static += [Path(os.environ["BOOK_STATIC_DIR"], folder) for folder in ("styles", "scripts", "page", "plot")]
     for folder in static:
         for path in sorted(folder.glob("*")) if folder.is_dir() else []:
             digest.update(path.name.encode() + path.read_bytes())
@@ -282,7 +335,9 @@ def setup(app):
     app.add_directive("output", Output)
     app.add_directive("listing", Listing)
     app.add_directive("chapter-list", ChapterList)
+    app.add_directive("interactive", Interactive)
     app.connect("doctree-resolved", fill_chapter_lists)
     app.add_css_file("book.css")
     app.add_js_file("book.js", defer="defer")
+    app.add_js_file("interactive.js")
     return {"version": "1", "env_version": env_version, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -788,7 +788,7 @@ async function main() {
 }
 
 // Helpers are exported for ad-hoc testing; main() runs only when executed.
-export { startServer, stopServer, listPages, screenshotName, checkLink, contentType };
+export { startServer, stopServer, listPages, screenshotName, checkLink, contentType, loadPlaywright, isLocal, CHROMIUM };
 
 const invokedDirectly = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) {

@@ -1,0 +1,42 @@
+// Chapter 1's interactive figure: the toy's queries and keys, editable, and
+// the score table QKᵀ that the chapter's program (dot_product) computes from
+// them. Two sliders move cat's query; the text fields take any matrices.
+(function () {
+  const rows = (text) => text.split(';');
+  const withFirstRow = (text, entries) => [entries.join(','), ...rows(text).slice(1)].join(';');
+  const moveCat = (values, set) => set('q', withFirstRow(values.q, [values.cat_x, values.cat_y]));
+  const minimum = (matrix) => Math.min(...matrix.flat().filter((v) => typeof v === 'number'));
+  const maximum = (matrix) => Math.max(...matrix.flat().filter((v) => typeof v === 'number'));
+
+  Book.figure('scores_explorer', {
+    program: 'dot_product',
+    controls: [
+      { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, value: 1, changed: moveCat },
+      { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, value: 0, changed: moveCat },
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', value: '1,0;0,1;1,1',
+        help: 'rows by ;, entries by ,' },
+      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', value: '2,0;0,1;1,1' },
+    ],
+    render(json, view) {
+      const tokens = json.query_tokens;
+      view.heatmap('heatmap', json.scores, {
+        rows: json.query_tokens, columns: json.key_tokens, label: 'score',
+        domain: [Math.min(0, minimum(json.scores)), Math.max(1e-9, maximum(json.scores))],
+      });
+      view.matrix('table', json.scores, {
+        title: 'Scores QKᵀ: row = the token asking, column = the token answering',
+        rows: json.query_tokens, columns: json.key_tokens, pointer: '/scores',
+      });
+      const last = tokens.length - 1;
+      if (json.scores.length > last && json.scores[0].length > last && last > 0) {
+        view.sentence('asymmetry', [
+          `${tokens[0]} asks ${json.key_tokens[last]}: `, [json.scores[0][last], `/scores/0/${last}`],
+          `; ${tokens[last]} asks ${json.key_tokens[0]}: `, [json.scores[last][0], `/scores/${last}/0`],
+          `. The table is ${json.symmetry}.`,
+        ]);
+      } else {
+        view.sentence('asymmetry', [`The table is ${json.symmetry}.`]);
+      }
+    },
+  });
+})();

@@ -1,0 +1,65 @@
+# The book's WebAssembly module (src/page/book_module.cpp): the shared program
+# code and every chapter's computation (chapters/*/*.cpp but main.cpp),
+# compiled by Debian's emscripten into one self-contained JavaScript file
+# (-sSINGLE_FILE: the WebAssembly is inside it, so the page works from file://).
+#
+# em++ is not the project's compiler, so each source is compiled by a custom
+# command (with a depfile, so a header change recompiles what includes it, and
+# through ccache where installed). Known pitfalls, each handled here: em++ at
+# -O1 and above needs NODE_PATH=/usr/share/nodejs; C++ exceptions are ignored
+# unless enabled (bad input must throw: -fwasm-exceptions here); -march=native must not reach it;
+# nor may -I/usr/include (the host's C headers break em++), which is where
+# Debian's nlohmann/json, CLI11 and fmt live: em++ gets a folder holding links
+# to just those three.
+#
+# Defines BOOK_PAGE_MODULE, the path of the module it builds.
+find_program(BOOK_EMXX em++ REQUIRED)
+set(page_dir ${PROJECT_BINARY_DIR}/page)
+set(page_include_dir ${page_dir}/include)
+file(MAKE_DIRECTORY ${page_include_dir})
+foreach(library nlohmann CLI fmt)
+  if(NOT EXISTS ${page_include_dir}/${library})
+    file(CREATE_LINK /usr/include/${library} ${page_include_dir}/${library} SYMBOLIC)
+  endif()
+endforeach()
+
+file(GLOB page_program_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/program/*.cpp)
+file(GLOB page_chapter_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/chapters/*/*.cpp)
+list(FILTER page_chapter_sources EXCLUDE REGEX "/main\\.cpp$")
+set(page_sources ${page_program_sources} ${page_chapter_sources} ${PROJECT_SOURCE_DIR}/src/page/book_module.cpp)
+
+set(page_launcher ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
+if(CCACHE)
+  list(APPEND page_launcher CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} CCACHE_NOHASHDIR=true ${CCACHE})
+endif()
+# -Os and WebAssembly's own exceptions (-fwasm-exceptions, in Chromium since
+# version 95 and in Node since 17) keep the module about a third smaller than
+# -O2 with emscripten's JavaScript exceptions.
+set(page_compile_flags -std=c++20 -Os -fwasm-exceptions -DFMT_HEADER_ONLY -DEIGEN_MPL2_ONLY
+    -Wall -Wextra -Werror
+    -I${page_include_dir} -I/usr/include/eigen3 -I${PROJECT_SOURCE_DIR}/src -I${PROJECT_SOURCE_DIR})
+
+set(page_objects "")
+foreach(source IN LISTS page_sources)
+  file(RELATIVE_PATH relative ${PROJECT_SOURCE_DIR} ${source})
+  string(REGEX REPLACE "[/.]" "_" object_name ${relative})
+  set(object ${page_dir}/objects/${object_name}.o)
+  add_custom_command(OUTPUT ${object}
+    COMMAND ${page_launcher} ${BOOK_EMXX} ${page_compile_flags} -MD -MF ${object}.d -c ${source} -o ${object}
+    DEPENDS ${source}
+    DEPFILE ${object}.d
+    COMMENT "em++ ${relative}"
+    VERBATIM)
+  list(APPEND page_objects ${object})
+endforeach()
+
+set(BOOK_PAGE_MODULE ${page_dir}/book_module.js)
+add_custom_command(OUTPUT ${BOOK_PAGE_MODULE}
+  COMMAND ${page_launcher} ${BOOK_EMXX} -Os -fwasm-exceptions ${page_objects} -o ${BOOK_PAGE_MODULE}
+          -sMODULARIZE=1 -sEXPORT_NAME=createBookModule -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1
+          -sENVIRONMENT=web,node -sEXPORTED_FUNCTIONS=_book_call,_book_programs
+          -sEXPORTED_RUNTIME_METHODS=ccall
+  DEPENDS ${page_objects}
+  COMMENT "em++: the book's WebAssembly module"
+  VERBATIM)
+add_custom_target(book_module ALL DEPENDS ${BOOK_PAGE_MODULE})

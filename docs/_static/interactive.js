@@ -1,0 +1,310 @@
+// The interactive figures' frame. It loads the book's WebAssembly module (the
+// chapter programs' own C++, src/page/) and the plotting library once, builds
+// each figure's controls, calls the chapter's program with the arguments the
+// controls say, and shows the numbers the program returns, or the program's
+// own error message next to the control it names. It computes nothing itself:
+// every number on screen comes from the C++.
+//
+// A chapter's figure (chapters/NN_slug/<figure>.js, placed in the page by the
+// `.. interactive:: <figure>` directive) calls
+//
+//   Book.figure('<figure>', {
+//     program: 'dot_product',                 // the chapter program to call
+//     controls: [{ name, label, type, flag, value, min, max, step, options, help }],
+//     arguments(values) { return [...]; },    // optional; default: each control's flag and value
+//     render(json, view) { ... },             // draws the program's JSON with the view's helpers
+//   });
+//
+// Control types: 'range', 'number', 'text', 'select' (options: [[value, label], ...]),
+// A control may list samples (values the tests try) and bad (values the
+// program must refuse, its message then shown next to the control).
+// 'checkbox' (adds its flag when ticked), 'button' (calls onClick(values, set)).
+// A control's changed(values, set) runs before the update: it may set other
+// controls (set(name, value)), e.g. a slider that edits one row of a matrix.
+//
+// What a test reads (tests/book/interactive_check.mjs): the figure's root
+// element carries data-state (loading | busy | ready | error), data-program,
+// data-arguments (the JSON list of arguments of the last call) and
+// data-milliseconds (how long the last update took); every number shown
+// carries data-key (a JSON pointer into the program's JSON) and data-exact
+// (the number exactly as the program returned it).
+(function () {
+  'use strict';
+  const here = document.currentScript.src.replace(/[^/]*$/, '');  // .../_static/
+  let loading = null;
+
+  function loadScript(src) {
+    return new Promise((resolve, reject) => {
+      const script = document.createElement('script');
+      script.src = src;
+      script.onload = resolve;
+      script.onerror = () => reject(new Error(`could not load ${src}`));
+      document.head.appendChild(script);
+    });
+  }
+
+  // The module and the plotting library, loaded once per page.
+  function load() {
+    if (!loading) {
+      loading = Promise.all([
+        loadScript(`${here}page/book_module.js`).then(() => window.createBookModule()),
+        loadScript(`${here}plot/d3.min.js`).then(() => loadScript(`${here}plot/plot.umd.min.js`)),
+      ]).then(([module]) => module);
+    }
+    return loading;
+  }
+
+  function call(module, program, args) {
+    const request = JSON.stringify({ program, arguments: args });
+    return JSON.parse(module.ccall('book_call', 'string', ['string'], [request]));
+  }
+
+  // A number as the programs' tables print it: rounded once to 4 decimals,
+  // trailing zeros dropped; the JSON's "inf", "-inf", "NaN" as symbols.
+  function numberText(value, decimals = 4) {
+    if (value === 'inf') return '∞';
+    if (value === '-inf') return '−∞';
+    if (value === 'NaN') return 'NaN';
+    if (typeof value !== 'number') return String(value);
+    let text = value.toFixed(decimals);
+    if (text.includes('.')) text = text.replace(/0+$/, '').replace(/\.$/, '');
+    if (/^-0(\.0*)?$/.test(text)) text = '0';
+    return text.replace('-', '−');
+  }
+
+  function element(tag, attributes = {}, children = []) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attributes)) {
+      if (key === 'text') node.textContent = value;
+      else node.setAttribute(key, value);
+    }
+    for (const child of children) node.append(child);
+    return node;
+  }
+
+  // One number on screen, with where it came from.
+  function numberNode(tag, value, pointer, decimals) {
+    const exact = typeof value === 'number' ? JSON.stringify(value) : String(value);
+    return element(tag, { 'data-key': pointer, 'data-exact': exact, text: numberText(value, decimals) });
+  }
+
+  // Helpers a figure's render() draws with. Each slot is a named box inside the figure.
+  function makeView(root) {
+    const slot = (name) => {
+      let box = root.querySelector(`[data-slot="${name}"]`);
+      if (!box) {
+        box = element('div', { class: 'interactive-slot', 'data-slot': name });
+        root.querySelector('.interactive-output').append(box);
+      }
+      return box;
+    };
+    return {
+      slot,
+      numberText,
+      // A matrix as a table of numbers: a row per row label, a column per column label.
+      matrix(name, matrix, { title, rows, columns, pointer, decimals = 4 }) {
+        const table = element('table', { class: 'interactive-numbers' });
+        if (title) table.append(element('caption', { text: title }));
+        table.append(element('tr', {}, [element('th'), ...columns.map((label) => element('th', { text: label }))]));
+        matrix.forEach((row, i) => {
+          table.append(element('tr', {}, [
+            element('th', { text: rows[i] }),
+            ...row.map((value, j) => numberNode('td', value, `${pointer}/${i}/${j}`, decimals)),
+          ]));
+        });
+        slot(name).replaceChildren(table);
+      },
+      // A sentence with live numbers: parts are strings or [value, pointer].
+      sentence(name, parts) {
+        const paragraph = element('p', { class: 'interactive-sentence' });
+        for (const part of parts) {
+          paragraph.append(Array.isArray(part) ? numberNode('span', part[0], part[1], part[2]) : part);
+        }
+        slot(name).replaceChildren(paragraph);
+      },
+      // A figure drawn by Observable Plot.
+      plot(name, options) {
+        const width = Math.min(options.width ?? 560, Math.max(280, root.clientWidth - 8));
+        slot(name).replaceChildren(window.Plot.plot({ ...options, width }));
+      },
+      // A table of tokens against tokens as colours, each cell's number written in it.
+      heatmap(name, matrix, { rows, columns, title, label = 'weight', domain }) {
+        const cells = [];
+        matrix.forEach((row, i) => row.forEach((value, j) => {
+          if (typeof value === 'number') cells.push({ row: rows[i], column: columns[j], value });
+        }));
+        const size = Math.max(34, Math.min(64, Math.floor(((root.clientWidth || 360) - 80) / columns.length)));
+        this.plot(name, {
+          title,
+          width: 80 + size * columns.length,
+          height: 40 + size * rows.length,
+          marginLeft: 70,
+          padding: 0.04,
+          x: { domain: columns, axis: 'top', label: null },
+          y: { domain: rows, label: null },
+          color: { scheme: 'blues', domain: domain ?? [0, 1], legend: false, label },
+          marks: [
+            window.Plot.cell(cells, { x: 'column', y: 'row', fill: 'value', inset: 0.5 }),
+            window.Plot.text(cells, {
+              x: 'column', y: 'row', text: (d) => numberText(d.value, 3),
+              fill: (d) => (d.value - (domain ? domain[0] : 0)) / ((domain ? domain[1] - domain[0] : 1) || 1) > 0.55 ? 'white' : 'black',
+            }),
+          ],
+        });
+      },
+    };
+  }
+
+  function controlNode(control, onChange) {
+    const id = `control-${Math.random().toString(36).slice(2, 10)}`;
+    const label = element('label', { for: id, text: control.label });
+    let input;
+    if (control.type === 'select') {
+      input = element('select', { id });
+      for (const [value, text] of control.options) input.append(element('option', { value, text }));
+      input.value = control.value;
+    } else if (control.type === 'button') {
+      input = element('button', { id, type: 'button', text: control.label });
+    } else {
+      input = element('input', { id, type: control.type === 'checkbox' ? 'checkbox' : control.type });
+      for (const key of ['min', 'max', 'step']) if (control[key] !== undefined) input.setAttribute(key, control[key]);
+      if (control.type === 'checkbox') input.checked = Boolean(control.value);
+      else input.value = control.value;
+      if (control.type === 'text') {
+        input.setAttribute('spellcheck', 'false');
+        input.setAttribute('autocomplete', 'off');
+      }
+    }
+    input.dataset.control = control.name;
+    if (control.flag) input.dataset.flag = control.flag;
+    // For the tests: values worth trying, and values the program must refuse.
+    if (control.samples) input.dataset.samples = JSON.stringify(control.samples);
+    if (control.bad) input.dataset.bad = JSON.stringify(control.bad);
+    const shown = control.type === 'range' ? element('output', { for: id, text: String(control.value) }) : null;
+    const error = element('div', { class: 'interactive-error', role: 'alert', hidden: '' });
+    const help = control.help ? element('div', { class: 'interactive-help', text: control.help }) : null;
+    const box = element('div', { class: `interactive-control interactive-${control.type}` },
+      control.type === 'button' ? [input, error] : [label, input, ...(shown ? [shown] : []), ...(help ? [help] : []), error]);
+    const event = control.type === 'text' || control.type === 'number' ? 'change' : 'input';
+    input.addEventListener(event, () => {
+      if (shown) shown.textContent = input.value;
+      onChange(control);
+    });
+    if (control.type === 'text' || control.type === 'number') {
+      input.addEventListener('keydown', (e) => { if (e.key === 'Enter') onChange(control); });
+    }
+    return { box, input, error, shown };
+  }
+
+  function mount(root, name, definition) {
+    root.dataset.program = definition.program;
+    root.dataset.state = 'loading';
+    const status = root.querySelector('.interactive-status');
+    const controls = element('div', { class: 'interactive-controls' });
+    const topError = element('div', { class: 'interactive-error', role: 'alert', hidden: '' });
+    const output = element('div', { class: 'interactive-output', 'aria-live': 'polite' });
+    root.append(controls, topError, output);
+    const nodes = new Map();
+    const values = () => {
+      const result = {};
+      for (const [key, node] of nodes) {
+        if (node.input.type === 'checkbox') result[key] = node.input.checked;
+        else if (node.input.tagName !== 'BUTTON') result[key] = node.input.value;
+      }
+      return result;
+    };
+    const set = (key, value) => {
+      const node = nodes.get(key);
+      if (node.input.type === 'checkbox') node.input.checked = Boolean(value);
+      else node.input.value = value;
+      if (node.shown) node.shown.textContent = node.input.value;
+    };
+    const defaultArguments = (current) => {
+      const args = [];
+      for (const control of definition.controls) {
+        if (!control.flag) continue;
+        const value = current[control.name];
+        if (control.type === 'checkbox') {
+          if (value) args.push(control.flag);
+        } else if (value !== '' && value !== undefined) {
+          args.push(control.flag, String(value));
+        }
+      }
+      return args;
+    };
+    const view = makeView(root);
+    let module = null;
+
+    function showError(message) {
+      for (const node of nodes.values()) node.error.hidden = true;
+      topError.hidden = true;
+      if (!message) return;
+      // The program's message starts with the flag it is about ("--q: ..."): put it there.
+      const target = [...nodes.values()].find((node) => node.input.dataset.flag && message.startsWith(node.input.dataset.flag));
+      const box = target ? target.error : topError;
+      box.textContent = message;
+      box.hidden = false;
+    }
+
+    function update() {
+      if (!module) return;
+      const started = performance.now();
+      const current = values();
+      const args = (definition.arguments ?? defaultArguments)(current);
+      root.dataset.state = 'busy';
+      root.dataset.arguments = JSON.stringify(args);
+      const response = call(module, definition.program, args);
+      if (response.status !== 0) {
+        showError(response.error);
+        root.classList.add('interactive-has-error');
+        root.dataset.state = 'error';
+      } else {
+        showError(null);
+        root.classList.remove('interactive-has-error');
+        definition.render(response.json, view, current);
+        root.dataset.state = 'ready';
+      }
+      root.dataset.milliseconds = (performance.now() - started).toFixed(2);
+    }
+
+    for (const control of definition.controls) {
+      const node = controlNode(control, (changed) => {
+        // A control may change others first (a slider that edits a row of a matrix).
+        const hook = changed.onClick ?? changed.changed;
+        if (hook) hook(values(), set);
+        update();
+      });
+      nodes.set(control.name, node);
+      controls.append(node.box);
+    }
+    load().then((loaded) => {
+      module = loaded;
+      if (status) status.remove();
+      update();
+    }, (failure) => {
+      if (status) status.textContent = `The interactive figure could not start: ${failure.message}`;
+      root.dataset.state = 'error';
+    });
+    let resizing = null;
+    window.addEventListener('resize', () => {
+      clearTimeout(resizing);
+      resizing = setTimeout(() => { if (root.dataset.state === 'ready') update(); }, 150);
+    });
+  }
+
+  const pending = [];
+  function start() {
+    for (const { name, definition } of pending.splice(0)) {
+      const root = document.querySelector(`div.interactive[data-figure="${name}"]`);
+      if (root) mount(root, name, definition);
+    }
+  }
+
+  window.Book = {
+    figure(name, definition) {
+      pending.push({ name, definition });
+      if (document.readyState !== 'loading') start();
+    },
+  };
+  document.addEventListener('DOMContentLoaded', start);
+})();

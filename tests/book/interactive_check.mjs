@@ -1,0 +1,307 @@
+#!/usr/bin/env node
+// The interactive figures against the native programs.
+//
+//   node tests/book/interactive_check.mjs --site DIR --bin DIR
+//
+// Serves --site on 127.0.0.1 (the browser check's server), opens every page
+// that has an interactive figure in headless Chromium, at 1280 px and at
+// 390 px, and for each figure:
+//   * waits for it to compute (data-state ready), with no console error, no
+//     failed or off-machine request;
+//   * drives its controls: the defaults; each range at its ends and at three
+//     random steps; each option of a select; each checkbox both ways; each
+//     button; each text field's samples (data-samples);
+//   * after every change, runs the native program (--bin/<program>) with the
+//     same arguments the page sent (data-arguments) and --json, and compares
+//     every number the figure shows (data-key, a JSON pointer; data-exact, the
+//     number as the page got it): the same double, bit for bit, unless the
+//     figure declares a tolerance (data-tolerance on its root), and the same
+//     text as the programs' tables print;
+//   * types each bad value (data-bad) into its control: the figure must show
+//     the native program's own message (its stderr line after "<program>: ",
+//     exit status 2) next to that control, and keep working afterwards;
+//   * at 390 px: the figure fits its column (nothing wider than the screen).
+// Prints one line per figure with the number of settings compared and the
+// median update time the page measured, and ends with `N passed, M failed`.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import fs from 'node:fs';
+
+import { startServer, stopServer, listPages, loadPlaywright, isLocal, CHROMIUM } from './browser_check.mjs';
+
+const RANDOM_STEPS = 3;
+const WAIT_MS = 30_000;
+
+function usage(message) {
+  process.stderr.write(`${message}; usage: node interactive_check.mjs --site DIR --bin DIR\n`);
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const options = {};
+  for (let i = 0; i < argv.length; i += 2) {
+    if (!['--site', '--bin'].includes(argv[i]) || !argv[i + 1]) usage(`bad argument ${argv[i]}`);
+    options[argv[i].slice(2)] = path.resolve(argv[i + 1]);
+  }
+  if (!options.site || !options.bin) usage('--site and --bin are required');
+  return { site: fs.realpathSync(options.site), bin: options.bin };
+}
+
+// A deterministic generator for the "random" settings, so a failure repeats.
+function generator(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function native(bin, program, args) {
+  try {
+    const stdout = execFileSync(path.join(bin, program), [...args, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return { status: 0, json: JSON.parse(stdout) };
+  } catch (error) {
+    return { status: error.status, error: String(error.stderr || '').trim() };
+  }
+}
+
+function resolvePointer(document, pointer) {
+  let value = document;
+  for (const token of pointer.split('/').slice(1)) {
+    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (value === null || typeof value !== 'object' || !(key in value)) return undefined;
+    value = value[key];
+  }
+  return value;
+}
+
+// As interactive.js writes a number (and the programs' tables print it).
+function numberText(value, decimals = 4) {
+  if (value === 'inf') return '∞';
+  if (value === '-inf') return '−∞';
+  if (value === 'NaN') return 'NaN';
+  if (typeof value !== 'number') return String(value);
+  let text = value.toFixed(decimals);
+  if (text.includes('.')) text = text.replace(/0+$/, '').replace(/\.$/, '');
+  if (/^-0(\.0*)?$/.test(text)) text = '0';
+  return text.replace('-', '−');
+}
+
+// In the page: the figure's state and every number it shows.
+function readFigure(name) {
+  const root = document.querySelector(`div.interactive[data-figure="${name}"]`);
+  const numbers = [...root.querySelectorAll('[data-key]')].map((node) => ({
+    key: node.dataset.key, exact: node.dataset.exact, text: node.textContent,
+  }));
+  const errors = [...root.querySelectorAll('.interactive-error')].filter((node) => !node.hidden).map((node) => ({
+    text: node.textContent,
+    control: node.closest('.interactive-control')?.querySelector('[data-control]')?.dataset.control ?? null,
+  }));
+  return {
+    state: root.dataset.state,
+    program: root.dataset.program,
+    arguments: JSON.parse(root.dataset.arguments || '[]'),
+    milliseconds: Number(root.dataset.milliseconds || 'NaN'),
+    tolerance: root.dataset.tolerance ? Number(root.dataset.tolerance) : 0,
+    numbers,
+    errors,
+    overflow: root.scrollWidth - root.clientWidth,
+  };
+}
+
+function controlsOf(name) {
+  const root = document.querySelector(`div.interactive[data-figure="${name}"]`);
+  return [...root.querySelectorAll('[data-control]')].map((input) => ({
+    name: input.dataset.control,
+    tag: input.tagName.toLowerCase(),
+    type: input.type,
+    min: input.min, max: input.max, step: input.step,
+    options: input.tagName === 'SELECT' ? [...input.options].map((o) => o.value) : [],
+    samples: JSON.parse(input.dataset.samples || '[]'),
+    bad: JSON.parse(input.dataset.bad || '[]'),
+    value: input.type === 'checkbox' ? input.checked : input.value,
+  }));
+}
+
+function setControl({ name, control, value }) {
+  const root = document.querySelector(`div.interactive[data-figure="${name}"]`);
+  const input = root.querySelector(`[data-control="${control}"]`);
+  if (input.tagName === 'BUTTON') {
+    input.click();
+    return;
+  }
+  if (input.type === 'checkbox') input.checked = Boolean(value);
+  else input.value = String(value);
+  const event = input.type === 'text' || input.type === 'number' ? 'change' : 'input';
+  input.dispatchEvent(new Event(event, { bubbles: true }));
+}
+
+async function waitSettled(page, name) {
+  await page.waitForFunction((figure) => {
+    const state = document.querySelector(`div.interactive[data-figure="${figure}"]`)?.dataset.state;
+    return state === 'ready' || state === 'error';
+  }, name, { timeout: WAIT_MS });
+}
+
+function compare(shown, bin, what, problems, stats) {
+  const expected = native(bin, shown.program, shown.arguments);
+  if (expected.status !== 0) {
+    problems.push(`${what}: the page computed, the native program refused ${JSON.stringify(shown.arguments)}: ${expected.error}`);
+    return;
+  }
+  if (shown.numbers.length === 0) problems.push(`${what}: the figure shows no numbers`);
+  for (const number of shown.numbers) {
+    const value = resolvePointer(expected.json, number.key);
+    if (value === undefined) {
+      problems.push(`${what}: ${number.key} is not in the native program's JSON`);
+      continue;
+    }
+    const exact = typeof value === 'number' ? JSON.stringify(value) : String(value);
+    stats.compared++;
+    if (exact === number.exact) {
+      stats.identical++;
+    } else if (typeof value === 'number' && shown.tolerance > 0) {
+      const difference = Math.abs(Number(number.exact) - value) / Math.max(1e-300, Math.abs(value));
+      stats.largest = Math.max(stats.largest, difference);
+      if (!(difference <= shown.tolerance)) problems.push(`${what}: ${number.key} is ${number.exact} in the page, ${exact} natively`);
+    } else {
+      problems.push(`${what}: ${number.key} is ${number.exact} in the page, ${exact} natively (${JSON.stringify(shown.arguments)})`);
+      continue;
+    }
+    // The page writes 4 decimals, or fewer where a figure asks (heatmap cells: 3).
+    if (number.text !== numberText(value) && number.text !== numberText(value, 3) && number.text !== numberText(value, 2)) {
+      problems.push(`${what}: ${number.key} reads "${number.text}", expected "${numberText(value)}"`);
+    }
+  }
+}
+
+async function checkFigure(page, name, bin, width, problems, report) {
+  const stats = { compared: 0, identical: 0, largest: 0, settings: 0, times: [] };
+  const random = generator(width * 7919 + name.length);
+  const observe = async (what) => {
+    await waitSettled(page, name);
+    const shown = await page.evaluate(readFigure, name);
+    if (shown.state !== 'ready') {
+      problems.push(`${what}: the figure shows an error: ${shown.errors.map((e) => e.text).join(' | ')}`);
+      return shown;
+    }
+    stats.settings++;
+    if (Number.isFinite(shown.milliseconds)) stats.times.push(shown.milliseconds);
+    compare(shown, bin, what, problems, stats);
+    if (width < 600 && shown.overflow > 1) problems.push(`${what}: the figure is ${shown.overflow} px wider than its box at ${width} px`);
+    return shown;
+  };
+  const set = (control, value) => page.evaluate(setControl, { name, control, value });
+
+  await observe(`${name} at ${width} px, defaults`);
+  for (const control of await page.evaluate(controlsOf, name)) {
+    const label = `${name} at ${width} px, ${control.name}`;
+    if (control.tag === 'button') {
+      await set(control.name, null);
+      await observe(`${label} pressed`);
+      continue;
+    }
+    const tries = [];
+    if (control.type === 'range') {
+      const min = Number(control.min);
+      const max = Number(control.max);
+      const step = Number(control.step) || 1;
+      tries.push(min, max);
+      for (let i = 0; i < RANDOM_STEPS; i++) tries.push(min + Math.round((random() * (max - min)) / step) * step);
+    } else if (control.tag === 'select') {
+      tries.push(...control.options);
+    } else if (control.type === 'checkbox') {
+      tries.push(!control.value, control.value);
+    }
+    tries.push(...control.samples);
+    for (const value of tries) {
+      await set(control.name, value);
+      await observe(`${label} = ${JSON.stringify(value)}`);
+    }
+    for (const bad of control.bad) {
+      await set(control.name, bad);
+      await waitSettled(page, name);
+      const shown = await page.evaluate(readFigure, name);
+      const expected = native(bin, shown.program, shown.arguments);
+      const message = (expected.error || '').replace(new RegExp(`^${shown.program}: `), '');
+      if (expected.status !== 2) problems.push(`${label} = ${JSON.stringify(bad)}: the native program exited ${expected.status}, not 2`);
+      if (shown.state !== 'error') problems.push(`${label} = ${JSON.stringify(bad)}: the page shows no error`);
+      else if (!shown.errors.some((e) => e.text === message && e.control === control.name)) {
+        problems.push(`${label} = ${JSON.stringify(bad)}: the page says ${JSON.stringify(shown.errors)}, the program says ${JSON.stringify(message)}`);
+      }
+      stats.settings++;
+    }
+    // Back to the default before the next control.
+    await set(control.name, control.value);
+    await observe(`${label} back to its default`);
+  }
+  const times = stats.times.sort((a, b) => a - b);
+  const median = times.length ? times[Math.floor(times.length / 2)] : NaN;
+  report.push(`${name} at ${width} px: ${stats.settings} settings, ${stats.compared} numbers compared, ` +
+    `${stats.identical} bit-identical` + (stats.largest > 0 ? `, largest relative difference ${stats.largest.toExponential(2)}` : '') +
+    `; update ${median.toFixed(1)} ms median, ${times.length ? times[times.length - 1].toFixed(1) : 'NaN'} ms slowest`);
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const pages = listPages(options.site).filter((page) =>
+    fs.readFileSync(path.join(options.site, page), 'utf8').includes('class="interactive" data-figure='));
+  const { chromium } = loadPlaywright();
+  const server = await startServer(options.site);
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const context = { origin, root: options.site };
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  let passed = 0;
+  let failed = 0;
+  const report = [];
+  try {
+    for (const relative of pages) {
+      for (const width of [1280, 390]) {
+        const problems = [];
+        const tab = await browser.newPage({ viewport: { width, height: width > 600 ? 900 : 844 } });
+        await tab.route('**/*', (route) => (isLocal(route.request().url(), context) ? route.continue() : route.abort()));
+        tab.on('console', (message) => { if (message.type() === 'error') problems.push(`console error: ${message.text()}`); });
+        tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+        tab.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+        await tab.goto(`${origin}/${relative}`, { waitUntil: 'load' });
+        const figures = await tab.evaluate(() => [...document.querySelectorAll('div.interactive')].map((root) => root.dataset.figure));
+        for (const name of figures) {
+          try {
+            await checkFigure(tab, name, options.bin, width, problems, report);
+          } catch (error) {
+            problems.push(`${name} at ${width} px: ${error.message.split('\n')[0]}`);
+          }
+        }
+        await tab.close();
+        const label = `${relative} at ${width} px`;
+        if (problems.length) {
+          failed++;
+          process.stdout.write(`FAIL ${label}\n`);
+          for (const problem of problems.slice(0, 20)) process.stderr.write(`FAIL ${label}: ${problem}\n`);
+          if (problems.length > 20) process.stderr.write(`FAIL ${label}: ... and ${problems.length - 20} more\n`);
+        } else {
+          passed++;
+          process.stdout.write(`ok   ${label}\n`);
+        }
+      }
+    }
+  } finally {
+    await browser.close();
+    await stopServer(server);
+  }
+  for (const line of report) process.stdout.write(`${line}\n`);
+  if (pages.length === 0) {
+    process.stdout.write('no page has an interactive figure\n');
+    failed++;
+  }
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch((error) => {
+  process.stderr.write(`FAIL (run): ${error.stack || error}\n`);
+  process.exitCode = 1;
+});
