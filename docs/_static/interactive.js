@@ -13,6 +13,7 @@
 //     controls: [{ name, label, type, flag, value, min, max, step, options, help }],
 //     arguments(values) { return [...]; },    // optional; default: each control's flag and value
 //     render(json, view) { ... },             // draws the program's JSON with the view's helpers
+//     tolerance: 1e-12,                       // optional: relative agreement with native, if not bit for bit
 //   });
 //
 // Control types: 'range', 'number', 'text', 'select' (options: [[value, label], ...]),
@@ -199,6 +200,9 @@
   function mount(root, name, definition) {
     root.dataset.program = definition.program;
     root.dataset.state = 'loading';
+    // A figure whose numbers may differ from the native program's in the last
+    // bits (say, Eigen summing in another order) declares by how much, relatively.
+    if (definition.tolerance) root.dataset.tolerance = String(definition.tolerance);
     const status = root.querySelector('.interactive-status');
     const controls = element('div', { class: 'interactive-controls' });
     const topError = element('div', { class: 'interactive-error', role: 'alert', hidden: '' });
