@@ -16,7 +16,8 @@
     whole. A title that matches no table, or more than one, stops the build.
 
 ``.. listing:: /path/from/the/repository`` with ``:marker: name``
-    ``literalinclude`` of the lines between two ``[name]`` markers.
+    ``literalinclude`` of the lines between two ``[name]`` markers. With
+    ``:collapsed: <summary>``, the listing is folded behind that one line.
 
 ``.. interactive:: name``
     An interactive figure: the script ``name.js`` beside the chapter's page
@@ -228,10 +229,12 @@ class Output(SphinxDirective):
 class Listing(LiteralInclude):
     """literalinclude of the lines between two ``[marker]`` lines, dedented."""
 
-    option_spec = dict(LiteralInclude.option_spec, marker=directives.unchanged_required)
+    option_spec = dict(LiteralInclude.option_spec, marker=directives.unchanged_required,
+                       collapsed=directives.unchanged_required)
 
     def run(self):
         marker = self.options.pop("marker", None)
+        summary = self.options.pop("collapsed", None)
         path = self.arguments[0]
         where = f"{self.env.docname}.rst:{self.lineno}: listing {path}"
         if not marker:
@@ -246,7 +249,13 @@ class Listing(LiteralInclude):
         self.options.update({"start-after": tag, "end-before": tag, "dedent": None})
         self.options.setdefault("language", "cpp")
         self.options.setdefault("caption", path.lstrip("/"))
-        return super().run()
+        listing = super().run()
+        if summary is None:
+            return listing
+        # A listing the prose only points at: one click away, not in the way.
+        folded = collapsed("", classes=["complete-output", "collapsed-listing"], summary=summary)
+        folded += listing
+        return [folded]
 
 
 class Interactive(SphinxDirective):
