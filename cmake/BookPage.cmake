@@ -56,7 +56,7 @@ endforeach()
 set(BOOK_PAGE_MODULE ${page_dir}/book_module.js)
 add_custom_command(OUTPUT ${BOOK_PAGE_MODULE}
   COMMAND ${page_launcher} ${BOOK_EMXX} -Os -fwasm-exceptions ${page_objects} -o ${BOOK_PAGE_MODULE}
-          -sMODULARIZE=1 -sEXPORT_NAME=createBookModule -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1
+          -sMODULARIZE=1 -sEXPORT_NAME=createBookModule -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 -sFILESYSTEM=0
           -sENVIRONMENT=web,node -sEXPORTED_FUNCTIONS=_book_call,_book_programs
           -sEXPORTED_RUNTIME_METHODS=ccall
   DEPENDS ${page_objects}
