@@ -428,8 +428,12 @@ async function probeLayout({ width, smallestFigureScale }) {
   }
 
   const page = document.documentElement;
-  if (page.scrollWidth > window.innerWidth + 1) {
-    problems.push(`the page scrolls sideways: ${page.scrollWidth} px wide in a ${window.innerWidth} px window`);
+  // clientWidth: the window less a vertical scrollbar, the width the page has.
+  if (page.scrollWidth > page.clientWidth + 1) {
+    const widest = [...document.body.querySelectorAll('*')]
+      .filter((node) => node.getBoundingClientRect().right > page.clientWidth + 1)
+      .map((node) => `${node.tagName.toLowerCase()}.${[...node.classList].join('.')}`).slice(0, 3).join(', ');
+    problems.push(`the page scrolls sideways: ${page.scrollWidth} px wide in ${page.clientWidth} px (${widest})`);
   }
 
   // Code: open every collapsed output, measure, close again.
