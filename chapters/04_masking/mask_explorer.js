@@ -1,0 +1,151 @@
+// Chapter 4's interactive figure: choose the mask (none, causal, a band of
+// radius R, padding with N real keys) and the fill written into the masked
+// scores; the chapter's program (masking) computes the weights, says which
+// rows have nothing left to look at, and compares the fill with −∞ and the
+// usual finite fills. Queries, keys and values are editable as text.
+(function () {
+  const FILLS = ['-inf', '-1e9', '-1000', '-10', '-5', '-1', '0'];
+  const rowCount = (text) => text.split(';').filter((row) => row.trim() !== '').length;
+
+  // The select and the slider write the --mask text; the text, typed, moves them back.
+  const composeMask = (values, set) => {
+    let parameter = Number(values.parameter);
+    if (values.kind === 'pad') {
+      // pad:N needs N ≤ the number of keys; keep the slider where the program accepts it.
+      parameter = Math.min(parameter, rowCount(values.k));
+      set('parameter', parameter);
+    }
+    set('mask', values.kind === 'band' || values.kind === 'pad' ? `${values.kind}:${parameter}` : values.kind);
+  };
+  const readMask = (values, set) => {
+    const match = /^\s*(band|pad):(\d+)\s*$/.exec(values.mask);
+    if (match) {
+      set('kind', match[1]);
+      set('parameter', Math.min(Number(match[2]), 4));
+    } else if (['none', 'causal'].includes(values.mask.trim())) {
+      set('kind', values.mask.trim());
+    }
+  };
+  const chooseFill = (values, set) => { if (values.fill_choice !== 'typed') set('fill', values.fill_choice); };
+  const readFill = (values, set) => set('fill_choice', FILLS.includes(values.fill.trim()) ? values.fill.trim() : 'typed');
+
+  // Removes the slots a previous, longer answer drew (say, a fifth fill).
+  const dropSlots = (view, prefix, keep) => {
+    const output = view.slot('weights_heatmap').parentElement;
+    for (const box of output.querySelectorAll(`[data-slot^="${prefix}"]`)) {
+      if (!keep.includes(box.dataset.slot)) box.remove();
+    }
+  };
+  const fillText = (fill) => (typeof fill === 'number' ? String(fill).replace('-', '−') : fill === '-inf' ? '−∞' : String(fill));
+
+  Book.figure('mask_explorer', {
+    program: 'masking',
+    controls: [
+      { name: 'kind', label: 'Mask', type: 'select', value: 'causal', changed: composeMask,
+        options: [['none', 'none'], ['causal', 'causal'], ['band', 'band of radius R'], ['pad', 'padding: N real keys']] },
+      { name: 'parameter', label: 'R or N', type: 'range', min: 0, max: 4, step: 1, value: 1, changed: composeMask,
+        help: 'the band\'s radius, or how many keys are real' },
+      { name: 'mask', label: 'Mask (--mask)', type: 'text', flag: '--mask', value: 'causal', changed: readMask,
+        samples: ['band:0', 'pad:2', 'none'], bad: ['band:-1', 'diagonal'],
+        help: 'none, causal, band:R or pad:N' },
+      { name: 'fill_choice', label: 'Fill', type: 'select', value: '-inf', changed: chooseFill,
+        options: [...FILLS.map((fill) => [fill, fill.replace('-', '−').replace('inf', '∞')]), ['typed', 'as typed below']] },
+      { name: 'fill', label: 'Fill (--fill)', type: 'text', flag: '--fill', value: '-inf', changed: readFill,
+        samples: ['-10', '-3', '-1e9'], bad: ['minus ten', 'nan'] },
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', value: '1,0;0,1;1,1',
+        samples: ['-1000,0;0,1;1,1', '3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'],
+        help: 'rows by ;, entries by ,' },
+      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', value: '2,0;0,1;1,1',
+        samples: ['1,0;0,1;1,1', '2,0;0,2;-1,1'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
+      { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v', value: '1,0;0,1;0.5,0.5',
+        samples: ['1,0;0,1;9,-9', '1;2;3'], bad: ['1,0;0,1;x,1', '1,0;0,1'] },
+    ],
+    render(json, view) {
+      const rows = json.query_tokens;
+      const columns = json.key_tokens;
+      const cells = [];
+      json.weights.forEach((row, i) => row.forEach((value, j) => {
+        cells.push({ row: rows[i], column: columns[j], value, masked: !json.mask[i][j] });
+      }));
+      const size = Math.max(34, Math.min(64, Math.floor((view.slot('weights_heatmap').parentElement.clientWidth - 80) / columns.length)));
+      view.plot('weights_heatmap', {
+        title: `Weights under the mask ${json.mask_spec}: dashed cells are masked`,
+        width: 80 + size * columns.length,
+        height: 40 + size * rows.length,
+        marginLeft: 70,
+        padding: 0.04,
+        x: { domain: columns, axis: 'top', label: null },
+        y: { domain: rows, label: null },
+        color: { scheme: 'blues', domain: [0, 1] },
+        marks: [
+          window.Plot.cell(cells, { x: 'column', y: 'row', fill: 'value', inset: 0.5 }),
+          window.Plot.cell(cells.filter((d) => d.masked), { x: 'column', y: 'row', fill: 'none', stroke: '#d62728', strokeWidth: 2, strokeDasharray: '4,3', inset: 2 }),
+          window.Plot.text(cells, { x: 'column', y: 'row', text: (d) => view.numberText(d.value, 3), fill: (d) => (d.value > 0.55 ? 'white' : 'black') }),
+        ],
+      });
+      view.matrix('weights', json.weights, {
+        title: 'Weights: softmax of each row of the masked scores',
+        rows, columns, pointer: '/weights',
+      });
+      view.sentence('mask_summary', [
+        `${json.mask_description}: `, [json.allowed_entries, '/allowed_entries'], ' entries allowed, ',
+        [json.masked_entries, '/masked_entries'], ' masked. Row sums: ',
+        ...json.row_sums.flatMap((sum, i) => [i ? ', ' : '', [sum, `/row_sums/${i}`]]), '.',
+      ]);
+      const empty = json.fully_masked_rows;
+      view.sentence('fully_masked', empty.length === 0
+        ? ['No row is fully masked: every query has at least one key to look at.']
+        : [empty.length === 1 ? 'Fully masked row (no key to look at; weights ' : 'Fully masked rows (no key to look at; weights ',
+          json.fill === '-inf' ? 'all 0, output 0): ' : 'averaged over the forbidden keys, because the fill is finite): ',
+          ...empty.flatMap((row, i) => [i ? ', ' : '', [rows[row], `/query_tokens/${row}`]]), '.']);
+      view.matrix('output', json.output, {
+        title: 'Output = weights · V',
+        rows, columns: json.output[0].map((_, j) => `d${j + 1}`), pointer: '/output',
+      });
+
+      // The leak: the most any masked key receives, for −∞ and each finite fill.
+      const leaks = json.leak.map((entry, i) => ({ ...entry, index: i, label: fillText(entry.fill) }));
+      const positive = leaks.filter((d) => d.largest_masked_weight > 0);
+      const zero = leaks.filter((d) => d.largest_masked_weight === 0);
+      const smallest = Math.min(1e-6, ...positive.map((d) => d.largest_masked_weight));
+      view.plot('leak_plot', {
+        title: 'Largest weight on a masked key, per fill (log scale; "exactly 0" where nothing leaks)',
+        width: 420,
+        height: 90 + 22 * leaks.length,
+        marginLeft: 60,
+        marginRight: 70,
+        x: { type: 'log', domain: [smallest / 3, 1.5], label: 'largest masked weight', grid: true },
+        y: { domain: leaks.map((d) => d.label), label: 'fill' },
+        marks: [
+          window.Plot.dot(positive, { x: 'largest_masked_weight', y: 'label', fill: '#d62728', r: 5 }),
+          window.Plot.text(positive, { x: 'largest_masked_weight', y: 'label', text: (d) => d.largest_masked_weight.toExponential(2), dx: 8, textAnchor: 'start' }),
+          window.Plot.text(zero, { x: smallest / 3, y: 'label', text: () => 'exactly 0', textAnchor: 'start', dx: 4, fill: 'currentColor' }),
+        ],
+      });
+      const shown = leaks.map((entry) => {
+        const name = `leak_${entry.index}`;
+        const pointer = `/leak/${entry.index}`;
+        const parts = [`Fill ${entry.label}: `];
+        if (entry.largest_masked_weight === 0) {
+          parts.push('every masked weight is ', [0, `${pointer}/largest_masked_weight`], ' exactly');
+        } else if (entry.largest_masked_weight >= 5e-5) {
+          parts.push([entry.query, `${pointer}/query`], ' gives ', [entry.key, `${pointer}/key`], ', which it must not see, ',
+            [entry.largest_masked_weight, `${pointer}/largest_masked_weight`]);
+        } else {
+          parts.push([entry.query, `${pointer}/query`], ' gives ', [entry.key, `${pointer}/key`],
+            ', which it must not see, a weight too small for four decimals (in the plot)');
+        }
+        if (typeof entry.smallest_gap === 'number') parts.push('; gap ', [entry.smallest_gap, `${pointer}/smallest_gap`, 2]);
+        parts.push('.');
+        view.sentence(name, parts);
+        return name;
+      });
+      dropSlots(view, 'leak_', [...shown]);
+      // Keep the boxes in reading order (a fill added later would land last).
+      const output = view.slot('weights_heatmap').parentElement;
+      for (const name of ['weights_heatmap', 'weights', 'mask_summary', 'fully_masked', 'output', 'leak_plot', ...shown]) {
+        output.append(view.slot(name));
+      }
+    },
+  });
+})();
