@@ -1,0 +1,118 @@
+// Chapter 2's interactive figure: footnote 4 as an experiment the reader
+// reruns. Choose the widths d_k, the number of samples N and the seed (or
+// press "reseed", seed + 1); the chapter's program (scaling_variance) draws
+// the random q and k and measures the variance of q·k before and after the
+// division by √d_k, and the histogram of q·k at the largest d_k. Every number
+// and every bar comes from its JSON; the page only draws.
+(function () {
+  const widths = [
+    ['2,64,512', '2, 64, 512 (the chapter\'s)'],
+    ['2,8,32,128,512', '2, 8, 32, 128, 512'],
+    ['1,2,4,8,16,32,64,128,256,512', 'every power of 2 up to 512'],
+    ['2', '2 alone'],
+    ['64', '64 alone'],
+    ['512', '512 alone'],
+  ];
+  const reseed = (values, set) => set('seed', String((Number(values.seed) || 0) + 1));
+
+  // A box holding one slot per row, rebuilt when the number of rows changes.
+  function rowSlots(view, name, count) {
+    const box = view.slot(name);
+    if (box.childElementCount !== count) {
+      box.replaceChildren(...Array.from({ length: count }, (_, i) => {
+        const slot = document.createElement('div');
+        slot.className = 'interactive-slot';
+        slot.dataset.slot = `${name}-${i}`;
+        return slot;
+      }));
+    }
+    return (i) => `${name}-${i}`;
+  }
+
+  Book.figure('variance_explorer', {
+    program: 'scaling_variance',
+    // The page's C++ draws its normal numbers with emscripten's libm, whose
+    // cos (and, rarely, log) differs from glibc's in the last bit for a few
+    // per cent of arguments; a variance over thousands of draws then differs
+    // from the native program's by a few units in the last place.
+    tolerance: 1e-12,
+    controls: [
+      { name: 'dk', label: 'widths d_k (--dk)', type: 'select', flag: '--dk', value: '2,64,512', options: widths },
+      { name: 'samples', label: 'samples N per width (--samples)', type: 'range', flag: '--samples',
+        min: 100, max: 4000, step: 100, value: 4000 },
+      { name: 'seed', label: 'seed (--seed)', type: 'number', flag: '--seed', value: '1', min: 0, max: 4294967295, step: 1,
+        samples: ['2', '1000'], bad: ['-1', '4294967296'] },
+      { name: 'reseed', label: 'reseed (seed + 1)', type: 'button', onClick: reseed },
+    ],
+    render(json, view) {
+      const rows = json.rows;
+      const slotName = rowSlots(view, 'rows', rows.length);
+      rows.forEach((row, i) => {
+        const at = `/rows/${i}`;
+        view.sentence(slotName(i), [
+          'd_k = ', [row.dk, `${at}/dk`], ': variance of q·k ', [row.var_raw, `${at}/var_raw`],
+          ' (theory ', [row.var_theory, `${at}/var_theory`], '); after dividing by √d_k ',
+          [row.var_scaled, `${at}/var_scaled`], ' (theory ', [row.var_scaled_theory, `${at}/var_scaled_theory`],
+          ', typical swing ', [row.var_scaled_sd, `${at}/var_scaled_sd`], ')',
+        ]);
+      });
+
+      // The measured variances against the theory: d_k before the division, 1 after.
+      const labels = rows.map((row) => String(row.dk));
+      const x = { domain: labels, label: 'd_k', padding: 0.3 };
+      view.plot('raw', {
+        title: 'Variance of q·k (dot), against d_k (rule)',
+        height: 220, marginLeft: 56, x,
+        y: { type: 'log', label: 'variance', grid: true },
+        marks: [
+          window.Plot.tickY(rows, { x: (d) => String(d.dk), y: 'var_theory', stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 2 }),
+          window.Plot.dot(rows, { x: (d) => String(d.dk), y: 'var_raw', fill: 'steelblue', r: 5 }),
+        ],
+      });
+      view.plot('scaled', {
+        title: 'Variance of q·k / √d_k (dot), against 1 (rule); bars: two typical swings either side of 1',
+        height: 220, marginLeft: 56, x,
+        y: { label: 'variance after ÷√d_k', grid: true, domain: [
+          Math.min(0.8, ...rows.map((d) => Math.min(d.var_scaled, d.var_scaled_theory - 2 * d.var_scaled_sd))),
+          Math.max(1.2, ...rows.map((d) => Math.max(d.var_scaled, d.var_scaled_theory + 2 * d.var_scaled_sd))),
+        ] },
+        marks: [
+          window.Plot.ruleY([json.rows[0].var_scaled_theory], { stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 2 }),
+          window.Plot.ruleX(rows, {
+            x: (d) => String(d.dk), y1: (d) => d.var_scaled_theory - 2 * d.var_scaled_sd,
+            y2: (d) => d.var_scaled_theory + 2 * d.var_scaled_sd, stroke: 'gray', strokeOpacity: 0.35, strokeWidth: 10,
+          }),
+          window.Plot.dot(rows, { x: (d) => String(d.dk), y: 'var_scaled', fill: 'darkorange', r: 5 }),
+        ],
+      });
+
+      // The histogram the program counted at the largest d_k: the same counts
+      // on the axis of q·k and on the axis of q·k / √d_k.
+      const h = json.histogram;
+      const bins = h.counts.map((count, i) => ({
+        count, raw1: h.edges_raw[i], raw2: h.edges_raw[i + 1], scaled1: h.edges_scaled[i], scaled2: h.edges_scaled[i + 1],
+      }));
+      view.sentence('histogram-note', [
+        'The ', [json.samples, '/samples'], ' dot products at d_k = ', [h.dk, '/histogram/dk'],
+        ', counted in bins a quarter of √d_k wide (', [h.below, '/histogram/below'], ' below the first edge, ',
+        [h.above, '/histogram/above'], ' above the last). Dividing by √d_k changes the axis, not the shape:',
+      ]);
+      view.plot('histogram-raw', {
+        height: 150, marginLeft: 48,
+        x: { label: 'q·k' }, y: { label: 'count', grid: true },
+        marks: [
+          window.Plot.rectY(bins, { x1: 'raw1', x2: 'raw2', y: 'count', fill: 'steelblue', inset: 0.5 }),
+          window.Plot.ruleY([0]),
+        ],
+      });
+      view.plot('histogram-scaled', {
+        height: 150, marginLeft: 48,
+        x: { label: 'q·k / √d_k' }, y: { label: 'count', grid: true },
+        marks: [
+          window.Plot.rectY(bins, { x1: 'scaled1', x2: 'scaled2', y: 'count', fill: 'darkorange', inset: 0.5 }),
+          window.Plot.ruleY([0]),
+        ],
+      });
+    },
+  });
+})();
