@@ -1,0 +1,99 @@
+// Chapter 3's toy, interactive: choose the word that asks, move cat's query
+// (two sliders rewrite the first row of --q), and leave out the division by
+// √d_k (--no-scale). The chapter's program (softmax) runs the whole formula
+// softmax(QKᵀ/√d_k)V, and always both ways, with and without the division;
+// the page shows the run the toggle asks for and the two side by side.
+(function () {
+  const rows = (text) => text.split(';');
+  const withFirstRow = (text, entries) => [entries.join(','), ...rows(text).slice(1)].join(';');
+  const moveCat = (values, set) => set('q', withFirstRow(values.q, [values.cat_x, values.cat_y]));
+  const largest = (matrix) => Math.max(...matrix.flat().filter((v) => typeof v === 'number'));
+
+  // Two slots side by side (wrapping on a narrow screen), inside one slot.
+  function pair(view, name, left, right) {
+    const box = view.slot(name);
+    if (!box.querySelector(`[data-slot="${left}"]`)) {
+      box.style.display = 'flex';
+      box.style.flexWrap = 'wrap';
+      box.style.gap = '0 1.5em';
+      for (const inner of [left, right]) {
+        const slot = document.createElement('div');
+        slot.className = 'interactive-slot';
+        slot.dataset.slot = inner;
+        slot.style.minWidth = '0';
+        box.append(slot);
+      }
+    }
+  }
+
+  // One row of numbers as a sentence, each under its JSON pointer.
+  const listed = (row, pointer) => {
+    const parts = ['('];
+    row.forEach((value, j) => parts.push(j ? ', ' : '', [value, `${pointer}/${j}`]));
+    parts.push(')');
+    return parts;
+  };
+
+  Book.figure('softmax_toy', {
+    program: 'softmax',
+    controls: [
+      { name: 'asking', label: 'the word that asks', type: 'select', value: '0',
+        options: [['0', 'cat (row 1)'], ['1', 'eat (row 2)'], ['2', 'fish (row 3)']] },
+      { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, value: 1, changed: moveCat },
+      { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, value: 0, changed: moveCat },
+      { name: 'no_scale', label: 'leave out ÷√d_k (--no-scale)', type: 'checkbox', flag: '--no-scale', value: false },
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', value: '1,0;0,1;1,1',
+        help: 'rows by ;, entries by ,', samples: ['1,0;0,1;5,5', '3,0;0,1;1,1'], bad: ['1,0;0,1;1', '1,0;0,x;1,1'] },
+    ],
+    render(json, view, values) {
+      const r = Math.min(Number(values.asking) || 0, json.query_tokens.length - 1);
+      const word = json.query_tokens[r];
+      const keys = json.key_tokens;
+      const scaled = json.scale;
+
+      // The run the toggle asks for: this word's scores, weights and output.
+      view.sentence('run', [
+        `${word} asks, ${scaled ? 'scores divided by √d_k = ' : 'scores not divided: '}`,
+        ...(scaled ? [[json.sqrt_d_k, '/sqrt_d_k'], ': '] : []),
+        ...listed(json.scaled_scores[r], `/scaled_scores/${r}`), '; weights on ', keys.join(', '), ': ',
+        ...listed(json.weights[r], `/weights/${r}`), '; output ', ...listed(json.output[r], `/output/${r}`), '.',
+      ]);
+      view.heatmap('weights', json.weights, {
+        title: scaled ? 'Weights softmax(QKᵀ/√d_k): row = the token asking' : 'Weights softmax(QKᵀ): row = the token asking',
+        rows: json.query_tokens, columns: keys,
+      });
+
+      // Both ways, side by side: this word's weights with and without the division.
+      const bars = [];
+      for (const [run, label] of [['scaled', 'with ÷√d_k'], ['unscaled', 'without']]) {
+        json[run].weights[r].forEach((weight, j) => bars.push({ key: keys[j], weight, run: label }));
+      }
+      const top = Math.max(largest(json.scaled.weights), largest(json.unscaled.weights));
+      view.plot('compare', {
+        title: `${word}'s weights with the division (left bar) and without it (right bar)`,
+        height: 200, marginLeft: 44,
+        fx: { label: null, domain: keys },
+        x: { axis: null, domain: ['with ÷√d_k', 'without'] },
+        y: { label: 'weight', domain: [0, Math.max(top, 1e-9)], grid: true },
+        color: { legend: true, domain: ['with ÷√d_k', 'without'], range: ['steelblue', 'darkorange'] },
+        marks: [
+          window.Plot.barY(bars, { fx: 'key', x: 'run', y: 'weight', fill: 'run' }),
+          window.Plot.ruleY([0]),
+        ],
+      });
+      pair(view, 'both', 'both-scaled', 'both-unscaled');
+      view.sentence('both-scaled', [
+        'With ÷√d_k: weights ', ...listed(json.scaled.weights[r], `/scaled/weights/${r}`),
+        ', output ', ...listed(json.scaled.output[r], `/scaled/output/${r}`),
+      ]);
+      view.sentence('both-unscaled', [
+        'Without: weights ', ...listed(json.unscaled.weights[r], `/unscaled/weights/${r}`),
+        ', output ', ...listed(json.unscaled.output[r], `/unscaled/output/${r}`),
+      ]);
+      view.matrix('output', json.output, {
+        title: scaled ? 'Output softmax(QKᵀ/√d_k)V, one row per token asking' : 'Output softmax(QKᵀ)V, one row per token asking',
+        rows: json.query_tokens, columns: json.output[0].map((_, j) => `d${j + 1}`), pointer: '/output',
+      });
+    },
+  });
+})();
