@@ -1,0 +1,65 @@
+// Chapter 6's first interactive figure: the sinusoidal encoding PE as the
+// chapter's program (positional_encoding) computes it, for the positions and
+// the width d_model the reader picks. A heatmap of the whole table, one row of
+// it as numbers, and the pairs' wavelengths; all from the program's JSON.
+(function () {
+  // Every how-many-th label an axis of `count` bands keeps, so labels do not collide.
+  const labelEvery = (count, room) => Math.max(1, Math.ceil(count / Math.max(1, Math.floor(room))));
+
+  Book.figure('encoding_explorer', {
+    program: 'positional_encoding',
+    // The browser's sine and cosine (musl's, compiled into the module) and the
+    // native program's (glibc's) differ in the last bit for some angles, e.g.
+    // sin 18; over every setting these controls reach, the page's numbers are
+    // within 8.7e-13 of the native ones, relatively.
+    tolerance: 1e-12,
+    controls: [
+      { name: 'positions', label: 'positions (--positions)', type: 'range', flag: '--positions', min: 1, max: 64, step: 1, value: 32 },
+      { name: 'd_model', label: 'width d_model (--d-model)', type: 'range', flag: '--d-model', min: 2, max: 32, step: 2, value: 16 },
+      { name: 'row', label: 'position shown as numbers', type: 'range', min: 0, max: 63, step: 1, value: 3,
+        help: 'the last position if beyond the table' },
+    ],
+    render(json, view, values) {
+      const cells = [];
+      json.pe.forEach((row, position) => row.forEach((value, dimension) => cells.push({ position, dimension, value })));
+      const dimensions = json.pe[0].map((_, j) => j);
+      const positions = json.pe.map((_, i) => i);
+      const box = view.slot('heatmap').parentElement.clientWidth || 360;
+      const width = Math.min(560, Math.max(280, box - 8));
+      const cell = Math.max(4, Math.min(16, Math.floor(420 / positions.length)));
+      const everyX = labelEvery(dimensions.length, (width - 60) / 22);
+      const everyY = labelEvery(positions.length, (cell * positions.length) / 14);
+      view.plot('heatmap', {
+        width,
+        height: 50 + cell * positions.length,
+        marginLeft: 44,
+        marginTop: 34,
+        padding: 0,
+        x: { type: 'band', domain: dimensions, axis: 'top', label: 'dimension →', tickFormat: (d) => (d % everyX === 0 ? d : '') },
+        y: { type: 'band', domain: positions, label: '↓ position', tickFormat: (d) => (d % everyY === 0 ? d : '') },
+        color: { type: 'linear', scheme: 'rdbu', reverse: true, domain: [-1, 1], legend: false },
+        marks: [
+          window.Plot.cell(cells, {
+            x: 'dimension', y: 'position', fill: 'value',
+            title: (d) => `PE(${d.position}, ${d.dimension}) = ${view.numberText(d.value)}`,
+          }),
+        ],
+      });
+      const row = Math.min(Number(values.row), json.pe.length - 1);
+      const parts = [`PE(${row}) = (`];
+      json.pe[row].forEach((value, j) => {
+        if (j > 0) parts.push(', ');
+        parts.push([value, `/pe/${row}/${j}`]);
+      });
+      parts.push(')');
+      view.sentence('row', parts);
+      const wavelengths = ['Wavelengths of the pairs, in units of 2π: '];
+      json.pairs.forEach((pair, i) => {
+        if (i > 0) wavelengths.push(', ');
+        wavelengths.push([pair.wavelength_over_2pi, `/pairs/${i}/wavelength_over_2pi`]);
+      });
+      wavelengths.push('; each is ', [json.wavelength_ratio, '/wavelength_ratio'], ' times the one before.');
+      view.sentence('wavelengths', wavelengths);
+    },
+  });
+})();

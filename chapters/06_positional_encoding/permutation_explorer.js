@@ -1,0 +1,41 @@
+// Chapter 6's third interactive figure: the toy "cat eat fish" in another
+// order, through self-attention without and with the positional encoding, as
+// the chapter's program computes it in its permutation mode (--order). The
+// outputs in the old order and in the new, side by side, and the largest change.
+(function () {
+  const orders = [
+    ['3,2,1', 'fish eat cat'], ['2,3,1', 'eat fish cat'], ['3,1,2', 'fish cat eat'],
+    ['1,3,2', 'cat fish eat'], ['2,1,3', 'eat cat fish'], ['1,2,3', 'cat eat fish (unchanged)'],
+  ];
+  const columns = (matrix) => matrix[0].map((_, j) => `y${j + 1}`);
+
+  Book.figure('permutation_explorer', {
+    program: 'positional_encoding',
+    controls: [
+      { name: 'preset', label: 'new order', type: 'select', options: orders, value: '3,2,1',
+        changed: (values, set) => set('order', values.preset) },
+      { name: 'order', label: 'each token\'s old place, in the new order (--order)', type: 'text', flag: '--order',
+        value: '3,2,1', samples: ['2,3,1', '1,2,3'], bad: ['1,1,2', '4,2,1'], help: 'places from 1, separated by ,' },
+    ],
+    render(json, view) {
+      for (const [key, title] of [['without_positions', 'without positions'], ['with_positions', 'with positions']]) {
+        const comparison = json[key];
+        view.matrix(`${key}_before`, comparison.before.output, {
+          title: `Outputs ${title}, old order`, rows: json.tokens,
+          columns: columns(comparison.before.output), pointer: `/${key}/before/output`,
+        });
+        view.matrix(`${key}_after`, comparison.after.output, {
+          title: `Outputs ${title}, new order`, rows: json.reordered_tokens,
+          columns: columns(comparison.after.output), pointer: `/${key}/after/output`,
+        });
+      }
+      view.sentence('change', [
+        'Largest change of any entry of a token\'s output: without positions ',
+        [json.without_positions.largest_output_difference, '/without_positions/largest_output_difference'],
+        ', with positions ',
+        [json.with_positions.largest_output_difference, '/with_positions/largest_output_difference'],
+        ` (in the output of ${json.with_positions.largest_output_difference_token}).`,
+      ]);
+    },
+  });
+})();
