@@ -1,0 +1,80 @@
+// Chapter 7's interactive figure: the counts of the chapter's program
+// (path_length, always with --no-timing: a stopwatch in the page would never
+// match the native run) for the length n, the kernel width and the radius the
+// reader picks. For each layer type: the maximum path length, the layers its
+// stack needs, the multiply-adds of one layer and its sequential steps, as a
+// table of numbers and as two dot charts.
+(function () {
+  const columns = [
+    ['max_path_length', 'max path'],
+    ['layers', 'layers stacked'],
+    ['operations', 'multiply-adds, one layer'],
+    ['sequential_steps', 'sequential steps, one layer'],
+  ];
+
+  // A table of the rows' counts, each number carrying its JSON pointer as the
+  // frame's helpers do (view.matrix wants a matrix; these rows are objects).
+  function countsTable(view, rows) {
+    const cell = (tag, text) => {
+      const node = document.createElement(tag);
+      node.textContent = text;
+      return node;
+    };
+    const table = document.createElement('table');
+    table.className = 'interactive-numbers';
+    const caption = cell('caption', `Counted for n = ${rows[0].n}, by breadth-first search on each layer's graph`);
+    table.append(caption);
+    const head = document.createElement('tr');
+    head.append(cell('th', 'layer'), ...columns.map(([, label]) => cell('th', label)));
+    table.append(head);
+    rows.forEach((row, i) => {
+      const line = document.createElement('tr');
+      line.append(cell('th', row.name));
+      for (const [key] of columns) {
+        const number = cell('td', view.numberText(row[key]));
+        number.dataset.key = `/rows/${i}/${key}`;
+        number.dataset.exact = JSON.stringify(row[key]);
+        line.append(number);
+      }
+      table.append(line);
+    });
+    view.slot('table').replaceChildren(table);
+  }
+
+  Book.figure('path_explorer', {
+    program: 'path_length',
+    controls: [
+      { name: 'n', label: 'sequence length n (--n)', type: 'range', flag: '--n', min: 1, max: 32, step: 1, value: 16 },
+      { name: 'kernel', label: 'kernel width k (--kernel)', type: 'range', flag: '--kernel', min: 3, max: 15, step: 2, value: 3 },
+      { name: 'radius', label: 'radius R (--radius)', type: 'range', flag: '--radius', min: 1, max: 8, step: 1, value: 2 },
+      { name: 'd', label: 'width d (--d)', type: 'select', flag: '--d', options: [['16', '16'], ['64', '64'], ['512', '512']], value: '512' },
+    ],
+    arguments(values) {
+      return ['--n', values.n, '--d', values.d, '--kernel', values.kernel, '--radius', values.radius, '--no-timing'];
+    },
+    render(json, view) {
+      const rows = json.rows;
+      countsTable(view, rows);
+      const names = rows.map((row) => row.name);
+      view.plot('paths', {
+        height: 200,
+        marginLeft: 150,
+        x: { label: 'maximum path length, edges →', grid: true, domain: [0, Math.max(1, ...rows.map((r) => r.max_path_length))] },
+        y: { domain: names, label: null },
+        marks: [
+          window.Plot.ruleY(rows, { y: 'name', x1: 0, x2: 'max_path_length', stroke: '#9ab' }),
+          window.Plot.dot(rows, { y: 'name', x: 'max_path_length', fill: '#1f4e8c', r: 5 }),
+        ],
+      });
+      view.plot('operations', {
+        height: 200,
+        marginLeft: 150,
+        x: { type: 'log', label: 'multiply-adds of one layer (log scale) →', grid: true },
+        y: { domain: names, label: null },
+        marks: [
+          window.Plot.dot(rows, { y: 'name', x: 'operations', fill: '#c0392b', r: 5 }),
+        ],
+      });
+    },
+  });
+})();
