@@ -1,0 +1,84 @@
+// Chapter 5's interactive figure: choose the number of heads h, the width
+// d_model and the seed; the chapter's program (multi_head) draws the input
+// and every weight matrix, runs each head and joins them. Each head's
+// weights as a heatmap, then the concatenation and the output Concat · W^O.
+// The sliders keep h a divisor of d_model (the program refuses otherwise;
+// the typed --heads field shows its message).
+(function () {
+  const MAX_HEADS = 4;
+  const MAX_WIDTH = 12;
+  // h moved: bring d_model up to the next multiple of h (every h here divides 12).
+  const fitWidth = (values, set) => {
+    const h = Number(values.heads_slider);
+    const width = Number(values.d_model);
+    set('heads', h);
+    if (width % h !== 0) set('d_model', Math.min(MAX_WIDTH, Math.ceil(width / h) * h));
+  };
+  // d_model moved: take the largest number of heads, at most the current one, that divides it.
+  const fitHeads = (values, set) => {
+    const width = Number(values.d_model);
+    let h = Math.min(Number(values.heads), MAX_HEADS);
+    while (h > 1 && width % h !== 0) h -= 1;
+    set('heads', h);
+    set('heads_slider', h);
+  };
+  const readHeads = (values, set) => {
+    const h = Number(values.heads);
+    if (Number.isInteger(h) && h >= 1 && h <= MAX_HEADS) set('heads_slider', h);
+  };
+
+  Book.figure('heads_explorer', {
+    program: 'multi_head',
+    controls: [
+      { name: 'heads_slider', label: 'Heads h', type: 'range', min: 1, max: MAX_HEADS, step: 1, value: 2, changed: fitWidth,
+        help: 'moves d_model to a multiple of h' },
+      { name: 'd_model', label: 'd_model (--d-model)', type: 'range', flag: '--d-model', min: 1, max: MAX_WIDTH, step: 1, value: 4,
+        changed: fitHeads, help: 'h drops to a divisor of d_model' },
+      { name: 'heads', label: 'Heads, typed (--heads)', type: 'number', flag: '--heads', min: 1, max: MAX_HEADS, step: 1, value: 2,
+        changed: readHeads, samples: ['1', '4'], bad: ['3', '0'], help: 'must divide d_model' },
+      { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295, step: 1, value: 1,
+        samples: ['2', '4294967295'], bad: ['-1', '4294967296'] },
+      { name: 'reseed', label: 'Reseed (seed + 1)', type: 'button',
+        onClick: (values, set) => set('seed', (Number(values.seed) || 0) + 1) },
+    ],
+    // Native builds with -march=native let Eigen sum the products in vector
+    // packets (and fused multiply-adds); the WebAssembly module sums them one
+    // by one. The results agree to a few units in the last place.
+    tolerance: 1e-12,
+    render(json, view) {
+      const tokens = json.tokens;
+      const output = view.slot('summary').parentElement;
+      view.sentence('summary', [
+        [json.h, '/h'], ' heads of width d_k = d_v = ', [json.d_k, '/d_k'], ' on d_model = ', [json.d_model, '/d_model'],
+        ', seed ', [json.seed, '/seed'], '. Row: the token asking; column: the token looked at.',
+      ]);
+      const names = ['summary'];
+      json.heads.forEach((head, i) => {
+        view.heatmap(`head_${i}`, head.weights, { rows: tokens, columns: tokens, title: `Head ${i + 1}: weights`, domain: [0, 1] });
+        view.sentence(`head_${i}_largest`, [
+          `Head ${i + 1}: largest weight of each row on `,
+          ...head.largest_weight_on.flatMap((name, t) => [t ? ', ' : '', `${tokens[t]} → `, [name, `/heads/${i}/largest_weight_on/${t}`]]),
+          ...(tokens.length > 1 ? [`; ${tokens[1]}'s row: `] : []),
+          ...(tokens.length > 1 ? head.weights[1].flatMap((w, j) => [j ? ', ' : '', [w, `/heads/${i}/weights/1/${j}`]]) : []),
+          '.',
+        ]);
+        names.push(`head_${i}`, `head_${i}_largest`);
+      });
+      // Fewer heads than last time: drop the boxes of the heads that are gone.
+      for (const box of output.querySelectorAll('[data-slot^="head_"]')) {
+        if (!names.includes(box.dataset.slot)) box.remove();
+      }
+      const columns = (matrix) => matrix[0].map((_, j) => `${j + 1}`);
+      view.matrix('concat', json.concat, {
+        title: 'Concat(head 1, …, head h): d_v columns per head, side by side',
+        rows: tokens, columns: columns(json.concat), pointer: '/concat',
+      });
+      view.matrix('output', json.output, {
+        title: 'Output = Concat · W^O',
+        rows: tokens, columns: columns(json.output), pointer: '/output',
+      });
+      names.push('concat', 'output');
+      for (const name of names) output.append(view.slot(name));
+    },
+  });
+})();
