@@ -50,7 +50,8 @@ import path from 'node:path';
 
 const CHROMIUM = '/usr/bin/chromium';
 const PAGE_TIMEOUT_MS = 30_000;     // budget for loading one page, and for one screenshot
-const CHECK_TIMEOUT_MS = 120_000;   // whole budget for one page's check (screenshots wait their turn)
+const CHECK_TIMEOUT_MS = 360_000;   // whole budget for one page's check (screenshots wait their turn)
+const SCREENSHOT_TIMEOUT_MS = 120_000;  // a full-page capture of the 28,000 px API page is slow on a busy machine
 const MATHJAX_TIMEOUT_MS = 20_000;  // wait for MathJax.startup.promise
 const MATHJAX_APPEAR_MS = 1_000;    // grace for window.MathJax.startup to exist after `load`
 const IMAGE_TIMEOUT_MS = 10_000;    // wait for <img> loads after scrolling
@@ -655,14 +656,14 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
     await oneAtATime(async () => {
       await page.bringToFront();
       if (!width) {
-        await page.screenshot({ path: shot, fullPage: true, timeout: PAGE_TIMEOUT_MS });
+        await page.screenshot({ path: shot, fullPage: true, timeout: SCREENSHOT_TIMEOUT_MS });
         return;
       }
       for (const scheme of ['light', 'dark']) {
         await page.emulateMedia({ colorScheme: scheme });
         await page.waitForTimeout(50);
         if (scheme === 'dark') for (const problem of await page.evaluate(probeDarkFigures)) fail(`at ${width} px: ${problem}`);
-        await page.screenshot({ path: shot.replace(/\.png$/, `-${width}-${scheme}.png`), fullPage: true, timeout: PAGE_TIMEOUT_MS });
+        await page.screenshot({ path: shot.replace(/\.png$/, `-${width}-${scheme}.png`), fullPage: true, timeout: SCREENSHOT_TIMEOUT_MS });
       }
     });
   };
