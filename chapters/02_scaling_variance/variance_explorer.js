@@ -60,8 +60,9 @@
       // The measured variances against the theory: d_k before the division, 1 after.
       const labels = rows.map((row) => String(row.dk));
       const x = { domain: labels, label: 'd_k', padding: 0.3 };
+      // Plot's own title is a page heading (h2): each plot's title is a sentence above it.
+      view.sentence('raw-title', ['Variance of q·k (dots) against d_k, the theory (rules); logarithmic axis:']);
       view.plot('raw', {
-        title: 'Variance of q·k (dot), against d_k (rule)',
         height: 220, marginLeft: 56, x,
         y: { type: 'log', label: 'variance', grid: true },
         marks: [
@@ -69,8 +70,8 @@
           window.Plot.dot(rows, { x: (d) => String(d.dk), y: 'var_raw', fill: 'steelblue', r: 5 }),
         ],
       });
+      view.sentence('scaled-title', ['Variance of q·k / √d_k (dots) against the theory (rule); grey bars: two typical swings either side:']);
       view.plot('scaled', {
-        title: 'Variance of q·k / √d_k (dot), against 1 (rule); bars: two typical swings either side of 1',
         height: 220, marginLeft: 56, x,
         y: { label: 'variance after ÷√d_k', grid: true, domain: [
           Math.min(0.8, ...rows.map((d) => Math.min(d.var_scaled, d.var_scaled_theory - 2 * d.var_scaled_sd))),

@@ -33,8 +33,8 @@
       const slots = s.scores.map((_, j) => `slot ${j + 1}`);
       // The four rows of weights, each number under its own key.
       const rows = [
-        ['as given', 'weights_large'], ['as given, added', 'weights_large_added'],
-        ['divided', 'weights_divided'], ['divided, added', 'weights_divided_added'],
+        ['Weights, scores as given', 'weights_large'], ['as given, after the addition', 'weights_large_added'],
+        ['Weights, scores divided', 'weights_divided'], ['divided, after the addition', 'weights_divided_added'],
       ];
       rows.forEach(([label, key]) => {
         const parts = [`${label}: `];
@@ -55,8 +55,9 @@
           if (s.add >= 0 && s.add <= 2) marked.push({ add: s.add, weight, slot: slots[j], side: label });
         });
       }
+      // Plot's own title is a page heading (h2): the title is a sentence above it.
+      view.sentence('sweep-title', ['Each slot\'s weight against the amount added to slot two, as the program sweeps it (dots: the slider):']);
       view.plot('sweep', {
-        title: 'Each slot\'s weight against the amount added to slot two (dots: the slider)',
         height: 230, marginLeft: 44, marginRight: 16,
         fx: { label: null, domain: sides.map(([, label]) => label) },
         x: { label: 'added to slot two', domain: [0, 2] },

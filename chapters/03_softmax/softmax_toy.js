@@ -58,8 +58,9 @@
         ...listed(json.scaled_scores[r], `/scaled_scores/${r}`), '; weights on ', keys.join(', '), ': ',
         ...listed(json.weights[r], `/weights/${r}`), '; output ', ...listed(json.output[r], `/output/${r}`), '.',
       ]);
+      // Plot's own title is a page heading (h2): each plot's title is a sentence above it.
+      view.sentence('weights-title', [scaled ? 'Weights softmax(QKᵀ/√d_k), row = the token asking:' : 'Weights softmax(QKᵀ), row = the token asking:']);
       view.heatmap('weights', json.weights, {
-        title: scaled ? 'Weights softmax(QKᵀ/√d_k): row = the token asking' : 'Weights softmax(QKᵀ): row = the token asking',
         rows: json.query_tokens, columns: keys,
       });
 
@@ -69,8 +70,8 @@
         json[run].weights[r].forEach((weight, j) => bars.push({ key: keys[j], weight, run: label }));
       }
       const top = Math.max(largest(json.scaled.weights), largest(json.unscaled.weights));
+      view.sentence('compare-title', [`${word}'s weights with the division (left bar) and without it (right bar):`]);
       view.plot('compare', {
-        title: `${word}'s weights with the division (left bar) and without it (right bar)`,
         height: 200, marginLeft: 44,
         fx: { label: null, domain: keys },
         x: { axis: null, domain: ['with ÷√d_k', 'without'] },
