@@ -7,9 +7,9 @@
 (function () {
   const columns = [
     ['max_path_length', 'max path'],
-    ['layers', 'layers stacked'],
-    ['operations', 'multiply-adds, one layer'],
-    ['sequential_steps', 'sequential steps, one layer'],
+    ['layers', 'layers'],
+    ['operations', 'multiply-adds'],
+    ['sequential_steps', 'steps'],
   ];
 
   // A table of the rows' counts, each number carrying its JSON pointer as the
@@ -22,7 +22,7 @@
     };
     const table = document.createElement('table');
     table.className = 'interactive-numbers';
-    const caption = cell('caption', `Counted for n = ${rows[0].n}, by breadth-first search on each layer's graph`);
+    const caption = cell('caption', `n = ${rows[0].n}: layers stacked; multiply-adds and sequential steps of one layer`);
     table.append(caption);
     const head = document.createElement('tr');
     head.append(cell('th', 'layer'), ...columns.map(([, label]) => cell('th', label)));
@@ -58,7 +58,7 @@
       const names = rows.map((row) => row.name);
       view.plot('paths', {
         height: 200,
-        marginLeft: 150,
+        marginLeft: 124,
         x: { label: 'maximum path length, edges →', grid: true, domain: [0, Math.max(1, ...rows.map((r) => r.max_path_length))] },
         y: { domain: names, label: null },
         marks: [
@@ -68,7 +68,7 @@
       });
       view.plot('operations', {
         height: 200,
-        marginLeft: 150,
+        marginLeft: 124,
         x: { type: 'log', label: 'multiply-adds of one layer (log scale) →', grid: true },
         y: { domain: names, label: null },
         marks: [
