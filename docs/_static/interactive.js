@@ -124,9 +124,13 @@
         slot(name).replaceChildren(paragraph);
       },
       // A figure drawn by Observable Plot.
+      // A title is written as a caption line above the plot: Observable Plot
+      // renders its own title as an h2, a page-sized heading inside the figure.
       plot(name, options) {
-        const width = Math.min(options.width ?? 560, Math.max(280, root.clientWidth - 8));
-        slot(name).replaceChildren(window.Plot.plot({ ...options, width }));
+        const { title, ...rest } = options;
+        const width = Math.min(rest.width ?? 560, Math.max(280, root.clientWidth - 8));
+        const drawn = window.Plot.plot({ ...rest, width });
+        slot(name).replaceChildren(...(title ? [element('p', { class: 'interactive-plot-title', text: title })] : []), drawn);
       },
       // A table of tokens against tokens as colours, each cell's number written in it.
       heatmap(name, matrix, { rows, columns, title, label = 'weight', domain }) {
