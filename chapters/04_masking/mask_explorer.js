@@ -69,7 +69,7 @@
       }));
       const size = Math.max(34, Math.min(64, Math.floor((view.slot('weights_heatmap').parentElement.clientWidth - 80) / columns.length)));
       view.plot('weights_heatmap', {
-        title: `Weights under the mask ${json.mask_spec}: dashed cells are masked`,
+        caption: `Weights under the mask ${json.mask_spec}: dashed cells are masked`,
         width: 80 + size * columns.length,
         height: 40 + size * rows.length,
         marginLeft: 70,
@@ -108,8 +108,8 @@
       const positive = leaks.filter((d) => d.largest_masked_weight > 0);
       const zero = leaks.filter((d) => d.largest_masked_weight === 0);
       const smallest = Math.min(1e-6, ...positive.map((d) => d.largest_masked_weight));
-      view.plot('leak_plot', {
-        title: 'Largest weight on a masked key, per fill (log scale; "exactly 0" where nothing leaks)',
+      view.plot('fills_plot', {
+        caption: 'Largest weight on a masked key, per fill (log scale; "exactly 0" where nothing leaks)',
         width: 420,
         height: 90 + 22 * leaks.length,
         marginLeft: 60,
@@ -143,7 +143,7 @@
       dropSlots(view, 'leak_', [...shown]);
       // Keep the boxes in reading order (a fill added later would land last).
       const output = view.slot('weights_heatmap').parentElement;
-      for (const name of ['weights_heatmap', 'weights', 'mask_summary', 'fully_masked', 'output', 'leak_plot', ...shown]) {
+      for (const name of ['weights_heatmap', 'weights', 'mask_summary', 'fully_masked', 'output', 'fills_plot', ...shown]) {
         output.append(view.slot(name));
       }
     },

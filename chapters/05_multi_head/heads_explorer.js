@@ -54,9 +54,9 @@
       ]);
       const names = ['summary'];
       json.heads.forEach((head, i) => {
-        view.heatmap(`head_${i}`, head.weights, { rows: tokens, columns: tokens, title: `Head ${i + 1}: weights`, domain: [0, 1] });
+        view.heatmap(`head_${i}`, head.weights, { rows: tokens, columns: tokens, domain: [0, 1] });
         view.sentence(`head_${i}_largest`, [
-          `Head ${i + 1}: largest weight of each row on `,
+          `Head ${i + 1} (heatmap above): largest weight of each row on `,
           ...head.largest_weight_on.flatMap((name, t) => [t ? ', ' : '', `${tokens[t]} → `, [name, `/heads/${i}/largest_weight_on/${t}`]]),
           ...(tokens.length > 1 ? [`; ${tokens[1]}'s row: `] : []),
           ...(tokens.length > 1 ? head.weights[1].flatMap((w, j) => [j ? ', ' : '', [w, `/heads/${i}/weights/1/${j}`]]) : []),
