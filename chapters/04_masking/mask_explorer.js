@@ -36,7 +36,13 @@
       if (!keep.includes(box.dataset.slot)) box.remove();
     }
   };
-  const fillText = (fill) => (typeof fill === 'number' ? String(fill).replace('-', '−') : fill === '-inf' ? '−∞' : String(fill));
+  // A fill as a label: −∞, −1000, and a huge one as −1e9 (not −1000000000).
+  const fillText = (fill) => {
+    if (fill === '-inf') return '−∞';
+    if (typeof fill !== 'number') return String(fill);
+    const text = Math.abs(fill) >= 1e5 ? fill.toExponential().replace('e+', 'e') : String(fill);
+    return text.replace('-', '−');
+  };
 
   Book.figure('mask_explorer', {
     program: 'masking',
@@ -112,7 +118,7 @@
         caption: 'Largest weight on a masked key, per fill (log scale; "exactly 0" where nothing leaks)',
         width: 420,
         height: 90 + 22 * leaks.length,
-        marginLeft: 60,
+        marginLeft: 70,
         marginRight: 70,
         x: { type: 'log', domain: [smallest / 3, 1.5], label: 'largest masked weight', grid: true },
         y: { domain: leaks.map((d) => d.label), label: 'fill' },
