@@ -104,11 +104,8 @@ Inputs Flags::read() const {
 namespace {
 
 // The page's way in: the same flags and checks, the JSON --json prints.
-[[maybe_unused]] const bool registered_for_the_page = program::register_page_program(
-    "dot_product", [](const std::vector<std::string>& arguments) {
-      return program::run_for_page<Flags>("dot_product", arguments,
-                                          [](const Inputs& inputs) { return to_json(compute(inputs)); });
-    });
+[[maybe_unused]] const bool registered_for_the_page =
+    program::register_chapter_for_page<Flags>("dot_product", compute, to_json);
 
 }  // namespace
 }  // namespace dot_product

@@ -218,11 +218,8 @@ Inputs Flags::read() const {
 namespace {
 
 // The page's way in: the same flags and checks, the JSON --json prints.
-[[maybe_unused]] const bool registered_for_the_page = program::register_page_program(
-    "scaling_variance", [](const std::vector<std::string>& arguments) {
-      return program::run_for_page<Flags>("scaling_variance", arguments,
-                                          [](const Inputs& inputs) { return to_json(compute(inputs)); });
-    });
+[[maybe_unused]] const bool registered_for_the_page =
+    program::register_chapter_for_page<Flags>("scaling_variance", compute, to_json);
 
 }  // namespace
 }  // namespace scaling_variance

@@ -638,11 +638,8 @@ Inputs Flags::read() const {
 
 namespace {
 
-[[maybe_unused]] const bool registered_for_the_page = program::register_page_program(
-    "softmax", [](const std::vector<std::string>& arguments) {
-      return program::run_for_page<Flags>("softmax", arguments,
-                                          [](const Inputs& inputs) { return to_json(compute(inputs)); });
-    });
+[[maybe_unused]] const bool registered_for_the_page =
+    program::register_chapter_for_page<Flags>("softmax", compute, to_json);
 
 }  // namespace
 

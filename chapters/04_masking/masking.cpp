@@ -466,11 +466,8 @@ Inputs Flags::read() const {
 
 namespace {
 
-[[maybe_unused]] const bool registered_for_the_page = program::register_page_program(
-    "masking", [](const std::vector<std::string>& arguments) {
-      return program::run_for_page<Flags>("masking", arguments,
-                                          [](const Inputs& inputs) { return to_json(compute(inputs)); });
-    });
+[[maybe_unused]] const bool registered_for_the_page =
+    program::register_chapter_for_page<Flags>("masking", compute, to_json);
 
 }  // namespace
 

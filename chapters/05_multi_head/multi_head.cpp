@@ -405,10 +405,7 @@ Inputs Flags::read() const {
 }
 
 // The page's way in: the same flags and computation, the JSON handed back.
-[[maybe_unused]] const bool registered_for_the_page = program::register_page_program(
-    "multi_head", [](const std::vector<std::string>& arguments) {
-      return program::run_for_page<Flags>("multi_head", arguments,
-                                          [](const Inputs& inputs) { return to_json(compute(inputs)); });
-    });
+[[maybe_unused]] const bool registered_for_the_page =
+    program::register_chapter_for_page<Flags>("multi_head", compute, to_json);
 
 }  // namespace multi_head

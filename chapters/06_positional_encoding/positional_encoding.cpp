@@ -637,10 +637,7 @@ PermutationInputs Flags::read_permutation() const {
 }
 
 // The page's way in: the same flags and computation, the JSON handed back.
-[[maybe_unused]] const bool registered_for_the_page = program::register_page_program(
-    "positional_encoding", [](const std::vector<std::string>& arguments) {
-      return program::run_for_page<Flags>("positional_encoding", arguments,
-                                          [](const Inputs& inputs) { return to_json(compute(inputs)); });
-    });
+[[maybe_unused]] const bool registered_for_the_page =
+    program::register_chapter_for_page<Flags>("positional_encoding", compute, to_json);
 
 }  // namespace positional_encoding

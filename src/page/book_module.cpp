@@ -6,7 +6,7 @@
 //     or '{"status": 2, "error": "--q: ..."}' (the program's own message)
 //
 // Each chapter registers its program (chapters/NN_slug/slug.cpp, through
-// program::register_page_program), so this file lists none of them.
+// program::register_chapter_for_page), so this file lists none of them.
 #include <exception>
 #include <string>
 #include <vector>

@@ -19,9 +19,7 @@ namespace program {
 using PageProgram = std::function<nlohmann::json(const std::vector<std::string>& arguments)>;
 
 /// Adds @p program to the programs the page can call, under @p name (the
-/// chapter program's name, e.g. "dot_product"). Returns true, so that a
-/// chapter can register at namespace scope:
-///   const bool registered = program::register_page_program("dot_product", ...);
+/// chapter program's name, e.g. "dot_product"). Returns true.
 bool register_page_program(const std::string& name, PageProgram program);
 
 /// Calls the program registered as @p name with @p arguments. Returns
@@ -33,16 +31,21 @@ nlohmann::json call_page_program(const std::string& name, const std::vector<std:
 /// The names of the registered programs, sorted.
 std::vector<std::string> page_program_names();
 
-/// The usual PageProgram: declares the chapter's flags (a class constructed
-/// from a CommandLine, with read() giving the inputs) on a command line named
-/// @p name, parses @p arguments, and returns @p document(flags.read()).
-template <class Flags, class Document>
-nlohmann::json run_for_page(const std::string& name, const std::vector<std::string>& arguments, Document document) {
-  CommandLine command_line{name, ""};
-  Flags flags(command_line);
-  nlohmann::json result;
-  command_line.parse_for_page(arguments, [&] { result = document(flags.read()); });
-  return result;
+/// Registers a chapter in the book's usual shape under @p name (the chapter
+/// program's name): its Flags (a class constructed from a CommandLine, whose
+/// read() gives the inputs), @p compute and @p to_json. The page then gets
+/// what --json prints, from the same flags and the same checks. Returns true,
+/// so that a chapter can register at namespace scope:
+///   const bool registered = program::register_chapter_for_page<Flags>("dot_product", compute, to_json);
+template <class Flags, class Compute, class ToJson>
+bool register_chapter_for_page(const std::string& name, Compute compute, ToJson to_json) {
+  return register_page_program(name, [name, compute, to_json](const std::vector<std::string>& arguments) {
+    CommandLine command_line{name, ""};
+    Flags flags(command_line);
+    nlohmann::json result;
+    command_line.parse_for_page(arguments, [&] { result = to_json(compute(flags.read())); });
+    return result;
+  });
 }
 
 }  // namespace program
