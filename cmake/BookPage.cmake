@@ -1,5 +1,5 @@
 # The book's WebAssembly module (src/page/book_module.cpp): the shared program
-# code and every chapter's computation (chapters/*/*.cpp but main.cpp),
+# code and every chapter's computation (its sources but main.cpp),
 # compiled by Debian's emscripten into one self-contained JavaScript file
 # (-sSINGLE_FILE: the WebAssembly is inside it, so the page works from file://).
 #
@@ -23,9 +23,12 @@ foreach(library nlohmann CLI fmt)
   endif()
 endforeach()
 
-file(GLOB page_program_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/program/*.cpp)
-file(GLOB page_chapter_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/chapters/*/*.cpp)
-list(FILTER page_chapter_sources EXCLUDE REGEX "/main\\.cpp$")
+# The sources of the `program` library (src/CMakeLists.txt), and the chapters'
+# computations: what book_chapter() collected (every source but main.cpp), the
+# list page_call links natively (tests/CMakeLists.txt).
+get_target_property(program_sources program SOURCES)
+list(TRANSFORM program_sources PREPEND ${PROJECT_SOURCE_DIR}/src/ OUTPUT_VARIABLE page_program_sources)
+get_property(page_chapter_sources GLOBAL PROPERTY BOOK_PAGE_SOURCES)
 set(page_sources ${page_program_sources} ${page_chapter_sources} ${PROJECT_SOURCE_DIR}/src/page/book_module.cpp)
 
 set(page_launcher ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
