@@ -161,7 +161,7 @@ def output_tables(text: str) -> list[str]:
     return [block.strip("\n") for block in re.split(r"\n\s*\n", text) if block.strip()]
 
 
-def select_tables(text: str, titles: list[str], where: str) -> str:
+def select_tables(text: str, titles: list[str], where: str) -> list[str]:
     """The tables whose first line starts with each of `titles`, in that order."""
     tables = output_tables(text)
     chosen = []
@@ -171,7 +171,7 @@ def select_tables(text: str, titles: list[str], where: str) -> str:
             heads = "; ".join(table.splitlines()[0].strip() for table in tables)
             raise ExtensionError(f"{where}: {len(matches)} tables are titled {title!r} (the titles: {heads})")
         chosen.append(matches[0])
-    return "\n\n".join(chosen) + "\n"
+    return chosen
 
 
 class Output(SphinxDirective):
@@ -188,41 +188,36 @@ class Output(SphinxDirective):
         command = _read_output(self.env, run, ".command", where).strip()
         titles = [line.strip() for line in self.options.get("show", "").splitlines() if line.strip()]
         line_count = len(text.rstrip("\n").splitlines())
+        whole = self._captioned(command, self._block(text))
+        if not titles and line_count <= SHORT_OUTPUT_LINES:
+            return [whole]
+        shown = []
+        summary = f"The output of $ {command} ({line_count} lines)"
         if titles:
-            shown = [self._tables(select_tables(text, titles, where), command)]
+            # The chosen tables each in a box of their own, so that narrow
+            # tables stand side by side where the column is wide enough.
+            row = nodes.container(classes=["output-table-row"])
+            for table in select_tables(text, titles, where):
+                row += self._block(table + "\n")
+            shown = [self._captioned(command, row, "output-tables")]
             summary = f"The complete output ({line_count} lines)"
-        elif line_count <= SHORT_OUTPUT_LINES:
-            return [self._block(text, command)]
-        else:
-            shown = []
-            summary = f"The output of $ {command} ({line_count} lines)"
-        whole = collapsed("", classes=["complete-output"], summary=summary)
-        whole += self._block(text, command)
-        return shown + [whole]
+        folded = collapsed("", classes=["complete-output"], summary=summary)
+        folded += whole
+        return shown + [folded]
 
-    def _tables(self, text: str, command: str) -> nodes.Element:
-        """The chosen tables under the command, each in a box of its own, so
-        that narrow tables stand side by side where the column is wide enough."""
-        container = nodes.container("", literal_block=True, classes=["literal-block-wrapper", "output-tables"])
-        container += nodes.caption("", "", nodes.literal(f"$ {command}", f"$ {command}"))
-        row = nodes.container(classes=["output-table-row"])
-        for table in output_tables(text):
-            block = nodes.literal_block(table + "\n", table + "\n", classes=["program-output"])
-            block["language"] = "text"
-            self.set_source_info(block)
-            row += block
-        container += row
-        return container
-
-    def _block(self, text: str, command: str) -> nodes.Element:
+    def _block(self, text: str) -> nodes.Element:
         block = nodes.literal_block(text, text, classes=["program-output"])
         block["language"] = "text"
         self.set_source_info(block)
+        return block
+
+    @staticmethod
+    def _captioned(command: str, content: nodes.Element, *classes: str) -> nodes.Element:
         # The caption is the command exactly as typed: a literal, so neither
         # reStructuredText nor smart quotes touch it.
-        container = nodes.container("", literal_block=True, classes=["literal-block-wrapper"])
+        container = nodes.container("", literal_block=True, classes=["literal-block-wrapper", *classes])
         container += nodes.caption("", "", nodes.literal(f"$ {command}", f"$ {command}"))
-        container += block
+        container += content
         return container
 
 
@@ -321,8 +316,10 @@ def fill_chapter_lists(app, doctree, docname):
         placeholder.replace_self(listing)
 
 
-def _render_inputs_digest() -> str:
-    digest = hashlib.sha256(Path(__file__).read_bytes())
+def _static_digest() -> str:
+    """What the pages load besides themselves: the book's stylesheets and
+    scripts, Furo's rebuilt ones, the WebAssembly module, the plotting library."""
+    digest = hashlib.sha256()
     static = [Path(__file__).parents[1] / "_static"]
     if os.environ.get("BOOK_STATIC_DIR"):
         static += [Path(os.environ["BOOK_STATIC_DIR"], folder) for folder in ("styles", "scripts", "page", "plot")]
@@ -332,11 +329,21 @@ def _render_inputs_digest() -> str:
     return digest.hexdigest()
 
 
+def write_a_page_when_static_files_change(app, env, added, changed, removed):
+    """Sphinx copies static files only when it writes some page. When only a
+    static file changed (a stylesheet, or the module after a C++ change), have
+    it re-read and write the front page, so the new file is copied, without
+    re-rendering the whole book."""
+    digest = _static_digest()
+    if getattr(env, "book_static_digest", None) == digest:
+        return []
+    env.book_static_digest = digest
+    return [env.config.root_doc]
+
+
 def setup(app):
-    # A change to this file, or to a stylesheet or script the pages use, changes
-    # how pages render: make Sphinx re-read and re-write them all (Sphinx copies
-    # static files only when some page is written).
-    env_version = int(_render_inputs_digest()[:8], 16)
+    # A change to this file changes how pages render: make Sphinx re-read them all.
+    env_version = int(hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:8], 16)
     app.add_config_value("book_generated_dir", None, "env")
     app.add_node(live_value, html=(_visit_live_value, _depart_live_value))
     app.add_node(collapsed, html=(_visit_collapsed, _depart_collapsed))
@@ -346,6 +353,7 @@ def setup(app):
     app.add_directive("chapter-list", ChapterList)
     app.add_directive("interactive", Interactive)
     app.connect("doctree-resolved", fill_chapter_lists)
+    app.connect("env-get-outdated", write_a_page_when_static_files_change)
     app.add_css_file("book.css")
     app.add_js_file("book.js", defer="defer")
     app.add_js_file("interactive.js")
