@@ -129,11 +129,18 @@ ToyResult toy_of(const ToyInputs& inputs) {
   const Matrix& queries = inputs.tokens.queries;
   const Matrix& keys = inputs.tokens.keys;
   const Matrix& values = inputs.tokens.values;
+  if (inputs.causal && queries.rows() != keys.rows()) {
+    throw program::UsageError(fmt::format(
+        "--causal: a causal mask needs one query per key; got {} queries and {} keys", queries.rows(), keys.rows()));
+  }
 
   // [compute]
   attention::AttentionOptions with_scale, without_scale;
   with_scale.scale = true;      // softmax(QKᵀ/√d_k)V, the paper's formula
   without_scale.scale = false;  // softmax(QKᵀ)V, for comparison
+  if (inputs.causal) {          // hide the next words: −∞ above the diagonal, on both passes
+    with_scale.mask = without_scale.mask = attention::causal_mask(queries.rows());
+  }
   const Pass scaled = pass_of(  // the steps, and e^s and the sums for the tables
       attention::scaled_dot_product_attention(queries, keys, values, with_scale));
   const Pass unscaled = pass_of(
@@ -291,6 +298,7 @@ nlohmann::json toy_json(const ToyResult& toy) {
       {"keys", program::matrix_json(tokens.keys)},
       {"values", program::matrix_json(tokens.values)},
       {"scale", toy.inputs.scale},
+      {"causal", toy.inputs.causal},
       {"d_k", toy.d_k},
       {"sqrt_d_k", toy.sqrt_d_k},
       {"scores", program::matrix_json(main_pass.steps.scores)},
@@ -436,7 +444,14 @@ std::string toy_inputs_and_scores(const ToyResult& toy) {
   } else {
     text += "2. Scale: off (--no-scale); the scores go into softmax unchanged\n";
   }
-  text += "\n3. Mask (opt.): none; every query may look at every key\n\n";
+  if (toy.inputs.causal) {
+    text += '\n';
+    text += program::table("3. Mask (--causal): token i sees tokens 1 … i; the next words' scores become −∞",
+                           main.steps.masked_scores, askers, answerers);
+    text += '\n';
+  } else {
+    text += "\n3. Mask (opt.): none; every query may look at every key\n\n";
+  }
   return text;
 }
 
@@ -451,7 +466,10 @@ std::string toy_softmax(const ToyResult& toy) {
   std::vector<std::string> exponential_labels = answerers;
   exponential_labels.push_back("row sum");
   Matrix exponentials(n, m + 1);
-  if (main.steps.masked_scores.cwiseAbs().maxCoeff() <= max_printed_exponent) {
+  // A masked score (−∞) prints as e^s = 0; only the finite scores decide whether e^s prints.
+  const Matrix& masked = main.steps.masked_scores;
+  const double largest_finite = masked.array().isFinite().select(masked.cwiseAbs(), 0.0).maxCoeff();
+  if (largest_finite <= max_printed_exponent) {
     exponentials << main.exponentials, main.exponential_sums;
     text += program::table("4. SoftMax, per row: first e^s for each score s ...", exponentials, askers,
                            exponential_labels);
@@ -599,12 +617,13 @@ std::string tables(const Result& result) {
 Flags::Flags(program::CommandLine& command_line)
     : command_line_(command_line), attention_flags_(command_line, /*with_values=*/true) {
   command_line.flag("--no-scale", no_scale_, "the toy: leave out the division by √d_k (softmax(QKᵀ)V)");
+  command_line.flag("--causal", causal_, "the toy: hide the next words (token i sees tokens 1 … i; chapter 4)");
   command_line.option("--scores", scores_text_, "saturation demo: one row of scores, separated by ','", "LIST");
   command_line.option("--divide", divide_text_, "saturation demo: divide the scores by this (finite, not 0)",
                       "NUMBER");
   command_line.option("--add", add_text_, "saturation demo: add this to slot two on both sides (finite)", "NUMBER");
   for (const char* saturation_flag : {"--scores", "--divide", "--add"}) {
-    command_line.excludes(saturation_flag, {"--q", "--k", "--v", "--tokens", "--no-scale"});
+    command_line.excludes(saturation_flag, {"--q", "--k", "--v", "--tokens", "--no-scale", "--causal"});
   }
 }
 
@@ -632,6 +651,7 @@ Inputs Flags::read() const {
   } else {
     inputs.toy.tokens = attention_flags_.read();
     inputs.toy.scale = !no_scale_;
+    inputs.toy.causal = causal_;
   }
   return inputs;
 }

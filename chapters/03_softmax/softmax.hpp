@@ -25,10 +25,11 @@ namespace softmax {
 /// Which demonstration a run shows.
 enum class Demonstration { toy, saturation };
 
-/// The toy's inputs: --q, --k, --v, --tokens and --no-scale.
+/// The toy's inputs: --q, --k, --v, --tokens, --no-scale and --causal.
 struct ToyInputs {
   program::AttentionInputs tokens;  // the toy "cat eat fish" unless the flags say otherwise
   bool scale = true;                // false with --no-scale: softmax(QKᵀ)V is the main result
+  bool causal = false;              // true with --causal: token i sees tokens 1 … i (both passes)
 };
 
 /// The saturation demo's inputs: --scores, --divide, --add.
@@ -143,7 +144,7 @@ nlohmann::json to_json(const Result& result);
 /// The text the program prints without --json.
 std::string tables(const Result& result);
 
-/// --q, --k, --v, --tokens, --no-scale and --scores, --divide, --add, with
+/// --q, --k, --v, --tokens, --no-scale, --causal and --scores, --divide, --add, with
 /// their help, defaults and exclusions; read() checks them after parsing and
 /// throws program::UsageError naming the flag.
 class Flags {
@@ -159,6 +160,7 @@ class Flags {
   const program::CommandLine& command_line_;
   program::AttentionFlags attention_flags_;
   bool no_scale_ = false;
+  bool causal_ = false;
   std::string scores_text_ = "8,4,0";  // the book's source (seed 000, Figure 2)
   std::string divide_text_ = "8";
   std::string add_text_ = "0.5";

@@ -1,6 +1,7 @@
 // Chapter 3's toy, interactive: choose the word that asks, move cat's query
-// (two sliders rewrite the first row of --q), and leave out the division by
-// √d_k (--no-scale). The chapter's program (softmax) runs the whole formula
+// (two sliders rewrite the first row of --q), leave out the division by
+// √d_k (--no-scale) and hide the next words (--causal, the mask of chapter 4).
+// The chapter's program (softmax) runs the whole formula
 // softmax(QKᵀ/√d_k)V, and always both ways, with and without the division;
 // the page shows the run the toggle asks for and the two side by side.
 (function () {
@@ -42,6 +43,7 @@
       { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, value: 1, changed: moveCat },
       { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, value: 0, changed: moveCat },
       { name: 'no_scale', label: 'leave out ÷√d_k (--no-scale)', type: 'checkbox', flag: '--no-scale', value: false },
+      { name: 'causal', label: 'hide the next words (--causal)', type: 'checkbox', flag: '--causal', value: false },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', value: '1,0;0,1;1,1',
         help: 'rows by ;, entries by ,', samples: ['1,0;0,1;5,5', '3,0;0,1;1,1'], bad: ['1,0;0,1;1', '1,0;0,x;1,1'] },
     ],
@@ -53,7 +55,7 @@
 
       // The run the toggle asks for: this word's scores, weights and output.
       view.sentence('run', [
-        `${word} asks, ${scaled ? 'scores divided by √d_k = ' : 'scores not divided: '}`,
+        `${word} asks${json.causal ? ' (the words after it hidden)' : ''}, ${scaled ? 'scores divided by √d_k = ' : 'scores not divided: '}`,
         ...(scaled ? [[json.sqrt_d_k, '/sqrt_d_k'], ': '] : []),
         ...listed(json.scaled_scores[r], `/scaled_scores/${r}`), '; weights on ', keys.join(', '), ': ',
         ...listed(json.weights[r], `/weights/${r}`), '; output ', ...listed(json.output[r], `/output/${r}`), '.',

@@ -18,10 +18,12 @@ def numpy_softmax(scores: np.ndarray) -> np.ndarray:
     return exponentials / exponentials.sum(axis=1, keepdims=True)
 
 
-def numpy_attention(queries, keys, values, scale=True):
+def numpy_attention(queries, keys, values, scale=True, causal=False):
     scores = queries @ keys.T
     if scale:
         scores = scores / math.sqrt(queries.shape[1])
+    if causal:  # token i sees tokens 0 … i: −∞ above the diagonal
+        scores = np.where(np.tri(*scores.shape, dtype=bool), scores, -np.inf)
     weights = numpy_softmax(scores)
     return weights, weights @ values
 
@@ -244,6 +246,35 @@ class AgreesWithNumPy(ProgramTest):
                 self.assertTrue((output >= values.min(axis=0) - tolerance).all())
                 self.assertTrue((output <= values.max(axis=0) + tolerance).all())
 
+    def test_causal_on_random_inputs(self):
+        generator = np.random.default_rng(1707)
+        for n, d_k, d_v in [(1, 1, 1), (3, 2, 2), (6, 5, 3), (12, 16, 4)]:
+            queries = generator.normal(size=(n, d_k)) * 2
+            keys = generator.normal(size=(n, d_k))
+            values = generator.normal(size=(n, d_v)) * 5
+            document = run_json("--causal", "--q", matrix_text(queries), "--k", matrix_text(keys),
+                                "--v", matrix_text(values))
+            self.assertTrue(document["causal"])
+            for scale, part in ((True, document["scaled"]), (False, document["unscaled"])):
+                with self.subTest(n=n, d_k=d_k, d_v=d_v, scale=scale):
+                    weights, output = numpy_attention(queries, keys, values, scale, causal=True)
+                    np.testing.assert_allclose(part["weights"], weights, rtol=1e-12, atol=1e-15)
+                    np.testing.assert_allclose(part["output"], output, rtol=1e-12, atol=1e-12)
+                    computed = np.array(part["weights"])
+                    # A hidden word gets a weight of exactly 0, and every row still sums to 1.
+                    self.assertTrue((computed[np.triu_indices(n, 1)] == 0.0).all())
+                    np.testing.assert_allclose(computed.sum(axis=1), 1, rtol=0, atol=1e-14)
+                    # The first word sees only itself: its output is its own value, exactly.
+                    self.assertEqual(part["output"][0], values[0].tolist())
+            self.assertEqual(document["zero_weights"], n * (n - 1) // 2)
+
+    def test_the_causal_toy(self):
+        document = run_json("--causal")
+        self.assertEqual(document["weights"][0], [1.0, 0.0, 0.0])
+        self.assertEqual(document["output"][0], [1.0, 0.0])
+        self.assertIn("3. Mask (--causal)", run("--causal").stdout)
+        self.assertIn("3. Mask (opt.): none", run().stdout)
+
     def test_random_saturation_demos(self):
         generator = np.random.default_rng(3)
         for slots in (2, 3, 5, 17):
@@ -287,6 +318,9 @@ class BadInput(ProgramTest):
             (["--scores", "1e10,0", "--divide", "1e-300"], "--divide: --scores divided by 1e-300 overflows"),
             (["--scores", "8,4,0", "--q", "1,0"], "excludes"),  # the two demos do not mix
             (["--add", "1", "--no-scale"], "excludes"),
+            (["--scores", "1,2", "--causal"], "excludes"),
+            (["--causal", "--k", "1,0;0,1", "--v", "1;2"],
+             "--causal: a causal mask needs one query per key; got 3 queries and 2 keys"),
             (["--v", "1,0;0,1"], "--v: 2 values for 3 keys (--k)"),
             (["--v", "1,0;0;1,1"], "--v: row 2 has 1 entries but row 1 has 2"),
             (["--k", "1,0,0"], "--k: keys have 3 entries per row but queries (--q) have 2"),
