@@ -20,7 +20,9 @@
 //   * types each bad value (data-bad) into its control: the figure must show
 //     the native program's own message (its stderr line after "<program>: ",
 //     exit status 2) next to that control, and keep working afterwards;
-//   * at 390 px: the figure fits its column (nothing wider than the screen).
+//   * at 390 px: the figure fits its column (nothing wider than the screen);
+//   * where a seed printed the default setting's numbers (PUBLISHED), the
+//     figure's defaults show them.
 // Prints one line per figure with the number of settings compared and the
 // median update time the page measured, and ends with `N passed, M failed`.
 import { execFileSync } from 'node:child_process';
@@ -178,6 +180,30 @@ function compare(shown, bin, what, problems, stats) {
   }
 }
 
+// What the seeds printed, which a figure's defaults must show (to 4 decimals):
+// seed 000's Figure 1 (variance of q·k before and after ÷√d_k, seed 1, N = 4000)
+// and its saturation demo (slot two's weight before and after adding 0.5).
+const PUBLISHED = {
+  variance_explorer: {
+    '/rows/0/var_raw': '1.9705', '/rows/1/var_raw': '63.3198', '/rows/2/var_raw': '496.5016',
+    '/rows/0/var_scaled': '0.9853', '/rows/1/var_scaled': '0.9894', '/rows/2/var_scaled': '0.9697',
+  },
+  saturation_explorer: {
+    '/saturation/slot_two/large_before': '0.0180', '/saturation/slot_two/large_after': '0.0293',
+    '/saturation/slot_two/divided_before': '0.3072', '/saturation/slot_two/divided_after': '0.4223',
+  },
+};
+
+function checkPublished(name, shown, what, problems) {
+  for (const [key, printed] of Object.entries(PUBLISHED[name] ?? {})) {
+    const number = shown.numbers.find((n) => n.key === key);
+    if (!number) problems.push(`${what}: shows no ${key}, which the seed printed as ${printed}`);
+    else if (Number(number.exact).toFixed(4) !== printed) {
+      problems.push(`${what}: ${key} is ${number.exact}, the seed printed ${printed}`);
+    }
+  }
+}
+
 async function checkFigure(page, name, bin, width, problems, report) {
   const stats = { compared: 0, identical: 0, largest: 0, settings: 0, times: [] };
   const random = generator(width * 7919 + name.length);
@@ -196,7 +222,7 @@ async function checkFigure(page, name, bin, width, problems, report) {
   };
   const set = (control, value) => page.evaluate(setControl, { name, control, value });
 
-  await observe(`${name} at ${width} px, defaults`);
+  checkPublished(name, await observe(`${name} at ${width} px, defaults`), `${name} at ${width} px, defaults`, problems);
   for (const control of await page.evaluate(controlsOf, name)) {
     const label = `${name} at ${width} px, ${control.name}`;
     if (control.tag === 'button') {
