@@ -1,6 +1,7 @@
 """Chapter 7: the maximum path length between an input and an output position,
-counted by breadth-first search, against the sequence length n, for the five
-layers of the chapter: self-attention (one layer), recurrent (one layer), and
+counted by breadth-first search, against the sequence length n, for the six
+layers of the chapter: self-attention (one layer), recurrent (one layer, one
+way and both ways), and
 stacks of contiguous convolutions, dilated convolutions and restricted
 self-attention deep enough that every output depends on every input."""
 from figure_style import arguments, load_run, plt, save
@@ -10,6 +11,7 @@ sweep = load_run(options.outputs, "path_length_sweep")
 kernel, radius = sweep["kernel"], sweep["radius"]
 styles = {
     "recurrent": dict(color="#d62728", marker="o", label="recurrent"),
+    "bidirectional_recurrent": dict(color="#8c564b", marker="x", linestyle=":", label="recurrent, both ways"),
     "convolutional": dict(color="#ff7f0e", marker="s", linestyle="--", label=f"convolutions, contiguous, k = {kernel}"),
     "restricted_self_attention": dict(color="#9467bd", marker="D",
                                       label=f"self-attention, restricted, R = {radius}"),

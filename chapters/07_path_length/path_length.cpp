@@ -76,6 +76,7 @@ struct LayerRow {
 const std::vector<LayerRow> layer_rows = {
     {LayerType::self_attention, "self_attention", "self-attention", "O(n²·d)", "O(1)", "O(1)"},
     {LayerType::recurrent, "recurrent", "recurrent", "O(n·d²)", "O(n)", "O(n)"},
+    {LayerType::bidirectional_recurrent, "bidirectional_recurrent", "recurrent, both ways", "—", "—", "—"},
     {LayerType::convolution, "convolutional", "convolution", "O(k·n·d²)", "O(1)", "O(log_k(n))"},
     {LayerType::dilated_convolution, "convolutional_dilated", "dilated convolution", "O(k·n·d²)", "O(1)",
      "O(log_k(n))"},
@@ -95,6 +96,8 @@ const char* paper_path(LayerType type) {
       return "O(1)";
     case LayerType::recurrent:
       return "O(n)";
+    case LayerType::bidirectional_recurrent:
+      return "not in Table 1";
     case LayerType::convolution:
       return "O(n/k), §4";
     case LayerType::dilated_convolution:
@@ -483,6 +486,8 @@ std::string counts_text(const Result& result) {
   }
   text += "\nlayers: stacked until every output depends on every input (the recurrent\n"
                "layer never gets there: output i depends on inputs 1 ... i only).\n"
+               "recurrent, both ways: a recurrent chain each way, read together at each\n"
+               "position (not in the paper's Table 1).\n"
                "max path: the longest shortest path, in edges, from an input to an output\n"
                "that depends on it; connected pairs: (input, output) joined by a path.\n"
                "sequential: the longest chain of steps that wait for one another, in one\n"

@@ -25,6 +25,7 @@ namespace attention {
 enum class LayerType {
   self_attention,             ///< every output reads every input
   recurrent,                  ///< h_t = tanh(W h_(t−1) + U x_t): a chain of hidden states
+  bidirectional_recurrent,    ///< a chain each way, read together: y_t = A h→_t + B h←_t (not in Table 1)
   convolution,                ///< output i reads the k inputs centred on i (a contiguous kernel)
   dilated_convolution,        ///< as convolution, with the taps dilation_at() apart in each layer of a stack
   restricted_self_attention,  ///< output i reads the inputs within a radius R of i
@@ -75,6 +76,48 @@ inline DependencyGraph recurrent_graph(std::size_t positions) {
     previous = state;
   }
   // [recurrent_graph]
+  return graph;
+}
+
+/// @brief One bidirectional recurrent layer: a chain of states each way, and an output that reads both.
+///
+/// The forward chain is recurrent_graph()'s, h→_t = tanh(W→ h→_(t−1) + U→ x_t);
+/// the backward chain runs the other way, h←_t = tanh(W← h←_(t+1) + U← x_t),
+/// from its own zero state h←_(n+1); the output at t reads the two states of
+/// its position, y_t = A h→_t + B h←_t (Schuster and Paliwal 1997). Edges: six
+/// per position, 6n in all. Every output depends on every input, through one
+/// chain or the other; the path still walks along a chain, one state per
+/// position it passes.
+/// @param positions n ≥ 1
+/// @return the graph, with n inputs and n outputs (the y_t)
+/// @throws std::invalid_argument if @p positions is 0
+inline DependencyGraph bidirectional_recurrent_graph(std::size_t positions) {
+  if (positions == 0) throw std::invalid_argument("bidirectional_recurrent_graph: no positions");
+  DependencyGraph graph;
+  for (std::size_t t = 0; t < positions; ++t) graph.inputs.push_back(graph.add_node());
+  std::vector<std::size_t> forward(positions), backward(positions);
+  // [bidirectional_recurrent_graph]
+  std::size_t previous = graph.add_node();  // h→_0
+  for (std::size_t t = 0; t < positions; ++t) {
+    forward[t] = graph.add_node();                // h→_t
+    graph.add_edge(graph.inputs[t], forward[t]);  // U→ x_t
+    graph.add_edge(previous, forward[t]);         // W→ h→_(t−1)
+    previous = forward[t];
+  }
+  std::size_t next = graph.add_node();  // h←_(n+1)
+  for (std::size_t t = positions; t-- > 0;) {
+    backward[t] = graph.add_node();                // h←_t
+    graph.add_edge(graph.inputs[t], backward[t]);  // U← x_t
+    graph.add_edge(next, backward[t]);             // W← h←_(t+1)
+    next = backward[t];
+  }
+  for (std::size_t t = 0; t < positions; ++t) {
+    const std::size_t output = graph.add_node();  // y_t
+    graph.add_edge(forward[t], output);           // A h→_t
+    graph.add_edge(backward[t], output);          // B h←_t
+    graph.outputs.push_back(output);
+  }
+  // [bidirectional_recurrent_graph]
   return graph;
 }
 
@@ -183,6 +226,8 @@ inline DependencyGraph layer_graph(LayerType type, std::size_t positions, std::s
       return self_attention_graph(positions);
     case LayerType::recurrent:
       return recurrent_graph(positions);
+    case LayerType::bidirectional_recurrent:
+      return bidirectional_recurrent_graph(positions);
     case LayerType::convolution:
       return convolution_graph(positions, kernel);
     case LayerType::dilated_convolution:
@@ -200,7 +245,8 @@ inline DependencyGraph layer_graph(LayerType type, std::size_t positions, std::s
 ///   The projections that make the queries, keys and values are not edges
 ///   between positions and are not counted (Table 1's O(n²·d) has no n·d² term).
 /// - A recurrent edge, x_t → h_t or h_(t−1) → h_t, is a d × d matrix times a
-///   vector, U x_t or W h_(t−1): d².
+///   vector, U x_t or W h_(t−1): d². So is each edge of a bidirectional layer,
+///   the read-out's A h→_t and B h←_t included.
 /// - A convolution edge, one tap of the kernel, is a d × d matrix times a
 ///   vector: d².
 ///
@@ -216,6 +262,7 @@ inline std::uint64_t multiply_adds_per_edge(LayerType type, std::uint64_t width)
     case LayerType::restricted_self_attention:
       return 2 * width;  // q_i · k_j, then w_ij v_j
     case LayerType::recurrent:
+    case LayerType::bidirectional_recurrent:
     case LayerType::convolution:
     case LayerType::dilated_convolution:
       return width * width;  // a d × d matrix times a vector

@@ -11,7 +11,9 @@ import numpy as np
 from harness import ProgramTest, run, run_json
 
 CHAPTER = Path(__file__).resolve().parents[2] / "chapters" / "07_path_length"
-LAYERS = ["self_attention", "recurrent", "convolutional", "convolutional_dilated", "restricted_self_attention"]
+LAYERS = ["self_attention", "recurrent", "bidirectional_recurrent", "convolutional", "convolutional_dilated",
+          "restricted_self_attention"]
+RECURRENT = ("recurrent", "bidirectional_recurrent")
 
 # Table 1 of the paper (arXiv 1706.03762 v7), typed from the paper: complexity per
 # layer, sequential operations, maximum path length. A citation, not a computation.
@@ -67,6 +69,9 @@ def expected_rows(n: int, d: int, kernel: int, radius: int) -> dict:
         "self_attention": (1, 1, 1, 2 * n * n * d, 2 * n * n * d, n * n),
         # x_1 → h_1 → … → h_n: n edges; h_0 → h_1 → … → h_n: n steps; output t sees inputs 1 … t.
         "recurrent": (1, n, n, 2 * n * d * d, 2 * n * d * d, n * (n + 1) // 2),
+        # A chain each way and a read-out y_t = A h→_t + B h←_t: six d × d products per position.
+        # x_1 → h→_1 → … → h→_n → y_n: n + 1 edges, and as many steps; every output sees every input.
+        "bidirectional_recurrent": (1, n + 1, n + 1, 6 * n * d * d, 6 * n * d * d, n * n),
     }
     per_edge = {"convolutional": d * d, "convolutional_dilated": d * d, "restricted_self_attention": 2 * d}
     stacks = {
@@ -100,15 +105,17 @@ class CountedAgainstNumPy(ProgramTest):
                     self.assertEqual(row["layers"], layers)
                     self.assertEqual(row["max_path_length"], path)
                     self.assertEqual(row["sequential_steps"], steps)
-                    self.assertEqual(row["stack_sequential_steps"], steps if row["layer"] == "recurrent" else layers)
+                    self.assertEqual(row["stack_sequential_steps"], steps if row["layer"] in RECURRENT else layers)
                     self.assertEqual(row["operations"], operations)
                     self.assertEqual(row["stack_operations"], stack_operations)
                     self.assertEqual(row["connected_pairs"], connected)
                     self.assertEqual(row["pairs"], n * n)
                     self.assertEqual(row["operations"], row["edges"] * row["operations_per_edge"])
-                    last = [n - j for j in range(n)] if row["layer"] == "recurrent" else [path] * n
+                    last = {"recurrent": [n - j for j in range(n)],
+                            "bidirectional_recurrent": [n + 1 - j for j in range(n)]}.get(row["layer"], [path] * n)
                     self.assertEqual(row["paths_to_last_output"], last)
-            self.assertEqual([row["layer"] for row in document["rows"][index * 5:index * 5 + 5]], LAYERS)
+            self.assertEqual([row["layer"] for row in document["rows"][index * len(LAYERS):(index + 1) * len(LAYERS)]],
+                             LAYERS)
 
     def test_short_sequences_with_the_default_kernel_and_radius(self):
         self.check(list(range(1, 33)), 512, 3, 2)
@@ -144,6 +151,7 @@ class WorkedExample(ProgramTest):
             self.assertEqual(rows[layer]["table1"], {"complexity": complexity, "sequential": sequential, "path": path})
         self.assertEqual(rows["convolutional_dilated"]["table1"], rows["convolutional"]["table1"])
         self.assertEqual(rows["convolutional"]["paper_path"], "O(n/k), §4")
+        self.assertEqual(rows["bidirectional_recurrent"]["paper_path"], "not in Table 1")
         # The chapter's prose types the same table.
         prose = (CHAPTER / "index.rst").read_text()
         for complexity, sequential, path in TABLE_1.values():

@@ -157,6 +157,23 @@ TEST_CASE("recurrent: from input 1 to output n the path goes through n hidden st
   CHECK_THROWS_AS(attention::stack_until_connected(LayerType::recurrent, 3, 3, 1), std::invalid_argument);
 }
 
+TEST_CASE("bidirectional recurrent: every input reaches every output, along a chain, n = 1, 2, 5", "[ch07]") {
+  for (const std::size_t n : {1u, 2u, 5u}) {
+    const attention::LayerCount count = attention::count_layer(LayerType::bidirectional_recurrent, n, 4, 3, 1);
+    CHECK(count.layers == 1);              // one layer already connects every pair
+    CHECK(count.paths.connects_every_pair());
+    CHECK(count.edges == 6 * n);           // U→ x_t, W→ h→_(t−1), U← x_t, W← h←_(t+1), A h→_t, B h←_t
+    CHECK(count.paths.maximum == n + 1);   // x_1 → h→_1 → … → h→_n → y_n: n − 1 steps along the chain, 2 more
+    CHECK(count.sequential_steps == n + 1);  // h→_0 → h→_1 → … → h→_n → y_n
+    CHECK(count.multiply_adds == 6 * n * 16);  // six d × d products per position, d² = 16
+    std::vector<std::size_t> to_last;
+    // Counting from 0: x_j → h→_j, then n − 1 − j steps to h→_(n−1), then → y_(n−1).
+    for (std::size_t j = 0; j < n; ++j) to_last.push_back(n + 1 - j);
+    CHECK(count.paths.to_last_output == to_last);
+  }
+  CHECK_THROWS_AS(attention::bidirectional_recurrent_graph(0), std::invalid_argument);
+}
+
 TEST_CASE("contiguous convolution, k = 3: a layer reaches one position each way, n = 1, 2, 5", "[ch07]") {
   // n = 1: one layer (output 1 reads input 1). n = 2: one layer (each reads both).
   // n = 5: input 1 reaches output 5 after 4 layers, one position per layer.
