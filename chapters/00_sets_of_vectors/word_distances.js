@@ -1,0 +1,55 @@
+// Chapter 0's interactive figure: the vocabulary as one-hot vectors and as
+// embeddings, with the distance between every pair of words, computed by the
+// chapter's program (sets_of_vectors). Two sliders move the first word's
+// embedding; the text fields take any words and any embeddings. The one-hot
+// table does not move: it cannot, whatever the words are.
+(function () {
+  const rows = (text) => text.split(';');
+  const withFirstRow = (text, entries) => [entries.join(','), ...rows(text).slice(1)].join(';');
+  const moveFirst = (values, set) => set('embeddings', withFirstRow(values.embeddings, [values.first_x, values.first_y]));
+  const largest = (...matrices) => Math.max(1e-9, ...matrices.flat(2).filter((v) => typeof v === 'number'));
+
+  // "cat → dog 0.1414, → apple 0.9899: nearer dog", every number from the JSON.
+  const comparison = (json, encoding) => {
+    const [first, second, third] = json.words;
+    const distances = json[encoding].distances;
+    const nearer = json[encoding].nearer;
+    return [
+      `${first} to ${second}: `, [distances[0][1], `/${encoding}/distances/0/1`],
+      `; ${first} to ${third}: `, [distances[0][2], `/${encoding}/distances/0/2`],
+      nearer === 'neither' ? '. Neither is nearer.' : `. ${first} is nearer to ${nearer}.`,
+    ];
+  };
+
+  Book.figure('word_distances', {
+    program: 'sets_of_vectors',
+    controls: [
+      { name: 'first_x', label: "first word's embedding, entry 1", type: 'range', min: -1, max: 1, step: 0.05,
+        value: 0.9, changed: moveFirst },
+      { name: 'first_y', label: "first word's embedding, entry 2", type: 'range', min: -1, max: 1, step: 0.05,
+        value: 0.2, changed: moveFirst },
+      { name: 'embeddings', label: 'Embeddings (--embeddings)', type: 'text', flag: '--embeddings',
+        value: '0.9,0.2;0.8,0.3;0.2,0.9;0.3,0.7', help: 'one row per word: rows by ;, entries by ,',
+        samples: ['0.25,0.85;0.8,0.3;0.2,0.9;0.3,0.7', '1;2;3;4', '1,0,0;0,1,0;0,0,1;1,1,1'],
+        bad: ['1,0;0,1', '1,0;0,x;1,1;0,0'] },
+      { name: 'words', label: 'Words (--words)', type: 'text', flag: '--words', value: 'cat,dog,apple,pear',
+        help: 'one name per row of the embeddings',
+        samples: ['lion,tiger,plum,fig', 'cat,apple,dog,pear'], bad: ['cat,dog', 'cat,,dog,pear'] },
+    ],
+    render(json, view) {
+      const words = json.words;
+      const domain = [0, largest(json.one_hot.distances, json.embedding.distances)];
+      view.heatmap('one_hot', json.one_hot.distances, {
+        rows: words, columns: words, label: 'distance', domain, title: 'One-hot vectors: distances',
+      });
+      view.sentence('one_hot_sentence', comparison(json, 'one_hot'));
+      view.heatmap('embedding', json.embedding.distances, {
+        rows: words, columns: words, label: 'distance', domain, title: 'Embeddings: distances',
+      });
+      view.sentence('embedding_sentence', comparison(json, 'embedding'));
+      view.matrix('embedding_dots', json.embedding.dot_products, {
+        title: 'Embeddings: dot products', rows: words, columns: words, pointer: '/embedding/dot_products',
+      });
+    },
+  });
+})();
