@@ -15,7 +15,7 @@
       { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, value: 1, changed: moveCat },
       { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, value: 0, changed: moveCat },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: FLAGS.q, value: '1,0;0,1;1,1',
-        samples: ['-1,0;0,1;1,1', '3,3;0,1;1,1'], bad: ['1,x;0,1;1,1', '1,0,0;0,1,0;1,1,0'],
+        samples: ['-1,0;0,1;1,1', '3,3;0,1;1,1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'],
         help: 'rows by ;, entries by ,' },
       { name: 'wq', label: 'W_q (--wq)', type: 'text', flag: FLAGS.wq, value: '1,0;0,1',
         samples: ['2,0;0,2', '1,1;0,-1'], bad: ['1,0;0,1;1,1', '1,y;0,1'] },
