@@ -1,0 +1,234 @@
+"""build/bin/other_layers, chapter 9: additive attention, cross attention, and a
+convolution computed as multi-head self-attention. Every reference below is
+written here from the definitions, with NumPy, not from the program's code."""
+import unittest
+
+import numpy as np
+
+from harness import ProgramTest, run, run_json
+
+TOY_Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+TOY_K = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+TOY_V = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+
+
+def matrix_text(matrix) -> str:
+    return ";".join(",".join(repr(float(x)) for x in row) for row in np.atleast_2d(matrix))
+
+
+def softmax_rows(scores: np.ndarray) -> np.ndarray:
+    shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)
+
+
+def numpy_additive(queries, keys, values, w_q, w_k, v):
+    """score(q, k) = vᵀ tanh(W_q q + W_k k), with the projections on the right (row convention)."""
+    hidden = np.tanh((queries @ w_q)[:, None, :] + (keys @ w_k)[None, :, :])  # n × m × d_a
+    scores = hidden @ v
+    weights = softmax_rows(scores)
+    return scores, weights, weights @ values
+
+
+def numpy_dot(queries, keys, values):
+    weights = softmax_rows(queries @ keys.T / np.sqrt(queries.shape[1]))
+    return weights, weights @ values
+
+
+def numpy_convolution(x, taps):
+    """y_i = Σ_δ x_{i+δ} W_δ for δ = −R … R, zero beyond the ends."""
+    n, radius = x.shape[0], len(taps) // 2
+    y = np.zeros((n, taps[0].shape[1]))
+    for t, tap in enumerate(taps):
+        delta = t - radius
+        for i in range(n):
+            if 0 <= i + delta < n:
+                y[i] += x[i + delta] @ tap
+    return y
+
+
+def kernel_text(taps) -> str:
+    return " | ".join(matrix_text(tap) for tap in taps)
+
+
+class Additive(ProgramTest):
+    def test_the_toy_against_numpy(self):
+        document = run_json("--no-timing")
+        self.assertEqual(document["demo"], "additive")
+        w = np.eye(2)
+        scores, weights, output = numpy_additive(TOY_Q, TOY_K, TOY_V, w, w, np.ones(2))
+        np.testing.assert_allclose(document["additive"]["scores"], scores, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(document["additive"]["weights"], weights, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(document["additive"]["output"], output, rtol=0, atol=1e-14)
+        dot_weights, dot_output = numpy_dot(TOY_Q, TOY_K, TOY_V)
+        np.testing.assert_allclose(document["dot_product"]["weights"], dot_weights, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(document["dot_product"]["output"], dot_output, rtol=0, atol=1e-15)
+        # By hand: cat (1,0) against cat's key (2,0) scores tanh(3) + tanh(0).
+        self.assertAlmostEqual(document["additive"]["scores"][0][0], np.tanh(3.0), delta=1e-15)
+        # The two scorings disagree on where cat looks: fish under additive, cat under the dot product.
+        self.assertEqual(document["additive"]["largest_weight_on"][0], "fish")
+        self.assertEqual(document["dot_product"]["largest_weight_on"][0], "cat")
+        self.assertIsNone(document["timing"])
+
+    def test_random_inputs_and_weights_against_numpy(self):
+        generator = np.random.default_rng(9)
+        for n, m, d_k, d_a, d_v in [(1, 1, 1, 1, 1), (3, 5, 4, 2, 3), (6, 2, 3, 7, 1)]:
+            q, k, v = generator.normal(size=(n, d_k)), generator.normal(size=(m, d_k)), generator.normal(size=(m, d_v))
+            w_q, w_k, vec = generator.normal(size=(d_k, d_a)), generator.normal(size=(d_k, d_a)), generator.normal(size=d_a)
+            document = run_json("--q", matrix_text(q), "--k", matrix_text(k), "--v", matrix_text(v),
+                                "--wq", matrix_text(w_q), "--wk", matrix_text(w_k),
+                                "--va", ",".join(repr(float(x)) for x in vec), "--no-timing")
+            scores, weights, output = numpy_additive(q, k, v, w_q, w_k, vec)
+            np.testing.assert_allclose(document["additive"]["scores"], scores, rtol=1e-13, atol=1e-13)
+            np.testing.assert_allclose(document["additive"]["weights"], weights, rtol=1e-12, atol=1e-14)
+            np.testing.assert_allclose(document["additive"]["output"], output, rtol=1e-12, atol=1e-13)
+            np.testing.assert_allclose(document["additive"]["row_sums"], np.ones(n), rtol=0, atol=1e-15)
+            self.assertLess(document["largest_abs_score"], document["score_bound"])
+            self.assertAlmostEqual(document["score_bound"], np.abs(vec).sum(), delta=1e-13)
+
+    def test_scores_stay_bounded_for_huge_queries(self):
+        document = run_json("--q", "1e6,0; 0,1e6; 1e6,1e6", "--no-timing")
+        self.assertLessEqual(document["largest_abs_score"], 2.0)
+        np.testing.assert_allclose(document["additive"]["row_sums"], np.ones(3), rtol=0, atol=1e-15)
+
+    def test_timing_has_its_shape_but_no_verdict_is_asserted(self):
+        document = run_json("--time-n", "2,4")
+        timing = document["timing"]
+        self.assertEqual([row["n"] for row in timing["rows"]], [2, 4])
+        for row in timing["rows"]:
+            for kind in ("dot_product", "additive"):
+                summary = row[kind]
+                self.assertEqual(len(summary["samples"]), timing["repeats"])
+                self.assertLessEqual(summary["spread_low"], summary["median"])
+                self.assertLessEqual(summary["median"], summary["spread_high"])
+            self.assertIn(row["faster"], ("dot_product", "additive", "too_close"))
+        self.assertTrue(timing["summary"].endswith("."))
+
+
+class JudgmentsInTheProse(ProgramTest):
+    """Sentences of chapter 9 that judge computed numbers: each recomputed here."""
+
+    def test_additive_weights_are_flatter_on_the_toy(self):
+        document = run_json("--no-timing")
+        additive = np.array(document["additive"]["weights"])
+        dot = np.array(document["dot_product"]["weights"])
+        # The prose names the extreme entries by position.
+        self.assertEqual(additive.min(), additive[1][1])
+        self.assertEqual(additive.max(), additive[0][2])
+        self.assertEqual(dot.min(), dot[0][1])
+        self.assertEqual(dot.max(), dot[0][0])
+        self.assertLess(additive.max() - additive.min(), dot.max() - dot.min())
+
+    def test_the_cross_example_as_described(self):
+        document = run_json("--demo", "cross")
+        columns = document["column_sums"]
+        self.assertGreater(columns[1], columns[0])  # Katze receives more than die
+        self.assertNotAlmostEqual(columns[0], 1.0, places=3)
+        weights = document["weights"]
+        self.assertGreater(weights[0][0], weights[0][2])  # die, sharing Katze's direction, beats frisst for cat
+
+    def test_the_single_product_is_within_rounding(self):
+        document = run_json("--demo", "convolution")
+        self.assertLessEqual(document["single_product_difference"], 1e-12)
+
+
+class Cross(ProgramTest):
+    def test_the_example_against_numpy(self):
+        document = run_json("--demo", "cross")
+        source = np.array(document["source"])
+        target = np.array(document["target"])
+        self.assertEqual((document["n"], document["m"]), (3, 4))
+        self.assertEqual(np.array(document["weights"]).shape, (3, 4))
+        weights, output = numpy_dot(target, source, source)
+        np.testing.assert_allclose(document["weights"], weights, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(document["output"], output, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(document["row_sums"], np.ones(3), rtol=0, atol=1e-15)
+        self.assertAlmostEqual(sum(document["column_sums"]), 3.0, delta=1e-14)
+        self.assertEqual(document["largest_weight_on"], ["Katze", "frisst", "Fisch"])
+
+    def test_other_lengths_give_other_rectangles(self):
+        generator = np.random.default_rng(3)
+        for n, m, d in [(1, 7, 2), (5, 2, 3), (2, 2, 1)]:
+            source, target = generator.normal(size=(m, d)), generator.normal(size=(n, d))
+            document = run_json("--demo", "cross", "--source", matrix_text(source), "--target", matrix_text(target),
+                                "--source-tokens", ",".join(f"s{j}" for j in range(m)),
+                                "--target-tokens", ",".join(f"t{i}" for i in range(n)))
+            weights, output = numpy_dot(target, source, source)
+            self.assertEqual(np.array(document["weights"]).shape, (n, m))
+            self.assertEqual(np.array(document["output"]).shape, (n, d))
+            np.testing.assert_allclose(document["weights"], weights, rtol=1e-13, atol=1e-15)
+            np.testing.assert_allclose(document["output"], output, rtol=1e-13, atol=1e-14)
+            np.testing.assert_allclose(document["row_sums"], np.ones(n), rtol=0, atol=1e-15)
+
+
+class Convolution(ProgramTest):
+    def test_the_example_against_numpy(self):
+        document = run_json("--demo", "convolution")
+        x = np.array(document["inputs"])
+        taps = [np.array(tap) for tap in document["taps"]]
+        self.assertEqual(document["offsets"], [-1, 0, 1])
+        np.testing.assert_array_equal(document["convolution"], numpy_convolution(x, taps))
+        self.assertEqual(document["attention_output"], document["convolution"])
+        self.assertTrue(document["equal"])
+        self.assertEqual(document["largest_difference"], 0.0)
+        for head in document["heads"]:
+            weights = np.array(head["weights"])
+            # Hard attention on one relative position: exactly 1 at (i, i + δ), 0 elsewhere.
+            expected = np.zeros_like(weights)
+            for i in range(weights.shape[0]):
+                if 0 <= i + head["offset"] < weights.shape[0]:
+                    expected[i, i + head["offset"]] = 1.0
+            np.testing.assert_array_equal(weights, expected)
+
+    def test_random_real_inputs_equal_bit_for_bit(self):
+        generator = np.random.default_rng(2020)
+        for _ in range(12):
+            n, d_in, d_out = (int(s) for s in generator.integers(1, 8, size=3))
+            radius = int(generator.integers(0, 4))
+            x = generator.normal(size=(n, d_in))
+            taps = [generator.normal(size=(d_in, d_out)) for _ in range(2 * radius + 1)]
+            document = run_json("--demo", "convolution", "--x", matrix_text(x), "--kernel", kernel_text(taps))
+            with self.subTest(n=n, d_in=d_in, d_out=d_out, radius=radius):
+                self.assertTrue(document["equal"])
+                # JSON numbers read back exactly, so equal lists mean equal doubles.
+                self.assertEqual(document["attention_output"], document["convolution"])
+                np.testing.assert_allclose(document["convolution"], numpy_convolution(x, taps), rtol=1e-12,
+                                           atol=1e-12)
+
+
+class BadInput(ProgramTest):
+    def test_bad_input_is_refused(self):
+        cases = [
+            (["--demo", "pooling"], "--demo"),
+            (["--demo", "cross", "--wq", "1,0;0,1"], "--wq"),
+            (["--source", "1,0"], "--source"),
+            (["--wq", "1,0,0;0,1,0", "--wk", "1,0,0;0,1,0"], "--va"),
+            (["--wq", "1,0;0,1;1,1"], "--wq"),
+            (["--wk", "1,0,0;0,1,0"], "--wk"),
+            (["--va", "1,x"], "--va"),
+            (["--va", "1e308,1e308"], "--va"),
+            (["--q", "1e200,0;0,1;1,1", "--k", "0,-1e200;0,1;1,1", "--wq", "1e200,0;0,1", "--wk", "1,0;1e200,1",
+              "--no-timing"], "--wq"),
+            (["--time-n", "64,16"], "--time-n"),
+            (["--time-n", "0"], "--time-n"),
+            (["--time-n", "100000"], "--time-n"),
+            (["--no-timing", "--time-n", "4"], "--time-n"),
+            (["--demo", "cross", "--target", "1,0;0,1"], "--target"),
+            (["--demo", "cross", "--source-tokens", "a,b"], "--source-tokens"),
+            (["--demo", "cross", "--source", "1e200,0,0;0,0,0", "--source-tokens", "a,b",
+              "--target", "1e200,0,0", "--target-tokens", "t"], "--source"),
+            (["--demo", "convolution", "--kernel", "1,0;0,1 | 1,0;0,1"], "--kernel"),
+            (["--demo", "convolution", "--kernel", "1,0;0,1 | 1;1 | 1,0;0,1"], "--kernel"),
+            (["--demo", "convolution", "--kernel", "1,0,0"], "--kernel"),
+            (["--demo", "convolution", "--x", "1,nan"], "--x"),
+            (["--demo", "convolution", "--x", "1e300,1e300", "--kernel", "1e300;1e300"], "--x"),
+            (["--demo", "convolution", "--q", "1,0"], "--q"),
+            (["--bogus"], "--bogus"),
+        ]
+        self.assert_each_refused(cases)
+
+    def test_help_is_not_an_error(self):
+        self.assert_help_lists("--demo", "--kernel", "--source")
+
+
+if __name__ == "__main__":
+    unittest.main()
