@@ -1,0 +1,72 @@
+// Chapter 8's interactive figure: the seed's walkthrough and the encoder layer
+// around it, computed in the page by the chapter's program (encoder_layer).
+// Choose the input (the seed's x or the toy), the seed of
+// np.random.default_rng, the number of layers, and whether the layers'
+// attention is causal. Shown: the walkthrough's causal weights (head 1 of
+// layer 1, always causal, as the seed computes them), each head's weights in
+// layer 1, the stack's output, and which rows move when the last token moves.
+(function () {
+  Book.figure('layer_explorer', {
+    program: 'encoder_layer',
+    controls: [
+      { name: 'example', label: 'Input (--example)', type: 'select', flag: '--example', value: 'walkthrough',
+        options: [['walkthrough', "the seed's x = arange(24)/10"], ['toy', 'the toy: cat eat fish']] },
+      { name: 'seed', label: 'Seed of default_rng (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295,
+        step: 1, value: 1337, samples: ['0', '42'], bad: ['-1', '1.5'] },
+      { name: 'reseed', label: 'Reseed (seed + 1)', type: 'button',
+        onClick: (values, set) => set('seed', (Number(values.seed) || 0) + 1) },
+      { name: 'layers', label: 'Layers N (--layers)', type: 'range', flag: '--layers', min: 1, max: 6, step: 1, value: 1 },
+      { name: 'causal', label: 'Causal attention in the layers (--causal)', type: 'checkbox', flag: '--causal',
+        value: false },
+    ],
+    // Native builds with -march=native let Eigen sum the products in vector
+    // packets (and fused multiply-adds); the WebAssembly module sums them one
+    // by one. The results agree to a few units in the last place.
+    tolerance: 1e-12,
+    render(json, view) {
+      const tokens = json.tokens;
+      const output = view.slot('summary').parentElement;
+      view.sentence('summary', [
+        [json.n, '/n'], ' tokens of d_model = ', [json.d_model, '/d_model'], ', ', [json.h, '/h'],
+        ' heads of d_k = ', [json.d_k, '/d_k'], ', d_ff = ', [json.d_ff, '/d_ff'], ', ',
+        [json.layers_count, '/layers_count'], json.layers_count === 1 ? ' layer' : ' layers',
+        json.causal ? ' with causal attention' : '', '; weights 0.5 × draws of default_rng(', [json.seed, '/seed'], ').',
+      ]);
+      const names = ['summary'];
+      view.heatmap('walkthrough', json.walkthrough.weights, {
+        rows: tokens, columns: tokens, domain: [0, 1],
+        title: "The walkthrough: head 1 of layer 1 under a causal mask (the seed's weights)",
+      });
+      view.sentence('walkthrough_sums', [
+        'Row sums: ', ...json.walkthrough.row_sums.flatMap((s, i) => [i ? ', ' : '', [s, `/walkthrough/row_sums/${i}`]]),
+        '. out[0] == v[0]: ', json.walkthrough.out0_equals_v0 ? 'True' : 'False', '.',
+      ]);
+      names.push('walkthrough', 'walkthrough_sums');
+      json.layers[0].heads.forEach((head, i) => {
+        view.heatmap(`head_${i}`, head.weights, {
+          rows: tokens, columns: tokens, domain: [0, 1],
+          title: `Layer 1, head ${i + 1}: communicate${json.causal ? ' (causal)' : ''}`,
+        });
+        names.push(`head_${i}`);
+      });
+      for (const box of output.querySelectorAll('[data-slot^="head_"]')) {
+        if (!names.includes(box.dataset.slot)) box.remove();
+      }
+      const channels = json.output[0].map((_, j) => `d${j + 1}`);
+      view.matrix('stack_output', json.output, {
+        title: `Output of layer ${json.layers_count}: LayerNorm(y + FFN(y))`, rows: tokens, columns: channels,
+        pointer: '/output',
+      });
+      const last = tokens.length - 1;
+      view.sentence('nudge', [
+        `Add 1 to every entry of ${tokens[last]}'s row of x. Largest change per row, through layer 1's attention: `,
+        ...json.per_token.attention_change.flatMap((c, t) => [t ? ', ' : '', `${tokens[t]} `, [c, `/per_token/attention_change/${t}`]]),
+        '; through its feed-forward network: ',
+        ...json.per_token.feed_forward_change.flatMap((c, t) => [t ? ', ' : '', `${tokens[t]} `, [c, `/per_token/feed_forward_change/${t}`]]),
+        '.',
+      ]);
+      names.push('stack_output', 'nudge');
+      for (const name of names) output.append(view.slot(name));
+    },
+  });
+})();

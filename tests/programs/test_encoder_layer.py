@@ -1,0 +1,230 @@
+"""Chapter 8's program, encoder_layer, against an independent NumPy
+implementation written here from the definitions (§3.1, §3.2.2, §3.3 of the
+paper; LayerNorm as Ba et al. 2016), with the weights redrawn by NumPy's own
+np.random.default_rng in the order the chapter states. The seed's walkthrough
+is run here as the seed wrote it, and its printed text must equal the
+program's."""
+import contextlib
+import io
+import math
+import unittest
+
+import numpy as np
+
+from harness import ProgramTest, run, run_json
+
+EPSILON = 1e-5
+
+
+def walkthrough_x():
+    return np.arange(4 * 6, dtype=np.float64).reshape(4, 6) / 10.0
+
+
+def seed_walkthrough_text(seed=1337):
+    """The seed's code, verbatim but for the seed, and what it prints."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer), np.printoptions(precision=2, suppress=True):
+        T, C, head = 4, 6, 3
+        x = np.arange(T * C, dtype=np.float64).reshape(T, C) / 10.0
+        rng = np.random.default_rng(seed)
+        Wq = rng.normal(size=(C, head)) * 0.5
+        Wk = rng.normal(size=(C, head)) * 0.5
+        Wv = rng.normal(size=(C, head)) * 0.5
+        q, k, v = x @ Wq, x @ Wk, x @ Wv
+        scores = q @ k.T / np.sqrt(head)
+        print("scores (raw) =\n", scores)
+        mask = np.tril(np.ones((T, T), dtype=bool))
+        masked = np.where(mask, scores, -np.inf)
+        print("\nscores (after causal mask) =\n", masked)
+        e = np.exp(masked - masked.max(axis=-1, keepdims=True))
+        w = e / e.sum(axis=-1, keepdims=True)
+        print("\nweights (after softmax) =\n", w)
+        print("row sums =", w.sum(axis=-1))
+        out = w @ v
+        print("\nout[0] == v[0] ?", np.allclose(out[0], v[0]))
+    return buffer.getvalue()
+
+
+def draw(seed, d_model, heads, d_ff, layers, scale):
+    rng = np.random.default_rng(seed)
+    d_k = d_model // heads
+    drawn = []
+    for _ in range(layers):
+        layer = {"heads": []}
+        for _ in range(heads):
+            layer["heads"].append([scale * rng.normal(size=(d_model, d_k)) for _ in range(3)])
+        layer["W_o"] = scale * rng.normal(size=(heads * d_k, d_model))
+        layer["W_1"] = scale * rng.normal(size=(d_model, d_ff))
+        layer["W_2"] = scale * rng.normal(size=(d_ff, d_model))
+        drawn.append(layer)
+    return drawn
+
+
+def softmax(scores):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def layer_norm(x):
+    mean = x.mean(axis=-1, keepdims=True)
+    variance = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(variance + EPSILON)
+
+
+def reference_layer(x, layer, causal):
+    n = x.shape[0]
+    heads = []
+    for wq, wk, wv in layer["heads"]:
+        q, k, v = x @ wq, x @ wk, x @ wv
+        scores = q @ k.T / math.sqrt(q.shape[1])
+        if causal:
+            scores = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
+        heads.append(softmax(scores) @ v)
+    attended = np.concatenate(heads, axis=1) @ layer["W_o"]
+    y = layer_norm(x + attended)
+    hidden = np.maximum(0.0, y @ layer["W_1"])
+    ffn = hidden @ layer["W_2"]
+    return {"attention": attended, "y": y, "hidden": hidden, "ffn": ffn, "output": layer_norm(y + ffn)}
+
+
+def matrix(value):
+    return np.array(value, dtype=np.float64)
+
+
+def matrix_text(m):
+    return ";".join(",".join(repr(float(v)) for v in row) for row in m)
+
+
+class EncoderLayer(ProgramTest):
+    def assert_close(self, ours, reference, tolerance=1e-10):
+        ours, reference = matrix(ours), np.asarray(reference)
+        self.assertEqual(ours.shape, reference.shape)
+        self.assertLessEqual(float(np.max(np.abs(ours - reference), initial=0.0)), tolerance)
+
+    def test_the_seeds_numbers_as_the_seed_prints_them(self):
+        text = run().stdout
+        expected = seed_walkthrough_text()
+        self.assertIn(expected.strip("\n"), text)
+        # The seed's own printed output, as quoted in the source text.
+        for line in ("[[-0.14 -0.27 -0.39 -0.52]", " [-0.1  -0.08 -0.06 -0.04]", " [-0.06  0.11  0.28  0.44]",
+                     " [-0.02  0.3   0.61  0.93]]", " [[1.   0.   0.   0.  ]", " [0.49 0.51 0.   0.  ]",
+                     " [0.28 0.33 0.39 0.  ]", " [0.15 0.2  0.28 0.38]]", "row sums = [1. 1. 1. 1.]",
+                     " [-0.1  -0.08  -inf  -inf]", "out[0] == v[0] ? True"):
+            self.assertIn(line + "\n", text)
+
+    def test_walkthrough_text_for_other_seeds(self):
+        for seed in (0, 1, 2**40 + 3):
+            with self.subTest(seed=seed):
+                self.assertIn(seed_walkthrough_text(seed).strip("\n"), run("--seed", str(seed)).stdout)
+
+    def test_the_default_run_against_numpy(self):
+        document = run_json()
+        x = walkthrough_x()
+        self.assert_close(document["x"], x, 0)
+        drawn = draw(1337, 6, 2, 24, 1, 0.5)
+        layer = document["layers"][0]
+        for i, head in enumerate(layer["heads"]):
+            for name, expected in zip(("W_q", "W_k", "W_v"), drawn[0]["heads"][i]):
+                self.assert_close(head[name], expected, 0)  # NumPy's draws, bit for bit
+        self.assert_close(layer["W_o"], drawn[0]["W_o"], 0)
+        self.assert_close(layer["W_1"], drawn[0]["W_1"], 0)
+        self.assert_close(layer["W_2"], drawn[0]["W_2"], 0)
+        reference = reference_layer(x, drawn[0], causal=False)
+        self.assert_close(layer["attention"], reference["attention"])
+        self.assert_close(layer["attention_norm"]["output"], reference["y"])
+        self.assert_close(layer["hidden"], reference["hidden"])
+        self.assert_close(layer["feed_forward"], reference["ffn"])
+        self.assert_close(layer["output"], reference["output"])
+        self.assert_close(document["output"], reference["output"])
+
+    def test_random_inputs_against_numpy(self):
+        rng = np.random.default_rng(20261130)
+        for case in range(12):
+            n = int(rng.integers(1, 7))
+            heads = int(rng.choice([1, 2, 3]))
+            d_model = heads * int(rng.integers(1, 4))
+            d_ff = int(rng.integers(1, 20))
+            layers = int(rng.integers(1, 4))
+            seed = int(rng.integers(0, 2**63))
+            causal = bool(rng.integers(0, 2))
+            scale = float(rng.uniform(0.1, 1.0))
+            x = rng.normal(size=(n, d_model))
+            arguments = ["--x", matrix_text(x), "--heads", str(heads), "--d-ff", str(d_ff), "--layers", str(layers),
+                         "--seed", str(seed), "--scale", repr(scale)] + (["--causal"] if causal else [])
+            with self.subTest(case=case, arguments=arguments):
+                document = run_json(*arguments)
+                drawn = draw(seed, d_model, heads, d_ff, layers, scale)
+                inputs = x
+                for l in range(layers):
+                    reference = reference_layer(inputs, drawn[l], causal)
+                    layer = document["layers"][l]
+                    self.assert_close(layer["W_1"], drawn[l]["W_1"], 0)
+                    self.assert_close(layer["attention"], reference["attention"], 1e-9)
+                    self.assert_close(layer["feed_forward"], reference["ffn"], 1e-8)
+                    self.assert_close(layer["output"], reference["output"], 1e-8)
+                    inputs = reference["output"]
+
+    def test_layer_norm_rows_have_mean_0_and_variance_about_1(self):
+        document = run_json("--layers", "3")
+        for layer in document["layers"]:
+            for key in ("attention_normalized_moments", "feed_forward_normalized_moments"):
+                for mean in layer[key]["mean"]:
+                    self.assertAlmostEqual(mean, 0.0, places=12)
+                for variance in layer[key]["variance"]:
+                    self.assertGreater(variance, 0.999)
+                    self.assertLessEqual(variance, 1.0 + 1e-12)
+
+    def test_the_feed_forward_network_is_per_token(self):
+        for arguments in ([], ["--example", "toy"], ["--layers", "2", "--seed", "5"]):
+            with self.subTest(arguments=arguments):
+                check = run_json(*arguments)["per_token"]
+                self.assertLess(check["permuted_difference"], 1e-12)
+                self.assertLess(check["alone_difference"], 1e-12)
+                # Nudging the last token moves every row of attention, but only the last row of FFN.
+                self.assertTrue(all(change > 1e-6 for change in check["attention_change"]))
+                self.assertEqual(check["feed_forward_change"][:-1], [0.0] * (len(check["feed_forward_change"]) - 1))
+                self.assertGreater(check["feed_forward_change"][-1], 0.0)
+
+    def test_causal_nudge_leaves_earlier_tokens_alone(self):
+        check = run_json("--causal")["per_token"]
+        self.assertEqual(check["attention_change"][:-1], [0.0] * 3)
+        self.assertGreater(check["attention_change"][-1], 0.0)
+
+    def test_toy_example(self):
+        document = run_json("--example", "toy")
+        self.assertEqual(document["tokens"], ["cat", "eat", "fish"])
+        self.assertEqual(document["d_model"], 2)
+        self.assertEqual(document["h"], 1)
+        self.assertEqual(document["d_ff"], 8)
+        x = np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float64)
+        reference = reference_layer(x, draw(1337, 2, 1, 8, 1, 0.5)[0], causal=False)
+        self.assert_close(document["output"], reference["output"])
+
+    def test_help(self):
+        self.assert_help_lists("--example", "--x", "--seed", "--heads", "--d-ff", "--layers", "--scale", "--causal",
+                               "--json")
+
+    def test_bad_inputs(self):
+        self.assert_each_refused([
+            (["--example", "cat"], "--example"),
+            (["--x", "1,2;3"], "--x"),
+            (["--x", "1,nan"], "--x"),
+            (["--x", ";".join(["1,2"] * 17)], "--x"),
+            (["--x", "1,2;3,4", "--tokens", "a,b,c"], "--tokens"),
+            (["--tokens", "a,,b,c"], "--tokens"),
+            (["--seed", "-1"], "--seed"),
+            (["--seed", str(2**64)], "--seed"),
+            (["--heads", "4"], "--heads"),
+            (["--heads", "0"], "--heads"),
+            (["--d-ff", "0"], "--d-ff"),
+            (["--d-ff", "257"], "--d-ff"),
+            (["--layers", "0"], "--layers"),
+            (["--layers", "13"], "--layers"),
+            (["--scale", "0"], "--scale"),
+            (["--scale", "inf"], "--scale"),
+            (["--scale", "-0.5"], "--scale"),
+        ])
+
+
+if __name__ == "__main__":
+    unittest.main()
