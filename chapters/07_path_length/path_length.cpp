@@ -19,6 +19,7 @@
 #include "attention/mulberry32.hpp"
 #include "attention/random_weights.hpp"
 #include "attention/recurrent_layer.hpp"
+#include "attention/stopwatch.hpp"
 #include "program/integer_list.hpp"
 #include "program/page_program.hpp"
 #include "program/table.hpp"
@@ -122,45 +123,6 @@ std::string processor_name() {
 }
 
 
-// Results the compiler must assume are used, so that it cannot drop the timed
-// work.
-volatile double timing_sink = 0.0;
-
-using Layer = std::function<double()>;
-
-// Seconds per call of @p layer over @p calls calls. Every result feeds
-// timing_sink, so the compiler cannot skip the work.
-double seconds_per_call(const Layer& layer, std::size_t calls) {
-  using clock = std::chrono::steady_clock;
-  const clock::time_point start = clock::now();
-  for (std::size_t call = 0; call < calls; ++call) timing_sink = timing_sink + layer();
-  return std::chrono::duration<double>(clock::now() - start).count() / static_cast<double>(calls);
-}
-
-// How many calls of @p layer last at least minimum_seconds, from one untimed
-// call, which also warms the caches.
-std::size_t calls_per_repetition(const Layer& layer) {
-  const double once = std::max(seconds_per_call(layer, 1), 1e-9);
-  return static_cast<std::size_t>(std::ceil(minimum_seconds / once));
-}
-
-// Seconds per call of two layers, one time per repetition each. The layers
-// take turns within each repetition, so that a moment when the machine is
-// busy falls on both rather than on one.
-// [timed_in_turns]
-std::pair<std::vector<double>, std::vector<double>> timed_in_turns(
-    const Layer& first, const Layer& second, std::size_t repeats) {
-  const std::size_t first_calls = calls_per_repetition(first);
-  const std::size_t second_calls = calls_per_repetition(second);
-  std::pair<std::vector<double>, std::vector<double>> seconds;
-  for (std::size_t repeat = 0; repeat < repeats; ++repeat) {
-    seconds.first.push_back(seconds_per_call(first, first_calls));
-    seconds.second.push_back(seconds_per_call(second, second_calls));
-  }
-  return seconds;
-}
-// [timed_in_turns]
-
 // "n = 64", "n = 64 and 128", "n = 16, 32 and 64".
 std::string lengths_text(const std::vector<std::size_t>& lengths) {
   std::string text = "n = ";
@@ -238,7 +200,7 @@ Timing timed(const Inputs& inputs) {
       const attention::Matrix states = attention::recurrent_layer(layer_inputs, hidden_weights, input_weights);
       return states(0, 0) + states(states.rows() - 1, d - 1);
     };
-    auto [attention_seconds, recurrent_seconds] = timed_in_turns(self_attention, recurrence, inputs.repeats);
+    auto [attention_seconds, recurrent_seconds] = attention::timed_in_turns(self_attention, recurrence, inputs.repeats, minimum_seconds);
     TimingRow row;
     row.n = n;
     row.attention = attention::summarize_timings(attention_seconds);
