@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <utility>
@@ -109,19 +108,6 @@ const char* paper_path(LayerType type) {
   return "";
 }
 
-// The processor's name, as Linux reports it; "unknown" elsewhere.
-std::string processor_name() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const std::size_t colon = line.find(':');
-      if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
-    }
-  }
-  return "unknown";
-}
-
 
 // "n = 64", "n = 64 and 128", "n = 16, 32 and 64".
 std::string lengths_text(const std::vector<std::size_t>& lengths) {
@@ -186,7 +172,7 @@ Timing timed(const Inputs& inputs) {
   const attention::Matrix input_weights = attention::random_normal_matrix(generator, d, d, weight_scale);
 
   Timing timing;
-  timing.machine = processor_name();
+  timing.machine = attention::processor_name();
   std::vector<attention::TimedLength> compared;
   for (const std::size_t n : inputs.timed_lengths) {
     const attention::Matrix layer_inputs = sequence.topRows(static_cast<Eigen::Index>(n));

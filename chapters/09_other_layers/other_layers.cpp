@@ -3,7 +3,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -62,19 +61,6 @@ std::string demo_name(Demonstration demonstration) {
       return "convolution";
   }
   return "";
-}
-
-// The processor's name, as Linux reports it; "unknown" elsewhere.
-std::string processor_name() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const std::size_t colon = line.find(':');
-      if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
-    }
-  }
-  return "unknown";
 }
 
 // Per row, the label of the column with the largest entry (the first, if several tie).
@@ -139,7 +125,7 @@ Timing timed(const std::vector<std::size_t>& lengths) {
   weights.v = attention::random_normal_matrix(generator, width, 1, scale).col(0);
 
   Timing timing;
-  timing.machine = processor_name();
+  timing.machine = attention::processor_name();
   timing.width = timing_width;
   timing.repeats = timing_repeats;
   std::vector<attention::TimedLength> compared;

@@ -12,11 +12,27 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <fstream>
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace attention {
+
+/// @brief The processor's name as Linux reports it (the first "model name" of /proc/cpuinfo), for a timing's report.
+/// @return the name, or "unknown" where /proc/cpuinfo has none
+inline std::string processor_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const std::size_t colon = line.find(':');
+      if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
+    }
+  }
+  return "unknown";
+}
 
 /// @brief A computation to time. It returns a number computed from its result,
 /// which the stopwatch keeps, so that the compiler cannot drop the work.
