@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "attention/softmax.hpp"
+#include "program/largest_weight.hpp"
 #include "program/json_output.hpp"
 #include "program/matrix_text.hpp"
 #include "program/page_program.hpp"
@@ -66,17 +67,6 @@ Pass pass_of(attention::AttentionSteps steps) {
   pass.zero_weights = (steps.weights.array() == 0.0).count();
   pass.steps = std::move(steps);
   return pass;
-}
-
-// The key each row gives its largest weight, by name (the first, if several tie).
-std::vector<std::string> largest_weight_on(const Matrix& weights, const std::vector<std::string>& answerers) {
-  std::vector<std::string> names;
-  for (Eigen::Index i = 0; i < weights.rows(); ++i) {
-    Eigen::Index j = 0;
-    weights.row(i).maxCoeff(&j);
-    names.push_back(answerers[static_cast<std::size_t>(j)]);
-  }
-  return names;
 }
 
 double rounded_to_hand_decimals(double x) {
@@ -152,7 +142,7 @@ ToyResult toy_of(const ToyInputs& inputs) {
   if (!main_pass.steps.output.allFinite()) {
     throw program::UsageError("--v: the weighted sum of the values overflows a double; use smaller values");
   }
-  toy.largest_weight_on = largest_weight_on(main_pass.steps.weights, inputs.tokens.key_labels);
+  toy.largest_weight_on = program::largest_weight_labels(main_pass.steps.weights, inputs.tokens.key_labels);
   toy.hand_rounded = hand_rounded_of(main_pass, values);
   return toy;
 }

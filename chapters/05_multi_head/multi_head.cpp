@@ -10,6 +10,7 @@
 
 #include "attention/mulberry32.hpp"
 #include "attention/random_weights.hpp"
+#include "program/largest_weight.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/matrix_text.hpp"
@@ -94,17 +95,6 @@ nlohmann::json costs_json(const Result& result) {
            static_cast<double>(u(result.inputs.heads) - 1) / static_cast<double>(per_pair)}};
 }
 
-// For each row of @p weights, the token it gives the largest weight (the first, on a tie).
-std::vector<std::string> largest_weight_tokens(const Matrix& weights, const std::vector<std::string>& tokens) {
-  std::vector<std::string> names;
-  for (Eigen::Index i = 0; i < weights.rows(); ++i) {
-    Eigen::Index j = 0;
-    weights.row(i).maxCoeff(&j);
-    names.push_back(tokens[static_cast<std::size_t>(j)]);
-  }
-  return names;
-}
-
 nlohmann::json heads_json(const Result& result) {
   nlohmann::json documents = nlohmann::json::array();
   for (std::size_t i = 0; i < result.steps.heads.size(); ++i) {
@@ -121,7 +111,7 @@ nlohmann::json heads_json(const Result& result) {
         {"scaled_scores", program::matrix_json(head.attention.scaled_scores)},
         {"weights", program::matrix_json(head.attention.weights)},
         {"output", program::matrix_json(head.attention.output)},
-        {"largest_weight_on", largest_weight_tokens(head.attention.weights, result.inputs.tokens)},
+        {"largest_weight_on", program::largest_weight_labels(head.attention.weights, result.inputs.tokens)},
     });
   }
   return documents;
