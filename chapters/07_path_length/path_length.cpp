@@ -19,6 +19,7 @@
 #include "attention/random_weights.hpp"
 #include "attention/recurrent_layer.hpp"
 #include "attention/stopwatch.hpp"
+#include "program/timing_report.hpp"
 #include "program/integer_list.hpp"
 #include "program/page_program.hpp"
 #include "program/table.hpp"
@@ -109,16 +110,6 @@ const char* paper_path(LayerType type) {
 }
 
 
-// "n = 64", "n = 64 and 128", "n = 16, 32 and 64".
-std::string lengths_text(const std::vector<std::size_t>& lengths) {
-  std::string text = "n = ";
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    if (i > 0) text += i + 1 == lengths.size() ? " and " : ", ";
-    text += std::to_string(lengths[i]);
-  }
-  return text;
-}
-
 // The comparison in one or two sentences: which layer was faster where, where
 // the two were too close to call, and every crossing. The book prints this
 // sentence; it types no verdict of its own.
@@ -134,16 +125,16 @@ std::string comparison_summary(const std::vector<TimingRow>& rows, const attenti
         .push_back(rows[i].n);
   }
   const std::string too_close_text =
-      too_close.empty() ? "" : fmt::format("; the two were too close to call at {}", lengths_text(too_close));
+      too_close.empty() ? "" : fmt::format("; the two were too close to call at {}", program::lengths_text(too_close));
   if (attention_faster.empty() && recurrent_faster.empty()) {
     return fmt::format("The two layers were too close to call at every timed n ({}): their spreads overlap.",
-                       lengths_text(too_close));
+                       program::lengths_text(too_close));
   }
   if (recurrent_faster.empty() || attention_faster.empty()) {
     const bool attention = recurrent_faster.empty();
     return fmt::format("{} was faster at {}{}: the curves do not cross between the timed lengths.",
                        attention ? "Self-attention" : "The recurrent layer",
-                       lengths_text(attention ? attention_faster : recurrent_faster), too_close_text);
+                       program::lengths_text(attention ? attention_faster : recurrent_faster), too_close_text);
   }
   std::string crossings;
   for (std::size_t i = 0; i < comparison.crossings.size(); ++i) {
@@ -153,7 +144,7 @@ std::string comparison_summary(const std::vector<TimingRow>& rows, const attenti
   }
   const std::size_t count = comparison.crossings.size();
   return fmt::format("Self-attention was faster at {}, the recurrent layer at {}{}: the curves cross {}, {}.",
-                     lengths_text(attention_faster), lengths_text(recurrent_faster), too_close_text,
+                     program::lengths_text(attention_faster), program::lengths_text(recurrent_faster), too_close_text,
                      count == 1   ? "once"
                      : count == 2 ? "twice"
                                   : fmt::format("{} times", count),
@@ -269,13 +260,6 @@ nlohmann::json count_json(const attention::LayerCount& count, std::uint64_t widt
   return entry;
 }
 
-nlohmann::json summary_json(const attention::TimingSummary& summary, const std::vector<double>& samples) {
-  return {{"median", summary.median},
-          {"spread_low", summary.spread_low},
-          {"spread_high", summary.spread_high},
-          {"samples", samples}};
-}
-
 nlohmann::json timing_row_json(const TimingRow& row, Faster faster) {
   const auto attention_operations = static_cast<double>(row.attention_multiply_adds);
   const auto recurrent_operations = static_cast<double>(row.recurrent_multiply_adds);
@@ -284,8 +268,8 @@ nlohmann::json timing_row_json(const TimingRow& row, Faster faster) {
   const double attention_rate = attention_operations / row.attention.median / 1e9;
   const double recurrent_rate = recurrent_operations / row.recurrent.median / 1e9;
   return {{"n", row.n},
-          {"attention", summary_json(row.attention, row.attention_samples)},
-          {"recurrent", summary_json(row.recurrent, row.recurrent_samples)},
+          {"attention", program::timing_summary_json(row.attention, row.attention_samples)},
+          {"recurrent", program::timing_summary_json(row.recurrent, row.recurrent_samples)},
           {"attention_seconds", row.attention.median},
           {"recurrent_seconds", row.recurrent.median},
           {"time_ratio", row.attention.median / row.recurrent.median},

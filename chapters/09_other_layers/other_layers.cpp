@@ -15,6 +15,8 @@
 #include "attention/random_weights.hpp"
 #include "attention/scores.hpp"
 #include "attention/stopwatch.hpp"
+#include "program/timing_report.hpp"
+#include "program/largest_weight.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/matrix_text.hpp"
@@ -63,29 +65,8 @@ std::string demo_name(Demonstration demonstration) {
   return "";
 }
 
-// Per row, the label of the column with the largest entry (the first, if several tie).
-std::vector<std::string> favourites(const Matrix& weights, const std::vector<std::string>& labels) {
-  std::vector<std::string> names;
-  for (Eigen::Index i = 0; i < weights.rows(); ++i) {
-    Eigen::Index j = 0;
-    weights.row(i).maxCoeff(&j);
-    names.push_back(labels[static_cast<std::size_t>(j)]);
-  }
-  return names;
-}
-
 // ---------------------------------------------------------------------------
 // Additive attention, and the benchmark.
-
-// "n = 64", "n = 16 and 64", "n = 16, 64 and 256".
-std::string lengths_text(const std::vector<std::size_t>& lengths) {
-  std::string text = "n = ";
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    if (i > 0) text += i + 1 == lengths.size() ? " and " : ", ";
-    text += std::to_string(lengths[i]);
-  }
-  return text;
-}
 
 // The rule's verdicts in one sentence: where each scoring was faster, where
 // the two were too close to call. The book prints this sentence and types no
@@ -100,11 +81,11 @@ std::string timing_summary(const std::vector<TimingRow>& rows, const attention::
         .push_back(rows[i].n);
   }
   std::vector<std::string> parts;
-  if (!dot_faster.empty()) parts.push_back(fmt::format("dot-product scoring was faster at {}", lengths_text(dot_faster)));
+  if (!dot_faster.empty()) parts.push_back(fmt::format("dot-product scoring was faster at {}", program::lengths_text(dot_faster)));
   if (!additive_faster.empty()) {
-    parts.push_back(fmt::format("additive scoring was faster at {}", lengths_text(additive_faster)));
+    parts.push_back(fmt::format("additive scoring was faster at {}", program::lengths_text(additive_faster)));
   }
-  if (!too_close.empty()) parts.push_back(fmt::format("the two were too close to call at {}", lengths_text(too_close)));
+  if (!too_close.empty()) parts.push_back(fmt::format("the two were too close to call at {}", program::lengths_text(too_close)));
   std::string text = parts[0];
   for (std::size_t i = 1; i < parts.size(); ++i) text += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
   text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
@@ -176,8 +157,8 @@ AdditiveResult additive_of(const AdditiveInputs& inputs) {
   }
   result.score_bound = inputs.weights.v.cwiseAbs().sum();
   result.largest_score = result.additive.scores.cwiseAbs().maxCoeff();
-  result.additive_favourite = favourites(result.additive.weights, tokens.key_labels);
-  result.dot_product_favourite = favourites(result.dot_product.weights, tokens.key_labels);
+  result.additive_favourite = program::largest_weight_labels(result.additive.weights, tokens.key_labels);
+  result.dot_product_favourite = program::largest_weight_labels(result.dot_product.weights, tokens.key_labels);
   if (inputs.timed) result.timing = timed(inputs.timed_lengths);
   return result;
 }
@@ -204,7 +185,7 @@ CrossResult cross_of(const CrossInputs& inputs) {
   }
   result.row_sums = result.steps.weights.rowwise().sum().transpose();
   result.column_sums = result.steps.weights.colwise().sum();
-  result.favourite = favourites(result.steps.weights, inputs.source_tokens);
+  result.favourite = program::largest_weight_labels(result.steps.weights, inputs.source_tokens);
   return result;
 }
 
@@ -231,13 +212,6 @@ ConvolutionResult convolution_of(const ConvolutionInputs& inputs) {
 // ---------------------------------------------------------------------------
 // JSON.
 
-nlohmann::json summary_json(const attention::TimingSummary& summary, const std::vector<double>& samples) {
-  return {{"median", summary.median},
-          {"spread_low", summary.spread_low},
-          {"spread_high", summary.spread_high},
-          {"samples", samples}};
-}
-
 std::string faster_name(attention::Faster faster) {
   return faster == attention::Faster::first    ? "dot_product"
          : faster == attention::Faster::second ? "additive"
@@ -249,8 +223,8 @@ nlohmann::json timing_json(const Timing& timing) {
   for (std::size_t i = 0; i < timing.rows.size(); ++i) {
     const TimingRow& row = timing.rows[i];
     rows.push_back({{"n", row.n},
-                    {"dot_product", summary_json(row.dot_product, row.dot_product_samples)},
-                    {"additive", summary_json(row.additive, row.additive_samples)},
+                    {"dot_product", program::timing_summary_json(row.dot_product, row.dot_product_samples)},
+                    {"additive", program::timing_summary_json(row.additive, row.additive_samples)},
                     {"time_ratio", row.additive.median / row.dot_product.median},
                     {"faster", faster_name(timing.comparison.faster[i])}});
   }
