@@ -1,0 +1,66 @@
+/// @file gradient_check.hpp
+/// @brief Checking a gradient without trusting its derivation: central finite differences, entry by entry.
+///
+/// For a loss L and one entry θ of a parameter, (L(θ + h) − L(θ − h)) / 2h
+/// differs from ∂L/∂θ by a term in h² (the Taylor series' odd terms cancel)
+/// plus the rounding of the two losses divided by 2h. In double precision a
+/// step of about 10⁻⁵ balances the two.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "attention/matrix.hpp"
+
+namespace attention {
+
+/// @brief The finite-difference step gradient checks use unless told otherwise: 10⁻⁵.
+inline constexpr double default_difference_step = 1e-5;
+
+/// @brief The gradient of `loss` with respect to every entry of `parameter`, by central differences.
+///
+/// Each entry is moved by +h and −h in place, the loss evaluated, and the
+/// entry put back exactly as it was.
+///
+/// @param loss the loss as a function of the current parameters
+/// @param parameter the matrix or vector to differentiate by; changed and restored
+/// @param step h
+/// @return an array shaped like the parameter
+template <class Parameter>
+Matrix central_differences(const std::function<double()>& loss, Parameter& parameter,
+                           double step = default_difference_step) {
+  Matrix gradient(parameter.rows(), parameter.cols());
+  for (Eigen::Index i = 0; i < parameter.rows(); ++i) {
+    for (Eigen::Index j = 0; j < parameter.cols(); ++j) {
+      const double kept = parameter(i, j);
+      parameter(i, j) = kept + step;
+      const double above = loss();
+      parameter(i, j) = kept - step;
+      const double below = loss();
+      parameter(i, j) = kept;
+      gradient(i, j) = (above - below) / (2.0 * step);
+    }
+  }
+  return gradient;
+}
+
+/// @brief How far a gradient is from a reference: max |a − b| over the entries, divided by the largest |b|.
+///
+/// The error is measured against the largest entry of the reference rather
+/// than entry by entry: an entry near 0 has a finite-difference error of the
+/// same absolute size as the others, so entry by entry it would look large
+/// for no fault of the gradient. Both exactly 0 gives 0.
+///
+/// @param gradient the gradient to judge
+/// @param reference what it should be (for example central_differences())
+/// @return the relative error, 0 when both are all zeros
+inline double relative_error(const Matrix& gradient, const Matrix& reference) {
+  const double scale = std::max(gradient.cwiseAbs().maxCoeff(), reference.cwiseAbs().maxCoeff());
+  if (scale == 0.0) {
+    return 0.0;
+  }
+  return (gradient - reference).cwiseAbs().maxCoeff() / scale;
+}
+
+}  // namespace attention
