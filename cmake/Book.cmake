@@ -47,7 +47,7 @@ function(book_chapter)
     book_python_test(NAME ${arg_LABEL}.${arg_PROGRAM}.program MODULE test_${arg_PROGRAM}
       DIRECTORY ${PROJECT_SOURCE_DIR}/tests/programs
       LABELS ${arg_LABEL} programs
-      ENVIRONMENT BOOK_PROGRAM=$<TARGET_FILE:${arg_PROGRAM}>)
+      ENVIRONMENT BOOK_PROGRAM=$<TARGET_FILE:${arg_PROGRAM}> BOOK_SANITIZE=$<BOOL:${BOOK_SANITIZE}>)
   endif()
 
   if(NOT BOOK_RENDER)

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "attention/matrix.hpp"
+#include "attention/softmax.hpp"
 
 namespace attention {
 
@@ -52,9 +53,9 @@ inline CrossEntropy softmax_cross_entropy(const Matrix& logits, const std::vecto
     }
     const double largest = logits.row(t).maxCoeff();
     const Eigen::RowVectorXd shifted = logits.row(t).array() - largest;
-    const double log_sum = std::log(shifted.array().exp().sum());
+    const double log_sum = std::log(shifted.unaryExpr(&exponential).sum());
     result.loss += log_sum - shifted(target);                  // −log p[target]
-    result.probabilities.row(t) = (shifted.array() - log_sum).exp();
+    result.probabilities.row(t) = (shifted.array() - log_sum).unaryExpr(&exponential);
   }
   result.loss /= static_cast<double>(n);
   result.logits_gradient = result.probabilities;

@@ -1,0 +1,46 @@
+// Chapter 11: a small Transformer, trained in C++, learns to reverse digits.
+//
+// With no arguments: 1000 Adam steps on reversing 8 digits (0 to 9), one
+// encoder layer of two heads; it prints the loss and the held-out accuracy as
+// training goes, one held-out example and the learned attention maps, whose
+// right answer is the anti-diagonal. --task copy is the contrast. --json
+// prints it all as one JSON document; --weights adds every trained weight.
+//
+// While it trains, a progress line (step, loss, accuracy, time left) goes to
+// stderr when stderr is a terminal, and nowhere otherwise.
+//
+// The training is in training.cpp; this file reads the command line and prints.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "program/command_line.hpp"
+#include "training.hpp"
+
+int main(int argc, char** argv) {
+  program::CommandLine command_line{
+      "training",
+      "Chapter 11 of Attention, Compiled: a small Transformer (embedding, sinusoidal positions, encoder layers of "
+      "two heads, a linear read-out) trained with Adam to reverse a sequence of digits; held-out accuracy and the "
+      "learned attention maps."};
+  training::Flags flags(command_line);
+  bool json = false;
+  command_line.flag("--json", json, "print the results as one JSON document instead of tables");
+
+  return command_line.run(argc, argv, [&] {
+    training::Progress progress;
+    if (isatty(fileno(stderr)) != 0) {
+      progress = [](long long step, long long steps, double loss, double accuracy, double seconds) {
+        const double left = seconds / static_cast<double>(step) * static_cast<double>(steps - step);
+        std::cerr << fmt::format("\rstep {}/{}  loss {:.4f}  held-out accuracy {:.1f} %  {:.0f} s left   ", step, steps,
+                                 loss, 100.0 * accuracy, left)
+                  << (step == steps ? "\n" : "") << std::flush;
+      };
+    }
+    const training::Result result = training::compute(flags.read(), progress);
+    std::cout << (json ? training::to_json(result).dump(2) + '\n' : training::tables(result));
+  });
+}

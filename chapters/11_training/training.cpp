@@ -1,0 +1,504 @@
+#include "training.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "attention/cross_entropy.hpp"
+#include "program/integer_list.hpp"
+#include "program/json_output.hpp"
+#include "program/page_program.hpp"
+#include "program/real_number.hpp"
+#include "program/table.hpp"
+#include "program/usage_error.hpp"
+
+namespace training {
+namespace {
+
+constexpr std::uint64_t max_length = 32;
+constexpr std::uint64_t max_vocabulary = 100;
+constexpr std::uint64_t max_steps = 1'000'000;
+constexpr std::uint64_t max_batch = 1024;
+constexpr std::uint64_t max_layers = 4;
+constexpr std::uint64_t max_d_model = 256;
+constexpr double max_learning_rate = 1e300;
+constexpr std::size_t largest_held_out = 200;
+constexpr double target_accuracy = 0.99;
+constexpr std::size_t shown_mistakes = 5;
+constexpr long long default_log_every = 50;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// How many different sequences there are, V^n, or a number above any held-out set when that is huge.
+std::uint64_t sequence_count(Eigen::Index vocabulary, Eigen::Index length) {
+  std::uint64_t count = 1;
+  for (Eigen::Index i = 0; i < length; ++i) {
+    count *= static_cast<std::uint64_t>(vocabulary);
+    if (count > 1'000'000) return count;
+  }
+  return count;
+}
+
+// Position labels as the prose counts them, from 0: output i of "reverse" reads input n − 1 − i.
+std::vector<std::string> positions_from_zero(Eigen::Index count) {
+  std::vector<std::string> labels;
+  for (Eigen::Index i = 0; i < count; ++i) labels.push_back(std::to_string(i));
+  return labels;
+}
+
+// The model's answer at each position: the word with the largest logit (the first, on a tie).
+Sequence predictions(const attention::Matrix& logits) {
+  Sequence answer(static_cast<std::size_t>(logits.rows()));
+  for (Eigen::Index t = 0; t < logits.rows(); ++t) logits.row(t).maxCoeff(&answer[static_cast<std::size_t>(t)]);
+  return answer;
+}
+
+void add_into(std::vector<attention::ParameterBlock> sum, const std::vector<attention::ParameterBlock>& term) {
+  for (std::size_t b = 0; b < sum.size(); ++b) {
+    Eigen::Map<Eigen::ArrayXd>(sum[b].data, sum[b].size) += Eigen::Map<const Eigen::ArrayXd>(term[b].data, term[b].size);
+  }
+}
+
+bool all_finite(const std::vector<attention::ParameterBlock>& blocks) {
+  return std::all_of(blocks.begin(), blocks.end(), [](const attention::ParameterBlock& block) {
+    return Eigen::Map<const Eigen::ArrayXd>(block.data, block.size).allFinite();
+  });
+}
+
+nlohmann::json weights_json(const attention::TokenClassifierWeights& weights) {
+  const auto norm = [](const attention::LayerNormParameters& p) {
+    return nlohmann::json{{"gain", program::matrix_json(p.gain)}, {"bias", program::matrix_json(p.bias)}};
+  };
+  nlohmann::json layers = nlohmann::json::array();
+  for (const attention::EncoderLayerWeights& layer : weights.layers) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (const attention::HeadProjections& head : layer.attention.heads) {
+      heads.push_back({{"query", program::matrix_json(head.query)},
+                       {"key", program::matrix_json(head.key)},
+                       {"value", program::matrix_json(head.value)}});
+    }
+    layers.push_back({{"heads", heads},
+                      {"output", program::matrix_json(layer.attention.output)},
+                      {"attention_norm", norm(layer.attention_norm)},
+                      {"feed_forward",
+                       {{"w1", program::matrix_json(layer.feed_forward.w1)},
+                        {"b1", program::matrix_json(layer.feed_forward.b1)},
+                        {"w2", program::matrix_json(layer.feed_forward.w2)},
+                        {"b2", program::matrix_json(layer.feed_forward.b2)}}},
+                      {"feed_forward_norm", norm(layer.feed_forward_norm)}});
+  }
+  return {{"embedding", program::matrix_json(weights.embedding)},
+          {"layers", layers},
+          {"readout", program::matrix_json(weights.readout)},
+          {"readout_bias", program::matrix_json(weights.readout_bias)}};
+}
+
+}  // namespace
+
+std::string task_name(Task task) { return task == Task::reverse ? "reverse" : "copy"; }
+
+Sequence target_for(Task task, const Sequence& input) {
+  Sequence target = input;
+  if (task == Task::reverse) std::reverse(target.begin(), target.end());
+  return target;
+}
+
+Eigen::Index source_position(Task task, Eigen::Index i, Eigen::Index length) {
+  return task == Task::reverse ? length - 1 - i : i;
+}
+
+Trainer::Trainer(const Inputs& inputs)
+    : inputs_(inputs),
+      generator_(inputs.seed),
+      weights_(attention::initial_token_classifier(inputs.shape, generator_)),
+      adam_(attention::parameter_blocks(weights_), inputs.adam) {
+  log_.inputs = inputs;
+  // The held-out set first, distinct sequences; training never draws one of them.
+  const std::size_t wanted =
+      static_cast<std::size_t>(std::min<std::uint64_t>(largest_held_out, sequence_count(inputs.vocabulary, inputs.length) / 2));
+  while (held_out_.size() < wanted) {
+    Sequence candidate(static_cast<std::size_t>(inputs.length));
+    for (Eigen::Index& word : candidate) word = static_cast<Eigen::Index>(generator_.next_uint64() % static_cast<std::uint64_t>(inputs.vocabulary));
+    if (std::find(held_out_.begin(), held_out_.end(), candidate) == held_out_.end()) held_out_.push_back(candidate);
+  }
+  held_out_sorted_ = held_out_;
+  std::sort(held_out_sorted_.begin(), held_out_sorted_.end());
+}
+
+Sequence Trainer::next_training_input() {
+  Sequence input(static_cast<std::size_t>(inputs_.length));
+  do {
+    for (Eigen::Index& word : input) word = static_cast<Eigen::Index>(generator_.next_uint64() % static_cast<std::uint64_t>(inputs_.vocabulary));
+  } while (std::binary_search(held_out_sorted_.begin(), held_out_sorted_.end(), input));
+  return input;
+}
+
+// [train_one_step]
+double Trainer::train_one_step() {
+  attention::TokenClassifierWeights gradient_sum;
+  std::vector<attention::ParameterBlock> sum_blocks;
+  double loss = 0.0;
+  for (Eigen::Index b = 0; b < inputs_.batch; ++b) {
+    const Sequence input = next_training_input();
+    const attention::TokenClassifierSteps steps = attention::token_classifier(weights_, input);
+    const attention::CrossEntropy error = attention::softmax_cross_entropy(steps.logits, target_for(inputs_.task, input));
+    attention::TokenClassifierWeights gradients =
+        attention::token_classifier_backward(weights_, input, steps, error.logits_gradient);
+    loss += error.loss;
+    if (b == 0) {
+      gradient_sum = std::move(gradients);
+      sum_blocks = attention::parameter_blocks(gradient_sum);
+    } else {
+      add_into(sum_blocks, attention::parameter_blocks(gradients));
+    }
+  }
+  for (const attention::ParameterBlock& block : sum_blocks) {
+    Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs_.batch);  // the batch's mean
+  }
+  adam_.step(attention::parameter_blocks(weights_), sum_blocks);
+  return loss / static_cast<double>(inputs_.batch);
+}
+// [train_one_step]
+
+// Counts the wrong digits of one answer, and those that are the digit of an input position next to the
+// position the answer should have read (where attention that is not sharp enough leaks to).
+void Trainer::count_wrong_digits(const Sequence& input, const Sequence& answer, Result& result) const {
+  const Eigen::Index n = inputs_.length;
+  const Sequence target = target_for(inputs_.task, input);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    if (answer[at] == target[at]) continue;
+    ++result.wrong_digits;
+    const Eigen::Index source = source_position(inputs_.task, i, n);
+    const bool left = source > 0 && input[static_cast<std::size_t>(source - 1)] == answer[at];
+    const bool right = source + 1 < n && input[static_cast<std::size_t>(source + 1)] == answer[at];
+    if (left || right) ++result.wrong_from_neighbour;
+    if (left && right) ++result.wrong_from_both_neighbours;
+  }
+}
+
+double Trainer::held_out_accuracy(std::vector<double>* per_position, Result* mistakes) const {
+  std::vector<double> right(static_cast<std::size_t>(inputs_.length), 0.0);
+  for (const Sequence& input : held_out_) {
+    const Sequence answer = predictions(attention::token_classifier(weights_, input).logits);
+    const Sequence target = target_for(inputs_.task, input);
+    for (std::size_t t = 0; t < answer.size(); ++t) right[t] += answer[t] == target[t] ? 1.0 : 0.0;
+    if (mistakes != nullptr) count_wrong_digits(input, answer, *mistakes);
+    if (mistakes != nullptr && answer != target) {
+      ++mistakes->wrong_sequences;
+      if (mistakes->mistakes.size() < shown_mistakes) mistakes->mistakes.push_back({input, target, answer});
+    }
+  }
+  double total = 0.0;
+  for (double& count : right) {
+    total += count;
+    count /= static_cast<double>(held_out_.size());
+  }
+  if (per_position != nullptr) *per_position = right;
+  return total / static_cast<double>(held_out_.size() * right.size());
+}
+
+void Trainer::advance(long long steps, const Progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  const double seconds_before = seconds_;
+  const long long last = std::min(inputs_.steps, steps_done_ + steps);
+  while (steps_done_ < last) {
+    double loss = 0.0;
+    try {
+      loss = train_one_step();
+    } catch (const std::invalid_argument& error) {
+      // With the flags checked, the library refuses only numbers that are not finite (a NaN or +∞ score).
+      throw std::runtime_error(fmt::format("training diverged at step {}: {}; try a smaller --learning-rate",
+                                           steps_done_ + 1, error.what()));
+    }
+    ++steps_done_;
+    if (!std::isfinite(loss) || !all_finite(attention::parameter_blocks(weights_))) {
+      throw std::runtime_error(fmt::format(
+          "training diverged at step {}: the loss or a weight is no longer a finite number; try a smaller --learning-rate",
+          steps_done_));
+    }
+    loss_since_log_ += loss;
+    const long long since_log = (steps_done_ - 1) % inputs_.log_every + 1;
+    if (since_log == inputs_.log_every || steps_done_ == inputs_.steps) {
+      seconds_ = seconds_before + seconds_since(start);
+      const double accuracy = held_out_accuracy();
+      log_.logged_steps.push_back(steps_done_);
+      log_.loss.push_back(loss_since_log_ / static_cast<double>(since_log));
+      log_.held_out_accuracy.push_back(accuracy);
+      if (accuracy >= target_accuracy && !log_.first_step_at_99) {
+        log_.first_step_at_99 = steps_done_;
+        log_.seconds_at_99 = seconds_;
+      }
+      loss_since_log_ = 0.0;
+      if (progress) progress(steps_done_, inputs_.steps, log_.loss.back(), accuracy, seconds_);
+    }
+  }
+  seconds_ = seconds_before + seconds_since(start);
+}
+
+Result Trainer::result() const {
+  Result result = log_;
+  result.steps_done = steps_done_;
+  result.held_out_count = static_cast<long long>(held_out_.size());
+  result.seconds = seconds_;
+  result.final_accuracy = held_out_accuracy(&result.position_accuracy, &result);
+  const Eigen::Index n = inputs_.length;
+  result.source_weight.assign(weights_.layers.size(), std::vector<double>(static_cast<std::size_t>(inputs_.shape.heads), 0.0));
+  for (const Sequence& input : held_out_) {
+    const attention::TokenClassifierSteps steps = attention::token_classifier(weights_, input);
+    for (std::size_t l = 0; l < steps.layers.size(); ++l) {
+      for (std::size_t h = 0; h < steps.layers[l].attention.heads.size(); ++h) {
+        const attention::Matrix& weights = steps.layers[l].attention.heads[h].attention.weights;
+        for (Eigen::Index i = 0; i < n; ++i) {
+          result.source_weight[l][h] += weights(i, source_position(inputs_.task, i, n));
+        }
+      }
+    }
+  }
+  for (auto& layer : result.source_weight) {
+    for (double& head : layer) head /= static_cast<double>(held_out_.size() * static_cast<std::size_t>(n));
+  }
+  result.example_input = held_out_.front();
+  result.example_target = target_for(inputs_.task, result.example_input);
+  const attention::TokenClassifierSteps example = attention::token_classifier(weights_, result.example_input);
+  result.example_prediction = predictions(example.logits);
+  for (const attention::EncoderLayerSteps& layer : example.layers) {
+    std::vector<attention::Matrix> heads;
+    for (const attention::HeadSteps& head : layer.attention.heads) heads.push_back(head.attention.weights);
+    result.attention.push_back(heads);
+  }
+  if (inputs_.include_weights) result.weights = weights_;
+  return result;
+}
+
+bool Trainer::can_continue_to(const Inputs& inputs) const {
+  const Inputs& mine = inputs_;
+  const bool same = mine.task == inputs.task && mine.length == inputs.length && mine.vocabulary == inputs.vocabulary &&
+                    mine.seed == inputs.seed && mine.adam.learning_rate == inputs.adam.learning_rate &&
+                    mine.adam.beta1 == inputs.adam.beta1 && mine.adam.beta2 == inputs.adam.beta2 &&
+                    mine.adam.epsilon == inputs.adam.epsilon && mine.batch == inputs.batch &&
+                    mine.shape.d_model == inputs.shape.d_model && mine.shape.heads == inputs.shape.heads &&
+                    mine.shape.d_ff == inputs.shape.d_ff && mine.shape.layers == inputs.shape.layers &&
+                    mine.held_out == inputs.held_out && mine.log_every == inputs.log_every &&
+                    mine.include_weights == inputs.include_weights;
+  // A run stopped between two logged points logged an extra point at its end; one from scratch would not have.
+  return same && inputs.steps >= steps_done_ && steps_done_ % inputs.log_every == 0;
+}
+
+Result compute(const Inputs& inputs, const Progress& progress) {
+  Trainer trainer(inputs);
+  trainer.advance(inputs.steps, progress);
+  return trainer.result();
+}
+
+nlohmann::json to_json(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  nlohmann::json attention_maps = nlohmann::json::array();
+  for (const auto& layer : result.attention) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (const attention::Matrix& head : layer) heads.push_back(program::matrix_json(head));
+    attention_maps.push_back(heads);
+  }
+  nlohmann::json source_weight = nlohmann::json::array();
+  for (const auto& layer : result.source_weight) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (double head : layer) heads.push_back(program::number_json(head));
+    source_weight.push_back(heads);
+  }
+  const auto numbers = [](const std::vector<double>& values) {
+    nlohmann::json list = nlohmann::json::array();
+    for (double value : values) list.push_back(program::number_json(value));
+    return list;
+  };
+  nlohmann::json mistakes = nlohmann::json::array();
+  for (const Result::Mistake& mistake : result.mistakes) {
+    mistakes.push_back({{"input", mistake.input}, {"target", mistake.target}, {"prediction", mistake.prediction}});
+  }
+  nlohmann::json document = {
+      {"task", task_name(inputs.task)},
+      {"length", inputs.length},
+      {"vocabulary", inputs.vocabulary},
+      {"seed", inputs.seed},
+      {"steps", result.steps_done},
+      {"batch", inputs.batch},
+      {"held_out", result.held_out_count},
+      {"model",
+       {{"d_model", inputs.shape.d_model},
+        {"heads", inputs.shape.heads},
+        {"d_ff", inputs.shape.d_ff},
+        {"layers", inputs.shape.layers}}},
+      {"adam",
+       {{"learning_rate", inputs.adam.learning_rate},
+        {"beta1", inputs.adam.beta1},
+        {"beta2", inputs.adam.beta2},
+        {"epsilon", inputs.adam.epsilon}}},
+      {"logged_steps", result.logged_steps},
+      {"loss", numbers(result.loss)},
+      {"held_out_accuracy", numbers(result.held_out_accuracy)},
+      {"final_accuracy", program::number_json(result.final_accuracy)},
+      {"first_step_at_99", result.first_step_at_99 ? nlohmann::json(*result.first_step_at_99) : nlohmann::json()},
+      {"seconds_at_99", result.seconds_at_99 ? program::number_json(*result.seconds_at_99) : nlohmann::json()},
+      {"position_accuracy", numbers(result.position_accuracy)},
+      {"wrong_sequences", result.wrong_sequences},
+      {"wrong_digits", result.wrong_digits},
+      {"wrong_from_neighbour", result.wrong_from_neighbour},
+      {"wrong_from_both_neighbours", result.wrong_from_both_neighbours},
+      {"mistakes", mistakes},
+      {"example",
+       {{"input", result.example_input}, {"target", result.example_target}, {"prediction", result.example_prediction}}},
+      {"attention", attention_maps},
+      {"source_weight", source_weight},
+      {"seconds", program::number_json(result.seconds)},
+  };
+  if (result.weights) document["weights"] = weights_json(*result.weights);
+  return document;
+}
+
+std::string tables(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  const auto digits = [](const Sequence& sequence) {
+    std::string text;
+    for (const Eigen::Index word : sequence) text += fmt::format("{} ", word);
+    if (!text.empty()) text.pop_back();
+    return text;
+  };
+  std::string text = fmt::format(
+      "Task: {} sequences of {} digits (0 to {}); {} held-out sequences are never trained on.\n"
+      "Model: embedding + sinusoidal positions, {} encoder layer(s) of {} heads, d_model = {}, d_ff = {}, "
+      "a linear read-out.\n"
+      "Adam: learning rate {}, beta1 {}, beta2 {}, epsilon {}; {} sequences per step, seed {}.\n\n",
+      task_name(inputs.task), inputs.length, inputs.vocabulary - 1, result.held_out_count, inputs.shape.layers,
+      inputs.shape.heads, inputs.shape.d_model, inputs.shape.d_ff, inputs.adam.learning_rate, inputs.adam.beta1,
+      inputs.adam.beta2, inputs.adam.epsilon, inputs.batch, inputs.seed);
+  text += "Training: the mean loss since the previous logged step, and the held-out accuracy\n"
+          "     step   loss     held-out accuracy\n";
+  const std::size_t points = result.logged_steps.size();
+  const std::size_t stride = std::max<std::size_t>(1, points / 10);
+  for (std::size_t i = 0; i < points; ++i) {
+    if (i % stride != 0 && i + 1 != points) continue;
+    text += fmt::format("{:>9}   {:<8.4f} {:>6.2f} %\n", result.logged_steps[i], result.loss[i],
+                        100.0 * result.held_out_accuracy[i]);
+  }
+  text += fmt::format("\nHeld-out per-token accuracy after {} steps: {:.2f} %\n", result.steps_done,
+                      100.0 * result.final_accuracy);
+  text += result.first_step_at_99 ? fmt::format("First logged step at or above 99 %: {}\n", *result.first_step_at_99)
+                                  : std::string("Held-out accuracy never reached 99 %.\n");
+  text += "Accuracy at each output position:";
+  for (const double accuracy : result.position_accuracy) text += fmt::format(" {:.3f}", accuracy);
+  text += fmt::format("\n\nHeld-out sequences with at least one wrong digit: {} of {}\n"
+                      "Wrong digits: {}; the input digit next to the right position: {}; on both sides of it: {}\n",
+                      result.wrong_sequences, result.held_out_count, result.wrong_digits, result.wrong_from_neighbour,
+                      result.wrong_from_both_neighbours);
+  for (const Result::Mistake& mistake : result.mistakes) {
+    text += fmt::format("  input {}   target {}   prediction {}\n", digits(mistake.input), digits(mistake.target),
+                        digits(mistake.prediction));
+  }
+  text += fmt::format("\nOne held-out sequence\ninput      {}\ntarget     {}\nprediction {}\n"
+                      "Below, its attention weights; the {} weight of a head is the mean, over the held-out set\n"
+                      "and the output positions, of the weight each output puts on the position it must read.\n\n", digits(result.example_input),
+                      digits(result.example_target), digits(result.example_prediction),
+                      inputs.task == Task::reverse ? "mirrored" : "same-position");
+  const std::vector<std::string> positions = positions_from_zero(inputs.length);
+  for (std::size_t l = 0; l < result.attention.size(); ++l) {
+    for (std::size_t h = 0; h < result.attention[l].size(); ++h) {
+      text += program::table(fmt::format("Layer {}, head {} (rows: outputs, columns: inputs); {} weight {:.3f}", l + 1,
+                                         h + 1, inputs.task == Task::reverse ? "mirrored" : "same-position",
+                                         result.source_weight[l][h]),
+                             result.attention[l][h], positions, positions, 2) +
+              '\n';
+    }
+  }
+  return text;
+}
+
+Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
+  command_line.option("--task", task_text_, "what to learn: reverse (output i is input n - 1 - i) or copy", "NAME");
+  command_line.option("--length", length_text_, fmt::format("n, digits per sequence, 1 to {}", max_length), "INTEGER");
+  command_line.option("--vocab", vocabulary_text_,
+                      fmt::format("V, how many different digits (0 to V - 1), 2 to {}", max_vocabulary), "INTEGER");
+  command_line.option("--steps", steps_text_, fmt::format("Adam updates, 1 to {}", max_steps), "INTEGER");
+  command_line.option("--seed", seed_text_,
+                      "the seed of the weights, the held-out set and the training stream, 0 to 2^64 - 1", "INTEGER");
+  command_line.option("--learning-rate", learning_rate_text_,
+                      "Adam's step size alpha, a number above 0 (0.003 trains; 1e200 diverges at once)", "NUMBER");
+  command_line.option("--batch", batch_text_, fmt::format("sequences per update, 1 to {}", max_batch), "INTEGER");
+  command_line.option("--layers", layers_text_, fmt::format("encoder layers, 1 to {}", max_layers), "INTEGER");
+  command_line.option("--d-model", d_model_text_,
+                      fmt::format("the width of each token's vector: even, divisible by the 2 heads, 2 to {}; d_ff is "
+                                  "twice it",
+                                  max_d_model),
+                      "INTEGER");
+  command_line.option("--log-every", log_every_text_,
+                      "steps between two logged points of the loss and the held-out accuracy, 1 to --steps "
+                      "(default 50, or --steps if fewer)",
+                      "INTEGER");
+  command_line.flag("--weights", include_weights_,
+                    "put every trained weight in the JSON, so that another program can rerun the model");
+}
+
+Inputs Flags::read() const {
+  Inputs inputs;
+  if (task_text_ == "reverse") {
+    inputs.task = Task::reverse;
+  } else if (task_text_ == "copy") {
+    inputs.task = Task::copy;
+  } else {
+    throw program::UsageError(fmt::format("--task: expected reverse or copy, not '{}'", task_text_));
+  }
+  inputs.length = static_cast<Eigen::Index>(program::parse_whole_number(length_text_, "--length", 1, max_length));
+  inputs.vocabulary =
+      static_cast<Eigen::Index>(program::parse_whole_number(vocabulary_text_, "--vocab", 2, max_vocabulary));
+  inputs.steps = static_cast<long long>(program::parse_whole_number(steps_text_, "--steps", 1, max_steps));
+  inputs.seed = program::parse_whole_number(seed_text_, "--seed", 0, UINT64_MAX);
+  inputs.adam.learning_rate = program::parse_real_number(learning_rate_text_, "--learning-rate");
+  if (!(inputs.adam.learning_rate > 0.0) || inputs.adam.learning_rate > max_learning_rate) {
+    throw program::UsageError(fmt::format("--learning-rate is {}; expected a number above 0 and at most 1e300",
+                                          learning_rate_text_));
+  }
+  inputs.batch = static_cast<Eigen::Index>(program::parse_whole_number(batch_text_, "--batch", 1, max_batch));
+  inputs.shape.vocabulary = inputs.vocabulary;
+  inputs.shape.layers = static_cast<Eigen::Index>(program::parse_whole_number(layers_text_, "--layers", 1, max_layers));
+  inputs.shape.d_model =
+      static_cast<Eigen::Index>(program::parse_whole_number(d_model_text_, "--d-model", 2, max_d_model));
+  if (inputs.shape.d_model % (2 * inputs.shape.heads) != 0) {
+    throw program::UsageError(fmt::format("--d-model is {}; each of the {} heads needs an even share, so it must be a "
+                                          "multiple of {}",
+                                          inputs.shape.d_model, inputs.shape.heads, 2 * inputs.shape.heads));
+  }
+  inputs.shape.d_ff = 2 * inputs.shape.d_model;
+  inputs.log_every = command_line_.given("--log-every")
+                         ? static_cast<long long>(program::parse_whole_number(log_every_text_, "--log-every", 1,
+                                                                              static_cast<std::uint64_t>(inputs.steps)))
+                         : std::min<long long>(default_log_every, inputs.steps);
+  inputs.include_weights = include_weights_;
+  return inputs;
+}
+
+// The page's way in: the same flags and the same training, the JSON handed back. The page asks for
+// --steps 20, then --steps 40, … as the map forms; each answer is what the command line prints for the
+// same flags, but the run is kept between calls and continued rather than started again.
+[[maybe_unused]] const bool registered_for_the_page =
+    program::register_page_program("training", [](const std::vector<std::string>& arguments) {
+      static std::unique_ptr<Trainer> kept;  // the page's last run
+      program::CommandLine command_line{"training", ""};
+      Flags flags(command_line);
+      nlohmann::json result;
+      command_line.parse_for_page(arguments, [&] {
+        const Inputs inputs = flags.read();
+        std::unique_ptr<Trainer> run = std::move(kept);  // not kept if it fails part-way (a divergence)
+        if (!run || !run->can_continue_to(inputs)) run = std::make_unique<Trainer>(inputs);
+        run->extend_to(inputs.steps);
+        run->advance(inputs.steps - run->steps_done());
+        result = to_json(run->result());
+        kept = std::move(run);
+      });
+      return result;
+    });
+
+}  // namespace training

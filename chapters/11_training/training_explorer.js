@@ -1,0 +1,73 @@
+// Chapter 11's interactive figure: the chapter's training program, compiled
+// to WebAssembly, trains the model in a Web Worker, 25 Adam steps at a time,
+// and the figure redraws the held-out example's attention maps, the loss and
+// the accuracy after each 25. Each update asks the program for --steps N; the
+// program keeps the run between calls and continues it, so the page shows
+// exactly what `training --steps N` prints for the same flags.
+(function () {
+  const CHUNK = 25;   // steps between two redraws, and between two logged points
+  const TOTAL = 300;  // where the page stops
+  let steps = CHUNK;
+  let paused = false;
+  const restart = () => { steps = CHUNK; paused = false; };
+
+  Book.figure('training_explorer', {
+    program: 'training',
+    worker: true,
+    controls: [
+      { name: 'task', label: 'Task', type: 'select', flag: '--task', value: 'reverse', changed: restart,
+        options: [['reverse', 'reverse the digits'], ['copy', 'copy the digits']] },
+      { name: 'seed', label: 'Seed (--seed)', type: 'text', flag: '--seed', value: '1', changed: restart,
+        samples: ['2', '7'], bad: ['-1', 'one'], help: 'the weights, the held-out set and the training stream' },
+      { name: 'learning_rate', label: 'Learning rate', type: 'select', flag: '--learning-rate', value: '0.003',
+        changed: restart, options: [['0.001', '0.001'], ['0.003', '0.003'], ['0.01', '0.01']] },
+      { name: 'restart', label: 'Train again from step 0', type: 'button', onClick: restart },
+      { name: 'pause', label: 'Pause or go on', type: 'button', onClick: () => { paused = !paused; } },
+    ],
+    arguments(values) {
+      return ['--task', values.task, '--seed', values.seed, '--learning-rate', values.learning_rate,
+        '--steps', String(steps), '--log-every', String(CHUNK)];
+    },
+    render(json, view) {
+      const positions = json.example.input.map((_, i) => String(i));
+      json.attention.forEach((layer, l) => layer.forEach((head, h) => {
+        view.heatmap(`head_${l}_${h}`, head, {
+          rows: positions, columns: positions,
+          title: `Layer ${l + 1}, head ${h + 1}: row i is output position i, column j input position j`,
+        });
+      }));
+      const points = json.logged_steps.map((step, i) => ({ step, loss: json.loss[i], accuracy: json.held_out_accuracy[i] }));
+      view.plot('curves', {
+        title: 'Training loss (blue) and held-out accuracy (green), per logged step',
+        height: 200,
+        x: { label: 'Adam step', domain: [0, TOTAL] },
+        y: { label: null, domain: [0, Math.max(2.5, ...json.loss)] },
+        marks: [
+          window.Plot.ruleY([0]),
+          window.Plot.line(points, { x: 'step', y: 'loss', stroke: 'steelblue' }),
+          window.Plot.dot(points, { x: 'step', y: 'loss', fill: 'steelblue', r: 2 }),
+          window.Plot.line(points, { x: 'step', y: 'accuracy', stroke: 'seagreen' }),
+          window.Plot.dot(points, { x: 'step', y: 'accuracy', fill: 'seagreen', r: 2 }),
+        ],
+      });
+      const last = json.loss.length - 1;
+      view.sentence('summary', [
+        'After ', [json.steps, '/steps'], ' steps: training loss ', [json.loss[last], `/loss/${last}`],
+        ', held-out accuracy per digit ', [json.final_accuracy, '/final_accuracy'],
+        `; mean weight on the ${json.task === 'reverse' ? 'mirrored' : 'same'} position: head 1 `,
+        [json.source_weight[0][0], '/source_weight/0/0'], ', head 2 ', [json.source_weight[0][1], '/source_weight/0/1'],
+        '. Held-out sequence: ', json.example.input.join(' '), ' → ', json.example.prediction.join(' '),
+        ` (right answer ${json.example.target.join(' ')}).`,
+      ]);
+      const milliseconds = Number(view.slot('summary').closest('.interactive').dataset.milliseconds);
+      view.sentence('speed', [Number.isFinite(milliseconds) && milliseconds > 0
+        ? `Training in this page: ${Math.round((1000 * CHUNK) / milliseconds)} steps per second (the last ${CHUNK} steps took ${Math.round(milliseconds)} ms, held-out evaluation included).`
+        : 'Training in this page…']);
+    },
+    next(json) {
+      if (paused || json.steps >= TOTAL) return false;
+      steps = json.steps + CHUNK;
+      return true;
+    },
+  });
+})();

@@ -1,0 +1,181 @@
+/// @file token_classifier.hpp
+/// @brief The book's smallest trainable Transformer: embedding, sinusoidal positions, encoder layers and a linear read-out that scores every word at every position.
+///
+/// Forward: x = embedding rows of the input words + positional encoding
+/// (§3.5); then a stack of encoder layers (§3.1, unmasked: every position
+/// may read every other); then logits = x·W_out + b_out, one row of V word
+/// scores per position. Backward walks the same path in reverse with the
+/// backward passes of chapter 10. Everything is the library's own pieces;
+/// this header only wires them together and lists the parameters for an
+/// optimiser.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attention/adam.hpp"
+#include "attention/embedding.hpp"
+#include "attention/embedding_backward.hpp"
+#include "attention/encoder_layer.hpp"
+#include "attention/encoder_layer_backward.hpp"
+#include "attention/matrix.hpp"
+#include "attention/numpy_random.hpp"
+#include "attention/positional_encoding.hpp"
+
+namespace attention {
+
+/// @brief The sizes of a token classifier.
+struct TokenClassifierShape {
+  Eigen::Index vocabulary = 10;  ///< V, the number of words (for digits, 10)
+  Eigen::Index d_model = 32;     ///< the width of every token's vector; even, and divisible by the number of heads
+  Eigen::Index heads = 2;        ///< h, attention heads per layer
+  Eigen::Index d_ff = 64;        ///< the feed-forward network's inner width
+  Eigen::Index layers = 1;       ///< encoder layers in the stack
+};
+
+/// @brief Every learned number of a token classifier.
+struct TokenClassifierWeights {
+  Matrix embedding;                           ///< V × d_model, one row per word
+  std::vector<EncoderLayerWeights> layers;    ///< the encoder layers, first to last
+  Matrix readout;                             ///< W_out, d_model × V
+  Vector readout_bias;                        ///< b_out, V entries
+};
+
+/// @brief Every intermediate of one forward pass.
+struct TokenClassifierSteps {
+  Matrix input;                            ///< embedding rows + positional encoding, n × d_model
+  std::vector<EncoderLayerSteps> layers;   ///< each encoder layer's steps (their attention weights are the maps)
+  Matrix logits;                           ///< n × V: the last layer's output · W_out + b_out
+};
+
+/// @brief Fresh weights: normal draws scaled by 1/√(fan-in), LayerNorm gains 1 and biases 0, other biases 0.
+///
+/// The draws come from @p generator in this order: the embedding (scale 1),
+/// then for each layer and head W^Q, W^K, W^V (scale 1/√d_model), W^O
+/// (1/√d_model), W₁ (1/√d_model), W₂ (1/√d_ff), and last the read-out
+/// (1/√d_model). Scaling by 1/√(fan-in) keeps each product's entries about
+/// as large as its inputs' (chapter 2's variance argument, once more).
+///
+/// @param shape the sizes
+/// @param generator the stream of normal draws
+/// @return the weights
+/// @throws std::invalid_argument if a size is below 1, d_model is odd or not divisible by the heads, or V < 2
+inline TokenClassifierWeights initial_token_classifier(const TokenClassifierShape& shape, NumpyGenerator& generator) {
+  if (shape.vocabulary < 2 || shape.layers < 1 || shape.d_ff < 1) {
+    throw std::invalid_argument("initial_token_classifier: the vocabulary needs 2 words, and layers and d_ff must be at least 1");
+  }
+  require_even_width(shape.d_model, "initial_token_classifier");
+  const Eigen::Index d_k = head_width(shape.d_model, shape.heads);
+  const double model_scale = 1.0 / std::sqrt(static_cast<double>(shape.d_model));
+  const double inner_scale = 1.0 / std::sqrt(static_cast<double>(shape.d_ff));
+  TokenClassifierWeights weights;
+  weights.embedding = normal_matrix(generator, shape.vocabulary, shape.d_model);
+  for (Eigen::Index l = 0; l < shape.layers; ++l) {
+    EncoderLayerWeights layer;
+    for (Eigen::Index h = 0; h < shape.heads; ++h) {
+      HeadProjections head;
+      head.query = model_scale * normal_matrix(generator, shape.d_model, d_k);
+      head.key = model_scale * normal_matrix(generator, shape.d_model, d_k);
+      head.value = model_scale * normal_matrix(generator, shape.d_model, d_k);
+      layer.attention.heads.push_back(head);
+    }
+    layer.attention.output = model_scale * normal_matrix(generator, shape.heads * d_k, shape.d_model);
+    layer.attention_norm = identity_layer_norm(shape.d_model);
+    layer.feed_forward.w1 = model_scale * normal_matrix(generator, shape.d_model, shape.d_ff);
+    layer.feed_forward.b1 = Vector::Zero(shape.d_ff);
+    layer.feed_forward.w2 = inner_scale * normal_matrix(generator, shape.d_ff, shape.d_model);
+    layer.feed_forward.b2 = Vector::Zero(shape.d_model);
+    layer.feed_forward_norm = identity_layer_norm(shape.d_model);
+    weights.layers.push_back(layer);
+  }
+  weights.readout = model_scale * normal_matrix(generator, shape.d_model, shape.vocabulary);
+  weights.readout_bias = Vector::Zero(shape.vocabulary);
+  return weights;
+}
+
+/// @brief The forward pass: word numbers in, one row of V logits per position out.
+///
+/// @param weights the model
+/// @param words the input, one word number (0 to V − 1) per position; at least one
+/// @return every intermediate and the logits
+/// @throws std::invalid_argument if there is no word or a word number is out of range
+inline TokenClassifierSteps token_classifier(const TokenClassifierWeights& weights,
+                                             const std::vector<Eigen::Index>& words) {
+  if (words.empty()) {
+    throw std::invalid_argument("token_classifier: the input needs at least one word");
+  }
+  TokenClassifierSteps steps;
+  // [token_classifier]
+  steps.input = add_positional_encoding(embedding_lookup(weights.embedding, words));
+  steps.layers = encoder_stack(steps.input, weights.layers);
+  steps.logits = (steps.layers.back().feed_forward_norm.output * weights.readout).rowwise() +
+                 weights.readout_bias.transpose();
+  // [token_classifier]
+  return steps;
+}
+
+/// @brief The backward pass: the gradient of every weight, given the gradient of the logits.
+///
+/// @param weights the model
+/// @param words the input of the forward pass
+/// @param steps what token_classifier(weights, words) returned
+/// @param logits_gradient ∂L/∂logits, n × V (softmax_cross_entropy() gives it)
+/// @return the gradients, shaped like the weights
+inline TokenClassifierWeights token_classifier_backward(const TokenClassifierWeights& weights,
+                                                        const std::vector<Eigen::Index>& words,
+                                                        const TokenClassifierSteps& steps,
+                                                        const Matrix& logits_gradient) {
+  TokenClassifierWeights gradients;
+  gradients.layers.resize(weights.layers.size());
+  // [token_classifier_backward]
+  const Matrix& last = steps.layers.back().feed_forward_norm.output;
+  gradients.readout = last.transpose() * logits_gradient;
+  gradients.readout_bias = logits_gradient.colwise().sum().transpose();
+  Matrix gradient = logits_gradient * weights.readout.transpose();  // ∂L/∂(the last layer's output)
+  for (std::size_t l = weights.layers.size(); l-- > 0;) {
+    const Matrix& layer_input = l == 0 ? steps.input : steps.layers[l - 1].feed_forward_norm.output;
+    EncoderLayerGradients layer = encoder_layer_backward(layer_input, weights.layers[l], steps.layers[l], gradient);
+    gradients.layers[l] = std::move(layer.weights);
+    gradient = std::move(layer.input);
+  }
+  // the positional encoding is fixed: the whole input gradient goes to the embedding rows
+  gradients.embedding = embedding_backward(weights.embedding.rows(), words, gradient);
+  // [token_classifier_backward]
+  return gradients;
+}
+
+/// @brief Every matrix and vector of the weights as a ParameterBlock, in a fixed order (the order of the struct).
+///
+/// Called on the weights and on a gradient of the same shape, it lists
+/// matching blocks in matching order, which is what Adam::step() needs.
+/// @param weights the model (or a gradient shaped like it)
+/// @return the blocks, pointing into @p weights
+inline std::vector<ParameterBlock> parameter_blocks(TokenClassifierWeights& weights) {
+  std::vector<ParameterBlock> blocks;
+  const auto add = [&blocks](auto& m) { blocks.push_back({m.data(), m.size()}); };
+  add(weights.embedding);
+  for (EncoderLayerWeights& layer : weights.layers) {
+    for (HeadProjections& head : layer.attention.heads) {
+      add(head.query);
+      add(head.key);
+      add(head.value);
+    }
+    add(layer.attention.output);
+    add(layer.attention_norm.gain);
+    add(layer.attention_norm.bias);
+    add(layer.feed_forward.w1);
+    add(layer.feed_forward.b1);
+    add(layer.feed_forward.w2);
+    add(layer.feed_forward.b2);
+    add(layer.feed_forward_norm.gain);
+    add(layer.feed_forward_norm.bias);
+  }
+  add(weights.readout);
+  add(weights.readout_bias);
+  return blocks;
+}
+
+}  // namespace attention
