@@ -14,6 +14,7 @@
   Book.figure('training_explorer', {
     program: 'training',
     worker: true,
+    tolerance: 1e-12,
     controls: [
       { name: 'task', label: 'Task', type: 'select', flag: '--task', value: 'reverse', changed: restart,
         options: [['reverse', 'reverse the digits'], ['copy', 'copy the digits']] },
@@ -30,10 +31,13 @@
     },
     render(json, view) {
       const positions = json.example.input.map((_, i) => String(i));
+      // Two maps side by side where the figure is wide enough; one above the other on a phone.
+      const width = view.slot('head_0_0').parentElement.clientWidth;
+      const cell = width >= 720 ? Math.max(34, Math.min(48, Math.floor((width / 2 - 110) / positions.length))) : undefined;
       json.attention.forEach((layer, l) => layer.forEach((head, h) => {
         view.heatmap(`head_${l}_${h}`, head, {
-          rows: positions, columns: positions,
-          title: `Layer ${l + 1}, head ${h + 1}: row i is output position i, column j input position j`,
+          rows: positions, columns: positions, cell,
+          title: `Head ${h + 1}${json.attention.length > 1 ? ` of layer ${l + 1}` : ''}: rows are outputs, columns inputs`,
         });
       }));
       const points = json.logged_steps.map((step, i) => ({ step, loss: json.loss[i], accuracy: json.held_out_accuracy[i] }));

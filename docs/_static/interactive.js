@@ -14,6 +14,8 @@
 //     arguments(values) { return [...]; },    // optional; default: each control's flag and value
 //     render(json, view) { ... },             // draws the program's JSON with the view's helpers
 //     tolerance: 1e-12,                       // optional: relative agreement with native, if not bit for bit
+//     worker: true,                           // optional: call the program in a Web Worker (long computations)
+//     next(json, values) { return false; },   // optional: true asks for another update after this one
 //   });
 //
 // Control types: 'range', 'number', 'text', 'select' (options: [[value, label], ...]),
@@ -58,6 +60,62 @@
   function call(module, program, args) {
     const request = JSON.stringify({ program, arguments: args });
     return JSON.parse(module.ccall('book_call', 'string', ['string'], [request]));
+  }
+
+  // The same module in a Web Worker, for a figure whose calls take long (a
+  // training run): the page stays responsive while the C++ runs. A page read
+  // from file:// cannot start one in some browsers; then call() returns null
+  // and the figure calls the module in the page instead.
+  const workerSource = `
+    let module = null;
+    self.onmessage = async (event) => {
+      const { id, url, request } = event.data;
+      try {
+        if (!module) {
+          importScripts(url);
+          module = await self.createBookModule();
+        }
+        self.postMessage({ id, response: module.ccall('book_call', 'string', ['string'], [request]) });
+      } catch (error) {
+        self.postMessage({ id, failure: String((error && error.message) || error) });
+      }
+    };`;
+  function startWorker() {
+    let worker;
+    try {
+      worker = new Worker(URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' })));
+    } catch (error) {
+      return null;
+    }
+    const waiting = new Map();
+    let next = 0;
+    let broken = false;
+    const fail = () => {
+      broken = true;
+      for (const resolve of waiting.values()) resolve(null);
+      waiting.clear();
+    };
+    worker.onerror = (event) => { event.preventDefault(); fail(); };
+    worker.onmessage = (event) => {
+      const resolve = waiting.get(event.data.id);
+      waiting.delete(event.data.id);
+      if (event.data.failure !== undefined) {
+        fail();
+        worker.terminate();
+      }
+      if (resolve) resolve(event.data.failure !== undefined ? null : JSON.parse(event.data.response));
+    };
+    return {
+      call(program, args) {
+        if (broken) return Promise.resolve(null);
+        const id = next++;
+        const url = new URL('page/book_module.js', here).href;
+        return new Promise((resolve) => {
+          waiting.set(id, resolve);
+          worker.postMessage({ id, url, request: JSON.stringify({ program, arguments: args }) });
+        });
+      },
+    };
   }
 
   // A number as the programs' tables print it: rounded once to 4 decimals,
@@ -133,12 +191,13 @@
         slot(name).replaceChildren(...(title ? [element('p', { class: 'interactive-plot-title', text: title })] : []), drawn);
       },
       // A table of tokens against tokens as colours, each cell's number written in it.
-      heatmap(name, matrix, { rows, columns, title, label = 'weight', domain }) {
+      // `cell` fixes the side of a cell in pixels (say, to fit two maps side by side).
+      heatmap(name, matrix, { rows, columns, title, label = 'weight', domain, cell }) {
         const cells = [];
         matrix.forEach((row, i) => row.forEach((value, j) => {
           if (typeof value === 'number') cells.push({ row: rows[i], column: columns[j], value });
         }));
-        const size = Math.max(34, Math.min(64, Math.floor(((root.clientWidth || 360) - 80) / columns.length)));
+        const size = cell ?? Math.max(34, Math.min(64, Math.floor(((root.clientWidth || 360) - 80) / columns.length)));
         this.plot(name, {
           title,
           width: 80 + size * columns.length,
@@ -242,6 +301,18 @@
     };
     const view = makeView(root);
     let module = null;
+    let worker = definition.worker ? startWorker() : null;
+    root.dataset.runs = worker ? 'worker' : 'page';
+
+    async function callProgram(args) {
+      if (worker) {
+        const response = await worker.call(definition.program, args);
+        if (response) return response;
+        worker = null;  // it could not start: from now on, in the page
+        root.dataset.runs = 'page';
+      }
+      return call(module, definition.program, args);
+    }
 
     function showError(message) {
       for (const node of nodes.values()) node.error.hidden = true;
@@ -254,14 +325,14 @@
       box.hidden = false;
     }
 
-    function update() {
+    async function update() {
       if (!module) return;
       const started = performance.now();
       const current = values();
       const args = (definition.arguments ?? defaultArguments)(current);
       root.dataset.state = 'busy';
+      const response = await callProgram(args);
       root.dataset.arguments = JSON.stringify(args);
-      const response = call(module, definition.program, args);
       if (response.status !== 0) {
         showError(response.error);
         root.classList.add('interactive-has-error');
@@ -273,20 +344,26 @@
         root.dataset.state = 'ready';
       }
       root.dataset.milliseconds = (performance.now() - started).toFixed(2);
+      if (response.status === 0 && definition.next && definition.next(response.json, current)) schedule();
     }
 
     // Changes that arrive while a frame is pending make one update, with the
     // controls as they then are: dragging a slider over a slow computation
     // (chapter 2's 4.6 million draws) redraws as often as it can, and never
     // works through a queue of stale positions.
+    // An update that waits for a worker finishes before the next one starts.
     let pending = false;
+    let running = null;
     function schedule() {
       root.dataset.state = 'busy';
       if (pending) return;
       pending = true;
-      requestAnimationFrame(() => {
+      requestAnimationFrame(async () => {
+        if (running) await running;
         pending = false;
-        update();
+        running = update();
+        await running;
+        running = null;
       });
     }
 
@@ -303,7 +380,7 @@
     load().then((loaded) => {
       module = loaded;
       if (status) status.remove();
-      update();
+      schedule();
     }, (failure) => {
       if (status) status.textContent = `The interactive figure could not start: ${failure.message}`;
       root.dataset.state = 'error';
@@ -311,7 +388,7 @@
     let resizing = null;
     window.addEventListener('resize', () => {
       clearTimeout(resizing);
-      resizing = setTimeout(() => { if (root.dataset.state === 'ready') update(); }, 150);
+      resizing = setTimeout(() => { if (root.dataset.state === 'ready') schedule(); }, 150);
     });
   }
 

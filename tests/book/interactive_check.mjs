@@ -35,18 +35,18 @@ const RANDOM_STEPS = 3;
 const WAIT_MS = 30_000;
 
 function usage(message) {
-  process.stderr.write(`${message}; usage: node interactive_check.mjs --site DIR --bin DIR\n`);
+  process.stderr.write(`${message}; usage: node interactive_check.mjs --site DIR --bin DIR [--page TEXT: only pages whose path contains it]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
   const options = {};
   for (let i = 0; i < argv.length; i += 2) {
-    if (!['--site', '--bin'].includes(argv[i]) || !argv[i + 1]) usage(`bad argument ${argv[i]}`);
-    options[argv[i].slice(2)] = path.resolve(argv[i + 1]);
+    if (!['--site', '--bin', '--page'].includes(argv[i]) || !argv[i + 1]) usage(`bad argument ${argv[i]}`);
+    options[argv[i].slice(2)] = argv[i] === '--page' ? argv[i + 1] : path.resolve(argv[i + 1]);
   }
   if (!options.site || !options.bin) usage('--site and --bin are required');
-  return { site: fs.realpathSync(options.site), bin: options.bin };
+  return { site: fs.realpathSync(options.site), bin: options.bin, page: options.page ?? '' };
 }
 
 // A deterministic generator for the "random" settings, so a failure repeats.
@@ -273,7 +273,7 @@ async function checkFigure(page, name, bin, width, problems, report) {
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
-  const pages = listPages(options.site).filter((page) =>
+  const pages = listPages(options.site).filter((page) => page.includes(options.page) &&
     fs.readFileSync(path.join(options.site, page), 'utf8').includes('class="interactive" data-figure='));
   const { chromium } = loadPlaywright();
   const server = await startServer(options.site);
