@@ -34,7 +34,8 @@
 (function () {
   'use strict';
   const here = document.currentScript.src.replace(/[^/]*$/, '');  // .../_static/
-  let loading = null;
+  let moduleLoading = null;
+  let plotLoading = null;
 
   function loadScript(src) {
     return new Promise((resolve, reject) => {
@@ -46,15 +47,16 @@
     });
   }
 
-  // The module and the plotting library, loaded once per page.
-  function load() {
-    if (!loading) {
-      loading = Promise.all([
-        loadScript(`${here}page/book_module.js`).then(() => window.createBookModule()),
-        loadScript(`${here}plot/d3.min.js`).then(() => loadScript(`${here}plot/plot.umd.min.js`)),
-      ]).then(([module]) => module);
-    }
-    return loading;
+  // The module and the plotting library, each loaded once per page, and only
+  // when a figure needs it (a figure whose program runs in a worker does not
+  // need the module in the page).
+  function loadModule() {
+    moduleLoading ??= loadScript(`${here}page/book_module.js`).then(() => window.createBookModule());
+    return moduleLoading;
+  }
+  function loadPlot() {
+    plotLoading ??= loadScript(`${here}plot/d3.min.js`).then(() => loadScript(`${here}plot/plot.umd.min.js`));
+    return plotLoading;
   }
 
   function call(module, program, args) {
@@ -301,6 +303,7 @@
     };
     const view = makeView(root);
     let module = null;
+    let loaded = false;  // the plotting library (and the module, if the page calls it) has loaded
     let worker = definition.worker ? startWorker() : null;
     root.dataset.runs = worker ? 'worker' : 'page';
 
@@ -311,6 +314,7 @@
         worker = null;  // it could not start: from now on, in the page
         root.dataset.runs = 'page';
       }
+      module ??= await loadModule();
       return call(module, definition.program, args);
     }
 
@@ -326,7 +330,7 @@
     }
 
     async function update() {
-      if (!module) return;
+      if (!loaded) return;
       const started = performance.now();
       const current = values();
       const args = (definition.arguments ?? defaultArguments)(current);
@@ -377,8 +381,9 @@
       nodes.set(control.name, node);
       controls.append(node.box);
     }
-    load().then((loaded) => {
-      module = loaded;
+    Promise.all([worker ? null : loadModule(), loadPlot()]).then(([pageModule]) => {
+      module = pageModule;
+      loaded = true;
       if (status) status.remove();
       schedule();
     }, (failure) => {
