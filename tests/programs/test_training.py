@@ -15,8 +15,8 @@ import numpy as np
 from harness import PROGRAM, ProgramTest, run, run_json
 
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
-SMALL = ["--d-model", "8", "--batch", "8"] if SLOW else []
-SHORT_STEPS = "60" if SLOW else "300"
+SMALL = ["--d-model", "8", "--batch", "8"] if SLOW else []  # for the runs that need not learn much
+SHORT_STEPS = "80" if SLOW else "300"
 
 
 def without_timing(document):
@@ -72,15 +72,15 @@ def model_forward(weights, words):
 class TrainingTest(ProgramTest):
     @classmethod
     def setUpClass(cls):
-        cls.short = run_json("--steps", SHORT_STEPS, "--log-every", "20", "--weights", *SMALL)
+        cls.short = run_json("--steps", SHORT_STEPS, "--log-every", "20", "--weights")
 
     def test_a_short_run_learns(self):
-        # The loss starts near log 10 ≈ 2.30 (a uniform guess) and must fall at least tenfold (SLOW: by a
-        # third); held-out accuracy must beat chance (10 %) by 60 points (SLOW: by 15).
+        # The loss starts near log 10 ≈ 2.30 (a uniform guess) and must fall at least tenfold in 300 steps
+        # (SLOW, 80 steps: by a third); held-out accuracy must beat chance (10 %) by 60 points (SLOW: by 30).
         loss = self.short["loss"]
         self.assertAlmostEqual(loss[0], math.log(10), delta=0.4)
         self.assertLess(loss[-1], loss[0] / (1.5 if SLOW else 10.0))
-        self.assertGreater(self.short["final_accuracy"], 0.1 + (0.15 if SLOW else 0.6))
+        self.assertGreater(self.short["final_accuracy"], 0.1 + (0.3 if SLOW else 0.6))
         self.assertEqual(self.short["steps"], int(SHORT_STEPS))
         self.assertEqual(self.short["logged_steps"], list(range(20, int(SHORT_STEPS) + 1, 20)))
 
@@ -100,13 +100,17 @@ class TrainingTest(ProgramTest):
             self.assertGreater(mirrored.mean(), 0.5)
 
     def test_copy_is_learned_without_attending_to_the_same_position(self):
-        document = run_json("--task", "copy", "--steps", SHORT_STEPS, *SMALL)
-        self.assertGreater(document["final_accuracy"], 0.1 + (0.15 if SLOW else 0.6))
+        document = run_json("--task", "copy", "--steps", "60" if SLOW else SHORT_STEPS, *SMALL)
+        self.assertGreater(document["final_accuracy"], 0.1 + (0.3 if SLOW else 0.6))
         self.assertEqual(document["example"]["target"], document["example"]["input"])
 
     def test_the_same_seed_gives_the_same_bits_and_another_seed_does_not(self):
-        again = run_json("--steps", SHORT_STEPS, "--log-every", "20", "--weights", *SMALL)
-        self.assertEqual(without_timing(again), without_timing(self.short))
+        if SLOW:  # a cheaper run, twice
+            first, again = (run_json("--steps", "30", "--weights", *SMALL) for _ in range(2))
+            self.assertEqual(without_timing(again), without_timing(first))
+        else:
+            again = run_json("--steps", SHORT_STEPS, "--log-every", "20", "--weights")
+            self.assertEqual(without_timing(again), without_timing(self.short))
         other = run_json("--steps", "20", "--seed", "2", *SMALL)
         self.assertNotEqual(other["example"], self.short["example"])
 
