@@ -398,6 +398,8 @@ std::string check_table(const Result& result) {
     }
   }
   text += fmt::format("Largest error of all: {}\n", error_text(result.check.largest_error));
+  text += fmt::format("LayerNorm's input gradient, summed along each row: at most {:.1e} in size\n",
+                      result.check.layer_norm_row_sum);
   text += fmt::format("Smallest |ReLU input| in the two feed-forward networks: {:.2e} (a step beyond it would "
                       "straddle the kink)\n",
                       result.check.smallest_relu_input);
@@ -444,7 +446,8 @@ nlohmann::json check_json(const Result& result) {
           {"layers", layers},
           {"errors", errors},
           {"largest_error", result.check.largest_error},
-          {"smallest_relu_input", result.check.smallest_relu_input}};
+          {"smallest_relu_input", result.check.smallest_relu_input},
+          {"layer_norm_row_sum", result.check.layer_norm_row_sum}};
 }
 
 nlohmann::json sweep_json(const Sweep& sweep) {
@@ -473,6 +476,9 @@ Result compute(const Inputs& inputs) {
     result.check.largest_error = std::max(result.check.largest_error, layer.error);
   }
   result.check.smallest_relu_input = smallest_relu_input(draws);
+  const Matrix norm_gradient =
+      attention::layer_norm_backward(draws.norm, attention::layer_norm(draws.x, draws.norm), draws.norm_direction).input;
+  result.check.layer_norm_row_sum = norm_gradient.rowwise().sum().cwiseAbs().maxCoeff();
 
   result.sweep.steps = sweep_steps();
   for (const LayerCheck& layer : result.check.layers) {

@@ -92,6 +92,7 @@ struct Check {
   std::vector<LayerCheck> layers;
   double largest_error = 0.0;
   double smallest_relu_input = 0.0;  // the least |xW₁ + b₁| in the two feed-forward networks: the kink's distance
+  double layer_norm_row_sum = 0.0;   // the largest |Σ_j dx_tj| of the LayerNorm check's input gradient: about 0
   std::vector<Eigen::Index> words;   // the embedding check's sentence (the first word repeats at the end)
   std::vector<Eigen::Index> targets; // the cross-entropy check's right answers
 };

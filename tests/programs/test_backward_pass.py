@@ -205,6 +205,10 @@ class GradientCheck(ProgramTest):
         self.assertEqual(counts["W_1"], 4 * 16)
         self.assertEqual(counts["W^Q_1"], 4 * 2)
 
+    def test_layer_norm_input_gradient_sums_to_zero_along_rows(self):
+        for seed in ("1", "5"):
+            self.assertLess(run_json("--seed", seed)["check"]["layer_norm_row_sum"], 1e-13)
+
     def test_the_embedding_sentence_repeats_a_word(self):
         check = run_json("--length", "5")["check"]
         self.assertEqual(len(check["words"]), 5)
