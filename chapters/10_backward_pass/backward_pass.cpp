@@ -393,7 +393,10 @@ std::string check_table(const Result& result) {
     bool first = true;
     for (const ParameterCheck& parameter : layer.parameters) {
       text += fmt::format("{:<24}  {:<9}  {:>7}  {:>10}  {:>9}\n", first ? layer.title : "", parameter.name,
-                          parameter.entries, program::number_text(parameter.largest), error_text(parameter.error));
+                          parameter.entries,
+                          parameter.largest >= 1e-3 ? program::number_text(parameter.largest)
+                                                    : fmt::format("{:.2e}", parameter.largest),
+                          error_text(parameter.error));
       first = false;
     }
   }
@@ -467,6 +470,11 @@ Result compute(const Inputs& inputs) {
   result.inputs = inputs;
   result.walkthrough = walk_back(inputs);
   require_finite(result.walkthrough);
+  result.epsilon = std::numeric_limits<double>::epsilon();
+  result.cube_root_epsilon = std::cbrt(result.epsilon);
+  if (!inputs.check) {
+    return result;
+  }
 
   const Draws draws = draw(inputs);
   result.check.words = draws.words;
@@ -490,8 +498,6 @@ Result compute(const Inputs& inputs) {
     const std::vector<LayerCheck> layers = check_every_layer(draws, step, /*first_only=*/true);
     for (std::size_t l = 0; l < layers.size(); ++l) result.sweep.errors[l].push_back(layers[l].error);
   }
-  result.epsilon = std::numeric_limits<double>::epsilon();
-  result.cube_root_epsilon = std::cbrt(result.epsilon);
   return result;
 }
 
@@ -499,7 +505,7 @@ nlohmann::json to_json(const Result& result) {
   const Inputs& inputs = result.inputs;
   const Walkthrough& walk = result.walkthrough;
   const attention::AttentionGradients& g = walk.gradients;
-  return {
+  nlohmann::json document = {
       {"query_tokens", inputs.tokens.query_labels},
       {"key_tokens", inputs.tokens.key_labels},
       {"queries", program::matrix_json(inputs.tokens.queries)},
@@ -529,19 +535,27 @@ nlohmann::json to_json(const Result& result) {
         {"queries", walk.queries_error},
         {"keys", walk.keys_error},
         {"values", walk.values_error}}},
-      {"check", check_json(result)},
-      {"sweep", sweep_json(result.sweep)},
       {"epsilon", result.epsilon},
       {"cube_root_epsilon", result.cube_root_epsilon},
   };
+  if (inputs.check) {
+    document["check"] = check_json(result);
+    document["sweep"] = sweep_json(result.sweep);
+  }
+  return document;
 }
 
 std::string tables(const Result& result) {
+  if (!result.inputs.check) {
+    return walkthrough_tables(result);
+  }
   return walkthrough_tables(result) + check_table(result) + sweep_table(result);
 }
 
 Flags::Flags(program::CommandLine& command_line) : attention_flags_(command_line, /*with_values=*/true) {
   command_line.flag("--causal", causal_, "mask the future: token i may look at tokens 1 … i");
+  command_line.flag("--no-check", no_check_,
+                    "the walkthrough only: skip the random gradient check and the sweep of steps");
   command_line.option("--row", row_text_,
                       "the loss is one entry of the output, O[row][column]: its row, the query counted from 1",
                       "INTEGER");
@@ -566,6 +580,7 @@ Inputs Flags::read() const {
                                           max_walkthrough_side, max_walkthrough_side));
   }
   inputs.causal = causal_;
+  inputs.check = !no_check_;
   if (inputs.causal && n != m) {
     throw program::UsageError(fmt::format(
         "--causal compares positions, so it needs as many queries as keys, not {} queries (--q) and {} keys (--k)", n,

@@ -54,6 +54,7 @@ struct Inputs {
   double step = attention::default_difference_step;  // h of the central differences
   Eigen::Index length = 4;          // tokens in the random check
   Eigen::Index d_model = 4;         // their width
+  bool check = true;                // false with --no-check: the walkthrough only (the page's figure)
 };
 
 /// The toy's gradients, from L = O[row][column] back to Q, K and V.
@@ -116,7 +117,7 @@ struct Result {
   double cube_root_epsilon = 0.0;  // ε^(1/3): about where truncation and rounding balance
 };
 
-/// The walkthrough, the check at --step and the sweep of steps.
+/// The walkthrough, then (unless --no-check) the check at --step and the sweep of steps.
 /// Throws program::UsageError naming --v when the output or a gradient
 /// overflows a double.
 Result compute(const Inputs& inputs);
@@ -128,7 +129,7 @@ nlohmann::json to_json(const Result& result);
 std::string tables(const Result& result);
 
 /// --q, --k, --v, --tokens, --causal, --row, --column, --seed, --step,
-/// --length and --d-model, with their help and defaults; read() checks them
+/// --length, --d-model and --no-check, with their help and defaults; read() checks them
 /// after parsing and throws program::UsageError naming the flag.
 class Flags {
  public:
@@ -140,6 +141,7 @@ class Flags {
  private:
   program::AttentionFlags attention_flags_;
   bool causal_ = false;
+  bool no_check_ = false;
   std::string row_text_ = "1";
   std::string column_text_ = "1";
   std::string seed_text_ = "1";

@@ -6,6 +6,11 @@
 (function () {
   Book.figure('gradient_explorer', {
     program: 'backward_pass',
+    // The figure shows the walkthrough only: the random check and the sweep are left to the page's tables.
+    arguments(values) {
+      return ['--row', String(values.row), '--column', String(values.column), ...(values.causal ? ['--causal'] : []),
+        '--q', values.q, '--k', values.k, '--v', values.v, '--no-check'];
+    },
     controls: [
       { name: 'row', label: 'Loss row (--row, the query)', type: 'range', flag: '--row', min: 1, max: 3, step: 1, value: 1 },
       { name: 'column', label: 'Loss column (--column)', type: 'range', flag: '--column', min: 1, max: 2, step: 1, value: 1 },

@@ -145,6 +145,13 @@ class WorkedExample(ProgramTest):
         for key in ("queries", "keys", "values"):
             self.assertLess(document["toy_check"][key], 1e-7)
 
+    def test_no_check_keeps_the_walkthrough_and_drops_the_check(self):
+        full, walkthrough = run_json("--causal", "--row", "3"), run_json("--causal", "--row", "3", "--no-check")
+        self.assertNotIn("check", walkthrough)
+        self.assertNotIn("sweep", walkthrough)
+        self.assertEqual({key: value for key, value in full.items() if key not in ("check", "sweep")}, walkthrough)
+        self.assertNotIn("Gradient check", run("--no-check").stdout)
+
     def test_the_tables_say_so(self):
         printed = run().stdout
         self.assertIn("L = O[cat][d1] = 0.718\n", printed)
@@ -236,7 +243,7 @@ class GradientCheck(ProgramTest):
 
 class BadInput(ProgramTest):
     def test_help(self):
-        self.assert_help_lists("--causal", "--row", "--column", "--seed", "--step", "--length", "--d-model", "--json")
+        self.assert_help_lists("--causal", "--no-check", "--row", "--column", "--seed", "--step", "--length", "--d-model", "--json")
 
     def test_refused(self):
         self.assert_each_refused([
