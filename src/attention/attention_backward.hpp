@@ -55,8 +55,8 @@ inline AttentionGradients attention_backward(const Matrix& queries, const Matrix
   gradients.values = steps.weights.transpose() * output_gradient;   // dV = Wᵀ·dO
   gradients.weights = output_gradient * values.transpose();         // dW = dO·Vᵀ
   gradients.scores = softmax_rows_backward(steps.weights, gradients.weights);  // dS
-  if (options.mask) {
-    gradients.scores = options.mask->select(gradients.scores, 0.0);  // a masked score was a constant: nothing flows
+  if (options.mask) {  // a masked score was a constant: nothing flows back through it
+    gradients.scores = options.mask->select(gradients.scores, 0.0);
   }
   const double scale = options.scale ? 1.0 / std::sqrt(static_cast<double>(queries.cols())) : 1.0;
   gradients.queries = scale * (gradients.scores * keys);               // dQ = dS·K/√d_k

@@ -26,14 +26,16 @@ inline Matrix embedding_backward(Eigen::Index words, const std::vector<Eigen::In
   if (static_cast<std::size_t>(sentence_gradient.rows()) != word_numbers.size()) {
     throw std::invalid_argument("embedding_backward: there must be one gradient row per position");
   }
+  // [embedding_backward]
   Matrix table_gradient = Matrix::Zero(words, sentence_gradient.cols());
   for (Eigen::Index t = 0; t < sentence_gradient.rows(); ++t) {
     const Eigen::Index word = word_numbers[static_cast<std::size_t>(t)];
     if (word < 0 || word >= words) {
       throw std::invalid_argument("embedding_backward: a word number is not a row of the table");
     }
-    table_gradient.row(word) += sentence_gradient.row(t);  // [embedding_backward]
+    table_gradient.row(word) += sentence_gradient.row(t);  // a repeated word adds up its positions
   }
+  // [embedding_backward]
   return table_gradient;
 }
 

@@ -31,6 +31,7 @@ template <class Parameter>
 Matrix central_differences(const std::function<double()>& loss, Parameter& parameter,
                            double step = default_difference_step) {
   Matrix gradient(parameter.rows(), parameter.cols());
+  // [central_differences]
   for (Eigen::Index i = 0; i < parameter.rows(); ++i) {
     for (Eigen::Index j = 0; j < parameter.cols(); ++j) {
       const double kept = parameter(i, j);
@@ -42,6 +43,7 @@ Matrix central_differences(const std::function<double()>& loss, Parameter& param
       gradient(i, j) = (above - below) / (2.0 * step);
     }
   }
+  // [central_differences]
   return gradient;
 }
 
@@ -56,11 +58,13 @@ Matrix central_differences(const std::function<double()>& loss, Parameter& param
 /// @param reference what it should be (for example central_differences())
 /// @return the relative error, 0 when both are all zeros
 inline double relative_error(const Matrix& gradient, const Matrix& reference) {
+  // [relative_error]
   const double scale = std::max(gradient.cwiseAbs().maxCoeff(), reference.cwiseAbs().maxCoeff());
   if (scale == 0.0) {
     return 0.0;
   }
   return (gradient - reference).cwiseAbs().maxCoeff() / scale;
+  // [relative_error]
 }
 
 }  // namespace attention

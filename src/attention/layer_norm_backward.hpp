@@ -38,13 +38,15 @@ inline LayerNormGradients layer_norm_backward(const LayerNormParameters& paramet
   LayerNormGradients gradients;
   // [layer_norm_backward]
   const Matrix& normalized = steps.normalized;  // x̂
-  gradients.parameters.bias = output_gradient.colwise().sum().transpose();                              // dβ
-  gradients.parameters.gain = output_gradient.cwiseProduct(normalized).colwise().sum().transpose();    // dγ
-  const Matrix g = output_gradient.array().rowwise() * parameters.gain.transpose().array();            // dy ⊙ γ
+  const Matrix& dy = output_gradient;
+  gradients.parameters.bias = dy.colwise().sum().transpose();                           // dβ
+  gradients.parameters.gain = dy.cwiseProduct(normalized).colwise().sum().transpose();  // dγ
+  const Matrix g = dy.array().rowwise() * parameters.gain.transpose().array();          // dy ⊙ γ
   const Vector mean_g = g.rowwise().mean();
   const Vector mean_g_normalized = g.cwiseProduct(normalized).rowwise().mean();
   const Vector deviation = (steps.variance.array() + epsilon).sqrt();  // σ per row
-  const Matrix centred = (g.colwise() - mean_g) - (normalized.array().colwise() * mean_g_normalized.array()).matrix();
+  const Matrix correction = normalized.array().colwise() * mean_g_normalized.array();  // x̂ · mean(g ⊙ x̂)
+  const Matrix centred = (g.colwise() - mean_g) - correction;
   gradients.input = centred.array().colwise() / deviation.array();
   // [layer_norm_backward]
   return gradients;

@@ -152,7 +152,7 @@ TEST_CASE("multi_head_backward agrees with central differences for inputs and al
   }
 }
 
-TEST_CASE("layer_norm_backward agrees with central differences; its input gradient sums to 0 along each row", "[ch10]") {
+TEST_CASE("layer_norm_backward agrees with central differences, and its input gradient sums to 0 along each row", "[ch10]") {
   std::mt19937_64 generator(5);
   Matrix x = support::random_matrix(4, 6, generator);
   attention::LayerNormParameters p{random_vector(6, generator), random_vector(6, generator)};

@@ -1,0 +1,40 @@
+// Chapter 10: the backward pass.
+//
+// With no arguments: the book's toy sentence "cat eat fish" through scaled
+// dot-product attention, with the loss chosen as one entry of the output,
+// L = O[cat][d1]. Its gradient dO has a single 1, and the program follows it
+// back through the formula: dV = Wᵀ·dO, dW = dO·Vᵀ, the softmax's
+// dS = W ⊙ (dW − rowsum(dW ⊙ W)), dQ = dS·K/√d_k and dK = dSᵀ·Q/√d_k.
+// Then every backward pass of the library against central finite
+// differences on random inputs, and the error against the step h.
+//
+// --causal masks the future; --row and --column choose the entry; --q, --k,
+// --v and --tokens change the inputs; --seed, --step, --length and --d-model
+// change the random check. --json prints the same values as one JSON document.
+//
+// The computation, its JSON and its tables are in backward_pass.cpp; this
+// file only reads the command line and prints.
+#include <iostream>
+
+#include "backward_pass.hpp"
+#include "program/command_line.hpp"
+
+int main(int argc, char** argv) {
+  program::CommandLine command_line{
+      "backward_pass",
+      "Chapter 10 of Attention, Compiled: the backward pass. One entry of the output is the loss; its gradient is "
+      "followed back through attention to Q, K and V, and every layer's gradient is checked against central finite "
+      "differences."};
+  backward_pass::Flags flags(command_line);  // not const: parsing writes into it
+  bool json = false;
+  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
+
+  return command_line.run(argc, argv, [&] {
+    const backward_pass::Result result = backward_pass::compute(flags.read());
+    if (json) {
+      std::cout << backward_pass::to_json(result).dump(2) << '\n';
+    } else {
+      std::cout << backward_pass::tables(result);
+    }
+  });
+}

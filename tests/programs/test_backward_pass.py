@@ -1,0 +1,279 @@
+"""build/bin/backward_pass, chapter 10: the gradient of one output entry followed
+back through attention, and every layer's backward pass against central
+differences."""
+import math
+import unittest
+
+import numpy as np
+
+from harness import ProgramTest, run, run_json
+
+TOY_Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+TOY_K = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+TOY_V = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+LAYERS = ["attention", "attention_causal", "multi_head", "layer_norm", "feed_forward", "embedding", "cross_entropy",
+          "encoder_layer"]
+
+
+def matrix_text(matrix) -> str:
+    return ";".join(",".join(repr(float(x)) for x in row) for row in np.atleast_2d(matrix))
+
+
+def numpy_forward(q, k, v, causal):
+    """Masked scaled dot-product attention from its definition: W = softmax(QKᵀ/√d), O = W·V."""
+    n, m = q.shape[0], k.shape[0]
+    allowed = np.tril(np.ones((n, m), dtype=bool)) if causal else np.ones((n, m), dtype=bool)
+    scores = np.where(allowed, q @ k.T / math.sqrt(q.shape[1]), -np.inf)
+    exponentials = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights = exponentials / exponentials.sum(axis=1, keepdims=True)
+    return allowed, weights, weights @ v
+
+
+def numpy_backward(q, k, v, causal, row, column):
+    """The gradients of L = O[row][column], written out from the chain rule, entry by entry
+    where it is clearer: ∂w_j/∂s_k = w_j (δ_jk − w_k) for the softmax of each row."""
+    allowed, weights, output = numpy_forward(q, k, v, causal)
+    d_output = np.zeros_like(output)
+    d_output[row, column] = 1.0
+    d_values = weights.T @ d_output
+    d_weights = d_output @ v.T
+    d_scores = np.zeros_like(weights)
+    for i in range(weights.shape[0]):
+        jacobian = np.diag(weights[i]) - np.outer(weights[i], weights[i])  # ∂w_j/∂s_k
+        d_scores[i] = jacobian.T @ d_weights[i]
+    d_scores[~allowed] = 0.0
+    scale = 1.0 / math.sqrt(q.shape[1])
+    return {"weights": weights, "output": output, "loss": output[row, column], "values": d_values,
+            "dweights": d_weights, "scores": d_scores, "queries": scale * d_scores @ k,
+            "keys": scale * d_scores.T @ q}
+
+
+def inputs(q, k, v) -> list:
+    return ["--q", matrix_text(q), "--k", matrix_text(k), "--v", matrix_text(v)]
+
+
+class WorkedExample(ProgramTest):
+    def assert_matches_numpy(self, document, q, k, v, causal, row, column):
+        expected = numpy_backward(q, k, v, causal, row, column)
+        gradients = document["gradients"]
+        np.testing.assert_allclose(document["weights"], expected["weights"], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(document["output"], expected["output"], rtol=0, atol=1e-12)
+        self.assertAlmostEqual(document["loss"], expected["loss"], delta=1e-12)
+        for key, name in [("values", "values"), ("weights", "dweights"), ("scores", "scores"),
+                          ("queries", "queries"), ("keys", "keys")]:
+            with self.subTest(gradient=key):
+                np.testing.assert_allclose(gradients[key], expected[name], rtol=0, atol=1e-12)
+
+    def test_the_toy_against_numpy_every_entry_masked_and_not(self):
+        for causal in (False, True):
+            for row in range(3):
+                for column in range(2):
+                    with self.subTest(causal=causal, row=row, column=column):
+                        arguments = ["--row", str(row + 1), "--column", str(column + 1)]
+                        document = run_json(*arguments, *(["--causal"] if causal else []))
+                        self.assertEqual(document["loss_row"], row)
+                        self.assertEqual(document["loss_column"], column)
+                        self.assertEqual(document["causal"], causal)
+                        self.assert_matches_numpy(document, TOY_Q, TOY_K, TOY_V, causal, row, column)
+
+    def test_random_inputs_against_numpy(self):
+        generator = np.random.default_rng(10)
+        for causal in (False, True):
+            n, d, dv = 5, 3, 4
+            q, k, v = generator.normal(size=(n, d)), generator.normal(size=(n, d)), generator.normal(size=(n, dv))
+            with self.subTest(causal=causal):
+                document = run_json(*inputs(q, k, v), "--row", "4", "--column", "3",
+                                    *(["--causal"] if causal else []))
+                self.assert_matches_numpy(document, q, k, v, causal, 3, 2)
+
+    def test_the_default_is_the_first_entry_of_cats_output(self):
+        document = run_json()
+        self.assertEqual((document["loss_row"], document["loss_column"], document["loss_token"]), (0, 0, "cat"))
+        self.assertEqual(document["gradients"]["output"], [[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+        # Only cat's row of dW, dS and dQ can be non-zero: the loss reads cat's output only.
+        for key in ("weights", "scores", "queries"):
+            self.assertEqual(document["gradients"][key][1:], [[0.0] * len(document["gradients"][key][0])] * 2)
+        # dW[cat] is the first column of V, and rowsum(dW ⊙ W) for cat is the loss itself.
+        self.assertEqual(document["gradients"]["weights"][0], [1.0, 0.0, 0.5])
+        self.assertAlmostEqual(document["gradients"]["weighted_sums"][0], document["loss"], delta=1e-15)
+        # dS[cat][k] = W[cat][k] · (V[k][1] − L): a key gains where its value is above the output.
+        for key in range(3):
+            expected = document["weights"][0][key] * (TOY_V[key, 0] - document["loss"])
+            self.assertAlmostEqual(document["gradients"]["scores"][0][key], expected, delta=1e-15)
+        # The softmax's gradient sums to 0 along a row: adding a constant to a row of scores changes nothing.
+        self.assertAlmostEqual(sum(document["gradients"]["scores"][0]), 0.0, delta=1e-15)
+
+    def test_masked_scores_get_exactly_zero(self):
+        document = run_json("--causal", "--row", "2")
+        mask = document["mask"]
+        self.assertEqual(document["masked_entries"], 3)
+        self.assertEqual(document["largest_masked_score_gradient"], 0.0)
+        for i in range(3):
+            for j in range(3):
+                if not mask[i][j]:
+                    self.assertEqual(document["gradients"]["scores"][i][j], 0.0)
+        self.assertNotEqual(document["gradients"]["scores"][1][0], 0.0)
+        # fish is masked for eat: its key gets nothing back, its value nothing either.
+        self.assertEqual(document["gradients"]["keys"][2], [0.0, 0.0])
+        self.assertEqual(document["gradients"]["values"][2], [0.0, 0.0])
+
+    def test_under_the_causal_mask_cats_scores_pass_back_nothing(self):
+        # cat sees only itself: its weight is 1 whatever its score, so Q and K get exactly 0.
+        document = run_json("--causal")
+        self.assertEqual(document["weights"][0], [1.0, 0.0, 0.0])
+        self.assertEqual(document["gradients"]["queries"], [[0.0, 0.0]] * 3)
+        self.assertEqual(document["gradients"]["keys"], [[0.0, 0.0]] * 3)
+        self.assertEqual(document["gradients"]["values"], [[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]])
+
+    def test_numpy_central_differences_of_the_toy(self):
+        document = run_json()
+        h = 1e-6
+
+        def loss(q):
+            return numpy_forward(q, TOY_K, TOY_V, False)[2][0, 0]
+
+        numeric = np.zeros_like(TOY_Q)
+        for index in np.ndindex(*TOY_Q.shape):
+            above, below = TOY_Q.copy(), TOY_Q.copy()
+            above[index] += h
+            below[index] -= h
+            numeric[index] = (loss(above) - loss(below)) / (2 * h)
+        analytic = np.array(document["gradients"]["queries"])
+        error = np.abs(analytic - numeric).max() / np.abs(analytic).max()
+        self.assertLess(error, 1e-8)
+        # The program's own check of the toy, at its step, agrees as well.
+        for key in ("queries", "keys", "values"):
+            self.assertLess(document["toy_check"][key], 1e-7)
+
+    def test_no_check_keeps_the_walkthrough_and_drops_the_check(self):
+        full, walkthrough = run_json("--causal", "--row", "3"), run_json("--causal", "--row", "3", "--no-check")
+        self.assertNotIn("check", walkthrough)
+        self.assertNotIn("sweep", walkthrough)
+        self.assertEqual({key: value for key, value in full.items() if key not in ("check", "sweep")}, walkthrough)
+        self.assertNotIn("Gradient check", run("--no-check").stdout)
+
+    def test_the_tables_say_so(self):
+        printed = run().stdout
+        self.assertIn("L = O[cat][d1] = 0.718\n", printed)
+        self.assertIn("dS = W ⊙ (dW − rowsum(dW ⊙ W))", printed)
+        self.assertIn("Masked entries: 3; the largest |dS| among them: 0 (exactly)", run("--causal").stdout)
+        self.assertIn("Gradient check: every backward pass against central differences, h = 1e-05", printed)
+
+
+class GradientCheck(ProgramTest):
+    def assert_all_below(self, document, bound):
+        check = document["check"]
+        self.assertEqual([layer["key"] for layer in check["layers"]], LAYERS)
+        self.assertEqual(sorted(check["errors"]), sorted(LAYERS))  # a JSON object: keys sorted
+        for layer in check["layers"]:
+            for parameter in layer["parameters"]:
+                with self.subTest(layer=layer["key"], parameter=parameter["name"]):
+                    self.assertLess(parameter["error"], bound)
+            self.assertEqual(layer["error"], max(p["error"] for p in layer["parameters"]))
+        self.assertEqual(check["largest_error"], max(check["errors"].values()))
+
+    def test_every_gradient_below_1e7_at_the_default_step(self):
+        document = run_json()
+        self.assertEqual(document["check"]["step"], 1e-5)
+        self.assert_all_below(document, 1e-7)
+        for layer in document["check"]["layers"]:
+            for parameter in layer["parameters"]:
+                self.assertGreater(parameter["largest"], 1e-2)  # no gradient near the rounding floor
+
+    def test_with_two_channels_the_encoder_gradient_sinks_to_the_rounding_floor(self):
+        # LayerNorm of two entries keeps only their sign (chapter 8): the layer is nearly
+        # flat, its gradient tiny, and the relative error measures rounding, not a fault.
+        document = run_json("--d-model", "2")
+        encoder = document["check"]["layers"][LAYERS.index("encoder_layer")]["parameters"][0]
+        self.assertLess(encoder["largest"], 1e-5)
+        self.assertGreater(encoder["error"], 1e-7)
+        self.assertLess(encoder["error"] * encoder["largest"], 1e-9)  # the absolute difference
+        for key in LAYERS[:-1]:
+            self.assertLess(document["check"]["errors"][key], 1e-7)
+
+    def test_other_seeds_and_sizes(self):
+        for arguments in (["--seed", "7"], ["--seed", "4294967295", "--length", "1"],
+                          ["--length", "8", "--d-model", "8", "--seed", "3"], ["--d-model", "6", "--step", "2e-5"]):
+            with self.subTest(arguments=arguments):
+                document = run_json(*arguments)
+                if document["check"]["smallest_relu_input"] > 10 * document["check"]["step"]:
+                    self.assert_all_below(document, 1e-7)
+
+    def test_every_weight_is_checked(self):
+        document = run_json()
+        names = {layer["key"]: [p["name"] for p in layer["parameters"]] for layer in document["check"]["layers"]}
+        heads = ["W^O", "W^Q_1", "W^K_1", "W^V_1", "W^Q_2", "W^K_2", "W^V_2"]
+        self.assertEqual(names["multi_head"], ["x", *heads])
+        self.assertEqual(names["layer_norm"], ["x", "gamma", "beta"])
+        self.assertEqual(names["feed_forward"], ["x", "W_1", "b_1", "W_2", "b_2"])
+        self.assertEqual(names["encoder_layer"],
+                         ["x", *heads, "gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2"])
+        counts = {p["name"]: p["entries"] for p in document["check"]["layers"][7]["parameters"]}
+        self.assertEqual(counts["W_1"], 4 * 16)
+        self.assertEqual(counts["W^Q_1"], 4 * 2)
+
+    def test_layer_norm_input_gradient_sums_to_zero_along_rows(self):
+        for seed in ("1", "5"):
+            self.assertLess(run_json("--seed", seed)["check"]["layer_norm_row_sum"], 1e-13)
+
+    def test_the_embedding_sentence_repeats_a_word(self):
+        check = run_json("--length", "5")["check"]
+        self.assertEqual(len(check["words"]), 5)
+        self.assertEqual(check["words"][0], check["words"][-1])
+        self.assertTrue(all(0 <= word < check["vocabulary"] for word in check["words"] + check["targets"]))
+
+    def test_the_error_against_the_step_is_a_v(self):
+        sweep = run_json()["sweep"]
+        self.assertEqual(sweep["steps"], [10.0 ** -p for p in range(1, 11)])
+        for key in ("attention", "attention_causal", "multi_head", "layer_norm", "cross_entropy", "encoder_layer"):
+            errors = sweep["errors"][key]
+            best = int(np.argmin(errors))
+            with self.subTest(layer=key):
+                # Smallest in the middle (1e-4 … 1e-6), larger at both ends.
+                self.assertIn(sweep["steps"][best], (1e-4, 1e-5, 1e-6))
+                self.assertGreater(errors[0], 1e3 * errors[best])
+                self.assertGreater(errors[-1], 1e3 * errors[best])
+                # Truncation: a step 10 times smaller, an error about 100 times smaller.
+                self.assertAlmostEqual(math.log10(errors[1] / errors[2]), 2.0, delta=0.1)
+        # The step the check uses is the sweep's 1e-5: the same numbers.
+        document = run_json()
+        for key in LAYERS:
+            self.assertEqual(sweep["errors"][key][4], document["check"]["layers"][LAYERS.index(key)]["parameters"][0]["error"])
+
+
+class BadInput(ProgramTest):
+    def test_help(self):
+        self.assert_help_lists("--causal", "--no-check", "--row", "--column", "--seed", "--step", "--length", "--d-model", "--json")
+
+    def test_refused(self):
+        self.assert_each_refused([
+            (["--bogus"], "--bogus"),
+            (["--step", "0"], "--step"),
+            (["--step", "-1e-5"], "--step"),
+            (["--step", "nan"], "--step"),
+            (["--step", "tiny"], "--step"),
+            (["--step", "2"], "--step"),
+            (["--step", "inf"], "--step"),
+            (["--seed", "-1"], "--seed"),
+            (["--seed", "x"], "--seed"),
+            (["--seed", "4294967296"], "--seed"),
+            (["--row", "4"], "--row"),
+            (["--row", "0"], "--row"),
+            (["--column", "3"], "--column"),
+            (["--column", "1.5"], "--column"),
+            (["--length", "0"], "--length"),
+            (["--length", "9"], "--length"),
+            (["--d-model", "3"], "--d-model"),
+            (["--d-model", "10"], "--d-model"),
+            (["--d-model", "0"], "--d-model"),
+            (["--causal", "--q", "1,0;0,1"], "--causal"),
+            (["--q", "1,x;0,1;1,1"], "--q"),
+            (["--v", "1,0;0,1"], "--v"),
+            (["--v", "1.7e308,0;-1.7e308,0;0,0"], "--v"),
+            (["--tokens", "cat,eat"], "--tokens"),
+            (["--q", ";".join(["1,0"] * 17), "--k", ";".join(["1,0"] * 17), "--v", ";".join(["1"] * 17)], "--q"),
+        ])
+
+
+if __name__ == "__main__":
+    unittest.main()
