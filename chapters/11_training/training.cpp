@@ -147,7 +147,8 @@ double Trainer::train_one_step() {
   for (Eigen::Index b = 0; b < inputs_.batch; ++b) {
     const Sequence input = next_training_input();
     const attention::TokenClassifierSteps steps = attention::token_classifier(weights_, input);
-    const attention::CrossEntropy error = attention::softmax_cross_entropy(steps.logits, target_for(inputs_.task, input));
+    const attention::CrossEntropy error =
+        attention::softmax_cross_entropy(steps.logits, target_for(inputs_.task, input));
     attention::TokenClassifierWeights gradients =
         attention::token_classifier_backward(weights_, input, steps, error.logits_gradient);
     loss += error.loss;
@@ -158,8 +159,8 @@ double Trainer::train_one_step() {
       add_into(sum_blocks, attention::parameter_blocks(gradients));
     }
   }
-  for (const attention::ParameterBlock& block : sum_blocks) {
-    Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs_.batch);  // the batch's mean
+  for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
+    Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs_.batch);
   }
   adam_.step(attention::parameter_blocks(weights_), sum_blocks);
   return loss / static_cast<double>(inputs_.batch);
@@ -369,10 +370,11 @@ std::string tables(const Result& result) {
     return text;
   };
   std::string text = fmt::format(
-      "Task: {} sequences of {} digits (0 to {}); {} held-out sequences are never trained on.\n"
-      "Model: embedding + sinusoidal positions, {} encoder layer(s) of {} heads, d_model = {}, d_ff = {}, "
-      "a linear read-out.\n"
-      "Adam: learning rate {}, beta1 {}, beta2 {}, epsilon {}; {} sequences per step, seed {}.\n\n",
+      "Task: {} sequences of {} digits (0 to {}); {} held-out sequences, never trained on\n"
+      "Model: embedding + sinusoidal positions, {} encoder layer(s) of {} heads,\n"
+      "       d_model = {}, d_ff = {}, a linear read-out\n"
+      "Adam: learning rate {}, beta1 {}, beta2 {}, epsilon {}\n"
+      "      {} sequences per step, seed {}\n\n",
       task_name(inputs.task), inputs.length, inputs.vocabulary - 1, result.held_out_count, inputs.shape.layers,
       inputs.shape.heads, inputs.shape.d_model, inputs.shape.d_ff, inputs.adam.learning_rate, inputs.adam.beta1,
       inputs.adam.beta2, inputs.adam.epsilon, inputs.batch, inputs.seed);
@@ -392,7 +394,9 @@ std::string tables(const Result& result) {
   text += "Accuracy at each output position:";
   for (const double accuracy : result.position_accuracy) text += fmt::format(" {:.3f}", accuracy);
   text += fmt::format("\n\nHeld-out sequences with at least one wrong digit: {} of {}\n"
-                      "Wrong digits: {}; the input digit next to the right position: {}; on both sides of it: {}\n",
+                      "Wrong digits: {}\n"
+                      "  the input digit next to the right position: {}\n"
+                      "  the input digit on both sides of the right position: {}\n",
                       result.wrong_sequences, result.held_out_count, result.wrong_digits, result.wrong_from_neighbour,
                       result.wrong_from_both_neighbours);
   for (const Result::Mistake& mistake : result.mistakes) {
@@ -400,8 +404,9 @@ std::string tables(const Result& result) {
                         digits(mistake.prediction));
   }
   text += fmt::format("\nOne held-out sequence\ninput      {}\ntarget     {}\nprediction {}\n"
-                      "Below, its attention weights; the {} weight of a head is the mean, over the held-out set\n"
-                      "and the output positions, of the weight each output puts on the position it must read.\n\n", digits(result.example_input),
+                      "Below, its attention weights. The {} weight of a head is the mean, over\n"
+                      "the held-out set and the output positions, of the weight each output puts\n"
+                      "on the position it must read.\n\n", digits(result.example_input),
                       digits(result.example_target), digits(result.example_prediction),
                       inputs.task == Task::reverse ? "mirrored" : "same-position");
   const std::vector<std::string> positions = positions_from_zero(inputs.length);

@@ -134,10 +134,13 @@ inline TokenClassifierWeights token_classifier_backward(const TokenClassifierWei
   const Matrix& last = steps.layers.back().feed_forward_norm.output;
   gradients.readout = last.transpose() * logits_gradient;
   gradients.readout_bias = logits_gradient.colwise().sum().transpose();
-  Matrix gradient = logits_gradient * weights.readout.transpose();  // ∂L/∂(the last layer's output)
+  // ∂L/∂(the last layer's output), then walked down through the layers:
+  Matrix gradient = logits_gradient * weights.readout.transpose();
   for (std::size_t l = weights.layers.size(); l-- > 0;) {
-    const Matrix& layer_input = l == 0 ? steps.input : steps.layers[l - 1].feed_forward_norm.output;
-    EncoderLayerGradients layer = encoder_layer_backward(layer_input, weights.layers[l], steps.layers[l], gradient);
+    const Matrix& layer_input =
+        l == 0 ? steps.input : steps.layers[l - 1].feed_forward_norm.output;
+    EncoderLayerGradients layer =
+        encoder_layer_backward(layer_input, weights.layers[l], steps.layers[l], gradient);
     gradients.layers[l] = std::move(layer.weights);
     gradient = std::move(layer.input);
   }
