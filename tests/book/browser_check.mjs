@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Browser check for the Sphinx-rendered HTML book.
 //
-//   node tests/book/browser_check.mjs --site DIR --screenshots DIR
+//   node tests/book/browser_check.mjs --site DIR --screenshots DIR [--page TEXT]
 //
 // Serves --site from a private static server on 127.0.0.1 (ephemeral port),
 // opens every content page in headless Chromium (Debian's /usr/bin/chromium,
@@ -68,7 +68,7 @@ const VIEWPORTS = {
 };
 const SMALLEST_FIGURE_SCALE = 0.6;  // book.js keeps figures at least this large
 
-const USAGE = 'usage: node browser_check.mjs --site DIR --screenshots DIR';
+const USAGE = 'usage: node browser_check.mjs --site DIR --screenshots DIR [--page TEXT: only pages whose path contains it]';
 
 // ---------------------------------------------------------------------------
 // Command line
@@ -93,7 +93,7 @@ function parseArgs(argv) {
       process.stdout.write(USAGE + '\n');
       process.exit(0);
     }
-    if (arg !== '--site' && arg !== '--screenshots') usageError(`unknown argument: ${argv[i]}`);
+    if (arg !== '--site' && arg !== '--screenshots' && arg !== '--page') usageError(`unknown argument: ${argv[i]}`);
     if (value === undefined) {
       if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) usageError(`${arg} needs a value`);
       value = argv[++i];
@@ -105,7 +105,7 @@ function parseArgs(argv) {
   if (!opts.screenshots) usageError('missing --screenshots');
   const site = path.resolve(opts.site);
   if (!fs.existsSync(path.join(site, 'index.html'))) usageError(`--site ${opts.site} has no index.html`);
-  return { site: fs.realpathSync(site), screenshots: path.resolve(opts.screenshots) };
+  return { site: fs.realpathSync(site), screenshots: path.resolve(opts.screenshots), page: opts.page ?? '' };
 }
 
 // ---------------------------------------------------------------------------
@@ -684,7 +684,7 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const pages = listPages(opts.site);
+  const pages = listPages(opts.site).filter((page) => page.includes(opts.page));
   fs.mkdirSync(opts.screenshots, { recursive: true });
 
   const labels = [...pages, FILE_ENTRY];
