@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -51,7 +52,8 @@ struct AttentionBuffers {
 /// depends on x, so GCC vectorises the loop at -O3 (AVX-512 here: eight
 /// doubles at a time). Below −708, where e^x is no longer a normal double,
 /// the result is 0; that includes −∞, so a masked score keeps its weight of
-/// exactly 0. Arguments above 709 are clamped (softmax only ever passes x ≤ 0).
+/// exactly 0. Arguments above 709 are clamped (softmax only ever passes x ≤ 0);
+/// NaN stays NaN.
 /// @param entries the first entry; replaced by its exponential
 /// @param count how many entries
 inline void exponential_in_place(double* entries, Eigen::Index count) {
@@ -60,7 +62,7 @@ inline void exponential_in_place(double* entries, Eigen::Index count) {
   constexpr double ln2_high = 6.93147180369123816490e-01;  // ln 2 split in two, so that
   constexpr double ln2_low = 1.90821492927058770002e-10;   // k · ln2_high is exact
   for (Eigen::Index i = 0; i < count; ++i) {
-    const double x = std::min(std::max(entries[i], -708.0), 709.0);
+    const double x = entries[i] > -708.0 ? std::min(entries[i], 709.0) : -708.0;  // NaN too: no undefined cast below
     const double k = std::nearbyint(x * log2_e);
     const double r = (x - k * ln2_high) - k * ln2_low;
     double series = 1.0 / 6227020800.0;  // 1/13!
@@ -72,12 +74,13 @@ inline void exponential_in_place(double* entries, Eigen::Index count) {
     const auto exponent_bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(k) + 1023) << 52;
     double two_to_the_k;
     std::memcpy(&two_to_the_k, &exponent_bits, sizeof two_to_the_k);
-    entries[i] = entries[i] < -708.0 ? 0.0 : series * two_to_the_k;
+    entries[i] = entries[i] < -708.0 ? 0.0 : entries[i] == entries[i] ? series * two_to_the_k : entries[i];
   }
   // [vectorised_exponential]
 }
 
 /// @brief exponential_in_place() on a row of a row-major matrix (its entries lie next to each other).
+/// @param row the row; each entry replaced by its exponential
 template <typename Row>
 void exponential_in_place(Row&& row) {
   static_assert(std::remove_reference_t<Row>::IsRowMajor || std::remove_reference_t<Row>::RowsAtCompileTime == 1,
@@ -85,6 +88,7 @@ void exponential_in_place(Row&& row) {
   exponential_in_place(row.data(), row.size());
 }
 
+/// @cond INTERNAL
 namespace detail {
 
 inline void check_shapes(const Matrix& queries, const Matrix& keys, const Matrix& values, KeyRange range) {
@@ -115,6 +119,7 @@ void hide_later_keys(Block&& scores, Eigen::Index first_query, Eigen::Index firs
 }
 
 }  // namespace detail
+/// @endcond
 
 /// @brief The teaching formula with its matrices kept in @p buffers between calls, and std::exp one entry at a time.
 ///
@@ -159,12 +164,34 @@ inline void buffered_attention(const Matrix& queries, const Matrix& keys, const 
   // [buffered_attention]
 }
 
+/// @brief What streaming_attention() holds after folding in one tile of keys, for a StreamingObserver.
+///
+/// The rows are the queries of one query tile, the columns the keys of one
+/// key tile. The running values are those after the tile; rescale says by how
+/// much the tile shrank what had been summed before it.
+struct StreamingTileState {
+  Eigen::Index first_query = 0;  ///< the tile's first query (counted from 0)
+  Eigen::Index first_key = 0;    ///< the tile's first key (counted from 0)
+  RowMajorMatrix scores;         ///< the tile's scores, scaled, −∞ where masked
+  RowMajorMatrix exponentials;   ///< e^(s − M) for each score s, with M the new running maximum; 0 where masked
+  Eigen::VectorXd rescale;       ///< per query, e^(M_before − M): 1 when the maximum did not move, 0 at the first key seen
+  Eigen::VectorXd maximum;       ///< per query, the running maximum M after the tile
+  Eigen::VectorXd sum;           ///< per query, the running sum L of e^(s − M) after the tile
+  Matrix output;                 ///< per query, the running output O, the sum of e^(s − M)·v, not yet divided by L
+};
+
+/// @brief Called by streaming_attention() after each tile of keys it visits, in order (one thread only).
+using StreamingObserver = std::function<void(const StreamingTileState&)>;
+
 /// @brief How streaming_attention() cuts the work.
 struct StreamingOptions {
   Eigen::Index query_tile = 64;   ///< queries per tile (rows of a score tile)
   Eigen::Index key_tile = 128;    ///< keys per tile (columns of a score tile)
   KeyRange range = KeyRange::all; ///< every key, or the causal mask
   unsigned threads = 1;           ///< threads sharing the query tiles
+  /// If set, shown the state after every visited tile (a trace for the book's
+  /// figure); needs threads = 1, and costs a copy of each tile.
+  StreamingObserver observer;
 };
 
 /// @brief The extra memory streaming_attention() uses, in bytes, beyond its inputs and its output.
@@ -194,11 +221,15 @@ inline std::size_t streaming_extra_bytes(Eigen::Index value_width, const Streami
 /// @param values V, m × d_v
 /// @param options tile sizes, the key range and the number of threads
 /// @return the output, n × d_v
-/// @throws std::invalid_argument if the shapes do not fit, a tile size is below 1, or a score is NaN or +∞
+/// @throws std::invalid_argument if the shapes do not fit, a tile size is below 1, a score is NaN or +∞, or an
+/// observer is given with more than one thread
 inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, const Matrix& values,
                                   const StreamingOptions& options = {}) {
   detail::check_shapes(queries, keys, values, options.range);
   if (options.query_tile < 1 || options.key_tile < 1) throw std::invalid_argument("streaming_attention: tiles of at least 1");
+  if (options.observer && options.threads > 1) {
+    throw std::invalid_argument("streaming_attention: an observer needs one thread");
+  }
   const Eigen::Index n = queries.rows(), m = keys.rows(), value_width = values.cols();
   const double scale = 1.0 / std::sqrt(static_cast<double>(queries.cols()));
   const double minus_infinity = -std::numeric_limits<double>::infinity();
@@ -211,6 +242,18 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
     RowMajorMatrix scores(options.query_tile, options.key_tile);
     Matrix running_output(options.query_tile, value_width);
     Eigen::VectorXd running_maximum(options.query_tile), running_sum(options.query_tile);
+    Eigen::VectorXd rescales(options.query_tile);
+    StreamingTileState observed;  // filled only for an observer
+    const auto report = [&](Eigen::Index q0, Eigen::Index k0, const auto& exponentials, Eigen::Index rows) {
+      observed.first_query = q0;
+      observed.first_key = k0;
+      observed.exponentials = exponentials;
+      observed.rescale = rescales.head(rows);
+      observed.maximum = running_maximum.head(rows);
+      observed.sum = running_sum.head(rows);
+      observed.output = running_output.topRows(rows);
+      options.observer(observed);
+    };
     try {
       for (Eigen::Index tile = first_tile; tile < query_tiles; tile += tile_step) {
         const Eigen::Index q0 = tile * options.query_tile, rows = std::min(options.query_tile, n - q0);
@@ -226,10 +269,13 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
           tile_scores *= scale;
           detail::refuse_nan_and_plus_infinity(tile_scores);
           if (options.range == KeyRange::causal) detail::hide_later_keys(tile_scores, q0, k0);
+          if (options.observer) observed.scores = tile_scores;
+          // [online_softmax]
           for (Eigen::Index i = 0; i < rows; ++i) {
             const double maximum = std::max(running_maximum(i), tile_scores.row(i).maxCoeff());
             if (maximum == minus_infinity) {  // no key seen so far: nothing to add
               tile_scores.row(i).setZero();
+              rescales(i) = 1.0;
               continue;
             }
             const double rescale = std::exp(running_maximum(i) - maximum);  // e^(M − M'); 0 if M = −∞
@@ -238,8 +284,11 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
             running_sum(i) = running_sum(i) * rescale + tile_scores.row(i).sum();
             running_output.row(i) *= rescale;
             running_maximum(i) = maximum;
+            rescales(i) = rescale;
           }
           running_output.topRows(rows).noalias() += tile_scores * values.middleRows(k0, columns);
+          // [online_softmax]
+          if (options.observer) report(q0, k0, tile_scores, rows);
         }
         for (Eigen::Index i = 0; i < rows; ++i) {  // O / L; a fully masked query keeps its zero row
           output.row(q0 + i) = running_sum(i) > 0.0 ? Eigen::RowVectorXd(running_output.row(i) / running_sum(i))
