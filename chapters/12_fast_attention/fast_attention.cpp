@@ -108,18 +108,18 @@ Trace traced(const TraceInputs& inputs) {
 // work on every cycle while each chain waits for its previous result. The
 // compiler turns the inner loop into vector instructions (std::fma is one
 // fused instruction where the processor has them).
+constexpr std::size_t fma_chain_count = 128;
+
 double fma_chains(std::size_t rounds, double factor, double term) {
-  constexpr std::size_t chains = 128;
-  double accumulators[chains];
-  for (std::size_t j = 0; j < chains; ++j) accumulators[j] = term * static_cast<double>(j);
+  double accumulators[fma_chain_count];
+  for (std::size_t j = 0; j < fma_chain_count; ++j) accumulators[j] = term * static_cast<double>(j);
   for (std::size_t round = 0; round < rounds; ++round) {
-    for (std::size_t j = 0; j < chains; ++j) accumulators[j] = std::fma(accumulators[j], factor, term);
+    for (double& accumulator : accumulators) accumulator = std::fma(accumulator, factor, term);
   }
   double total = 0.0;
   for (const double accumulator : accumulators) total += accumulator;
   return total;
 }
-constexpr double fma_chain_count = 128.0;
 // [fma_peak]
 
 // Floating-point operations per second (a multiply-add counts 2) with
@@ -143,7 +143,7 @@ double measured_peak(unsigned threads) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     static volatile double sink = 0.0;
     for (const double result : results) sink = sink + result;
-    best = std::max(best, 2.0 * fma_chain_count * static_cast<double>(rounds) * threads / seconds);
+    best = std::max(best, 2.0 * static_cast<double>(fma_chain_count * rounds * threads) / seconds);
   }
   return best;
 }
@@ -792,44 +792,77 @@ std::string milliseconds_text(const attention::TimingSummary& time) {
   return fmt::format("{:.4g} [{:.3g}-{:.3g}]", time.median * 1e3, time.spread_low * 1e3, time.spread_high * 1e3);
 }
 
+// @p text as lines of at most 78 characters, broken at spaces; lines after
+// the first start with @p indent.
+std::string wrapped(const std::string& text, const std::string& indent = "") {
+  std::string lines, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && line.size() + 1 + word.size() > 78) {
+      lines += line + '\n';
+      line = indent;
+    }
+    line += (line.empty() || line == indent ? "" : " ") + word;
+    start = end + 1;
+  }
+  return lines + line + '\n';
+}
+
+// The short names the table prints.
+std::string method_label(const std::string& method) {
+  if (method == "buffered_vectorised_exp") return "buffered, vec. exp";
+  if (method == "streaming_causal") return "streaming, causal";
+  if (method == "tile_products_only") return "products only";
+  if (method == "numpy") return "NumPy";
+  return method;
+}
+
 std::string benchmark_text(const Benchmark& benchmark) {
   const BenchmarkInputs& inputs = benchmark.inputs;
-  std::string text = fmt::format(
-      "Timed on this machine ({}), d = {}, {} thread(s) for the streaming\n"
-      "kernel and NumPy; median of {} repetitions [spread], milliseconds\n",
-      benchmark.machine, inputs.width, inputs.threads, inputs.repeats);
-  text += fmt::format("Measured multiply-add peak: {:.1f} GFLOP/s with {} thread(s), {:.1f} with one\n",
-                      benchmark.peak_gflops, inputs.threads, benchmark.peak_gflops_one_thread);
-  text += fmt::format("\n{:>6}  {:<24}  {:>2}  {:<28}  {:>7}  {:>6}  {:>10}\n", "n", "method", "th",
-                      "median [spread] ms", "GFLOP/s", "% peak", "extra mem");
+  std::string text = wrapped(fmt::format(
+      "Timed on this machine ({}), d = {}, {} thread{} for the streaming kernel and NumPy, one for the others; "
+      "median of {} repetitions [spread], in milliseconds.",
+      benchmark.machine, inputs.width, inputs.threads, inputs.threads == 1 ? "" : "s", inputs.repeats));
+  text += wrapped(fmt::format("Measured multiply-add peak: {:.1f} GFLOP/s with {} thread{}, {:.1f} with one.",
+                              benchmark.peak_gflops, inputs.threads, inputs.threads == 1 ? "" : "s",
+                              benchmark.peak_gflops_one_thread));
+  text += fmt::format("\n{:>6}  {:<18}  {:<20}  {:>7}  {:>5}  {:>9}\n", "n", "method", "median [spread]", "GFLOP/s",
+                      "%peak", "extra mem");
   for (const MethodRow& row : benchmark.rows) {
+    const std::string memory = bytes_text(static_cast<double>(row.peak_extra_bytes));
     if (!row.skipped.empty()) {
-      text += fmt::format("{:>6}  {:<24}  {:>2}  {:<28}  {:>7}  {:>6}  {:>10}\n", row.n, row.method, row.threads,
-                          "skipped", "", "", bytes_text(static_cast<double>(row.peak_extra_bytes)));
+      text += fmt::format("{:>6}  {:<18}  {:<20}  {:>7}  {:>5}  {:>9}\n", row.n, method_label(row.method), "skipped",
+                          "", "", memory);
       continue;
     }
     const double rate = gflops(row);
     const double peak = row.threads == 1 ? benchmark.peak_gflops_one_thread : benchmark.peak_gflops;
-    text += fmt::format("{:>6}  {:<24}  {:>2}  {:<28}  {:>7.1f}  {:>6.0f}  {:>10}\n", row.n, row.method, row.threads,
-                        milliseconds_text(row.time), rate, 100 * rate / peak,
-                        bytes_text(static_cast<double>(row.peak_extra_bytes)));
+    text += fmt::format("{:>6}  {:<18}  {:<20}  {:>7.1f}  {:>5.0f}  {:>9}\n", row.n, method_label(row.method),
+                        milliseconds_text(row.time), rate, 100 * rate / peak, memory);
   }
   text += "\nGFLOP/s: the two products' multiply-adds (2 operations each; the causal\n"
-          "variant counts only the unmasked half) over the median time. Extra memory:\n"
-          "beyond the inputs and the output, counted from the buffers each method\n"
-          "allocates; NumPy's measured with tracemalloc. tile_products_only is not\n"
-          "attention: the streaming kernel's two products alone, its ceiling.\n";
+          "variant counts only the unmasked half) over the median time; %peak: of\n"
+          "the measured peak for the method's threads. Extra memory: beyond the\n"
+          "inputs and the output, counted from the buffers each method allocates;\n"
+          "NumPy's measured with tracemalloc. products only: not attention, the\n"
+          "streaming kernel's two products alone, its ceiling.\n";
   for (const MethodRow& row : benchmark.rows) {
-    if (!row.skipped.empty()) text += fmt::format("Skipped {} at n = {}: {}.\n", row.method, row.n, row.skipped);
+    if (!row.skipped.empty()) text += wrapped(fmt::format("Skipped {} at n = {}: {}.", row.method, row.n, row.skipped), "  ");
   }
   const NumpyPeer& numpy = benchmark.numpy;
-  text += numpy.available ? fmt::format("NumPy {} ({}), BLAS: {}\n", numpy.numpy_version, numpy.python, numpy.blas)
-                          : fmt::format("NumPy: not timed ({})\n", numpy.reason);
+  text += numpy.available
+              ? fmt::format("NumPy {} ({}), BLAS:\n  {}\n", numpy.numpy_version, numpy.python, numpy.blas)
+              : wrapped(fmt::format("NumPy: not timed ({}).", numpy.reason), "  ");
   text += "\nGoals (reported, not asserted):\n";
   for (const Goal& goal : benchmark.goals) {
-    text += fmt::format("  [{}] {}: {}\n", !goal.met ? "no data" : *goal.met ? "met" : "not met", goal.goal, goal.detail);
+    text += wrapped(fmt::format("[{}] {}: {}.", goal.met ? (*goal.met ? "met" : "not met") : "no data", goal.goal,
+                                goal.detail),
+                    "    ");
   }
-  text += "\n" + benchmark.summary + "\n";
+  text += "\n" + wrapped(benchmark.summary);
   return text;
 }
 
