@@ -62,19 +62,22 @@ inline void exponential_in_place(double* entries, Eigen::Index count) {
   constexpr double ln2_high = 6.93147180369123816490e-01;  // ln 2 split in two, so that
   constexpr double ln2_low = 1.90821492927058770002e-10;   // k · ln2_high is exact
   for (Eigen::Index i = 0; i < count; ++i) {
-    const double x = entries[i] > -708.0 ? std::min(entries[i], 709.0) : -708.0;  // NaN too: no undefined cast below
+    // Clamped; NaN lands on −708 too, so that the cast to an integer below is defined.
+    const double x = entries[i] > -708.0 ? std::min(entries[i], 709.0) : -708.0;
     const double k = std::nearbyint(x * log2_e);
     const double r = (x - k * ln2_high) - k * ln2_low;
     double series = 1.0 / 6227020800.0;  // 1/13!
-    for (const double inverse_factorial : {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0,
-                                           1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0,
-                                           1.0 / 6.0, 0.5, 1.0, 1.0}) {
+    for (const double inverse_factorial :
+         {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+          1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0}) {
       series = series * r + inverse_factorial;
     }
-    const auto exponent_bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(k) + 1023) << 52;
+    const auto biased_exponent = static_cast<std::uint64_t>(static_cast<std::int64_t>(k) + 1023);
+    const std::uint64_t exponent_bits = biased_exponent << 52;
     double two_to_the_k;
     std::memcpy(&two_to_the_k, &exponent_bits, sizeof two_to_the_k);
-    entries[i] = entries[i] < -708.0 ? 0.0 : entries[i] == entries[i] ? series * two_to_the_k : entries[i];
+    const bool is_nan = entries[i] != entries[i];
+    entries[i] = entries[i] < -708.0 ? 0.0 : is_nan ? entries[i] : series * two_to_the_k;
   }
   // [vectorised_exponential]
 }
