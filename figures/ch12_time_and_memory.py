@@ -37,7 +37,7 @@ for method, style in STYLES.items():
                         marker=style["marker"], markersize=10, markerfacecolor="none", markeredgecolor=style["color"])
 
 timed.set_ylabel(f"milliseconds per call, median of {run['reps']}")
-timed.set_title(f"Time, {run['threads']} thread(s), d = {run['d']}")
+timed.set_title(f"Time, {run['threads']} thread{'' if run['threads'] == 1 else 's'}, d = {run['d']}")
 memory.set_ylabel("extra bytes beyond inputs and output")
 memory.set_title("Memory: n² against a few tiles")
 for axes in (timed, memory):

@@ -151,7 +151,8 @@ class Benchmark(ProgramTest):
         self.assertEqual(document["skipped"][0]["method"], "teaching")
         self.assertIsNotNone(rows["streaming"]["seconds_median"])
         self.assertNotIn("numpy", rows)
-        self.assertEqual(document["numpy"], {"available": False, "reason": "--no-numpy was given"})
+        self.assertEqual(document["numpy"], {"available": False, "reason": "--no-numpy was given",
+                                             "description": "not timed: --no-numpy was given"})
         self.assertIn("Skipped teaching at n = 600", run("--n", "600", "--d", "4", "--reps", "1",
                                                           "--memory-limit", "0.005", "--no-numpy").stdout)
 
