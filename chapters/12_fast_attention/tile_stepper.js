@@ -1,0 +1,120 @@
+// Chapter 12's interactive figure: step through the tiles of the streaming
+// kernel on a small example and watch each query's running maximum M,
+// running sum L and output so far change. The chapter's program
+// (fast_attention, its trace) computes every state; the page only picks the
+// step to show and draws it.
+(function () {
+  const EXAMPLES = {
+    toy: { tokens: 'cat,eat,fish', q: '1,0;0,1;1,1', k: '2,0;0,1;1,1', v: '1,0;0,1;0.5,0.5' },
+    eight: {
+      tokens: 't1,t2,t3,t4,t5,t6,t7,t8',
+      q: '0.5,-1;1.5,0.2;-0.3,0.8;2,1;0,-2;1,1;-1.5,0.5;0.3,0.3',
+      k: '0.1,0.2;-1,0.5;0.7,-0.4;1.2,2;-0.5,-0.5;2.5,0.1;0,1;3,3',
+      v: '1,0;0,1;1,1;2,0;0,2;-1,1;1,-1;0.5,0.5',
+    },
+  };
+  const chooseExample = (values, set) => {
+    const example = EXAMPLES[values.example];
+    if (!example) return;
+    for (const name of ['tokens', 'q', 'k', 'v']) set(name, example[name]);
+  };
+  const COLOURS = { current: '#1f77b4', done: '#aec7e8', waiting: '#f2f2f2', skipped: '#ffffff' };
+
+  Book.figure('tile_stepper', {
+    program: 'fast_attention',
+    tolerance: 1e-12,
+    controls: [
+      { name: 'example', label: 'Example', type: 'select', value: 'toy', changed: chooseExample,
+        options: [['toy', 'the toy: cat, eat, fish'], ['eight', 'eight tokens']] },
+      { name: 'tile', label: 'Keys per tile (--tile)', type: 'range', flag: '--tile', min: 1, max: 4, step: 1, value: 1 },
+      { name: 'query_tile', label: 'Queries per tile (--query-tile)', type: 'range', flag: '--query-tile',
+        min: 1, max: 8, step: 1, value: 8 },
+      { name: 'mask', label: 'Mask (--mask)', type: 'select', flag: '--mask', value: 'none',
+        options: [['none', 'none'], ['causal', 'causal']] },
+      { name: 'step', label: 'Show the state after tile', type: 'range', min: 1, max: 64, step: 1, value: 2,
+        help: 'past the last tile, the last state is shown' },
+      { name: 'tokens', label: 'Tokens (--tokens)', type: 'text', flag: '--tokens', value: EXAMPLES.toy.tokens,
+        samples: ['a,b,c'], bad: ['a,b'] },
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', value: EXAMPLES.toy.q,
+        samples: ['3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'], help: 'rows by ;, entries by ,' },
+      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', value: EXAMPLES.toy.k,
+        samples: ['0,0;0,0;5,5'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
+      { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v', value: EXAMPLES.toy.v,
+        samples: ['1;2;3'], bad: ['1,0;0,1;x,1', '1,0;0,1'] },
+    ],
+    render(json, view, current) {
+      const trace = json.trace;
+      const steps = trace.steps;
+      const index = Math.min(Number(current.step), steps.length) - 1;
+      const step = steps[index];
+      const base = `/trace/steps/${index}`;
+      const queries = trace.query_tokens;
+      const keys = trace.key_tokens;
+      const rows = step.scores.length;
+      const columns = step.scores[0].length;
+
+      // The grid of query tiles × key tiles: which are done, which is being
+      // folded in, which wait, which the causal mask skips.
+      const status = (qt, kt) => {
+        if (trace.skipped.some(([a, b]) => a === qt && b === kt)) return 'skipped';
+        const at = steps.findIndex((s) => s.query_tile === qt && s.key_tile === kt);
+        if (at === index) return 'current';
+        return at < index ? 'done' : 'waiting';
+      };
+      const cells = [];
+      queries.forEach((query, i) => keys.forEach((key, j) => {
+        const kind = status(Math.floor(i / trace.query_tile), Math.floor(j / trace.key_tile));
+        cells.push({ query, key, kind });
+      }));
+      const size = Math.max(24, Math.min(40, Math.floor((view.slot('grid').parentElement.clientWidth - 80) / keys.length)));
+      view.plot('grid', {
+        caption: `Tile ${index + 1} of ${steps.length} visited` +
+          (trace.skipped.length ? `; ${trace.skipped.length} skipped (wholly masked, hatched white)` : ''),
+        width: 80 + size * keys.length,
+        height: 40 + size * queries.length,
+        marginLeft: 60,
+        x: { domain: keys, axis: 'top', label: 'keys' },
+        y: { domain: queries, label: null },
+        marks: [
+          window.Plot.cell(cells, { x: 'key', y: 'query', fill: (d) => COLOURS[d.kind], stroke: '#999', strokeWidth: 0.5, inset: 0.5 }),
+          window.Plot.text(cells.filter((d) => d.kind === 'skipped'), { x: 'key', y: 'query', text: () => '╳', fill: '#bbb' }),
+        ],
+      });
+
+      const tileQueries = queries.slice(step.first_query, step.first_query + rows);
+      const tileKeys = keys.slice(step.first_key, step.first_key + columns);
+      view.matrix('scores', step.scores, {
+        title: 'This tile\'s scores s = q·k / √d_k (−∞: masked)', rows: tileQueries, columns: tileKeys, pointer: `${base}/scores`,
+      });
+      view.matrix('exponentials', step.exponentials, {
+        title: 'e^(s − M), M the new running maximum', rows: tileQueries, columns: tileKeys, pointer: `${base}/exponentials`,
+      });
+      // Every query's running state after this tile; queries whose tile has not started yet have none.
+      queries.forEach((query, i) => {
+        const name = `state_${i}`;
+        if (step.maximum[i] === null) {
+          view.sentence(name, [`${query}: not started yet.`]);
+          return;
+        }
+        const inTile = i >= step.first_query && i < step.first_query + rows;
+        view.sentence(name, [
+          `${query}: M = `, [step.maximum[i], `${base}/maximum/${i}`], ', L = ', [step.sum[i], `${base}/sum/${i}`],
+          ...(inTile ? [', rescaled by ', [step.rescale[i - step.first_query], `${base}/rescale/${i - step.first_query}`]] : [' (done)']),
+          ', output so far (', ...step.output[i].flatMap((x, j) => [j ? ', ' : '', [x, `${base}/output/${i}/${j}`]]), ').',
+        ]);
+      });
+      // Drop the sentences of a longer example shown before.
+      const output = view.slot('grid').parentElement;
+      for (const box of output.querySelectorAll('[data-slot^="state_"]')) {
+        if (Number(box.dataset.slot.slice(6)) >= queries.length) box.remove();
+      }
+      view.matrix('teaching', trace.teaching_output, {
+        title: 'The teaching version\'s output, for comparison', rows: queries,
+        columns: trace.teaching_output[0].map((_, j) => `d${j + 1}`), pointer: '/trace/teaching_output',
+      });
+      for (const name of ['grid', 'scores', 'exponentials', ...queries.map((_, i) => `state_${i}`), 'teaching']) {
+        output.append(view.slot(name));
+      }
+    },
+  });
+})();

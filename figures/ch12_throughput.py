@@ -1,0 +1,44 @@
+"""Chapter 12: how much of the machine each method uses. For every timed
+method and length, the two products' multiply-adds per second (GFLOP/s, a
+multiply-add counting 2) against the machine's double-precision multiply-add
+peak, measured in the same run with a small kernel of independent fused
+multiply-adds (the dashed line; per thread for the one-thread methods)."""
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+run = load_run(options.outputs, "fast_attention_benchmark")
+METHODS = [
+    ("teaching", "teaching", "#7f7f7f"),
+    ("buffered", "buffered", "#9467bd"),
+    ("buffered_vectorised_exp", "vectorised exp", "#8c564b"),
+    ("streaming", "streaming", "#1f77b4"),
+    ("streaming_causal", "causal", "#2ca02c"),
+    ("tile_products_only", "products only", "#17becf"),
+    ("numpy", "NumPy", "#d62728"),
+]
+rows = [row for row in run["rows"] if row["gflops"] is not None]
+lengths = run["n"]
+width = 0.8 / len(lengths)
+
+figure, axes = plt.subplots(figsize=(10, 4.0))
+shown = [(key, label, colour) for key, label, colour in METHODS if any(row["method"] == key for row in rows)]
+for position, (key, label, colour) in enumerate(shown):
+    for index, n in enumerate(lengths):
+        match = [row for row in rows if row["method"] == key and row["n"] == n]
+        if not match:
+            continue
+        axes.bar(position - 0.4 + width * (index + 0.5), match[0]["gflops"], width * 0.9, color=colour,
+                 alpha=0.45 + 0.55 * (index + 1) / len(lengths))
+axes.axhline(run["peak_gflops_one_thread"], color="0.3", linestyle="--", linewidth=1)
+axes.text(len(shown) - 0.5, run["peak_gflops_one_thread"], "measured peak, one thread", ha="right", va="bottom",
+          fontsize=9, color="0.3")
+if run["threads"] > 1:
+    axes.axhline(run["peak_gflops"], color="0.3", linestyle=":", linewidth=1)
+    axes.text(len(shown) - 0.5, run["peak_gflops"], f"measured peak, {run['threads']} threads", ha="right",
+              va="bottom", fontsize=9, color="0.3")
+axes.set_xticks(range(len(shown)), [label for _, label, _ in shown])
+axes.set_ylabel("GFLOP/s (2 per multiply-add)")
+axes.set_title(f"Throughput at n = {', '.join(str(n) for n in lengths)} (lighter to darker), d = {run['d']}")
+axes.grid(True, axis="y", color="#eeeeee")
+figure.tight_layout()
+save(figure, options.out)

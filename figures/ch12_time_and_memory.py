@@ -1,0 +1,65 @@
+"""Chapter 12: the teaching version, each fast step and NumPy against the
+length n, on log-log axes, from the benchmark run of the build. Left, the
+median time with its spread as a bar; right, the extra memory each method
+needs beyond its inputs and output (counted from the buffers it allocates;
+NumPy's measured with tracemalloc). A method skipped for its memory has no
+time at that n, but its counted memory is drawn, hollow."""
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+run = load_run(options.outputs, "fast_attention_benchmark")
+STYLES = {
+    "teaching": dict(color="#7f7f7f", marker="o", label="teaching version"),
+    "buffered": dict(color="#9467bd", marker="v", label="buffered"),
+    "buffered_vectorised_exp": dict(color="#8c564b", marker="^", label="buffered, vectorised exp"),
+    "streaming": dict(color="#1f77b4", marker="s", label="streaming (tiles, online softmax)"),
+    "streaming_causal": dict(color="#2ca02c", marker="D", label="streaming, causal"),
+    "numpy": dict(color="#d62728", marker="P", label="NumPy + OpenBLAS"),
+}
+rows = run["rows"]
+lengths = run["n"]
+
+figure, (timed, memory) = plt.subplots(1, 2, figsize=(11, 4.3))
+for method, style in STYLES.items():
+    mine = [row for row in rows if row["method"] == method]
+    timed_rows = [row for row in mine if row["seconds_median"] is not None]
+    if timed_rows:
+        medians = [row["seconds_median"] * 1e3 for row in timed_rows]
+        below = [m - row["seconds_spread"][0] * 1e3 for m, row in zip(medians, timed_rows)]
+        above = [row["seconds_spread"][1] * 1e3 - m for m, row in zip(medians, timed_rows)]
+        timed.errorbar([row["n"] for row in timed_rows], medians, yerr=[below, above], capsize=3, markersize=5,
+                       **style)
+    if mine:
+        memory.plot([row["n"] for row in mine], [row["peak_extra_bytes"] for row in mine], **style)
+        skipped = [row for row in mine if row["skipped"]]
+        if skipped:
+            memory.plot([row["n"] for row in skipped], [row["peak_extra_bytes"] for row in skipped], linestyle="none",
+                        marker=style["marker"], markersize=10, markerfacecolor="none", markeredgecolor=style["color"])
+
+timed.set_ylabel(f"milliseconds per call, median of {run['reps']}")
+timed.set_title(f"Time, {run['threads']} thread{'' if run['threads'] == 1 else 's'}, d = {run['d']}")
+memory.set_ylabel("extra bytes beyond inputs and output")
+memory.set_title("Memory: n² against a few tiles")
+for axes in (timed, memory):
+    axes.set_xscale("log", base=2)
+    axes.set_yscale("log")
+    axes.set_xticks(lengths, [str(n) for n in lengths])
+    axes.minorticks_off()
+    axes.set_xlabel("n, queries and keys")
+    axes.grid(True, color="#eeeeee")
+timed.legend(loc="upper left", frameon=False, fontsize=8)
+figure.tight_layout()
+save(figure, options.out)
+
+svg = options.out.read_text()
+title = "Time and memory of attention against n: the teaching version, each fast step and NumPy"
+description = run["summary"]
+
+
+def escaped(text):
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+opening = svg.index(">", svg.index("<svg")) + 1
+svg = svg[:opening] + f"\n <title>{escaped(title)}</title>\n <desc>{escaped(description)}</desc>" + svg[opening:]
+options.out.write_text(svg)

@@ -1,0 +1,322 @@
+/// @file streaming_attention.hpp
+/// @brief Attention without the n × m matrix: tiles of keys and an online softmax (Milakov and Gimelshein 2018; Dao et al. 2022).
+///
+/// scaled_dot_product_attention() keeps every intermediate matrix, as the
+/// book's chapters show them. The functions here compute the same output
+/// faster, one step at a time: reusing buffers, a vectorised exponential, and
+/// finally streaming_attention(), which never holds more than one tile of
+/// scores: memory O(n·d) instead of O(n·m).
+///
+/// Every function gives the teaching version's output to rounding (the tests
+/// hold them to a relative difference below 1e-12), and keeps its edge cases:
+/// a masked score has weight exactly 0, a query whose keys are all masked gets
+/// a zero output row, and a score that is NaN or +∞ is refused.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "attention/matrix.hpp"
+
+namespace attention {
+
+/// @brief A matrix stored row by row: one query's scores lie next to each other in memory.
+using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// @brief Which keys each query may see, in the fast kernels: every key, or those up to its own position (causal).
+enum class KeyRange { all, causal };
+
+/// @brief The matrices the buffered kernels write into, kept from call to call.
+struct AttentionBuffers {
+  RowMajorMatrix scores;  ///< n × m: scores, then weights, in place
+  Matrix output;          ///< n × d_v
+};
+
+/// @brief e^x for every entry of a contiguous row, in a loop the compiler turns into vector instructions.
+///
+/// e^x = 2^k · e^r with k = round(x / ln 2) and r = x − k ln 2, |r| ≤ ln 2 / 2;
+/// e^r by its Taylor series to r¹³ (the first term left out is below 4e-18
+/// of the result), 2^k written straight into the exponent bits. No branch
+/// depends on x, so GCC vectorises the loop at -O3 (AVX-512 here: eight
+/// doubles at a time). Below −708, where e^x is no longer a normal double,
+/// the result is 0; that includes −∞, so a masked score keeps its weight of
+/// exactly 0. Arguments above 709 are clamped (softmax only ever passes x ≤ 0);
+/// NaN stays NaN.
+/// @param entries the first entry; replaced by its exponential
+/// @param count how many entries
+inline void exponential_in_place(double* entries, Eigen::Index count) {
+  // [vectorised_exponential]
+  constexpr double log2_e = 1.4426950408889634;
+  constexpr double ln2_high = 6.93147180369123816490e-01;  // ln 2 split in two, so that
+  constexpr double ln2_low = 1.90821492927058770002e-10;   // k · ln2_high is exact
+  for (Eigen::Index i = 0; i < count; ++i) {
+    // Clamped; NaN lands on −708 too, so that the cast to an integer below is defined.
+    const double x = entries[i] > -708.0 ? std::min(entries[i], 709.0) : -708.0;
+    const double k = std::nearbyint(x * log2_e);
+    const double r = (x - k * ln2_high) - k * ln2_low;
+    double series = 1.0 / 6227020800.0;  // 1/13!
+    for (const double inverse_factorial :
+         {1.0 / 479001600.0, 1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0,
+          1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0}) {
+      series = series * r + inverse_factorial;
+    }
+    const auto biased_exponent = static_cast<std::uint64_t>(static_cast<std::int64_t>(k) + 1023);
+    const std::uint64_t exponent_bits = biased_exponent << 52;
+    double two_to_the_k;
+    std::memcpy(&two_to_the_k, &exponent_bits, sizeof two_to_the_k);
+    const bool is_nan = entries[i] != entries[i];
+    entries[i] = entries[i] < -708.0 ? 0.0 : is_nan ? entries[i] : series * two_to_the_k;
+  }
+  // [vectorised_exponential]
+}
+
+/// @brief exponential_in_place() on a row of a row-major matrix (its entries lie next to each other).
+/// @param row the row; each entry replaced by its exponential
+template <typename Row>
+void exponential_in_place(Row&& row) {
+  static_assert(std::remove_reference_t<Row>::IsRowMajor || std::remove_reference_t<Row>::RowsAtCompileTime == 1,
+                "a row whose entries lie next to each other");
+  exponential_in_place(row.data(), row.size());
+}
+
+/// @cond INTERNAL
+namespace detail {
+
+inline void check_shapes(const Matrix& queries, const Matrix& keys, const Matrix& values, KeyRange range) {
+  if (keys.cols() != queries.cols()) throw std::invalid_argument("attention: queries and keys must have the same width");
+  if (values.rows() != keys.rows()) throw std::invalid_argument("attention: there must be one value per key");
+  if (range == KeyRange::causal && queries.rows() != keys.rows()) {
+    throw std::invalid_argument("attention: a causal mask needs one query per key");
+  }
+}
+
+inline void refuse_nan_and_plus_infinity(const RowMajorMatrix& scores) {
+  if (scores.allFinite()) return;
+  if ((scores.array() != scores.array()).any()) throw std::invalid_argument("attention: a score is NaN");
+  if ((scores.array() == std::numeric_limits<double>::infinity()).any()) {
+    throw std::invalid_argument("attention: a score is +infinity");
+  }
+}
+
+// Row i of a block whose first query is query `first` may see keys 0 … first + i.
+template <typename Block>
+void hide_later_keys(Block&& scores, Eigen::Index first_query, Eigen::Index first_key) {
+  const double minus_infinity = -std::numeric_limits<double>::infinity();
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    const Eigen::Index last_visible = first_query + i - first_key;  // in the block's columns
+    const Eigen::Index from = std::max<Eigen::Index>(0, last_visible + 1);
+    if (from < scores.cols()) scores.row(i).tail(scores.cols() - from).setConstant(minus_infinity);
+  }
+}
+
+}  // namespace detail
+/// @endcond
+
+/// @brief The teaching formula with its matrices kept in @p buffers between calls, and std::exp one entry at a time.
+///
+/// The first step away from scaled_dot_product_attention(): the same
+/// arithmetic, but the n × m scores are written into one row-major buffer and
+/// turned into weights in place, and the products write straight into their
+/// destination (Eigen's noalias()): no new n × m matrix per call.
+/// @param queries Q, n × d_k
+/// @param keys K, m × d_k
+/// @param values V, m × d_v
+/// @param buffers reused from call to call; buffers.output holds the result
+/// @param range every key, or the causal mask
+/// @param vectorised_exponential false: std::exp entry by entry; true: exponential_in_place()
+/// @throws std::invalid_argument if the shapes do not fit, or a score is NaN or +∞
+inline void buffered_attention(const Matrix& queries, const Matrix& keys, const Matrix& values,
+                               AttentionBuffers& buffers, KeyRange range = KeyRange::all,
+                               bool vectorised_exponential = false) {
+  detail::check_shapes(queries, keys, values, range);
+  RowMajorMatrix& scores = buffers.scores;
+  scores.resize(queries.rows(), keys.rows());
+  // [buffered_attention]
+  scores.noalias() = queries * keys.transpose();
+  scores *= 1.0 / std::sqrt(static_cast<double>(queries.cols()));
+  detail::refuse_nan_and_plus_infinity(scores);
+  if (range == KeyRange::causal) detail::hide_later_keys(scores, 0, 0);
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    auto row = scores.row(i);
+    const double largest = row.maxCoeff();
+    if (largest == -std::numeric_limits<double>::infinity()) {  // every key masked
+      row.setZero();
+      continue;
+    }
+    row.array() -= largest;
+    if (vectorised_exponential) {
+      exponential_in_place(row);
+    } else {
+      for (double& score : row) score = std::exp(score);
+    }
+    row /= row.sum();
+  }
+  buffers.output.noalias() = scores * values;
+  // [buffered_attention]
+}
+
+/// @brief What streaming_attention() holds after folding in one tile of keys, for a StreamingObserver.
+///
+/// The rows are the queries of one query tile, the columns the keys of one
+/// key tile. The running values are those after the tile; rescale says by how
+/// much the tile shrank what had been summed before it.
+struct StreamingTileState {
+  Eigen::Index first_query = 0;  ///< the tile's first query (counted from 0)
+  Eigen::Index first_key = 0;    ///< the tile's first key (counted from 0)
+  RowMajorMatrix scores;         ///< the tile's scores, scaled, −∞ where masked
+  RowMajorMatrix exponentials;   ///< e^(s − M) for each score s, with M the new running maximum; 0 where masked
+  Eigen::VectorXd rescale;       ///< per query, e^(M_before − M): 1 when the maximum did not move, 0 at the first key seen
+  Eigen::VectorXd maximum;       ///< per query, the running maximum M after the tile
+  Eigen::VectorXd sum;           ///< per query, the running sum L of e^(s − M) after the tile
+  Matrix output;                 ///< per query, the running output O, the sum of e^(s − M)·v, not yet divided by L
+};
+
+/// @brief Called by streaming_attention() after each tile of keys it visits, in order (one thread only).
+using StreamingObserver = std::function<void(const StreamingTileState&)>;
+
+/// @brief How streaming_attention() cuts the work.
+struct StreamingOptions {
+  Eigen::Index query_tile = 64;   ///< queries per tile (rows of a score tile)
+  Eigen::Index key_tile = 128;    ///< keys per tile (columns of a score tile)
+  KeyRange range = KeyRange::all; ///< every key, or the causal mask
+  unsigned threads = 1;           ///< threads sharing the query tiles
+  /// If set, shown the state after every visited tile (a trace for the book's
+  /// figure); needs threads = 1, and costs a copy of each tile.
+  StreamingObserver observer;
+};
+
+/// @brief The extra memory streaming_attention() uses, in bytes, beyond its inputs and its output.
+/// @param value_width d_v
+/// @param options the tiles and threads
+/// @return per thread: one score tile, one output tile, a running maximum and a running sum per query
+inline std::size_t streaming_extra_bytes(Eigen::Index value_width, const StreamingOptions& options) {
+  const auto tile = static_cast<std::size_t>(options.query_tile);
+  const std::size_t per_thread =
+      tile * static_cast<std::size_t>(options.key_tile) + tile * static_cast<std::size_t>(value_width) + 2 * tile;
+  return per_thread * sizeof(double) * std::max(1u, options.threads);
+}
+
+/// @brief softmax(QKᵀ/√d_k)V by tiles of keys, with an online softmax: no n × m matrix.
+///
+/// For a tile of queries, the keys are visited tile by tile. Each query keeps
+/// a running maximum M of its scores so far, a running sum L of e^(s − M),
+/// and a running output O, the sum of e^(s − M)·v so far. When a new tile
+/// raises the maximum from M to M', what was summed so far is rescaled by
+/// e^(M − M'), so that every term is always e^(s − current maximum), as
+/// softmax_rows() computes it. After the last tile, O / L is the output row.
+///
+/// With the causal mask, a key tile that lies wholly after every query of a
+/// query tile is not visited at all: about half the tiles.
+/// @param queries Q, n × d_k
+/// @param keys K, m × d_k
+/// @param values V, m × d_v
+/// @param options tile sizes, the key range and the number of threads
+/// @return the output, n × d_v
+/// @throws std::invalid_argument if the shapes do not fit, a tile size is below 1, a score is NaN or +∞, or an
+/// observer is given with more than one thread
+inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, const Matrix& values,
+                                  const StreamingOptions& options = {}) {
+  detail::check_shapes(queries, keys, values, options.range);
+  if (options.query_tile < 1 || options.key_tile < 1) throw std::invalid_argument("streaming_attention: tiles of at least 1");
+  if (options.observer && options.threads > 1) {
+    throw std::invalid_argument("streaming_attention: an observer needs one thread");
+  }
+  const Eigen::Index n = queries.rows(), m = keys.rows(), value_width = values.cols();
+  const double scale = 1.0 / std::sqrt(static_cast<double>(queries.cols()));
+  const double minus_infinity = -std::numeric_limits<double>::infinity();
+  const Eigen::Index query_tiles = (n + options.query_tile - 1) / options.query_tile;
+  Matrix output(n, value_width);
+
+  // One thread's share: query tiles first, first + threads, first + 2·threads, …
+  // (every thread gets early and late tiles, so the causal mask's uneven work is shared).
+  const auto work = [&](Eigen::Index first_tile, Eigen::Index tile_step, std::string* failure) {
+    RowMajorMatrix scores(options.query_tile, options.key_tile);
+    Matrix running_output(options.query_tile, value_width);
+    Eigen::VectorXd running_maximum(options.query_tile), running_sum(options.query_tile);
+    Eigen::VectorXd rescales(options.query_tile);
+    StreamingTileState observed;  // filled only for an observer
+    const auto report = [&](Eigen::Index q0, Eigen::Index k0, const auto& exponentials, Eigen::Index rows) {
+      observed.first_query = q0;
+      observed.first_key = k0;
+      observed.exponentials = exponentials;
+      observed.rescale = rescales.head(rows);
+      observed.maximum = running_maximum.head(rows);
+      observed.sum = running_sum.head(rows);
+      observed.output = running_output.topRows(rows);
+      options.observer(observed);
+    };
+    try {
+      for (Eigen::Index tile = first_tile; tile < query_tiles; tile += tile_step) {
+        const Eigen::Index q0 = tile * options.query_tile, rows = std::min(options.query_tile, n - q0);
+        running_output.topRows(rows).setZero();
+        running_maximum.head(rows).setConstant(minus_infinity);
+        running_sum.head(rows).setZero();
+        // [streaming_attention]
+        for (Eigen::Index k0 = 0; k0 < m; k0 += options.key_tile) {
+          if (options.range == KeyRange::causal && k0 > q0 + rows - 1) break;  // every key after every query
+          const Eigen::Index columns = std::min(options.key_tile, m - k0);
+          auto tile_scores = scores.topLeftCorner(rows, columns);
+          tile_scores.noalias() = queries.middleRows(q0, rows) * keys.middleRows(k0, columns).transpose();
+          tile_scores *= scale;
+          detail::refuse_nan_and_plus_infinity(tile_scores);
+          if (options.range == KeyRange::causal) detail::hide_later_keys(tile_scores, q0, k0);
+          if (options.observer) observed.scores = tile_scores;
+          // [online_softmax]
+          for (Eigen::Index i = 0; i < rows; ++i) {
+            const double maximum = std::max(running_maximum(i), tile_scores.row(i).maxCoeff());
+            if (maximum == minus_infinity) {  // no key seen so far: nothing to add
+              tile_scores.row(i).setZero();
+              rescales(i) = 1.0;
+              continue;
+            }
+            const double rescale = std::exp(running_maximum(i) - maximum);  // e^(M − M'); 0 if M = −∞
+            tile_scores.row(i).array() -= maximum;
+            exponential_in_place(tile_scores.row(i));
+            running_sum(i) = running_sum(i) * rescale + tile_scores.row(i).sum();
+            running_output.row(i) *= rescale;
+            running_maximum(i) = maximum;
+            rescales(i) = rescale;
+          }
+          running_output.topRows(rows).noalias() += tile_scores * values.middleRows(k0, columns);
+          // [online_softmax]
+          if (options.observer) report(q0, k0, tile_scores, rows);
+        }
+        for (Eigen::Index i = 0; i < rows; ++i) {  // O / L; a fully masked query keeps its zero row
+          output.row(q0 + i) = running_sum(i) > 0.0 ? Eigen::RowVectorXd(running_output.row(i) / running_sum(i))
+                                                    : Eigen::RowVectorXd::Zero(value_width);
+        }
+        // [streaming_attention]
+      }
+    } catch (const std::exception& error) {
+      *failure = error.what();
+    }
+  };
+
+  const unsigned threads = std::max(1u, options.threads);
+  std::vector<std::string> failures(threads);
+  if (threads == 1) {
+    work(0, 1, &failures[0]);
+  } else {
+    std::vector<std::thread> workers;
+    for (unsigned t = 0; t < threads; ++t) workers.emplace_back(work, Eigen::Index(t), Eigen::Index(threads), &failures[t]);
+    for (std::thread& worker : workers) worker.join();
+  }
+  for (const std::string& failure : failures) {
+    if (!failure.empty()) throw std::invalid_argument(failure);
+  }
+  return output;
+}
+
+}  // namespace attention

@@ -1,0 +1,175 @@
+// Attention without the n × m matrix (chapter 12): every fast kernel against the teaching version.
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "attention/attention.hpp"
+#include "attention/mask.hpp"
+#include "attention/streaming_attention.hpp"
+#include "support.hpp"
+
+namespace {
+
+// The largest difference against the teaching output, relative to its largest entry.
+double normwise_difference(const attention::Matrix& fast, const attention::Matrix& teaching) {
+  const double scale = std::max(teaching.cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
+  return (fast - teaching).cwiseAbs().maxCoeff() / scale;
+}
+
+attention::Matrix teaching_output(const attention::Matrix& queries, const attention::Matrix& keys,
+                                  const attention::Matrix& values, attention::KeyRange range) {
+  attention::AttentionOptions options;
+  if (range == attention::KeyRange::causal) options.mask = attention::causal_mask(queries.rows());
+  return attention::scaled_dot_product_attention(queries, keys, values, options).output;
+}
+
+}  // namespace
+
+TEST_CASE("the vectorised exponential: within 2 units in the last place of std::exp, and e^-infinity exactly 0", "[ch12]") {
+  std::vector<double> arguments;
+  for (double x = -707.9; x <= 709.0; x += 0.0137) arguments.push_back(x);
+  for (const double x : {0.0, -0.0, 1.0, -1.0, 0.5 * std::log(2.0), -0.5 * std::log(2.0), 1e-300, -1e-300}) {
+    arguments.push_back(x);
+  }
+  std::vector<double> results = arguments;
+  attention::exponential_in_place(results.data(), static_cast<Eigen::Index>(results.size()));
+  double largest_error = 0.0;
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const double expected = std::exp(arguments[i]);
+    largest_error = std::max(largest_error, std::abs(results[i] - expected) / expected);
+  }
+  CHECK(largest_error <= 2 * std::numeric_limits<double>::epsilon());
+  std::vector<double> edges = {-support::infinity, -800.0, -708.5, 0.0};
+  attention::exponential_in_place(edges.data(), 4);
+  CHECK(edges == std::vector<double>{0.0, 0.0, 0.0, 1.0});  // below −708, where e^x is subnormal: 0
+  double not_a_number = std::numeric_limits<double>::quiet_NaN();
+  attention::exponential_in_place(&not_a_number, 1);
+  CHECK(std::isnan(not_a_number));
+}
+
+TEST_CASE("every fast kernel gives the teaching output on random inputs, masked and not", "[ch12]") {
+  std::mt19937_64 generator(2024);
+  for (const auto& [n, m, d_k, d_v] : {std::tuple{1, 1, 1, 1}, {3, 3, 2, 2}, {7, 7, 5, 3}, {64, 64, 16, 16},
+                                       {130, 130, 64, 64}, {257, 257, 8, 33}, {40, 300, 64, 64}}) {
+    const attention::Matrix queries = 3.0 * support::random_matrix(n, d_k, generator);
+    const attention::Matrix keys = support::random_matrix(m, d_k, generator);
+    const attention::Matrix values = support::random_matrix(m, d_v, generator);
+    for (const attention::KeyRange range : {attention::KeyRange::all, attention::KeyRange::causal}) {
+      if (range == attention::KeyRange::causal && n != m) continue;
+      const attention::Matrix teaching = teaching_output(queries, keys, values, range);
+      for (const bool vectorised : {false, true}) {
+        attention::AttentionBuffers buffers;
+        attention::buffered_attention(queries, keys, values, buffers, range, vectorised);
+        CHECK(normwise_difference(buffers.output, teaching) < 1e-12);
+      }
+      for (const Eigen::Index query_tile : {1, 16, 64}) {
+        for (const Eigen::Index key_tile : {1, 7, 128}) {
+          for (const unsigned threads : {1u, 2u}) {
+            attention::StreamingOptions options;
+            options.query_tile = query_tile;
+            options.key_tile = key_tile;
+            options.range = range;
+            options.threads = threads;
+            INFO("n = " << n << ", tiles " << query_tile << " × " << key_tile << ", threads " << threads);
+            CHECK(normwise_difference(attention::streaming_attention(queries, keys, values, options), teaching) <
+                  1e-12);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a query whose scores are all -infinity gets a zero row, as in the teaching version", "[ch12]") {
+  // Every query has positive entries of at least 1, and key 1 is −1e308 in every entry: each score
+  // against key 1 overflows to −∞ (weight exactly 0). Under the causal mask query 1 sees key 1 only.
+  std::mt19937_64 generator(7);
+  const attention::Matrix queries = support::random_matrix(5, 4, generator).cwiseAbs().array() + 1.0;
+  attention::Matrix keys = support::random_matrix(5, 4, generator);
+  const attention::Matrix values = support::random_matrix(5, 3, generator);
+  keys.row(0).setConstant(-1e308);
+  const attention::Matrix teaching = teaching_output(queries, keys, values, attention::KeyRange::causal);
+  REQUIRE(teaching.row(0).isZero(0.0));
+  for (const Eigen::Index tile : {1, 2, 8}) {
+    attention::StreamingOptions options;
+    options.range = attention::KeyRange::causal;
+    options.query_tile = tile;
+    options.key_tile = tile;
+    const attention::Matrix fast = attention::streaming_attention(queries, keys, values, options);
+    CHECK(fast.row(0).isZero(0.0));
+    CHECK(normwise_difference(fast, teaching) < 1e-12);
+  }
+  attention::AttentionBuffers buffers;
+  attention::buffered_attention(queries, keys, values, buffers, attention::KeyRange::causal, true);
+  CHECK(buffers.output.row(0).isZero(0.0));
+}
+
+TEST_CASE("NaN and +infinity scores are refused by every kernel, and shapes that do not fit", "[ch12]") {
+  attention::Matrix queries(2, 2), keys(2, 2), values(2, 1);
+  queries << 1e300, 0, 0, 1;
+  keys << 1e300, 0, 0, 1;  // 1e600: +∞
+  values << 1, 2;
+  attention::AttentionBuffers buffers;
+  CHECK_THROWS_AS(attention::buffered_attention(queries, keys, values, buffers), std::invalid_argument);
+  CHECK_THROWS_AS(attention::streaming_attention(queries, keys, values), std::invalid_argument);
+  attention::StreamingOptions two_threads;
+  two_threads.threads = 2;
+  two_threads.query_tile = 1;
+  CHECK_THROWS_AS(attention::streaming_attention(queries, keys, values, two_threads), std::invalid_argument);
+  queries(0, 0) = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_AS(attention::streaming_attention(queries, keys, values), std::invalid_argument);
+  CHECK_THROWS_AS(attention::streaming_attention(attention::Matrix(2, 3), keys, values), std::invalid_argument);
+  CHECK_THROWS_AS(attention::streaming_attention(queries, keys, attention::Matrix(3, 1)), std::invalid_argument);
+  attention::StreamingOptions causal;
+  causal.range = attention::KeyRange::causal;
+  CHECK_THROWS_AS(attention::streaming_attention(attention::Matrix::Ones(3, 2), keys, values, causal),
+                  std::invalid_argument);
+}
+
+TEST_CASE("the extra memory is a few tiles, whatever n", "[ch12]") {
+  attention::StreamingOptions options;  // 64 × 128 tiles, one thread
+  CHECK(attention::streaming_extra_bytes(64, options) == (64 * 128 + 64 * 64 + 2 * 64) * 8);
+  options.threads = 2;
+  CHECK(attention::streaming_extra_bytes(64, options) == 2 * (64 * 128 + 64 * 64 + 2 * 64) * 8);
+}
+
+TEST_CASE("an observer sees every visited tile in order, and the running values it sees end in the output", "[ch12]") {
+  std::mt19937_64 generator(11);
+  const attention::Matrix queries = support::random_matrix(5, 3, generator);
+  const attention::Matrix keys = support::random_matrix(5, 3, generator);
+  const attention::Matrix values = support::random_matrix(5, 2, generator);
+  for (const attention::KeyRange range : {attention::KeyRange::all, attention::KeyRange::causal}) {
+    std::vector<attention::StreamingTileState> states;
+    attention::StreamingOptions options;
+    options.query_tile = 2;
+    options.key_tile = 2;
+    options.range = range;
+    options.observer = [&](const attention::StreamingTileState& state) { states.push_back(state); };
+    const attention::Matrix output = attention::streaming_attention(queries, keys, values, options);
+    // 3 query tiles × 3 key tiles; the causal mask skips the tiles wholly after their queries: 3 of 9.
+    REQUIRE(states.size() == (range == attention::KeyRange::all ? 9u : 6u));
+    for (const attention::StreamingTileState& state : states) {
+      CHECK((state.rescale.array() >= 0.0).all());
+      CHECK((state.rescale.array() <= 1.0).all());
+      // The running sum is the sum of e^(s − M) over the keys seen so far: at least 1 (the maximum's own term).
+      CHECK((state.sum.array() >= 1.0 - 1e-15).all());
+      CHECK((state.exponentials.array() <= 1.0).all());
+    }
+    // After a query tile's last key tile, O / L is that tile's output.
+    for (std::size_t s = 0; s < states.size(); ++s) {
+      const bool last = s + 1 == states.size() || states[s + 1].first_query != states[s].first_query;
+      if (!last) continue;
+      const attention::StreamingTileState& state = states[s];
+      for (Eigen::Index i = 0; i < state.output.rows(); ++i) {
+        CHECK(normwise_difference(state.output.row(i) / state.sum(i), output.row(state.first_query + i)) < 1e-14);
+      }
+    }
+    attention::StreamingOptions two = options;
+    two.threads = 2;
+    CHECK_THROWS_AS(attention::streaming_attention(queries, keys, values, two), std::invalid_argument);
+  }
+}
