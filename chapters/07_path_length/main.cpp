@@ -21,7 +21,7 @@
 
 #include "path_length.hpp"
 #include "program/command_line.hpp"
-#include "program/json_output.hpp"
+#include "program/json_flags.hpp"
 
 int main(int argc, char** argv) {
   program::CommandLine command_line{
@@ -31,22 +31,12 @@ int main(int argc, char** argv) {
       "sequential steps; then times one self-attention layer against one recurrent layer on this machine and says at "
       "which n each was faster, or that the two were too close to call."};
   const path_length::Flags flags(command_line);
-  bool json = false;
-  std::string json_file;
-  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
-  command_line.option(
-      "--json-file", json_file,
-      "also write the JSON document to this file, from the same run as the tables (the timings differ from run to run)",
-      "PATH");
-  command_line.excludes("--json", {"--json-file"});
+  const program::JsonFlags output(command_line, "print the values as one JSON document instead of tables",
+                                 "also write the JSON document to this file, from the same run as the tables (the "
+                                 "timings differ from run to run)");
 
   return command_line.run(argc, argv, [&] {
     const path_length::Result result = path_length::compute(flags.read());
-    if (json) {
-      std::cout << path_length::to_json(result).dump(2) << '\n';
-      return;
-    }
-    if (!json_file.empty()) program::write_json_file(path_length::to_json(result), json_file, "--json-file");
-    std::cout << path_length::tables(result);
+    output.print([&] { return path_length::to_json(result); }, [&] { return path_length::tables(result); });
   });
 }

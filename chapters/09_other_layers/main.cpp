@@ -15,7 +15,7 @@
 
 #include "other_layers.hpp"
 #include "program/command_line.hpp"
-#include "program/json_output.hpp"
+#include "program/json_flags.hpp"
 
 int main(int argc, char** argv) {
   program::CommandLine command_line{"other_layers",
@@ -23,22 +23,12 @@ int main(int argc, char** argv) {
                                     "attention, encoder-decoder (cross) attention, and a convolution computed as "
                                     "multi-head self-attention."};
   other_layers::Flags flags(command_line);  // not const: parsing writes into it
-  bool json = false;
-  std::string json_file;
-  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
-  command_line.option(
-      "--json-file", json_file,
-      "also write the JSON document to this file, from the same run as the tables (the timings differ from run to run)",
-      "PATH");
-  command_line.excludes("--json", {"--json-file"});
+  const program::JsonFlags output(command_line, "print the values as one JSON document instead of tables",
+                                 "also write the JSON document to this file, from the same run as the tables (the "
+                                 "timings differ from run to run)");
 
   return command_line.run(argc, argv, [&] {
     const other_layers::Result result = other_layers::compute(flags.read());
-    if (json) {
-      std::cout << other_layers::to_json(result).dump(2) << '\n';
-      return;
-    }
-    if (!json_file.empty()) program::write_json_file(other_layers::to_json(result), json_file, "--json-file");
-    std::cout << other_layers::tables(result);
+    output.print([&] { return other_layers::to_json(result); }, [&] { return other_layers::tables(result); });
   });
 }

@@ -19,7 +19,7 @@
 #include <fmt/format.h>
 
 #include "program/command_line.hpp"
-#include "program/json_output.hpp"
+#include "program/json_flags.hpp"
 #include "training.hpp"
 
 int main(int argc, char** argv) {
@@ -29,14 +29,9 @@ int main(int argc, char** argv) {
       "two heads, a linear read-out) trained with Adam to reverse a sequence of digits; held-out accuracy and the "
       "learned attention maps."};
   training::Flags flags(command_line);
-  bool json = false;
-  std::string json_file;
-  command_line.flag("--json", json, "print the results as one JSON document instead of tables");
-  command_line.option("--json-file", json_file,
-                      "also write the JSON document to this file, from the same run as the tables (one training, "
-                      "not two)",
-                      "PATH");
-  command_line.excludes("--json", {"--json-file"});
+  const program::JsonFlags output(command_line, "print the results as one JSON document instead of tables",
+                                 "also write the JSON document to this file, from the same run as the tables (one "
+                                 "training, not two)");
 
   return command_line.run(argc, argv, [&] {
     training::Progress progress;
@@ -49,7 +44,6 @@ int main(int argc, char** argv) {
       };
     }
     const training::Result result = training::compute(flags.read(), progress);
-    if (!json_file.empty()) program::write_json_file(training::to_json(result), json_file, "--json-file");
-    std::cout << (json ? training::to_json(result).dump(2) + '\n' : training::tables(result));
+    output.print([&] { return training::to_json(result); }, [&] { return training::tables(result); });
   });
 }

@@ -17,7 +17,7 @@
 
 #include "fast_attention.hpp"
 #include "program/command_line.hpp"
-#include "program/json_output.hpp"
+#include "program/json_flags.hpp"
 
 int main(int argc, char** argv) {
   program::CommandLine command_line{
@@ -26,22 +26,12 @@ int main(int argc, char** argv) {
       "keys, an online softmax) on a small example, or with --n times the teaching version, each fast step and NumPy "
       "on this machine."};
   const fast_attention::Flags flags(command_line);
-  bool json = false;
-  std::string json_file;
-  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
-  command_line.option(
-      "--json-file", json_file,
-      "also write the JSON document to this file, from the same run as the tables (the timings differ from run to run)",
-      "PATH");
-  command_line.excludes("--json", {"--json-file"});
+  const program::JsonFlags output(command_line, "print the values as one JSON document instead of tables",
+                                 "also write the JSON document to this file, from the same run as the tables (the "
+                                 "timings differ from run to run)");
 
   return command_line.run(argc, argv, [&] {
     const fast_attention::Result result = fast_attention::compute(flags.read());
-    if (json) {
-      std::cout << fast_attention::to_json(result).dump(2) << '\n';
-      return;
-    }
-    if (!json_file.empty()) program::write_json_file(fast_attention::to_json(result), json_file, "--json-file");
-    std::cout << fast_attention::tables(result);
+    output.print([&] { return fast_attention::to_json(result); }, [&] { return fast_attention::tables(result); });
   });
 }

@@ -1,0 +1,44 @@
+// The output flags of a program whose run cannot simply be repeated (its
+// timings differ from run to run, or it trains): --json prints the JSON
+// document instead of the tables; --json-file writes it to a file from the same
+// run that prints the tables, so the book captures one run, not two.
+#pragma once
+
+#include <functional>
+#include <iostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "program/command_line.hpp"
+#include "program/json_output.hpp"
+
+namespace program {
+
+class JsonFlags {
+ public:
+  /// Declares --json and --json-file (excluding each other) with these help texts.
+  JsonFlags(CommandLine& command_line, const std::string& json_help, const std::string& json_file_help) {
+    command_line.flag("--json", json_, json_help);
+    command_line.option("--json-file", json_file_, json_file_help, "PATH");
+    command_line.excludes("--json", {"--json-file"});
+  }
+  JsonFlags(const JsonFlags&) = delete;  // the command line holds references to the members
+  JsonFlags& operator=(const JsonFlags&) = delete;
+
+  /// Prints the document (--json), or writes it to the file (--json-file) and prints the tables.
+  void print(const std::function<nlohmann::json()>& document, const std::function<std::string()>& tables) const {
+    if (json_) {
+      std::cout << document().dump(2) << '\n';
+      return;
+    }
+    if (!json_file_.empty()) write_json_file(document(), json_file_, "--json-file");
+    std::cout << tables();
+  }
+
+ private:
+  bool json_ = false;
+  std::string json_file_;
+};
+
+}  // namespace program
