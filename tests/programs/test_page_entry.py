@@ -18,7 +18,7 @@ import subprocess
 import unittest
 
 PAGE_CALL = os.environ.get("BOOK_PAGE_CALL", "")
-# Under the sanitizers (an unoptimised build) the runs that take long, chapter 11's trainings, are left
+# Under the sanitizers (every memory access checked, about 25 times slower) the runs that take long, chapter 11's trainings, are left
 # to the optimised build; they are the json_file runs with varying keys.
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
 BIN = pathlib.Path(os.environ.get("BOOK_BIN", ""))
