@@ -19,13 +19,22 @@ define_property(GLOBAL PROPERTY BOOK_GENERATED_FILES
 # book_python_test(): a Python unittest module run by CTest.
 #
 #   book_python_test(NAME ch01.dot_product.program MODULE test_dot_product
-#                    DIRECTORY tests/programs LABELS ch01 programs ENVIRONMENT BOOK_PROGRAM=...)
+#                    DIRECTORY tests/programs LABELS ch01 programs ENVIRONMENT BOOK_PROGRAM=...
+#                    [COST seconds])
+#
+# COST, a rough time in seconds, lets CTest start the long tests first when it
+# has no timings of its own yet (a fresh clone), so that no long test is left
+# running alone at the end.
 function(book_python_test)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;MODULE;DIRECTORY" "LABELS;ENVIRONMENT")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;MODULE;DIRECTORY;COST" "LABELS;ENVIRONMENT")
   add_test(NAME ${arg_NAME}
     COMMAND ${BOOK_PYTHON} -m unittest --quiet ${arg_MODULE}
     WORKING_DIRECTORY ${arg_DIRECTORY})
-  set_tests_properties(${arg_NAME} PROPERTIES LABELS "${arg_LABELS}" ENVIRONMENT "${arg_ENVIRONMENT}")
+  if(NOT arg_COST)
+    set(arg_COST 0)
+  endif()
+  set_tests_properties(${arg_NAME} PROPERTIES LABELS "${arg_LABELS}" ENVIRONMENT "${arg_ENVIRONMENT}"
+    COST ${arg_COST})
 endfunction()
 
 function(book_chapter)
@@ -49,7 +58,7 @@ function(book_chapter)
   if(EXISTS ${test_script})
     book_python_test(NAME ${arg_LABEL}.${arg_PROGRAM}.program MODULE test_${arg_PROGRAM}
       DIRECTORY ${PROJECT_SOURCE_DIR}/tests/programs
-      LABELS ${arg_LABEL} programs
+      LABELS ${arg_LABEL} programs COST 10
       ENVIRONMENT BOOK_PROGRAM=$<TARGET_FILE:${arg_PROGRAM}> BOOK_SANITIZE=$<BOOL:${BOOK_SANITIZE}>)
   endif()
 
