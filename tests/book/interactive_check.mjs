@@ -12,7 +12,8 @@
 //     random steps; each option of a select; each checkbox both ways; each
 //     button; each text field's samples (data-samples);
 //   * after every change, runs the native program (--bin/<program>) with the
-//     same arguments the page sent (data-arguments) and --json, and compares
+//     same arguments the page sent (data-arguments) and --json (once per
+//     distinct command line), and compares
 //     every number the figure shows (data-key, a JSON pointer; data-exact, the
 //     number as the page got it): the same double, bit for bit, unless the
 //     figure declares a tolerance (data-tolerance on its root), and the same
@@ -27,7 +28,7 @@
 //     figure's defaults show them.
 // Prints one line per figure with the number of settings compared and the
 // median update time the page measured, and ends with `N passed, M failed`.
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
 
@@ -63,13 +64,24 @@ function generator(seed) {
   };
 }
 
+// The native program's answer to the same arguments. Each distinct command
+// line runs once: going back to a default, and the 390 px pass, ask again for
+// answers already computed (the programs are deterministic for given
+// arguments; the keys a run may vary, its timings, are not shown by figures).
+const nativeAnswers = new Map();
 function native(bin, program, args) {
-  try {
-    const stdout = execFileSync(path.join(bin, program), [...args, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    return { status: 0, json: JSON.parse(stdout) };
-  } catch (error) {
-    return { status: error.status, error: String(error.stderr || '').trim() };
-  }
+  const key = JSON.stringify([program, args]);
+  if (!nativeAnswers.has(key)) nativeAnswers.set(key, runNative(bin, program, args));
+  return nativeAnswers.get(key);
+}
+
+function runNative(bin, program, args) {
+  return new Promise((resolve) => {
+    execFile(path.join(bin, program), [...args, '--json'], { encoding: 'utf8', maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
+      if (error) resolve({ status: error.code, error: String(stderr || '').trim() });
+      else resolve({ status: 0, json: JSON.parse(stdout) });
+    });
+  });
 }
 
 function resolvePointer(document, pointer) {
@@ -150,8 +162,8 @@ async function waitSettled(page, name) {
   }, name, { timeout: WAIT_MS });
 }
 
-function compare(shown, bin, what, problems, stats) {
-  const expected = native(bin, shown.program, shown.arguments);
+async function compare(shown, bin, what, problems, stats) {
+  const expected = await native(bin, shown.program, shown.arguments);
   if (expected.status !== 0) {
     problems.push(`${what}: the page computed, the native program refused ${JSON.stringify(shown.arguments)}: ${expected.error}`);
     return;
@@ -218,7 +230,7 @@ async function checkFigure(page, name, bin, width, problems, report) {
     }
     stats.settings++;
     if (Number.isFinite(shown.milliseconds)) stats.times.push(shown.milliseconds);
-    compare(shown, bin, what, problems, stats);
+    await compare(shown, bin, what, problems, stats);
     if (width < 600 && shown.overflow > 1) problems.push(`${what}: the figure is ${shown.overflow} px wider than its box at ${width} px`);
     return shown;
   };
@@ -256,7 +268,7 @@ async function checkFigure(page, name, bin, width, problems, report) {
       await set(control.name, bad);
       await waitSettled(page, name);
       const shown = await page.evaluate(readFigure, name);
-      const expected = native(bin, shown.program, shown.arguments);
+      const expected = await native(bin, shown.program, shown.arguments);
       const message = (expected.error || '').replace(new RegExp(`^${shown.program}: `), '');
       if (expected.status !== 2) problems.push(`${label} = ${JSON.stringify(bad)}: the native program exited ${expected.status}, not 2`);
       if (shown.state !== 'error') problems.push(`${label} = ${JSON.stringify(bad)}: the page shows no error`);
@@ -285,44 +297,49 @@ async function main() {
   const origin = `http://127.0.0.1:${server.address().port}`;
   const context = { origin, root: options.site };
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
-  let passed = 0;
-  let failed = 0;
-  const report = [];
-  try {
-    for (const relative of pages) {
-      for (const width of [1280, 390]) {
-        const problems = [];
-        const tab = await browser.newPage({ viewport: { width, height: width > 600 ? 900 : 844 } });
-        await tab.route('**/*', (route) => (isLocal(route.request().url(), context) ? route.continue() : route.abort()));
-        tab.on('console', (message) => { if (message.type() === 'error') problems.push(`console error: ${message.text()}`); });
-        tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-        tab.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
-        await tab.goto(`${origin}/${relative}`, { waitUntil: 'load' });
-        const figures = await tab.evaluate(() => [...document.querySelectorAll('div.interactive')].map((root) => root.dataset.figure));
-        for (const name of figures) {
-          try {
-            await checkFigure(tab, name, options.bin, width, problems, report);
-          } catch (error) {
-            problems.push(`${name} at ${width} px: ${error.message.split('\n')[0]}`);
-          }
-        }
-        await tab.close();
-        const label = `${relative} at ${width} px`;
-        if (problems.length) {
-          failed++;
-          process.stdout.write(`FAIL ${label}\n`);
-          for (const problem of problems.slice(0, 20)) process.stderr.write(`FAIL ${label}: ${problem}\n`);
-          if (problems.length > 20) process.stderr.write(`FAIL ${label}: ... and ${problems.length - 20} more\n`);
-        } else {
-          passed++;
-          process.stdout.write(`ok   ${label}\n`);
-        }
+  // One tab per width, side by side: while one waits for a figure or a native
+  // run, the other works. Results are printed in order at the end.
+  const checkAt = async (relative, width) => {
+    const problems = [];
+    const report = [];
+    const tab = await browser.newPage({ viewport: { width, height: width > 600 ? 900 : 844 } });
+    await tab.route('**/*', (route) => (isLocal(route.request().url(), context) ? route.continue() : route.abort()));
+    tab.on('console', (message) => { if (message.type() === 'error') problems.push(`console error: ${message.text()}`); });
+    tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    tab.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+    await tab.goto(`${origin}/${relative}`, { waitUntil: 'load' });
+    const figures = await tab.evaluate(() => [...document.querySelectorAll('div.interactive')].map((root) => root.dataset.figure));
+    for (const name of figures) {
+      try {
+        await checkFigure(tab, name, options.bin, width, problems, report);
+      } catch (error) {
+        problems.push(`${name} at ${width} px: ${error.message.split('\n')[0]}`);
       }
     }
+    await tab.close();
+    return { label: `${relative} at ${width} px`, problems, report };
+  };
+  const results = [];
+  try {
+    for (const relative of pages) results.push(...await Promise.all([1280, 390].map((width) => checkAt(relative, width))));
   } finally {
     await browser.close();
     await stopServer(server);
   }
+  let passed = 0;
+  let failed = 0;
+  for (const { label, problems } of results) {
+    if (problems.length) {
+      failed++;
+      process.stdout.write(`FAIL ${label}\n`);
+      for (const problem of problems.slice(0, 20)) process.stderr.write(`FAIL ${label}: ${problem}\n`);
+      if (problems.length > 20) process.stderr.write(`FAIL ${label}: ... and ${problems.length - 20} more\n`);
+    } else {
+      passed++;
+      process.stdout.write(`ok   ${label}\n`);
+    }
+  }
+  const report = results.flatMap((result) => result.report);
   for (const line of report) process.stdout.write(`${line}\n`);
   if (pages.length === 0) {
     process.stdout.write('no page has an interactive figure\n');
