@@ -73,13 +73,24 @@ foreach(source IN LISTS page_sources)
 endforeach()
 list(PREPEND page_objects ${page_speed_objects})
 
+# The link (20 s, most of it wasm-opt shrinking the module) goes through
+# tools/cached_command.py: ccache hands a fresh clone its objects back, and this
+# hands it the module linked from them, keyed on the objects' content, the
+# command, and the versions of emscripten, wasm-ld and wasm-opt.
 set(BOOK_PAGE_MODULE ${page_dir}/book_module.js)
+find_program(BOOK_WASM_LD wasm-ld REQUIRED)
+find_program(BOOK_WASM_OPT wasm-opt REQUIRED)
+file(REAL_PATH ${BOOK_WASM_LD} wasm_ld_binary)
+set(page_link_inputs /usr/share/emscripten/emscripten-version.txt ${wasm_ld_binary} ${BOOK_WASM_OPT} ${page_objects})
+list(TRANSFORM page_link_inputs PREPEND "--input=" OUTPUT_VARIABLE page_link_input_arguments)
 add_custom_command(OUTPUT ${BOOK_PAGE_MODULE}
-  COMMAND ${page_launcher} ${BOOK_EMXX} -Os -fwasm-exceptions ${page_objects} -o ${BOOK_PAGE_MODULE}
+  COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/cached_command.py --output ${BOOK_PAGE_MODULE} --cache page-module
+          --strip ${PROJECT_BINARY_DIR} --strip ${PROJECT_SOURCE_DIR} ${page_link_input_arguments} --
+          ${page_launcher} ${BOOK_EMXX} -Os -fwasm-exceptions ${page_objects} -o ${BOOK_PAGE_MODULE}
           -sMODULARIZE=1 -sEXPORT_NAME=createBookModule -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 -sFILESYSTEM=0
           -sENVIRONMENT=web,worker,node -sEXPORTED_FUNCTIONS=_book_call,_book_programs
           -sEXPORTED_RUNTIME_METHODS=ccall
-  DEPENDS ${page_objects}
+  DEPENDS ${page_objects} ${PROJECT_SOURCE_DIR}/tools/cached_command.py
   COMMENT "em++: the book's WebAssembly module"
   VERBATIM)
 add_custom_target(book_module ALL DEPENDS ${BOOK_PAGE_MODULE})

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Run a command that writes one file, or copy that file from the book's cache
+if the same command has already run on the same inputs.
+
+    cached_command.py --output FILE --input FILE [--input FILE ...]
+                      --cache NAME --strip DIR [--strip DIR ...] -- COMMAND ...
+
+ccache remembers compilations, not links: the em++ link of the book's
+WebAssembly module (cmake/BookPage.cmake) takes 20 s, and a fresh clone would
+run it again on object files ccache has just handed back unchanged. This
+remembers it the same way. The key is a hash of the command line (with each
+--strip folder, such as the clone's own, written as a placeholder, so clones
+in different folders share the cache) and of the content of every --input
+(the object files, and the tools' own version files or binaries). The cache
+is $BOOK_CACHE_DIR, else $XDG_CACHE_HOME/attention-compiled, else
+~/.cache/attention-compiled, in the folder NAME; entries not used for 14 days
+are removed. A command that fails leaves nothing in the cache."""
+import argparse
+import hashlib
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import time
+
+KEEP_DAYS = 14
+
+
+def cache_root() -> pathlib.Path:
+    if os.environ.get("BOOK_CACHE_DIR"):
+        return pathlib.Path(os.environ["BOOK_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
+    return pathlib.Path(base) / "attention-compiled"
+
+
+def key(command, inputs, strip) -> str:
+    digest = hashlib.sha256()
+    for argument in command:
+        for folder in strip:
+            argument = argument.replace(folder, "<folder>")
+        digest.update(argument.encode() + b"\0")
+    for path in inputs:
+        digest.update(hashlib.sha256(pathlib.Path(path).read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def prune(folder: pathlib.Path) -> None:
+    oldest = time.time() - KEEP_DAYS * 24 * 3600
+    for entry in folder.iterdir():
+        try:
+            if entry.stat().st_mtime < oldest:
+                entry.unlink()
+        except OSError:
+            pass  # removed meanwhile
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--output", required=True, type=pathlib.Path)
+    parser.add_argument("--input", action="append", default=[], required=True)
+    parser.add_argument("--cache", required=True, help="the cache's folder for this kind of output")
+    parser.add_argument("--strip", action="append", default=[])
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    options = parser.parse_args()
+    command = options.command[1:] if options.command[:1] == ["--"] else options.command
+    if not command:
+        parser.error("no command after --")
+
+    folder = cache_root() / options.cache
+    cached = folder / key(command, options.input, sorted(options.strip, key=len, reverse=True))
+    if cached.is_file():
+        shutil.copyfile(cached, options.output)
+        os.utime(cached)
+        return 0
+    status = subprocess.run(command).returncode
+    if status != 0:
+        return status
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_name(f"{cached.name}.{os.getpid()}.partial")
+        shutil.copyfile(options.output, partial)
+        partial.replace(cached)
+        prune(folder)
+    except OSError as error:  # a cache that cannot be written only costs time
+        print(f"cached_command.py: not cached: {error}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
