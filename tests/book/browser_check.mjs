@@ -34,6 +34,18 @@
 // 1280 px. index.html is loaded once more over file:// to prove the book is
 // readable straight from disk.
 //
+// A full-page capture is the slowest part of the check (2 s for a chapter,
+// 10 s for the API page, on this book's 2-core machine). So captures are kept
+// in the book's cache, under a hash of everything the picture is made from:
+// the page's address, the width and scheme, Chromium's version, this file,
+// and the content of every local file the page loaded (its HTML, styles,
+// scripts, figures, the WebAssembly module). A page none of whose files
+// changed is not captured again; its picture is copied from the cache. Every
+// check above still runs on every page. The cache is screenshots/ in
+// $BOOK_CACHE_DIR, else in $XDG_CACHE_HOME/attention-compiled or
+// ~/.cache/attention-compiled (where tools/cached_command.py keeps the page's
+// module too); files not used for 14 days are removed.
+//
 // Output: `FAIL <page>: <what>` lines on stderr, a summary on stdout ending
 // with `N passed, M failed` (pages). Exit 0 if all pass, 1 if any fail,
 // 2 on bad usage.
@@ -47,6 +59,8 @@ import http from 'node:http';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import os from 'node:os';
+import crypto from 'node:crypto';
 
 const CHROMIUM = '/usr/bin/chromium';
 const PAGE_TIMEOUT_MS = 30_000;     // budget for loading one page, and for one screenshot
@@ -105,7 +119,10 @@ function parseArgs(argv) {
   if (!opts.screenshots) usageError('missing --screenshots');
   const site = path.resolve(opts.site);
   if (!fs.existsSync(path.join(site, 'index.html'))) usageError(`--site ${opts.site} has no index.html`);
-  return { site: fs.realpathSync(site), screenshots: path.resolve(opts.screenshots), page: opts.page ?? '' };
+  const cacheRoot = process.env.BOOK_CACHE_DIR ||
+    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'attention-compiled');
+  const cache = path.join(cacheRoot, 'screenshots');
+  return { site: fs.realpathSync(site), screenshots: path.resolve(opts.screenshots), page: opts.page ?? '', cache: path.resolve(cache) };
 }
 
 // ---------------------------------------------------------------------------
@@ -557,6 +574,84 @@ const isFavicon = (urlStr) => {
   }
 };
 
+// ---------------------------------------------------------------------------
+// Screenshot cache
+// ---------------------------------------------------------------------------
+
+const CACHE_DAYS = 14;
+const contentHashes = new Map(); // file -> sha256 of its content
+
+function hashFile(file) {
+  if (!contentHashes.has(file)) {
+    contentHashes.set(file, crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex'));
+  }
+  return contentHashes.get(file);
+}
+
+// The local file a request read, or null (data: URLs carry their content in
+// the address; blob: URLs are made in the page from files already listed).
+function requestedFile(urlStr, ctx) {
+  let file = null;
+  try {
+    const u = new URL(urlStr);
+    if (u.protocol === 'file:') file = fileURLToPath(u);
+    else if (u.origin === ctx.origin) file = safeJoin(ctx.root, decodeURIComponent(u.pathname));
+  } catch {
+    return null;
+  }
+  if (file && fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) file = path.join(file, 'index.html');
+  return file && fs.statSync(file, { throwIfNoEntry: false })?.isFile() ? file : null;
+}
+
+// The cache key of one picture: what it is made from (see the top of this file).
+function screenshotKey(ctx, { url, requested, width, scheme }) {
+  const hash = crypto.createHash('sha256');
+  hash.update(JSON.stringify([ctx.chromiumVersion, ctx.checkHash, new URL(url).pathname, width ?? 'file', scheme]));
+  const parts = [];
+  for (const address of requested) {
+    if (address.startsWith('data:')) { parts.push(address); continue; }
+    if (address.startsWith('blob:')) continue;
+    const file = requestedFile(address, ctx);
+    parts.push(file ? `${path.relative(ctx.root, file)} ${hashFile(file)}` : address);
+  }
+  for (const part of parts.sort()) hash.update(`${part}\n`);
+  return hash.digest('hex');
+}
+
+// Copy the picture from the cache if it is there; else capture it and keep it.
+async function screenshotCached(page, ctx, { key, file, stats }) {
+  const cached = path.join(ctx.cacheDir, `${key}.png`);
+  if (fs.existsSync(cached)) {
+    fs.copyFileSync(cached, file);
+    const now = new Date();
+    fs.utimesSync(cached, now, now);
+    stats.fromCache++;
+    return;
+  }
+  await page.screenshot({ path: file, fullPage: true, timeout: SCREENSHOT_TIMEOUT_MS });
+  stats.taken++;
+  try {
+    fs.mkdirSync(ctx.cacheDir, { recursive: true });
+    const partial = `${cached}.${process.pid}.partial`;
+    fs.copyFileSync(file, partial);
+    fs.renameSync(partial, cached);
+  } catch {
+    /* a cache that cannot be written only costs time */
+  }
+}
+
+function pruneCache(dir) {
+  const oldest = Date.now() - CACHE_DAYS * 24 * 3600 * 1000;
+  for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    const file = path.join(dir, name);
+    try {
+      if (fs.statSync(file).mtimeMs < oldest) fs.unlinkSync(file);
+    } catch {
+      /* removed meanwhile */
+    }
+  }
+}
+
 // Runs tasks one after another, in the order they ask.
 let queue = Promise.resolve();
 function oneAtATime(task) {
@@ -574,7 +669,9 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
 
   // Network: anything not local was blocked by the context route (see main);
   // report it here, once, for the page that asked for it.
+  const requested = new Set(); // every address the page asked for: what its pictures are made from
   page.on('request', (req) => {
+    requested.add(req.url());
     if (!isLocal(req.url(), ctx)) {
       badUrls.add(req.url());
       fail(`external request blocked: ${req.url()}`);
@@ -655,15 +752,17 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
     // background tab's full-page capture comes out garbled. Light, then dark.
     await oneAtATime(async () => {
       await page.bringToFront();
+      const picture = (scheme, file) =>
+        screenshotCached(page, ctx, { key: screenshotKey(ctx, { url, requested, width, scheme }), file, stats: ctx.screenshots });
       if (!width) {
-        await page.screenshot({ path: shot, fullPage: true, timeout: SCREENSHOT_TIMEOUT_MS });
+        await picture('light', shot);
         return;
       }
       for (const scheme of ['light', 'dark']) {
         await page.emulateMedia({ colorScheme: scheme });
         await page.waitForTimeout(50);
         if (scheme === 'dark') for (const problem of await page.evaluate(probeDarkFigures)) fail(`at ${width} px: ${problem}`);
-        await page.screenshot({ path: shot.replace(/\.png$/, `-${width}-${scheme}.png`), fullPage: true, timeout: SCREENSHOT_TIMEOUT_MS });
+        await picture(scheme, shot.replace(/\.png$/, `-${width}-${scheme}.png`));
       }
     });
   };
@@ -691,7 +790,7 @@ async function main() {
   const results = new Map(); // label -> failures[]
   const heights = new Map(); // label -> height in px at 1280 px
   const started = Date.now();
-  let server, browser;
+  let server, browser, stats;
 
   const cleanup = async () => {
     await browser?.close().catch(() => {});
@@ -707,7 +806,12 @@ async function main() {
     const { chromium } = loadPlaywright();
     server = await startServer(opts.site);
     const origin = `http://127.0.0.1:${server.address().port}`;
-    const ctx = { origin, root: opts.site };
+    const ctx = {
+      origin, root: opts.site, cacheDir: opts.cache,
+      checkHash: hashFile(fileURLToPath(import.meta.url)),
+      screenshots: { taken: 0, fromCache: 0 },
+    };
+    stats = ctx.screenshots;
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -727,6 +831,7 @@ async function main() {
       );
       contexts[width] = context;
     }
+    ctx.chromiumVersion = browser.version();
     const context = contexts[1280];
 
     // A few pages at a time (each in its own tab, with its own listeners);
@@ -787,7 +892,9 @@ async function main() {
   }
   for (const [label, height] of [...heights].sort()) process.stdout.write(`height at 1280 px: ${String(height).padStart(6)} px  ${label}\n`);
   const secs = ((Date.now() - started) / 1000).toFixed(1);
-  process.stdout.write(`screenshots: ${opts.screenshots} (${secs} s)\n`);
+  process.stdout.write(`screenshots: ${opts.screenshots}: ${stats?.taken ?? 0} taken, ${stats?.fromCache ?? 0} ` +
+    `from the cache ${opts.cache} (${secs} s)\n`);
+  pruneCache(opts.cache);
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   process.exitCode = failed === 0 ? 0 : 1;
 }
