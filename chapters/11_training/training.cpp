@@ -118,7 +118,6 @@ Trainer::Trainer(const Inputs& inputs)
       generator_(inputs.seed),
       weights_(attention::initial_token_classifier(inputs.shape, generator_)),
       adam_(attention::parameter_blocks(weights_), inputs.adam) {
-  log_.inputs = inputs;
   // The held-out set first, distinct sequences; training never draws one of them.
   const std::size_t wanted =
       static_cast<std::size_t>(std::min<std::uint64_t>(largest_held_out, sequence_count(inputs.vocabulary, inputs.length) / 2));
@@ -184,16 +183,33 @@ void Trainer::count_wrong_digits(const Sequence& input, const Sequence& answer, 
   }
 }
 
-double Trainer::held_out_accuracy(std::vector<double>* per_position, Result* mistakes) const {
-  std::vector<double> right(static_cast<std::size_t>(inputs_.length), 0.0);
+double Trainer::held_out_accuracy(Result* details) const {
+  const Eigen::Index n = inputs_.length;
+  std::vector<double> right(static_cast<std::size_t>(n), 0.0);
+  if (details != nullptr) {
+    details->source_weight.assign(weights_.layers.size(), std::vector<double>(static_cast<std::size_t>(inputs_.shape.heads), 0.0));
+  }
   for (const Sequence& input : held_out_) {
-    const Sequence answer = predictions(attention::token_classifier(weights_, input).logits);
+    const attention::TokenClassifierSteps steps = attention::token_classifier(weights_, input);
+    const Sequence answer = predictions(steps.logits);
     const Sequence target = target_for(inputs_.task, input);
     for (std::size_t t = 0; t < answer.size(); ++t) right[t] += answer[t] == target[t] ? 1.0 : 0.0;
-    if (mistakes != nullptr) count_wrong_digits(input, answer, *mistakes);
-    if (mistakes != nullptr && answer != target) {
-      ++mistakes->wrong_sequences;
-      if (mistakes->mistakes.size() < shown_mistakes) mistakes->mistakes.push_back({input, target, answer});
+    if (details == nullptr) continue;
+    count_wrong_digits(input, answer, *details);
+    if (answer != target) {
+      ++details->wrong_sequences;
+      if (details->mistakes.size() < shown_mistakes) details->mistakes.push_back({input, target, answer});
+    }
+    for (std::size_t l = 0; l < steps.layers.size(); ++l) {
+      for (std::size_t h = 0; h < steps.layers[l].attention.heads.size(); ++h) {
+        const attention::Matrix& weights = steps.layers[l].attention.heads[h].attention.weights;
+        for (Eigen::Index i = 0; i < n; ++i) details->source_weight[l][h] += weights(i, source_position(inputs_.task, i, n));
+      }
+    }
+  }
+  if (details != nullptr) {
+    for (auto& layer : details->source_weight) {
+      for (double& head : layer) head /= static_cast<double>(held_out_.size() * static_cast<std::size_t>(n));
     }
   }
   double total = 0.0;
@@ -201,7 +217,7 @@ double Trainer::held_out_accuracy(std::vector<double>* per_position, Result* mis
     total += count;
     count /= static_cast<double>(held_out_.size());
   }
-  if (per_position != nullptr) *per_position = right;
+  if (details != nullptr) details->position_accuracy = right;
   return total / static_cast<double>(held_out_.size() * right.size());
 }
 
@@ -245,26 +261,11 @@ void Trainer::advance(long long steps, const Progress& progress) {
 
 Result Trainer::result() const {
   Result result = log_;
+  result.inputs = inputs_;
   result.steps_done = steps_done_;
   result.held_out_count = static_cast<long long>(held_out_.size());
   result.seconds = seconds_;
-  result.final_accuracy = held_out_accuracy(&result.position_accuracy, &result);
-  const Eigen::Index n = inputs_.length;
-  result.source_weight.assign(weights_.layers.size(), std::vector<double>(static_cast<std::size_t>(inputs_.shape.heads), 0.0));
-  for (const Sequence& input : held_out_) {
-    const attention::TokenClassifierSteps steps = attention::token_classifier(weights_, input);
-    for (std::size_t l = 0; l < steps.layers.size(); ++l) {
-      for (std::size_t h = 0; h < steps.layers[l].attention.heads.size(); ++h) {
-        const attention::Matrix& weights = steps.layers[l].attention.heads[h].attention.weights;
-        for (Eigen::Index i = 0; i < n; ++i) {
-          result.source_weight[l][h] += weights(i, source_position(inputs_.task, i, n));
-        }
-      }
-    }
-  }
-  for (auto& layer : result.source_weight) {
-    for (double& head : layer) head /= static_cast<double>(held_out_.size() * static_cast<std::size_t>(n));
-  }
+  result.final_accuracy = held_out_accuracy(&result);
   result.example_input = held_out_.front();
   result.example_target = target_for(inputs_.task, result.example_input);
   const attention::TokenClassifierSteps example = attention::token_classifier(weights_, result.example_input);

@@ -91,14 +91,16 @@ class Trainer {
   /// gives: every input but the number of steps the same, and no logged point in between that would differ.
   bool can_continue_to(const Inputs& inputs) const;
   /// Raises the run's total number of steps (can_continue_to() must hold).
-  void extend_to(long long steps) { inputs_.steps = steps; log_.inputs.steps = steps; }
+  void extend_to(long long steps) { inputs_.steps = steps; }
   /// Where training stands now.
   Result result() const;
   long long steps_done() const { return steps_done_; }
 
  private:
   double train_one_step();
-  double held_out_accuracy(std::vector<double>* per_position = nullptr, Result* mistakes = nullptr) const;
+  /// The share of right digits over the held-out set; with @p details, also fills its accuracy per
+  /// position, the mistakes and the mean weight on the source position, from the same forward passes.
+  double held_out_accuracy(Result* details = nullptr) const;
   void count_wrong_digits(const Sequence& input, const Sequence& answer, Result& result) const;
   Sequence next_training_input();
 
