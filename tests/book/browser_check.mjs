@@ -44,7 +44,8 @@
 // check above still runs on every page. The cache is screenshots/ in
 // $BOOK_CACHE_DIR, else in $XDG_CACHE_HOME/attention-compiled or
 // ~/.cache/attention-compiled (where tools/cached_command.py keeps the page's
-// module too); files not used for 14 days are removed.
+// module too); files not used for 14 days are removed. The system's fonts are
+// not in the key: after installing or removing fonts, delete the folder.
 //
 // Output: `FAIL <page>: <what>` lines on stderr, a summary on stdout ending
 // with `N passed, M failed` (pages). Exit 0 if all pass, 1 if any fail,
