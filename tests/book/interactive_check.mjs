@@ -78,8 +78,15 @@ function native(bin, program, args) {
 function runNative(bin, program, args) {
   return new Promise((resolve) => {
     execFile(path.join(bin, program), [...args, '--json'], { encoding: 'utf8', maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
-      if (error) resolve({ status: error.code, error: String(stderr || '').trim() });
-      else resolve({ status: 0, json: JSON.parse(stdout) });
+      if (error) {
+        resolve({ status: error.code, error: String(stderr || '').trim() });
+        return;
+      }
+      try {
+        resolve({ status: 0, json: JSON.parse(stdout) });
+      } catch (parseError) {
+        resolve({ status: 'unreadable JSON', error: parseError.message });
+      }
     });
   });
 }
