@@ -8,8 +8,15 @@ server with Debian's javascript-common has), and its script is an ES module
 which fails at the import. This writes, into the book's static folder, a
 stylesheet with normalize.css inlined and one classic script made of Gumshoe
 followed by Furo's script. Sphinx copies them over the theme's own files of
-the same names. Fails if either file no longer looks the way it is read here.
-"""
+the same names.
+
+Debian's stylesheet also lacks Furo's dark scheme for readers whose system is
+set to dark: it has the colours for ``data-theme="dark"`` (the ☀/☾ button) but
+not the ``@media (prefers-color-scheme: dark)`` copy of them that upstream's
+stylesheet applies while the theme is "auto", the default. So the book stayed
+light on a dark system. This adds that copy, made from the dark block itself.
+
+Fails if either file no longer looks the way it is read here."""
 import argparse
 import re
 import sys
@@ -17,6 +24,25 @@ from pathlib import Path
 
 IMPORT_CSS = "@import url(/javascript/normalize.css/normalize.css);"
 IMPORT_JS = re.compile(r'^import Gumshoe from "\./gumshoe-patched\.js";\n', re.MULTILINE)
+DARK_BLOCK_START = '@media not print {\n  body[data-theme="dark"] {'
+DARK_SELECTOR = 'body[data-theme="dark"]'
+AUTO_DARK_SELECTOR = 'body:not([data-theme="light"])'
+
+
+def with_system_dark_scheme(stylesheet: str) -> str:
+    """The stylesheet with its data-theme="dark" block repeated for the "auto" theme on a dark system."""
+    start = stylesheet.find(DARK_BLOCK_START)
+    if start < 0 or "prefers-color-scheme" in stylesheet:
+        sys.exit("furo_offline: furo.css no longer has its dark colours where expected, or has the system's dark scheme already")
+    depth = 0
+    for end in range(start, len(stylesheet)):
+        depth += {"{": 1, "}": -1}.get(stylesheet[end], 0)
+        if depth == 0 and stylesheet[end] == "}":
+            break
+    block = stylesheet[start:end + 1]
+    inner = block[len("@media not print {"):-1].replace(DARK_SELECTOR, AUTO_DARK_SELECTOR)
+    copy = "\n@media not print {\n  @media (prefers-color-scheme: dark) {" + inner + "} }\n"
+    return stylesheet[:end + 1] + copy + stylesheet[end + 1:]
 
 
 def main() -> int:
@@ -37,7 +63,7 @@ def main() -> int:
     (options.out / "styles").mkdir(parents=True, exist_ok=True)
     (options.out / "scripts").mkdir(parents=True, exist_ok=True)
     (options.out / "styles" / "furo.css").write_text(
-        stylesheet.replace(IMPORT_CSS, options.normalize.read_text(), 1))
+        with_system_dark_scheme(stylesheet.replace(IMPORT_CSS, options.normalize.read_text(), 1)))
     # Gumshoe defines window.Gumshoe when loaded as a classic script.
     (options.out / "scripts" / "furo.js").write_text(gumshoe + "\n" + IMPORT_JS.sub("", script, count=1))
     return 0
