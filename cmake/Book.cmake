@@ -16,6 +16,16 @@ set(BOOK_FIGURES_DIR ${BOOK_GENERATED_DIR}/figures)
 define_property(GLOBAL PROPERTY BOOK_GENERATED_FILES
   BRIEF_DOCS "Program outputs and figures the book is built from")
 
+# What the figures are drawn with, as part of each figure's cache key (below):
+# the versions of Python, matplotlib (whose own fonts the figures use) and NumPy.
+set(BOOK_FIGURE_TOOLS ${PROJECT_BINARY_DIR}/book/figure-tools.txt)
+if(BOOK_RENDER)
+  execute_process(
+    COMMAND ${BOOK_PYTHON} -c "import sys, matplotlib, numpy; print(sys.version); print('matplotlib', matplotlib.__version__, matplotlib.__file__); print('numpy', numpy.__version__)"
+    OUTPUT_VARIABLE figure_tools COMMAND_ERROR_IS_FATAL ANY)
+  file(CONFIGURE OUTPUT ${BOOK_FIGURE_TOOLS} CONTENT "${figure_tools}")
+endif()
+
 # book_python_test(): a Python unittest module run by CTest.
 #
 #   book_python_test(NAME ch01.dot_product.program MODULE test_dot_product
@@ -85,12 +95,25 @@ function(book_chapter)
     list(APPEND run_outputs ${outputs})
   endforeach()
 
+  # A figure is drawn from its chapter's JSON documents alone, so it goes
+  # through tools/cached_command.py, keyed on those documents, its script, the
+  # shared style and the versions of Python, matplotlib and NumPy: a fresh
+  # clone gets the SVG back instead of drawing it again (2 s each, most of it
+  # importing matplotlib). A run that prints timings changes its JSON every
+  # build, and so its figures are drawn every build.
   set(figures "")
+  set(run_documents ${run_outputs})
+  list(FILTER run_documents INCLUDE REGEX "\\.json$")
+  set(figure_inputs ${PROJECT_SOURCE_DIR}/figures/figure_style.py ${BOOK_FIGURE_TOOLS} ${run_documents})
+  list(TRANSFORM figure_inputs PREPEND "--input=" OUTPUT_VARIABLE input_arguments)
   foreach(figure IN LISTS arg_FIGURES)
     set(svg ${BOOK_FIGURES_DIR}/${figure}.svg)
+    set(script ${PROJECT_SOURCE_DIR}/figures/${figure}.py)
     add_custom_command(OUTPUT ${svg}
-      COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/figures/${figure}.py --outputs ${BOOK_OUTPUTS_DIR} --out ${svg}
-      DEPENDS ${PROJECT_SOURCE_DIR}/figures/${figure}.py ${PROJECT_SOURCE_DIR}/figures/figure_style.py ${run_outputs}
+      COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/cached_command.py --output ${svg} --cache figures
+              --strip ${PROJECT_BINARY_DIR} --strip ${PROJECT_SOURCE_DIR} --input=${script} ${input_arguments} --
+              ${BOOK_PYTHON} ${script} --outputs ${BOOK_OUTPUTS_DIR} --out ${svg}
+      DEPENDS ${script} ${figure_inputs} ${PROJECT_SOURCE_DIR}/tools/cached_command.py
       COMMENT "Drawing figure ${figure}"
       VERBATIM)
     list(APPEND figures ${svg})

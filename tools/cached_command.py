@@ -8,7 +8,8 @@ if the same command has already run on the same inputs.
 ccache remembers compilations, not links: the em++ link of the book's
 WebAssembly module (cmake/BookPage.cmake) takes 20 s, and a fresh clone would
 run it again on object files ccache has just handed back unchanged. This
-remembers it the same way. The key is a hash of the command line (with each
+remembers it the same way. The figures go through it too (cmake/Book.cmake):
+each is drawn from its chapter's JSON documents alone. The key is a hash of the command line (with each
 --strip folder, such as the clone's own, written as a placeholder, so clones
 in different folders share the cache) and of the content of every --input
 (the object files, and the tools' own version files or binaries). The cache
