@@ -34,6 +34,12 @@
 // 1280 px. index.html is loaded once more over file:// to prove the book is
 // readable straight from disk.
 //
+// With --bin DIR (the chapter programs), it then drives every interactive
+// figure of the page at that width, in the same tab, against the native
+// programs: interactive_check.mjs says what is checked. A page load costs
+// about 2.5 s of processor time here, so the figures are driven in the loads
+// this check makes anyway rather than in loads of their own.
+//
 // A full-page capture is the slowest part of the check (2 s for a chapter,
 // 10 s for the API page, on this book's 2-core machine). So captures are kept
 // in the book's cache, under a hash of everything the picture is made from:
@@ -63,6 +69,8 @@ import path from 'node:path';
 import os from 'node:os';
 import crypto from 'node:crypto';
 
+import { checkFiguresOfPage } from './interactive_check.mjs';
+
 const CHROMIUM = '/usr/bin/chromium';
 const PAGE_TIMEOUT_MS = 30_000;     // budget for loading one page, and for one screenshot
 const CHECK_TIMEOUT_MS = 360_000;   // whole budget for one page's check (screenshots wait their turn)
@@ -83,7 +91,7 @@ const VIEWPORTS = {
 };
 const SMALLEST_FIGURE_SCALE = 0.6;  // book.js keeps figures at least this large
 
-const USAGE = 'usage: node browser_check.mjs --site DIR --screenshots DIR [--page TEXT: only pages whose path contains it]';
+const USAGE = 'usage: node browser_check.mjs --site DIR --screenshots DIR [--bin DIR: drive the interactive figures against these programs] [--page TEXT: only pages whose path contains it]';
 
 // ---------------------------------------------------------------------------
 // Command line
@@ -108,7 +116,7 @@ function parseArgs(argv) {
       process.stdout.write(USAGE + '\n');
       process.exit(0);
     }
-    if (arg !== '--site' && arg !== '--screenshots' && arg !== '--page') usageError(`unknown argument: ${argv[i]}`);
+    if (!['--site', '--screenshots', '--page', '--bin'].includes(arg)) usageError(`unknown argument: ${argv[i]}`);
     if (value === undefined) {
       if (i + 1 >= argv.length || argv[i + 1].startsWith('--')) usageError(`${arg} needs a value`);
       value = argv[++i];
@@ -123,7 +131,11 @@ function parseArgs(argv) {
   const cacheRoot = process.env.BOOK_CACHE_DIR ||
     path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'attention-compiled');
   const cache = path.join(cacheRoot, 'screenshots');
-  return { site: fs.realpathSync(site), screenshots: path.resolve(opts.screenshots), page: opts.page ?? '', cache: path.resolve(cache) };
+  if (opts.bin && !fs.existsSync(opts.bin)) usageError(`--bin ${opts.bin} does not exist`);
+  return {
+    site: fs.realpathSync(site), screenshots: path.resolve(opts.screenshots), page: opts.page ?? '', cache: path.resolve(cache),
+    bin: opts.bin ? path.resolve(opts.bin) : null,
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -765,7 +777,15 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
         if (scheme === 'dark') for (const problem of await page.evaluate(probeDarkFigures)) fail(`at ${width} px: ${problem}`);
         await picture(scheme, shot.replace(/\.png$/, `-${width}-${scheme}.png`));
       }
+      await page.emulateMedia({ colorScheme: 'light' });
     });
+
+    // The interactive figures, driven against the native programs (after the
+    // pictures, which show their defaults).
+    if (ctx.bin && width) {
+      const report = await checkFiguresOfPage(page, ctx.bin, width, fail);
+      ctx.figureReports.push(...report.map((line) => ({ label, width, line })));
+    }
   };
 
   try {
@@ -791,7 +811,7 @@ async function main() {
   const results = new Map(); // label -> failures[]
   const heights = new Map(); // label -> height in px at 1280 px
   const started = Date.now();
-  let server, browser, stats;
+  let server, browser, stats, ctxReports;
 
   const cleanup = async () => {
     await browser?.close().catch(() => {});
@@ -811,8 +831,10 @@ async function main() {
       origin, root: opts.site, cacheDir: opts.cache,
       checkHash: hashFile(fileURLToPath(import.meta.url)),
       screenshots: { taken: 0, fromCache: 0 },
+      bin: opts.bin, figureReports: [],
     };
     stats = ctx.screenshots;
+    ctxReports = ctx.figureReports;
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -892,6 +914,13 @@ async function main() {
     }
   }
   for (const [label, height] of [...heights].sort()) process.stdout.write(`height at 1280 px: ${String(height).padStart(6)} px  ${label}\n`);
+  // One line per interactive figure and width, in the order of the pages.
+  const order = (report) => `${labels.indexOf(report.label).toString().padStart(4, '0')} ${10000 - report.width}`;
+  for (const report of (ctxReports ?? []).sort((a, b) => order(a).localeCompare(order(b)))) process.stdout.write(`${report.line}\n`);
+  if (opts.bin && !opts.page && (ctxReports ?? []).length === 0) {
+    process.stdout.write('FAIL --bin was given, and no page of the book has an interactive figure\n');
+    failed++;
+  }
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   process.stdout.write(`screenshots: ${opts.screenshots}: ${stats?.taken ?? 0} taken, ${stats?.fromCache ?? 0} ` +
     `from the cache ${opts.cache} (${secs} s)\n`);

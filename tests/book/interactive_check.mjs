@@ -28,7 +28,12 @@
 //     figure's defaults show them.
 // Prints one line per figure with the number of settings compared and the
 // median update time the page measured, and ends with `N passed, M failed`.
+//
+// The test suite does not run this file: browser_check.mjs --bin drives the
+// figures with checkFiguresOfPage() in the page loads it makes anyway. Run it
+// alone while working on a figure (--page 04_masking).
 import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import fs from 'node:fs';
 
@@ -295,6 +300,24 @@ async function checkFigure(page, name, bin, width, problems, report) {
     `; update ${median.toFixed(1)} ms median, ${times.length ? times[times.length - 1].toFixed(1) : 'NaN'} ms slowest`);
 }
 
+// Every interactive figure of the page open in `tab` (loaded at `width`),
+// checked as above; each problem goes to fail(), and the report lines (one per
+// figure) are returned.
+export async function checkFiguresOfPage(tab, bin, width, fail) {
+  const report = [];
+  const problems = [];
+  const figures = await tab.evaluate(() => [...document.querySelectorAll('div.interactive')].map((root) => root.dataset.figure));
+  for (const name of figures) {
+    try {
+      await checkFigure(tab, name, bin, width, problems, report);
+    } catch (error) {
+      problems.push(`${name} at ${width} px: ${error.message.split('\n')[0]}`);
+    }
+  }
+  problems.forEach((problem) => fail(problem));
+  return report;
+}
+
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   const pages = listPages(options.site).filter((page) => page.includes(options.page) &&
@@ -315,14 +338,7 @@ async function main() {
     tab.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
     tab.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
     await tab.goto(`${origin}/${relative}`, { waitUntil: 'load' });
-    const figures = await tab.evaluate(() => [...document.querySelectorAll('div.interactive')].map((root) => root.dataset.figure));
-    for (const name of figures) {
-      try {
-        await checkFigure(tab, name, options.bin, width, problems, report);
-      } catch (error) {
-        problems.push(`${name} at ${width} px: ${error.message.split('\n')[0]}`);
-      }
-    }
+    report.push(...await checkFiguresOfPage(tab, options.bin, width, (problem) => problems.push(problem)));
     await tab.close();
     return { label: `${relative} at ${width} px`, problems, report };
   };
@@ -356,7 +372,9 @@ async function main() {
   process.exitCode = failed ? 1 : 0;
 }
 
-main().catch((error) => {
-  process.stderr.write(`FAIL (run): ${error.stack || error}\n`);
-  process.exitCode = 1;
-});
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    process.stderr.write(`FAIL (run): ${error.stack || error}\n`);
+    process.exitCode = 1;
+  });
+}
