@@ -125,13 +125,19 @@ double fma_chains(std::size_t rounds, double factor, double term) {
 // Floating-point operations per second (a multiply-add counts 2) with
 // `threads` threads running the chains at once: the best of many short tries
 // (a few milliseconds each), so that a moment when another program has the
-// processor lowers some tries and not the result.
+// processor lowers some tries and not the result. Twenty tries, or fewer (five
+// at least) once they have taken half a second: a build that checks every
+// memory access (the sanitizer tests) runs each try 25 times slower, and its
+// peak means nothing anyway.
 double measured_peak(unsigned threads) {
   static volatile double factor = 0.999999, term = 1e-6;  // unknown to the compiler
   constexpr std::size_t rounds = 1000000;
-  constexpr int tries = 20;
+  constexpr int most_tries = 20;
+  constexpr int fewest_tries = 5;
+  constexpr double budget_seconds = 0.5;
   double best = 0.0;
-  for (int attempt = 0; attempt < tries; ++attempt) {
+  double spent_seconds = 0.0;
+  for (int attempt = 0; attempt < most_tries && (attempt < fewest_tries || spent_seconds < budget_seconds); ++attempt) {
     std::vector<double> results(threads);
     const auto start = std::chrono::steady_clock::now();
     if (threads == 1) {
@@ -144,6 +150,7 @@ double measured_peak(unsigned threads) {
       for (std::thread& worker : workers) worker.join();
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    spent_seconds += seconds;
     static volatile double sink = 0.0;
     for (const double result : results) sink = sink + result;
     best = std::max(best, 2.0 * static_cast<double>(fma_chain_count * rounds * threads) / seconds);
