@@ -5,12 +5,18 @@
 //                                        {"status": 0, "json": ...} or
 //                                        {"status": 2, "error": "..."}
 //   page_call --list                     prints the registered programs, one a line
+//   page_call --each                     reads one call a line from stdin, a JSON
+//                                        array [program, arguments...], and prints
+//                                        each answer on one line: one process for
+//                                        many calls, as the page's module is
 //
 // It is linked with every chapter's computation (the sources book_chapter()
 // collects in BOOK_PAGE_SOURCES), whose registrations run before main().
 #include <iostream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "program/page_program.hpp"
 
@@ -22,6 +28,19 @@ int main(int argc, char** argv) {
   }
   if (words.front() == "--list") {
     for (const std::string& name : program::page_program_names()) std::cout << name << '\n';
+    return 0;
+  }
+  if (words.front() == "--each") {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      const auto call = nlohmann::json::parse(line).get<std::vector<std::string>>();
+      if (call.empty()) {
+        std::cerr << "page_call --each: an empty call\n";
+        return 2;
+      }
+      const std::vector<std::string> arguments(call.begin() + 1, call.end());
+      std::cout << program::call_page_program(call.front(), arguments).dump() << std::endl;
+    }
     return 0;
   }
   const std::vector<std::string> arguments(words.begin() + 1, words.end());

@@ -33,11 +33,29 @@ def run(command, timeout=120) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
 
-def page_call(name, arguments) -> dict:
-    result = run([PAGE_CALL, name, *arguments])
-    if result.returncode != 0 or result.stderr:
-        raise AssertionError(f"page_call {name} {arguments}: status {result.returncode}, stderr {result.stderr!r}")
-    return json.loads(result.stdout)
+class PageCall:
+    """One page_call process for every call (page_call --each), as the page
+    keeps one module for all of its calls; a process per call cost most of
+    this test's time under the sanitizers. It must print nothing on stderr and
+    exit with status 0 (checked by finish())."""
+
+    def __init__(self):
+        self.process = subprocess.Popen([PAGE_CALL, "--each"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True)
+
+    def __call__(self, name, arguments) -> dict:
+        self.process.stdin.write(json.dumps([name, *arguments]) + "\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline()
+        if not answer:
+            raise AssertionError(f"page_call stopped at {name} {arguments}: status {self.process.wait()}, "
+                                 f"stderr {self.process.stderr.read()!r}")
+        return json.loads(answer)
+
+    def finish(self):
+        _, stderr = self.process.communicate(timeout=120)
+        if self.process.returncode != 0 or stderr:
+            raise AssertionError(f"page_call --each: status {self.process.returncode}, stderr {stderr!r}")
 
 
 def canonical(document) -> str:
@@ -79,6 +97,11 @@ class PageEntry(unittest.TestCase):
         listed = run([PAGE_CALL, "--list"])
         assert listed.returncode == 0, listed.stderr
         cls.programs = listed.stdout.split()
+        cls.page_call = PageCall()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.page_call.finish()
 
     def program(self, name: str) -> str:
         path = BIN / name
@@ -112,7 +135,7 @@ class PageEntry(unittest.TestCase):
                 expected = json.loads(printed.stdout)
                 if isinstance(expected, dict) and expected.get("timing") is not None:
                     continue  # timings differ from run to run
-                answer = page_call(name, arguments)
+                answer = self.page_call(name, arguments)
                 self.assertEqual(answer.get("status"), 0, answer.get("error"))
                 self.assertEqual(set(answer), {"status", "json"})
                 for key in varying or []:  # wall-clock times: present in both, not compared
@@ -150,7 +173,7 @@ class PageEntry(unittest.TestCase):
                 prefix = f"{name}: "
                 self.assertTrue(printed.stderr.startswith(prefix) and printed.stderr.endswith("\n"),
                                 printed.stderr)
-                answer = page_call(name, arguments)
+                answer = self.page_call(name, arguments)
                 self.assertEqual(answer, {"status": 2, "error": printed.stderr[len(prefix):-1]})
                 checked += 1
         self.assertGreaterEqual(checked, 3)
