@@ -4,6 +4,10 @@ if the same command has already run on the same inputs.
 
     cached_command.py --output FILE --input FILE [--input FILE ...]
                       --cache NAME --strip DIR [--strip DIR ...] -- COMMAND ...
+    cached_command.py --folder NAME    prints the cache's folder NAME (made, and
+                                       pruned), for the caches kept by others:
+                                       the browser check's screenshots and
+                                       install-dependencies' npm tree
 
 ccache remembers compilations, not links: the em++ link of the book's
 WebAssembly module (cmake/BookPage.cmake) takes 20 s, and a fresh clone would
@@ -56,7 +60,21 @@ def prune(folder: pathlib.Path) -> None:
             pass  # removed meanwhile
 
 
+def folder_of(name: str) -> pathlib.Path:
+    """The cache's folder `name`, made if missing, without its old entries."""
+    folder = cache_root() / name
+    folder.mkdir(parents=True, exist_ok=True)
+    prune(folder)
+    return folder
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--folder"]:
+        if len(sys.argv) != 3 or not sys.argv[2] or "/" in sys.argv[2]:
+            print("cached_command.py: --folder takes one name", file=sys.stderr)
+            return 2
+        print(folder_of(sys.argv[2]))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", required=True, type=pathlib.Path)
     parser.add_argument("--input", action="append", default=[], required=True)
@@ -78,11 +96,10 @@ def main() -> int:
     if status != 0:
         return status
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        folder_of(options.cache)
         partial = cached.with_name(f"{cached.name}.{os.getpid()}.partial")
         shutil.copyfile(options.output, partial)
         partial.replace(cached)
-        prune(folder)
     except OSError as error:  # a cache that cannot be written only costs time
         print(f"cached_command.py: not cached: {error}", file=sys.stderr)
     return 0

@@ -47,11 +47,11 @@
 // and the content of every local file the page loaded (its HTML, styles,
 // scripts, figures, the WebAssembly module). A page none of whose files
 // changed is not captured again; its picture is copied from the cache. Every
-// check above still runs on every page. The cache is screenshots/ in
-// $BOOK_CACHE_DIR, else in $XDG_CACHE_HOME/attention-compiled or
-// ~/.cache/attention-compiled (where tools/cached_command.py keeps the page's
-// module too); files not used for 14 days are removed. The system's fonts are
-// not in the key: after installing or removing fonts, delete the folder.
+// check above still runs on every page. The cache is the folder screenshots/
+// of the book's cache, which tools/cached_command.py finds and prunes ($BOOK_CACHE_DIR,
+// else $XDG_CACHE_HOME/attention-compiled or ~/.cache/attention-compiled;
+// files not used for 14 days are removed). The system's fonts are not in the
+// key: after installing or removing fonts, delete the folder.
 //
 // Output: `FAIL <page>: <what>` lines on stderr, a summary on stdout ending
 // with `N passed, M failed` (pages). Exit 0 if all pass, 1 if any fail,
@@ -66,8 +66,8 @@ import http from 'node:http';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import os from 'node:os';
 import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 
 import { checkFiguresOfPage } from './interactive_check.mjs';
 
@@ -128,9 +128,9 @@ function parseArgs(argv) {
   if (!opts.screenshots) usageError('missing --screenshots');
   const site = path.resolve(opts.site);
   if (!fs.existsSync(path.join(site, 'index.html'))) usageError(`--site ${opts.site} has no index.html`);
-  const cacheRoot = process.env.BOOK_CACHE_DIR ||
-    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'attention-compiled');
-  const cache = path.join(cacheRoot, 'screenshots');
+  // The book's cache (made, and pruned of entries not used for 14 days, by tools/cached_command.py).
+  const cachedCommand = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'tools', 'cached_command.py');
+  const cache = execFileSync('/usr/bin/python3', [cachedCommand, '--folder', 'screenshots'], { encoding: 'utf8' }).trim();
   if (opts.bin && !fs.existsSync(opts.bin)) usageError(`--bin ${opts.bin} does not exist`);
   return {
     site: fs.realpathSync(site), screenshots: path.resolve(opts.screenshots), page: opts.page ?? '', cache: path.resolve(cache),
@@ -591,7 +591,6 @@ const isFavicon = (urlStr) => {
 // Screenshot cache
 // ---------------------------------------------------------------------------
 
-const CACHE_DAYS = 14;
 const contentHashes = new Map(); // file -> sha256 of its content
 
 function hashFile(file) {
@@ -653,17 +652,6 @@ async function screenshotCached(page, ctx, { key, file, stats }) {
   }
 }
 
-function pruneCache(dir) {
-  const oldest = Date.now() - CACHE_DAYS * 24 * 3600 * 1000;
-  for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
-    const file = path.join(dir, name);
-    try {
-      if (fs.statSync(file).mtimeMs < oldest) fs.unlinkSync(file);
-    } catch {
-      /* removed meanwhile */
-    }
-  }
-}
 
 // Runs tasks one after another, in the order they ask.
 let queue = Promise.resolve();
@@ -924,7 +912,6 @@ async function main() {
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   process.stdout.write(`screenshots: ${opts.screenshots}: ${stats?.taken ?? 0} taken, ${stats?.fromCache ?? 0} ` +
     `from the cache ${opts.cache} (${secs} s)\n`);
-  pruneCache(opts.cache);
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   process.exitCode = failed === 0 ? 0 : 1;
 }
