@@ -315,21 +315,29 @@ function anchorsOf(file) {
 }
 
 // Check one resolved same-origin link; return an error string or null.
-function checkLink(root, url) {
+// The file at `file`, or the index.html in it if it is a folder; null if there is none.
+function servedFile(file) {
+  if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) file = path.join(file, 'index.html');
+  return fs.statSync(file, { throwIfNoEntry: false })?.isFile() ? file : null;
+}
+
+// The file the site serves at a URL's path, or why there is none.
+function siteFile(root, pathname) {
   let rel;
   try {
-    rel = decodeURIComponent(url.pathname);
+    rel = decodeURIComponent(pathname);
   } catch {
-    return `malformed link path ${url.pathname}`;
+    return { error: `malformed link path ${pathname}` };
   }
-  let file = safeJoin(root, rel);
-  if (!file) return `link escapes the site: ${url.pathname}`;
-  let st = fs.statSync(file, { throwIfNoEntry: false });
-  if (st && st.isDirectory()) {
-    file = path.join(file, 'index.html');
-    st = fs.statSync(file, { throwIfNoEntry: false });
-  }
-  if (!st || !st.isFile()) return `missing target ${rel.replace(/^\/+/, '')}`;
+  const joined = safeJoin(root, rel);
+  if (!joined) return { error: `link escapes the site: ${pathname}` };
+  const file = servedFile(joined);
+  return file ? { file } : { error: `missing target ${rel.replace(/^\/+/, '')}` };
+}
+
+function checkLink(root, url) {
+  const { file, error } = siteFile(root, url.pathname);
+  if (error) return error;
   let frag = url.hash.slice(1);
   if (!frag) return null;
   try {
@@ -603,16 +611,14 @@ function hashFile(file) {
 // The local file a request read, or null (data: URLs carry their content in
 // the address; blob: URLs are made in the page from files already listed).
 function requestedFile(urlStr, ctx) {
-  let file = null;
   try {
     const u = new URL(urlStr);
-    if (u.protocol === 'file:') file = fileURLToPath(u);
-    else if (u.origin === ctx.origin) file = safeJoin(ctx.root, decodeURIComponent(u.pathname));
+    if (u.protocol === 'file:') return servedFile(fileURLToPath(u));
+    if (u.origin === ctx.origin) return siteFile(ctx.root, u.pathname).file ?? null;
   } catch {
-    return null;
+    /* not a URL this page could have loaded a file from */
   }
-  if (file && fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) file = path.join(file, 'index.html');
-  return file && fs.statSync(file, { throwIfNoEntry: false })?.isFile() ? file : null;
+  return null;
 }
 
 // The cache key of one picture: what it is made from (see the top of this file).
