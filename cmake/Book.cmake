@@ -7,8 +7,10 @@
 #   the printed tables and the --json document of each run for the book;
 # - draws each figure with figures/<FIGURE>.py from those JSON documents;
 # - registers tests/programs/test_<PROGRAM>.py with CTest under LABEL;
-# - adds its SOURCES other than main.cpp to the global property
-#   BOOK_PAGE_SOURCES, from which tests/ builds page_call.
+# - compiles its SOURCES other than main.cpp once, as the object library
+#   <PROGRAM>_computation (listed in the global property
+#   BOOK_COMPUTATION_TARGETS), which the program and tests/ page_call link;
+#   and adds them to BOOK_PAGE_SOURCES, which the page's module is built from.
 
 set(BOOK_GENERATED_DIR ${PROJECT_BINARY_DIR}/book/generated)
 set(BOOK_OUTPUTS_DIR ${BOOK_GENERATED_DIR}/outputs)
@@ -50,17 +52,28 @@ endfunction()
 function(book_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 arg "PAGE_SPEED" "PROGRAM;LABEL" "SOURCES;FIGURES")
   set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_LABELS ${arg_LABEL})
-  add_executable(${arg_PROGRAM} ${arg_SOURCES})
+  # The chapter's computation (its sources but main.cpp), compiled once: the
+  # program links it, and so does what calls the chapters' page programs
+  # natively (tests/page/page_call.cpp), which used to compile every chapter a
+  # second time. An object library, not a static one: a static library's
+  # objects that nothing refers to, such as the page's registrations, would be
+  # left out of the link.
+  set(computation_sources ${arg_SOURCES})
+  list(REMOVE_ITEM computation_sources main.cpp)
+  add_executable(${arg_PROGRAM} main.cpp)
   target_link_libraries(${arg_PROGRAM} PRIVATE program)
-  # The chapter's computation without its main(), for what calls the chapters'
-  # page programs natively (tests/page/page_call.cpp).
-  foreach(source IN LISTS arg_SOURCES)
-    if(NOT source STREQUAL "main.cpp")
-      cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} OUTPUT_VARIABLE absolute_source)
-      set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SOURCES ${absolute_source})
-      if(arg_PAGE_SPEED)  # compiled for speed, not size, in the page's module (cmake/BookPage.cmake)
-        set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SPEED_SOURCES ${absolute_source})
-      endif()
+  if(computation_sources)
+    add_library(${arg_PROGRAM}_computation OBJECT ${computation_sources})
+    target_link_libraries(${arg_PROGRAM}_computation PUBLIC program)
+    target_link_libraries(${arg_PROGRAM} PRIVATE ${arg_PROGRAM}_computation)
+    set_property(GLOBAL APPEND PROPERTY BOOK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
+  endif()
+  # The same sources, for em++ to compile into the page's module.
+  foreach(source IN LISTS computation_sources)
+    cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} OUTPUT_VARIABLE absolute_source)
+    set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SOURCES ${absolute_source})
+    if(arg_PAGE_SPEED)  # compiled for speed, not size, in the page's module (cmake/BookPage.cmake)
+      set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SPEED_SOURCES ${absolute_source})
     endif()
   endforeach()
 

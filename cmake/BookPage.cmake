@@ -24,8 +24,8 @@ foreach(library nlohmann CLI fmt)
 endforeach()
 
 # The sources of the `program` library (src/CMakeLists.txt), and the chapters'
-# computations: what book_chapter() collected (every source but main.cpp), the
-# list page_call links natively (tests/CMakeLists.txt).
+# computations: what book_chapter() collected (every source but main.cpp; the
+# objects page_call links natively, tests/CMakeLists.txt, are of the same sources).
 get_target_property(program_sources program SOURCES)
 list(TRANSFORM program_sources PREPEND ${PROJECT_SOURCE_DIR}/src/ OUTPUT_VARIABLE page_program_sources)
 get_property(page_chapter_sources GLOBAL PROPERTY BOOK_PAGE_SOURCES)
