@@ -58,6 +58,9 @@ function(book_chapter)
   # second time. An object library, not a static one: a static library's
   # objects that nothing refers to, such as the page's registrations, would be
   # left out of the link.
+  if(NOT "main.cpp" IN_LIST arg_SOURCES)
+    message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): SOURCES has no main.cpp")
+  endif()
   set(computation_sources ${arg_SOURCES})
   list(REMOVE_ITEM computation_sources main.cpp)
   add_executable(${arg_PROGRAM} main.cpp)

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Browser check for the Sphinx-rendered HTML book.
 //
-//   node tests/book/browser_check.mjs --site DIR --screenshots DIR [--page TEXT]
+//   node tests/book/browser_check.mjs --site DIR --screenshots DIR [--bin DIR] [--page TEXT]
 //
 // Serves --site from a private static server on 127.0.0.1 (ephemeral port),
 // opens every content page in headless Chromium (Debian's chromium-headless-shell,
@@ -320,7 +320,6 @@ function anchorsOf(file) {
   return ids;
 }
 
-// Check one resolved same-origin link; return an error string or null.
 // The file at `file`, or the index.html in it if it is a folder; null if there is none.
 function servedFile(file) {
   if (fs.statSync(file, { throwIfNoEntry: false })?.isDirectory()) file = path.join(file, 'index.html');
@@ -341,6 +340,7 @@ function siteFile(root, pathname) {
   return file ? { file } : { error: `missing target ${rel.replace(/^\/+/, '')}` };
 }
 
+// Check one resolved same-origin link; return an error string or null.
 function checkLink(root, url) {
   const { file, error } = siteFile(root, url.pathname);
   if (error) return error;
