@@ -13,10 +13,11 @@ ccache remembers compilations, not links: the em++ link of the book's
 WebAssembly module (cmake/BookPage.cmake) takes 20 s, and a fresh clone would
 run it again on object files ccache has just handed back unchanged. This
 remembers it the same way. The figures go through it too (cmake/Book.cmake):
-each is drawn from its chapter's JSON documents alone. The key is a hash of the command line (with each
---strip folder, such as the clone's own, written as a placeholder, so clones
-in different folders share the cache) and of the content of every --input
-(the object files, and the tools' own version files or binaries). The cache
+each is drawn from its chapter's JSON documents alone. The key is a hash of
+the command line (with each --strip folder, such as the clone's own, written
+as a placeholder, so clones in different folders share the cache) and of the
+content of every --input (the object files, the figure's JSON documents, and
+the tools' own version files or binaries). The cache
 is $BOOK_CACHE_DIR, else $XDG_CACHE_HOME/attention-compiled, else
 ~/.cache/attention-compiled, in the folder NAME; entries not used for 14 days
 are removed. A command that fails leaves nothing in the cache."""

@@ -664,7 +664,6 @@ async function screenshotCached(page, ctx, { key, file, stats }) {
   }
 }
 
-
 // Runs tasks one after another, in the order they ask.
 let queue = Promise.resolve();
 function oneAtATime(task) {
@@ -811,7 +810,8 @@ async function main() {
   const results = new Map(); // label -> failures[]
   const heights = new Map(); // label -> height in px at 1280 px
   const started = Date.now();
-  let server, browser, stats, ctxReports;
+  const figureReports = []; // one line per interactive figure and width (--bin)
+  let server, browser, stats;
 
   const cleanup = async () => {
     await browser?.close().catch(() => {});
@@ -831,10 +831,9 @@ async function main() {
       origin, root: opts.site, cacheDir: opts.cache,
       checkHash: hashFile(fileURLToPath(import.meta.url)),
       screenshots: { taken: 0, fromCache: 0 },
-      bin: opts.bin, figureReports: [],
+      bin: opts.bin, figureReports,
     };
     stats = ctx.screenshots;
-    ctxReports = ctx.figureReports;
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -914,10 +913,10 @@ async function main() {
     }
   }
   for (const [label, height] of [...heights].sort()) process.stdout.write(`height at 1280 px: ${String(height).padStart(6)} px  ${label}\n`);
-  // One line per interactive figure and width, in the order of the pages.
-  const order = (report) => `${labels.indexOf(report.label).toString().padStart(4, '0')} ${10000 - report.width}`;
-  for (const report of (ctxReports ?? []).sort((a, b) => order(a).localeCompare(order(b)))) process.stdout.write(`${report.line}\n`);
-  if (opts.bin && !opts.page && (ctxReports ?? []).length === 0) {
+  // The figures' lines in the order of the pages, the wider width first.
+  figureReports.sort((a, b) => labels.indexOf(a.label) - labels.indexOf(b.label) || b.width - a.width);
+  for (const report of figureReports) process.stdout.write(`${report.line}\n`);
+  if (opts.bin && !opts.page && figureReports.length === 0) {
     process.stdout.write('FAIL --bin was given, and no page of the book has an interactive figure\n');
     failed++;
   }

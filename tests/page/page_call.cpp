@@ -10,8 +10,9 @@
 //                                        each answer on one line: one process for
 //                                        many calls, as the page's module is
 //
-// It is linked with every chapter's computation (the sources book_chapter()
-// collects in BOOK_PAGE_SOURCES), whose registrations run before main().
+// It is linked with every chapter's computation (the object libraries
+// book_chapter() lists in BOOK_COMPUTATION_TARGETS), whose registrations run
+// before main().
 #include <iostream>
 #include <string>
 #include <vector>
