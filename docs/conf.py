@@ -3,8 +3,9 @@
 The build (docs/CMakeLists.txt) runs Sphinx with three paths in the
 environment: BOOK_GENERATED_DIR (the programs' outputs and the figures),
 BOOK_DOXYGEN_XML (the library's API from Doxygen) and BOOK_STATIC_DIR
-(MathJax, copied from the pinned npm package). Build the book through CMake,
-not by calling sphinx-build by hand.
+(files the build makes for the pages: the WebAssembly module, the plotting
+library), and BOOK_NODE, the Node that draws the formulas (book_math.py). Build
+the book through CMake, not by calling sphinx-build by hand.
 """
 import os
 import sys
@@ -26,7 +27,7 @@ copyright = "2026, " + author
 root_doc = "index"
 language = "en"
 
-extensions = ["sphinx.ext.mathjax", "breathe", "book"]
+extensions = ["breathe", "book", "book_math"]
 
 book_generated_dir = _build_path("BOOK_GENERATED_DIR")
 
@@ -37,10 +38,10 @@ breathe_domain_by_extension = {"hpp": "cpp"}
 primary_domain = "cpp"
 highlight_language = "cpp"
 
-# MathJax 3 from the book's own _static folder: readable offline, no CDN.
 html_static_path = ["_static", _build_path("BOOK_STATIC_DIR")]
-mathjax_path = "mathjax/tex-svg-full.js"
-mathjax3_config = {"svg": {"fontCache": "global"}}
+# The formulas are drawn as SVG when the book is built, by MathJax 3 in Node
+# (_ext/book_math.py): the pages load no MathJax, and read offline.
+html_math_renderer = "book_svg"
 
 # Furo (Debian's package): previous/next links, a contents sidebar that marks
 # the current page, search that works offline, a phone layout with the

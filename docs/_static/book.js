@@ -19,11 +19,6 @@
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', layOut);
   else layOut();
   window.addEventListener('resize', later);
-  // MathJax changes the formula's width once it has typeset.
-  window.addEventListener('load', () => {
-    const startup = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
-    if (startup) startup.then(layOut, layOut);
-  });
 })();
 
 // A figure never shrinks below 60 % of its drawn size, where its tick labels

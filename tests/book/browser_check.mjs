@@ -11,8 +11,9 @@
 //   * no failed request and no HTTP status >= 400;
 //   * no console error and no uncaught page error;
 //   * every <img> has loaded (complete && naturalWidth > 0);
-//   * MathJax: every .math element is typeset, no raw TeX delimiters remain
-//     in the visible text, no MathJax error nodes;
+//   * the formulas, drawn when the book was built: every .math element holds
+//     one, with a size, its glyphs and its MathML; no TeX error, no raw TeX
+//     left in the visible text, no MathJax loaded;
 //   * every same-origin <a href> points at an existing file, and its
 //     #fragment (if any) exists as an id/name in the target file;
 // and, at each of two widths (a laptop, 1280 x 900, and a phone, 390 x 844
@@ -81,8 +82,6 @@ const CHROMIUM = '/usr/lib/chromium/chromium-headless-shell';
 const PAGE_TIMEOUT_MS = 30_000;     // budget for loading one page, and for one screenshot
 const CHECK_TIMEOUT_MS = 360_000;   // whole budget for one page's check (screenshots wait their turn)
 const SCREENSHOT_TIMEOUT_MS = 120_000;  // a full-page capture of the 28,000 px API page is slow on a busy machine
-const MATHJAX_TIMEOUT_MS = 20_000;  // wait for MathJax.startup.promise
-const MATHJAX_APPEAR_MS = 1_000;    // grace for window.MathJax.startup to exist after `load`
 const IMAGE_TIMEOUT_MS = 10_000;    // wait for <img> loads after scrolling
 const CONCURRENCY = 3;             // pages checked side by side; screenshots still one at a time
 const EXCLUDED_FILES = new Set(['genindex.html', 'search.html', 'py-modindex.html']);
@@ -236,7 +235,7 @@ function startServer(root) {
         'Content-Type': contentType(file),
         'Content-Length': st.size,
         // The site does not change during a run: let Chromium cache assets
-        // (MathJax is ~2 MB) across pages.
+        // (the WebAssembly module is 1.6 MB) across pages.
         'Cache-Control': 'max-age=3600',
       });
       if (req.method === 'HEAD') return res.end();
@@ -387,53 +386,45 @@ async function probeImages(timeoutMs) {
     .map((img) => `${img.getAttribute('src')} (${img.complete ? 'broken' : 'not loaded'})`);
 }
 
-// MathJax state: does the page have math, did MathJax start, did every .math
-// get an <mjx-container>, any error nodes, any raw TeX left in visible text.
-async function probeMath({ appearMs, timeoutMs }) {
+// The formulas, drawn when the book was built (docs/_ext/book_math.py): every
+// .math element holds one drawn formula with its MathML for screen readers,
+// each drawing has a size and finds every glyph it uses in the page, none is a
+// TeX error, no raw TeX is left in the visible text, and no MathJax is loaded.
+function probeMath() {
   const mathEls = [...document.querySelectorAll('.math')];
-  if (mathEls.length === 0) return { hasMath: false };
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const t0 = Date.now();
-  // MathJax is loaded with <script async>; after `load` it exists or never
-  // will, but allow a short grace for loaders that inject it later.
-  const started = () => window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
-  while (!started() && Date.now() - t0 < appearMs) await sleep(50);
-  let problem = null;
-  if (!started()) {
-    // Typically a CDN mathjax_path (blocked) or a missing local copy. Go on
-    // to the DOM checks below so the raw TeX is reported too.
-    problem = 'MathJax did not load (window.MathJax.startup missing)';
-  } else {
-    const outcome = await Promise.race([
-      window.MathJax.startup.promise.then(() => 'ok', (e) => `MathJax startup failed: ${e && e.message ? e.message : e}`),
-      sleep(Math.max(0, timeoutMs - (Date.now() - t0))).then(() => 'MathJax did not finish typesetting within the timeout'),
-    ]);
-    if (outcome !== 'ok') problem = outcome;
+  const problems = [];
+  if (window.MathJax || document.querySelector('script[src*="mathjax" i]')) {
+    problems.push('the page loads MathJax: its formulas should be drawn when the book is built');
   }
-
-  const untypeset = mathEls.filter((el) => !el.querySelector('mjx-container')).length;
-
-  // TeX errors: MathJax renders them as <mjx-merror> (CHTML) or an element
-  // with data-mjx-error (SVG, and the assistive MathML copy); one per formula.
-  const errors = [];
-  for (const box of document.querySelectorAll('mjx-container')) {
-    const err = box.querySelector('mjx-merror, [data-mjx-error], [data-mml-node="merror"]');
-    if (err) errors.push(err.getAttribute('data-mjx-error') || err.textContent.trim().slice(0, 80));
-  }
-  // Undefined macros: the `noundefined` TeX package (in the -full builds)
-  // renders them as red <mtext>\name</mtext> rather than as an error node;
-  // find those in MathJax's internal MathML trees.
-  try {
-    for (const item of window.MathJax.startup.document.math) {
-      item.root.walkTree((node) => {
-        if (!node.isKind('mtext') || node.attributes.get('mathcolor') !== 'red') return;
-        const text = node.childNodes.map((c) => (c.getText ? c.getText() : '')).join('');
-        if (/^\\[A-Za-z@]+$/.test(text)) errors.push(`undefined control sequence ${text}`);
-      });
+  if (mathEls.length === 0) return problems;
+  let undrawn = 0;
+  let unsized = 0;
+  let unspoken = 0;
+  let mathmlInSight = 0;
+  const missingGlyphs = new Set();
+  for (const el of mathEls) {
+    const svg = el.querySelector(':scope > mjx-container > svg');
+    if (!svg) {
+      undrawn += 1;
+      continue;
     }
-  } catch {
-    /* internal API unavailable: rely on the DOM checks above */
+    const mathml = el.querySelector(':scope > mjx-container > mjx-assistive-mml');
+    if (!mathml || !mathml.querySelector(':scope > math')) unspoken += 1;
+    else if (getComputedStyle(mathml).position !== 'absolute') mathmlInSight += 1;
+    const box = svg.getBoundingClientRect();
+    if (el.checkVisibility() && !(box.width > 0 && box.height > 0)) unsized += 1;
+    for (const use of svg.querySelectorAll('use')) {
+      const href = use.getAttribute('xlink:href') || use.getAttribute('href') || '';
+      if (!href.startsWith('#') || !document.getElementById(href.slice(1))) missingGlyphs.add(href);
+    }
+    const error = svg.querySelector('[data-mml-node="merror"]');
+    if (error) problems.push(`TeX error drawn in a formula: ${error.textContent.trim().slice(0, 80)}`);
   }
+  if (undrawn) problems.push(`${undrawn} of ${mathEls.length} .math elements hold no drawn formula`);
+  if (unsized) problems.push(`${unsized} of ${mathEls.length} formulas are drawn with no size`);
+  if (unspoken) problems.push(`${unspoken} of ${mathEls.length} formulas have no MathML for screen readers`);
+  if (mathmlInSight) problems.push(`${mathmlInSight} of ${mathEls.length} formulas show their MathML beside the drawing`);
+  for (const href of [...missingGlyphs].slice(0, 5)) problems.push(`a formula uses the glyph ${href}, which the page lacks`);
 
   // Raw TeX delimiters in visible body text, outside code listings.
   const SKIP = 'script, style, noscript, template, textarea, pre, code, .highlight, mjx-container';
@@ -448,7 +439,9 @@ async function probeMath({ appearMs, timeoutMs }) {
     const m = text.match(/\\[()[\]]/);
     raw.push(text.slice(Math.max(0, m.index - 20), m.index + 40).replace(/\s+/g, ' ').trim());
   }
-  return { hasMath: true, count: mathEls.length, problem, untypeset, errors, raw };
+  for (const r of raw.slice(0, 5)) problems.push(`raw TeX in page text: "${r}"`);
+  if (raw.length > 5) problems.push(`... and ${raw.length - 5} more raw TeX fragments`);
+  return problems;
 }
 
 // Every <a href>, raw attribute plus the browser-resolved URL.
@@ -721,15 +714,8 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
     // Check: every <img> loaded.
     for (const bad of await page.evaluate(probeImages, IMAGE_TIMEOUT_MS)) fail(`image not loaded: ${bad}`);
 
-    // Check: MathJax typeset every .math element, no errors, no raw TeX left.
-    const math = await page.evaluate(probeMath, { appearMs: MATHJAX_APPEAR_MS, timeoutMs: MATHJAX_TIMEOUT_MS });
-    if (math.hasMath) {
-      if (math.problem) fail(math.problem);
-      if (math.untypeset) fail(`${math.untypeset} of ${math.count} .math elements have no <mjx-container>`);
-      for (const e of math.errors ?? []) fail(`MathJax error: ${e}`);
-      for (const r of (math.raw ?? []).slice(0, 5)) fail(`raw TeX in page text: "${r}"`);
-      if ((math.raw ?? []).length > 5) fail(`... and ${math.raw.length - 5} more raw TeX fragments`);
-    }
+    // Check: the formulas are drawn, whole, and speak to screen readers.
+    for (const problem of await page.evaluate(probeMath)) fail(problem);
 
     // Check: internal links resolve to existing files and anchors. External
     // http(s) links are allowed in the text but never fetched.
@@ -857,7 +843,7 @@ async function main() {
     const context = contexts[1280];
 
     // A few pages at a time (each in its own tab, with its own listeners);
-    // MathJax start-up dominates per-page time.
+    // Loading the page and its figures dominates per-page time.
     const usedNames = new Set();
     const jobs = [];
     for (const rel of pages) {

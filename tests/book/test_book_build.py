@@ -15,7 +15,8 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
-def build(page: str) -> subprocess.CompletedProcess:
+def build(page: str):
+    """The build's outcome, and the page's HTML if it built."""
     with tempfile.TemporaryDirectory() as scratch:
         source = Path(scratch, "source")
         source.mkdir()
@@ -26,10 +27,12 @@ def build(page: str) -> subprocess.CompletedProcess:
         (source / "chapters").mkdir()
         (source / "chapters" / "summed.rst").write_text(":summary: One line.\n\nSummed\n======\n")
         (source / "chapters" / "unsummed.rst").write_text(":orphan:\n\nUnsummed\n========\n")
-        return subprocess.run(
+        result = subprocess.run(
             [os.environ["SPHINX_BUILD"], "-b", "html", "-q", "-W", "-c", os.environ["BOOK_CONF_DIR"],
              str(source), str(Path(scratch, "html"))],
             capture_output=True, text=True, timeout=120)
+        page_html = Path(scratch, "html", "index.html")
+        return result, page_html.read_text(encoding="utf-8") if page_html.is_file() else None
 
 
 # Each page, and what the error must name (None: the page must build).
@@ -39,7 +42,9 @@ PAGES = {
                 ".. listing:: /src/attention/scores.hpp\n   :marker: scores\n\n"
                 ".. figure:: /_generated/figures/ch01_scores_heatmap.svg\n\n   Scores.\n\n"
                 ".. output:: dot_product\n   :show: Scores\n\n"
-                ".. chapter-list::\n\n.. toctree::\n\n   chapters/summed\n", None),
+                ".. chapter-list::\n\n.. toctree::\n\n   chapters/summed\n\n"
+                "Inline :math:`\\sqrt{d_k}`, and displayed:\n\n.. math::\n\n   \\frac{QK^\\top}{\\sqrt{d_k}}\n", None),
+    "tex_error": ("Text.\n\n.. math::\n\n   \\frac{1}{\\nosuchmacro}\n", "index.rst:6: TeX error in '\\\\frac{1}{\\\\nosuchmacro}': Undefined control sequence \\nosuchmacro"),
     "missing_table": (".. output:: dot_product\n   :show: No such table", "0 tables are titled 'No such table'"),
     "chapter_without_summary": (".. chapter-list::\n\n.. toctree::\n\n   chapters/summed\n   chapters/unsummed\n",
                                 "chapters/unsummed.rst has no ':summary:' line"),
@@ -63,15 +68,27 @@ class BuildFailsOnMissingInputs(unittest.TestCase):
 
     def check(self, name: str):
         page, named = PAGES[name]
-        result = self.results[name]
+        result, page_html = self.results[name]
         if named is None:
             self.assertEqual(result.returncode, 0, result.stderr)
+            return page_html
         else:
             self.assertNotEqual(result.returncode, 0, f"the build should have failed:\n{page}")
             self.assertIn(named, result.stderr)
 
     def test_control_page_builds(self):
         self.check("control")
+
+    def test_formulas_are_drawn_when_the_book_is_built(self):
+        page_html = self.check("control")
+        self.assertEqual(page_html.count('<mjx-container class="MathJax" jax="SVG"'), 2)
+        self.assertEqual(page_html.count("<mjx-assistive-mml"), 2)
+        self.assertIn('<use data-c="221A" xlink:href="#MJX-TEX-N-221A"', page_html)  # the square root's glyph...
+        self.assertEqual(page_html.count('<path id="MJX-TEX-N-221A"'), 1)  # ...drawn once for both formulas
+        self.assertNotIn("mathjax", page_html.lower().replace("class=\"mathjax\"", ""))
+
+    def test_tex_error(self):
+        self.check("tex_error")
 
     def test_missing_key(self):
         self.check("missing_key")
