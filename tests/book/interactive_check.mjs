@@ -118,9 +118,27 @@ function numberText(value, decimals = 4) {
   return text.replace('-', '−');
 }
 
-// In the page: the figure's state and every number it shows.
-function readFigure(name) {
+// In the page, in one call: change a control (if `change` says which), wait
+// until the figure has settled (ready or error), and read its state and every
+// number it shows. One round trip to the browser per setting, not three.
+async function settleAndRead({ name, change, timeoutMs }) {
   const root = document.querySelector(`div.interactive[data-figure="${name}"]`);
+  if (change) {
+    const input = root.querySelector(`[data-control="${change.control}"]`);
+    if (input.tagName === 'BUTTON') {
+      input.click();
+    } else {
+      if (input.type === 'checkbox') input.checked = Boolean(change.value);
+      else input.value = String(change.value);
+      const event = input.type === 'text' || input.type === 'number' ? 'change' : 'input';
+      input.dispatchEvent(new Event(event, { bubbles: true }));
+    }
+  }
+  const started = performance.now();
+  while (root.dataset.state !== 'ready' && root.dataset.state !== 'error') {
+    if (performance.now() - started > timeoutMs) return { state: `still ${root.dataset.state} after ${timeoutMs} ms` };
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+  }
   const numbers = [...root.querySelectorAll('[data-key]')].map((node) => ({
     key: node.dataset.key, exact: node.dataset.exact, text: node.textContent,
   }));
@@ -152,26 +170,6 @@ function controlsOf(name) {
     bad: JSON.parse(input.dataset.bad || '[]'),
     value: input.type === 'checkbox' ? input.checked : input.value,
   }));
-}
-
-function setControl({ name, control, value }) {
-  const root = document.querySelector(`div.interactive[data-figure="${name}"]`);
-  const input = root.querySelector(`[data-control="${control}"]`);
-  if (input.tagName === 'BUTTON') {
-    input.click();
-    return;
-  }
-  if (input.type === 'checkbox') input.checked = Boolean(value);
-  else input.value = String(value);
-  const event = input.type === 'text' || input.type === 'number' ? 'change' : 'input';
-  input.dispatchEvent(new Event(event, { bubbles: true }));
-}
-
-async function waitSettled(page, name) {
-  await page.waitForFunction((figure) => {
-    const state = document.querySelector(`div.interactive[data-figure="${figure}"]`)?.dataset.state;
-    return state === 'ready' || state === 'error';
-  }, name, { timeout: WAIT_MS });
 }
 
 async function compare(shown, bin, what, problems, stats) {
@@ -233,9 +231,10 @@ function checkPublished(name, shown, what, problems) {
 async function checkFigure(page, name, bin, width, problems, report) {
   const stats = { compared: 0, identical: 0, largest: 0, settings: 0, times: [] };
   const random = generator(width * 7919 + name.length);
-  const observe = async (what) => {
-    await waitSettled(page, name);
-    const shown = await page.evaluate(readFigure, name);
+  const settle = (change) => page.evaluate(settleAndRead, { name, change, timeoutMs: WAIT_MS });
+  // Apply the change (none: the figure as it is), and compare what the figure then shows.
+  const observe = async (what, change) => {
+    const shown = await settle(change);
     if (shown.state !== 'ready') {
       problems.push(`${what}: the figure shows an error: ${shown.errors.map((e) => e.text).join(' | ')}`);
       return shown;
@@ -246,14 +245,12 @@ async function checkFigure(page, name, bin, width, problems, report) {
     if (width < 600 && shown.overflow > 1) problems.push(`${what}: the figure is ${shown.overflow} px wider than its box at ${width} px`);
     return shown;
   };
-  const set = (control, value) => page.evaluate(setControl, { name, control, value });
 
   checkPublished(name, await observe(`${name} at ${width} px, defaults`), `${name} at ${width} px, defaults`, problems);
   for (const control of await page.evaluate(controlsOf, name)) {
     const label = `${name} at ${width} px, ${control.name}`;
     if (control.tag === 'button') {
-      await set(control.name, null);
-      await observe(`${label} pressed`);
+      await observe(`${label} pressed`, { control: control.name, value: null });
       continue;
     }
     const tries = [];
@@ -273,13 +270,10 @@ async function checkFigure(page, name, bin, width, problems, report) {
     // same JSON); what is new there is the layout. So one setting and one refused value per control.
     const narrow = width < 600;
     for (const value of narrow ? tries.slice(0, 1) : tries) {
-      await set(control.name, value);
-      await observe(`${label} = ${JSON.stringify(value)}`);
+      await observe(`${label} = ${JSON.stringify(value)}`, { control: control.name, value });
     }
     for (const bad of narrow ? control.bad.slice(0, 1) : control.bad) {
-      await set(control.name, bad);
-      await waitSettled(page, name);
-      const shown = await page.evaluate(readFigure, name);
+      const shown = await settle({ control: control.name, value: bad });
       const expected = await native(bin, shown.program, shown.arguments);
       const message = (expected.error || '').replace(new RegExp(`^${shown.program}: `), '');
       if (expected.status !== 2) problems.push(`${label} = ${JSON.stringify(bad)}: the native program exited ${expected.status}, not 2`);
@@ -290,8 +284,7 @@ async function checkFigure(page, name, bin, width, problems, report) {
       stats.settings++;
     }
     // Back to the default before the next control.
-    await set(control.name, control.value);
-    await observe(`${label} back to its default`);
+    await observe(`${label} back to its default`, { control: control.name, value: control.value });
   }
   const times = stats.times.sort((a, b) => a - b);
   const median = times.length ? times[Math.floor(times.length / 2)] : NaN;
