@@ -136,7 +136,7 @@ async function settleAndRead({ name, change, timeoutMs }) {
   }
   const started = performance.now();
   while (root.dataset.state !== 'ready' && root.dataset.state !== 'error') {
-    if (performance.now() - started > timeoutMs) return { state: `still ${root.dataset.state} after ${timeoutMs} ms` };
+    if (performance.now() - started > timeoutMs) return { state: `still ${root.dataset.state} after ${timeoutMs} ms`, errors: [] };
     await new Promise((resolve) => requestAnimationFrame(resolve));
   }
   const numbers = [...root.querySelectorAll('[data-key]')].map((node) => ({
@@ -236,7 +236,8 @@ async function checkFigure(page, name, bin, width, problems, report) {
   const observe = async (what, change) => {
     const shown = await settle(change);
     if (shown.state !== 'ready') {
-      problems.push(`${what}: the figure shows an error: ${shown.errors.map((e) => e.text).join(' | ')}`);
+      problems.push(shown.state === 'error' ? `${what}: the figure shows an error: ${shown.errors.map((e) => e.text).join(' | ')}`
+        : `${what}: the figure is ${shown.state}`);
       return shown;
     }
     stats.settings++;
