@@ -81,8 +81,7 @@ class Drawer:
     def __init__(self, node_program: str):
         self.node_program = node_program
         self.folder = _cache_folder()
-        renderer = hashlib.sha256(CONVERTER.read_bytes() + MATHJAX_PACKAGE.read_bytes()).hexdigest()
-        self.renderer = renderer
+        self.renderer = hashlib.sha256(CONVERTER.read_bytes() + MATHJAX_PACKAGE.read_bytes()).hexdigest()
         self.pending = {}  # key -> (TeX, display, where)
 
     def key(self, tex: str, display: bool) -> str:
