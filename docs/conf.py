@@ -1,10 +1,10 @@
 """Sphinx configuration of the book.
 
-The build (docs/CMakeLists.txt) runs Sphinx with three paths in the
+The build (docs/CMakeLists.txt) runs Sphinx with four paths in the
 environment: BOOK_GENERATED_DIR (the programs' outputs and the figures),
-BOOK_DOXYGEN_XML (the library's API from Doxygen) and BOOK_STATIC_DIR
+BOOK_DOXYGEN_XML (the library's API from Doxygen), BOOK_STATIC_DIR
 (files the build makes for the pages: the WebAssembly module, the plotting
-library), and BOOK_NODE, the Node that draws the formulas (book_math.py). Build
+library) and BOOK_NODE (the Node that draws the formulas, _ext/book_math.py). Build
 the book through CMake, not by calling sphinx-build by hand.
 """
 import os
