@@ -9,7 +9,7 @@
 //   * waits for it to compute (data-state ready), with no console error, no
 //     failed or off-machine request;
 //   * drives its controls: the defaults; each range at its ends and at three
-//     random steps; each option of a select; each checkbox both ways; each
+//     random steps; each other option of a select; each checkbox the other way; each
 //     button; each text field's samples (data-samples);
 //   * after every change, runs the native program (--bin/<program>) with the
 //     same arguments the page sent (data-arguments) and --json (once per
@@ -262,9 +262,11 @@ async function checkFigure(page, name, bin, width, problems, report) {
       tries.push(min, max);
       for (let i = 0; i < RANDOM_STEPS; i++) tries.push(min + Math.round((random() * (max - min)) / step) * step);
     } else if (control.tag === 'select') {
-      tries.push(...control.options);
+      // The other options: choosing the one already chosen changes nothing in a
+      // browser, and the default is shown first and again at the end.
+      tries.push(...control.options.filter((option) => option !== control.value));
     } else if (control.type === 'checkbox') {
-      tries.push(!control.value, control.value);
+      tries.push(!control.value);  // and back to the default below
     }
     tries.push(...control.samples);
     // At a phone's width the numbers are those already compared at 1280 px (the same arguments give the
