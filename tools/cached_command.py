@@ -69,6 +69,13 @@ def folder_of(name: str) -> pathlib.Path:
     return folder
 
 
+def store(path: pathlib.Path, data: bytes) -> None:
+    """Writes `path` whole or not at all: builds side by side share the cache."""
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    partial.write_bytes(data)
+    partial.replace(path)
+
+
 def main() -> int:
     if sys.argv[1:2] == ["--folder"]:
         if len(sys.argv) != 3 or not sys.argv[2] or "/" in sys.argv[2]:
@@ -98,9 +105,7 @@ def main() -> int:
         return status
     try:
         folder_of(options.cache)
-        partial = cached.with_name(f"{cached.name}.{os.getpid()}.partial")
-        shutil.copyfile(options.output, partial)
-        partial.replace(cached)
+        store(cached, options.output.read_bytes())
     except OSError as error:  # a cache that cannot be written only costs time
         print(f"cached_command.py: not cached: {error}", file=sys.stderr)
     return 0

@@ -41,18 +41,12 @@ MATHJAX_PACKAGE = REPOSITORY / "tools" / "node_modules" / "mathjax" / "package.j
 STYLESHEET = "book_math.css"
 
 
-def _cache_folder() -> Path:
+def _cached_command():
+    """tools/cached_command.py, which keeps the book's cache."""
     spec = importlib.util.spec_from_file_location("cached_command", REPOSITORY / "tools" / "cached_command.py")
-    cached_command = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(cached_command)
-    return cached_command.folder_of("math")
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Whole or not at all: builds side by side (the tests') share the cache."""
-    scratch = path.with_suffix(f".{os.getpid()}.tmp")
-    scratch.write_text(text, encoding="utf-8")
-    scratch.replace(path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def display_tex(node: nodes.math_block) -> str:
@@ -80,7 +74,8 @@ class Drawer:
 
     def __init__(self, node_program: str):
         self.node_program = node_program
-        self.folder = _cache_folder()
+        self.cache = _cached_command()
+        self.folder = self.cache.folder_of("math")
         self.renderer = hashlib.sha256(CONVERTER.read_bytes() + MATHJAX_PACKAGE.read_bytes()).hexdigest()
         self.pending = {}  # key -> (TeX, display, where)
 
@@ -125,9 +120,9 @@ class Drawer:
             if "error" in drawn:
                 errors.append(f"{where}: TeX error in {tex!r}: {drawn['error']}")
             else:
-                _write_atomically(self.entry(key), json.dumps(drawn))
+                self.cache.store(self.entry(key), json.dumps(drawn).encode())
         self.pending.clear()
-        _write_atomically(stylesheet, answer["stylesheet"])
+        self.cache.store(stylesheet, answer["stylesheet"].encode())
         if errors:
             raise ExtensionError("\n".join(errors))
 
@@ -158,11 +153,8 @@ def start(app):
 
 
 def collect(app, doctree):
-    drawer = getattr(app.builder, "book_math", None)
-    if drawer is None:
-        return
     for node, tex, display in formulas_of(doctree):
-        drawer.want(tex, display, _where(node))
+        app.builder.book_math.want(tex, display, _where(node))
 
 
 def redraw_when_the_drawer_changes(app, env, added, changed, removed):
@@ -176,9 +168,7 @@ def redraw_when_the_drawer_changes(app, env, added, changed, removed):
 
 
 def draw_collected(app, env):
-    drawer = getattr(app.builder, "book_math", None)
-    if drawer is not None:
-        drawer.draw_pending()
+    app.builder.book_math.draw_pending()
     return []
 
 
@@ -214,7 +204,7 @@ def visit_displaymath(self, node):
 
 def add_glyphs(app, pagename, templatename, context, doctree):
     """The glyphs of the page's formulas, each once, at the end of its body."""
-    glyphs = getattr(app.builder, "book_math_glyphs", {}).pop(pagename, None)
+    glyphs = app.builder.book_math_glyphs.pop(pagename, None)
     if glyphs and "body" in context:
         paths = "".join(f'<path id="{html.escape(name)}" d="{html.escape(path)}"></path>'
                         for name, path in sorted(glyphs.items()))
