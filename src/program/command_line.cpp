@@ -6,6 +6,9 @@
 #include <CLI/CLI.hpp>
 
 #include "program/usage_error.hpp"
+#ifdef BOOK_RUN_SERVER
+#include "program/run_server.hpp"
+#endif
 
 namespace program {
 namespace {
@@ -58,6 +61,9 @@ void CommandLine::excludes(const std::string& flag, const std::vector<std::strin
 bool CommandLine::given(const std::string& flag) const { return app_->get_option(flag)->count() > 0; }
 
 int CommandLine::run(int argc, char** argv, const std::function<void()>& body) {
+#ifdef BOOK_RUN_SERVER
+  serve_runs_if_asked(argc, argv);  // the sanitizer build only: see program/run_server.hpp
+#endif
   const auto fail = [&](const std::string& message, int status) {
     std::cerr << app_->get_name() << ": " << one_line(message) << '\n';
     return status;

@@ -1,18 +1,77 @@
 """What the tests of every chapter program share: running it, reading its JSON,
 and checking that bad input is refused the way the book promises (one line on
 stderr naming the flag, exit status 2, nothing on stdout)."""
+import atexit
 import json
 import os
+import socket
 import subprocess
+import sys
+import tempfile
 import unittest
 
 PROGRAM = os.environ.get("BOOK_PROGRAM", "")
+# The sanitizer build's programs serve many runs from one start
+# (src/program/run_server.hpp); its tests run with BOOK_SANITIZE=1.
+USE_RUN_SERVER = os.environ.get("BOOK_SANITIZE", "0") == "1"
+
+
+class RunServer:
+    """One started program that forks a child for each run. A run is as if the
+    program had been started with those arguments: its own stdout and stderr
+    (files here), its exit status, LeakSanitizer's check when it exits."""
+
+    def __init__(self, program: str):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.program = program
+        self.process = subprocess.Popen([program], pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                                        env=dict(os.environ, BOOK_RUN_SERVER_FD=str(theirs.fileno())))
+        theirs.close()
+        self.socket = ours
+        atexit.register(self.close)
+
+    def run(self, arguments, timeout: float) -> subprocess.CompletedProcess:
+        request = b"R" + b"".join(argument.encode() + b"\0" for argument in arguments)
+        with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+            self.socket.settimeout(timeout)
+            try:
+                socket.send_fds(self.socket, [request], [stdout.fileno(), stderr.fileno()])
+                status = self.socket.recv(8)
+            except socket.timeout:
+                self.process.kill()  # and with it the run (it dies with its server)
+                raise subprocess.TimeoutExpired([self.program, *arguments], timeout) from None
+            except OSError:
+                status = b""
+            if len(status) != 4:
+                raise RuntimeError(f"{self.program} stopped serving runs (status {self.process.poll()}) at {arguments}")
+            stdout.seek(0)
+            stderr.seek(0)
+            return subprocess.CompletedProcess([self.program, *arguments],
+                                               os.waitstatus_to_exitcode(int.from_bytes(status, sys.byteorder)),
+                                               stdout.read().decode(), stderr.read().decode())
+
+    def close(self):
+        self.socket.close()
+        self.process.wait(timeout=60)
+
+
+_servers = {}
+
+
+def run_program(program: str, arguments, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Runs @p program with @p arguments, capturing its output as text: a
+    process of its own, or a child of its run server (USE_RUN_SERVER)."""
+    if not USE_RUN_SERVER:
+        return subprocess.run([program, *arguments], capture_output=True, text=True, timeout=timeout)
+    if program not in _servers:
+        _servers[program] = RunServer(program)
+    return _servers[program].run(arguments, timeout)
 
 
 def run(*arguments: str, check: bool = True) -> subprocess.CompletedProcess:
     if not PROGRAM:
         raise RuntimeError("BOOK_PROGRAM is not set: run this through ctest")
-    result = subprocess.run([PROGRAM, *arguments], capture_output=True, text=True, timeout=60)
+    result = run_program(PROGRAM, arguments)
     if check and result.returncode != 0:
         raise AssertionError(f"{arguments} exited with {result.returncode}: {result.stderr}")
     return result

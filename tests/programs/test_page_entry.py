@@ -17,6 +17,8 @@ import re
 import subprocess
 import unittest
 
+from harness import run_program
+
 PAGE_CALL = os.environ.get("BOOK_PAGE_CALL", "")
 # Under the sanitizers (every memory access checked, about 25 times slower) the runs that take long, chapter 11's trainings, are left
 # to the optimised build; they are the json_file runs with varying keys.
@@ -27,10 +29,6 @@ CHAPTERS = pathlib.Path(os.environ.get("BOOK_CHAPTERS", pathlib.Path(__file__).r
 # Placeholders in --help of flags whose value "x?" cannot be: numbers, lists of
 # numbers, matrices, a choice of words. Text such as token names is left out.
 REFUSING_PLACEHOLDERS = re.compile(r"^(INTEGER|NUMBER|REAL|MATRIX|LIST|[a-z]+(\|[a-z]+)+)$")
-
-
-def run(command, timeout=120) -> subprocess.CompletedProcess:
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
 
 class PageCall:
@@ -94,7 +92,7 @@ class PageEntry(unittest.TestCase):
     def setUpClass(cls):
         if not PAGE_CALL or not BIN.is_dir():
             raise RuntimeError("BOOK_PAGE_CALL and BOOK_BIN are not set: run this through ctest")
-        listed = run([PAGE_CALL, "--list"])
+        listed = subprocess.run([PAGE_CALL, "--list"], capture_output=True, text=True, timeout=120)
         assert listed.returncode == 0, listed.stderr
         cls.programs = listed.stdout.split()
         cls.page_call = PageCall()
@@ -130,7 +128,7 @@ class PageEntry(unittest.TestCase):
                 if json_file and SLOW:
                     slow_skipped += 1
                     continue  # a training run, left to the optimised build
-                printed = run([program, *arguments, "--json"])
+                printed = run_program(program, [*arguments, "--json"])
                 self.assertEqual(printed.returncode, 0, printed.stderr)
                 expected = json.loads(printed.stdout)
                 if isinstance(expected, dict) and expected.get("timing") is not None:
@@ -151,7 +149,7 @@ class PageEntry(unittest.TestCase):
         """Bad command lines for @p name: a flag it does not have, a stray
         argument, its first flag with a value given none, and each flag whose
         value must be a number, a matrix, a list or a choice given "x?"."""
-        flags = value_flags(run([program, "--help"]).stdout)
+        flags = value_flags(run_program(program, ["--help"]).stdout)
         self.assertTrue(flags, f"{name} --help shows no flag with a value")
         cases = [["--no-such-flag"], ["stray"], [flags[0][0]]]
         cases += [[flag, "x?"] for flag, placeholder in flags if REFUSING_PLACEHOLDERS.match(placeholder)]
@@ -167,7 +165,7 @@ class PageEntry(unittest.TestCase):
         checked = 0
         for arguments in self.bad_inputs(name, program):
             with self.subTest(program=name, arguments=arguments):
-                printed = run([program, *arguments])
+                printed = run_program(program, arguments)
                 self.assertEqual(printed.returncode, 2, f"the program accepted {arguments}: {printed.stderr!r}")
                 self.assertEqual(printed.stdout, "")
                 prefix = f"{name}: "
