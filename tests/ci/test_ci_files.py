@@ -14,7 +14,6 @@ seen there.
 import json
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 import unittest

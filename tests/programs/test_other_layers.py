@@ -5,7 +5,7 @@ import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import ProgramTest, run_json
 
 TOY_Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 TOY_K = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
