@@ -41,6 +41,7 @@ void serve_runs_if_asked(int& argc, char**& argv) {
     return;
   }
   const int server = std::atoi(descriptor_text);
+  unsetenv("BOOK_RUN_SERVER_FD");  // a run sees the environment it would have been started with
   // One leak check here, before any run: it maps what every later check reads
   // (the runtime's tables, the checker's own memory), so that each child
   // inherits it instead of faulting it in again.
