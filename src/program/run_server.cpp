@@ -22,16 +22,9 @@ namespace {
   std::_Exit(3);
 }
 
-// The run's arguments, kept for the child's whole life: argv points into them.
-std::vector<std::string>& run_arguments() {
-  static std::vector<std::string> arguments;
-  return arguments;
-}
-
-std::vector<char*>& run_argv() {
-  static std::vector<char*> pointers;
-  return pointers;
-}
+// A child's arguments, kept for its whole life: its argv points into them.
+std::vector<std::string> run_arguments;
+std::vector<char*> run_argv;
 
 }  // namespace
 
@@ -82,21 +75,19 @@ void serve_runs_if_asked(int& argc, char**& argv) {
       close(output[0]);
       close(output[1]);
       close(server);
-      std::vector<std::string>& arguments = run_arguments();
-      arguments = {argv[0]};
+      run_arguments = {argv[0]};
       for (ssize_t start = 1; start < size;) {
         const char* end = static_cast<const char*>(std::memchr(payload.data() + start, '\0', size - start));
         const ssize_t length = (end == nullptr ? size : end - payload.data()) - start;
-        arguments.emplace_back(payload.data() + start, length);
+        run_arguments.emplace_back(payload.data() + start, length);
         start += length + 1;
       }
-      std::vector<char*>& pointers = run_argv();
-      for (std::string& argument : arguments) {
-        pointers.push_back(argument.data());
+      for (std::string& argument : run_arguments) {
+        run_argv.push_back(argument.data());
       }
-      pointers.push_back(nullptr);
-      argc = static_cast<int>(arguments.size());
-      argv = pointers.data();
+      run_argv.push_back(nullptr);
+      argc = static_cast<int>(run_arguments.size());
+      argv = run_argv.data();
       return;
     }
     close(output[0]);
