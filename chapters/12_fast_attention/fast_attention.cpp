@@ -21,6 +21,7 @@
 #include "attention/mulberry32.hpp"
 #include "attention/random_weights.hpp"
 #include "attention/stopwatch.hpp"
+#include "attention/worker_threads.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/page_program.hpp"
@@ -150,15 +151,7 @@ double measured_peak(unsigned threads) {
   for (int attempt = 0; attempt < most_tries && (attempt < fewest_tries || spent_seconds < budget_seconds); ++attempt) {
     std::vector<double> results(threads);
     const auto start = std::chrono::steady_clock::now();
-    if (threads == 1) {
-      results[0] = fma_chains(rounds, factor, term);
-    } else {
-      std::vector<std::thread> workers;
-      for (unsigned t = 0; t < threads; ++t) {
-        workers.emplace_back([&results, t] { results[t] = fma_chains(rounds, factor, term); });
-      }
-      for (std::thread& worker : workers) worker.join();
-    }
+    attention::run_shares(threads, [&results](unsigned share) { results[share] = fma_chains(rounds, factor, term); });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     spent_seconds += seconds;
     static volatile double sink = 0.0;

@@ -21,14 +21,12 @@
 #include <functional>
 #include <limits>
 #include <stdexcept>
-#include <string>
-#include <thread>
 #include <type_traits>
-#include <vector>
 
 #include <Eigen/Dense>
 
 #include "attention/matrix.hpp"
+#include "attention/worker_threads.hpp"
 
 namespace attention {
 
@@ -191,7 +189,7 @@ struct StreamingOptions {
   Eigen::Index query_tile = 64;   ///< queries per tile (rows of a score tile)
   Eigen::Index key_tile = 128;    ///< keys per tile (columns of a score tile)
   KeyRange range = KeyRange::all; ///< every key, or the causal mask
-  unsigned threads = 1;           ///< threads sharing the query tiles
+  unsigned threads = 1;           ///< threads sharing the query tiles: the calling one and threads − 1 helpers (run_shares())
   /// If set, shown the state after every visited tile (a trace for the book's
   /// figure); needs threads = 1, and costs a copy of each tile.
   StreamingObserver observer;
@@ -239,9 +237,10 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
   const Eigen::Index query_tiles = (n + options.query_tile - 1) / options.query_tile;
   Matrix output(n, value_width);
 
-  // One thread's share: query tiles first, first + threads, first + 2·threads, …
-  // (every thread gets early and late tiles, so the causal mask's uneven work is shared).
-  const auto work = [&](Eigen::Index first_tile, Eigen::Index tile_step, std::string* failure) {
+  // Share s of T: query tiles s, s + T, s + 2T, … (every thread gets early and
+  // late tiles, so the causal mask's uneven work is shared).
+  const unsigned threads = std::max(1u, options.threads);
+  const auto work = [&](unsigned share) {
     RowMajorMatrix scores(options.query_tile, options.key_tile);
     Matrix running_output(options.query_tile, value_width);
     Eigen::VectorXd running_maximum(options.query_tile), running_sum(options.query_tile);
@@ -257,65 +256,49 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
       observed.output = running_output.topRows(rows);
       options.observer(observed);
     };
-    try {
-      for (Eigen::Index tile = first_tile; tile < query_tiles; tile += tile_step) {
-        const Eigen::Index q0 = tile * options.query_tile, rows = std::min(options.query_tile, n - q0);
-        running_output.topRows(rows).setZero();
-        running_maximum.head(rows).setConstant(minus_infinity);
-        running_sum.head(rows).setZero();
-        // [streaming_attention]
-        for (Eigen::Index k0 = 0; k0 < m; k0 += options.key_tile) {
-          if (options.range == KeyRange::causal && k0 > q0 + rows - 1) break;  // every key after every query
-          const Eigen::Index columns = std::min(options.key_tile, m - k0);
-          auto tile_scores = scores.topLeftCorner(rows, columns);
-          tile_scores.noalias() = queries.middleRows(q0, rows) * keys.middleRows(k0, columns).transpose();
-          tile_scores *= scale;
-          detail::refuse_nan_and_plus_infinity(tile_scores);
-          if (options.range == KeyRange::causal) detail::hide_later_keys(tile_scores, q0, k0);
-          if (options.observer) observed.scores = tile_scores;
-          // [online_softmax]
-          for (Eigen::Index i = 0; i < rows; ++i) {
-            const double maximum = std::max(running_maximum(i), tile_scores.row(i).maxCoeff());
-            if (maximum == minus_infinity) {  // no key seen so far: nothing to add
-              tile_scores.row(i).setZero();
-              rescales(i) = 1.0;
-              continue;
-            }
-            const double rescale = std::exp(running_maximum(i) - maximum);  // e^(M − M'); 0 if M = −∞
-            tile_scores.row(i).array() -= maximum;
-            exponential_in_place(tile_scores.row(i));
-            running_sum(i) = running_sum(i) * rescale + tile_scores.row(i).sum();
-            running_output.row(i) *= rescale;
-            running_maximum(i) = maximum;
-            rescales(i) = rescale;
+    for (Eigen::Index tile = share; tile < query_tiles; tile += threads) {
+      const Eigen::Index q0 = tile * options.query_tile, rows = std::min(options.query_tile, n - q0);
+      running_output.topRows(rows).setZero();
+      running_maximum.head(rows).setConstant(minus_infinity);
+      running_sum.head(rows).setZero();
+      // [streaming_attention]
+      for (Eigen::Index k0 = 0; k0 < m; k0 += options.key_tile) {
+        if (options.range == KeyRange::causal && k0 > q0 + rows - 1) break;  // every key after every query
+        const Eigen::Index columns = std::min(options.key_tile, m - k0);
+        auto tile_scores = scores.topLeftCorner(rows, columns);
+        tile_scores.noalias() = queries.middleRows(q0, rows) * keys.middleRows(k0, columns).transpose();
+        tile_scores *= scale;
+        detail::refuse_nan_and_plus_infinity(tile_scores);
+        if (options.range == KeyRange::causal) detail::hide_later_keys(tile_scores, q0, k0);
+        if (options.observer) observed.scores = tile_scores;
+        // [online_softmax]
+        for (Eigen::Index i = 0; i < rows; ++i) {
+          const double maximum = std::max(running_maximum(i), tile_scores.row(i).maxCoeff());
+          if (maximum == minus_infinity) {  // no key seen so far: nothing to add
+            tile_scores.row(i).setZero();
+            rescales(i) = 1.0;
+            continue;
           }
-          running_output.topRows(rows).noalias() += tile_scores * values.middleRows(k0, columns);
-          // [online_softmax]
-          if (options.observer) report(q0, k0, tile_scores, rows);
+          const double rescale = std::exp(running_maximum(i) - maximum);  // e^(M − M'); 0 if M = −∞
+          tile_scores.row(i).array() -= maximum;
+          exponential_in_place(tile_scores.row(i));
+          running_sum(i) = running_sum(i) * rescale + tile_scores.row(i).sum();
+          running_output.row(i) *= rescale;
+          running_maximum(i) = maximum;
+          rescales(i) = rescale;
         }
-        for (Eigen::Index i = 0; i < rows; ++i) {  // O / L; a fully masked query keeps its zero row
-          output.row(q0 + i) = running_sum(i) > 0.0 ? Eigen::RowVectorXd(running_output.row(i) / running_sum(i))
-                                                    : Eigen::RowVectorXd::Zero(value_width);
-        }
-        // [streaming_attention]
+        running_output.topRows(rows).noalias() += tile_scores * values.middleRows(k0, columns);
+        // [online_softmax]
+        if (options.observer) report(q0, k0, tile_scores, rows);
       }
-    } catch (const std::exception& error) {
-      *failure = error.what();
+      for (Eigen::Index i = 0; i < rows; ++i) {  // O / L; a fully masked query keeps its zero row
+        output.row(q0 + i) = running_sum(i) > 0.0 ? Eigen::RowVectorXd(running_output.row(i) / running_sum(i))
+                                                  : Eigen::RowVectorXd::Zero(value_width);
+      }
+      // [streaming_attention]
     }
   };
-
-  const unsigned threads = std::max(1u, options.threads);
-  std::vector<std::string> failures(threads);
-  if (threads == 1) {
-    work(0, 1, &failures[0]);
-  } else {
-    std::vector<std::thread> workers;
-    for (unsigned t = 0; t < threads; ++t) workers.emplace_back(work, Eigen::Index(t), Eigen::Index(threads), &failures[t]);
-    for (std::thread& worker : workers) worker.join();
-  }
-  for (const std::string& failure : failures) {
-    if (!failure.empty()) throw std::invalid_argument(failure);
-  }
+  run_shares(threads, work);
   return output;
 }
 

@@ -1,15 +1,23 @@
 // Attention without the n × m matrix (chapter 12): every fast kernel against the teaching version.
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include <catch2/catch.hpp>
 
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
 #include "attention/streaming_attention.hpp"
+#include "attention/worker_threads.hpp"
 #include "support.hpp"
 
 namespace {
@@ -173,3 +181,52 @@ TEST_CASE("an observer sees every visited tile in order, and the running values 
     CHECK_THROWS_AS(attention::streaming_attention(queries, keys, values, two), std::invalid_argument);
   }
 }
+
+TEST_CASE("run_shares runs every share once, share 0 on the caller, and passes on the lowest share's failure",
+          "[ch12]") {
+  for (const unsigned count : {0u, 1u, 2u, 5u}) {
+    INFO(count << " shares");
+    std::vector<std::atomic<int>> runs(std::max(1u, count));
+    std::thread::id share_zero_thread;
+    attention::run_shares(count, [&](unsigned share) {
+      ++runs.at(share);
+      if (share == 0) share_zero_thread = std::this_thread::get_id();
+    });
+    for (const std::atomic<int>& run : runs) CHECK(run == 1);
+    CHECK(share_zero_thread == std::this_thread::get_id());
+  }
+  // Shares 1 and 3 fail; every share still runs, and share 1's failure is the one passed on.
+  std::atomic<int> finished{0};
+  const auto failing = [&](unsigned share) {
+    ++finished;
+    if (share == 1) throw std::invalid_argument("share 1");
+    if (share == 3) throw std::runtime_error("share 3");
+  };
+  CHECK_THROWS_WITH(attention::run_shares(4, failing), "share 1");
+  CHECK(finished == 4);
+}
+
+#if defined(__linux__)
+TEST_CASE("run_shares keeps each helper thread off the processor the caller was on", "[ch12]") {
+  cpu_set_t caller;
+  REQUIRE(sched_getaffinity(0, sizeof caller, &caller) == 0);
+  std::vector<cpu_set_t> helpers(3);
+  std::vector<int> status(3, -1);  // Catch's assertions belong on the test's own thread: checked after
+  attention::run_shares(3, [&](unsigned share) {
+    if (share > 0) status[share] = sched_getaffinity(0, sizeof helpers[share], &helpers[share]);
+  });
+  for (unsigned share = 1; share < 3; ++share) {
+    INFO("share " << share);
+    REQUIRE(status[share] == 0);
+    if (CPU_COUNT(&caller) < 2) {
+      CHECK(CPU_EQUAL(&helpers[share], &caller));  // one processor: nothing to keep off
+      continue;
+    }
+    // Every processor the helper may use, the caller may use too; exactly one of the caller's is missing.
+    cpu_set_t both;
+    CPU_AND(&both, &helpers[share], &caller);
+    CHECK(CPU_EQUAL(&both, &helpers[share]));
+    CHECK(CPU_COUNT(&helpers[share]) == CPU_COUNT(&caller) - 1);
+  }
+}
+#endif
