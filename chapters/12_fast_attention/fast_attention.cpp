@@ -443,12 +443,15 @@ std::vector<Goal> judged(const Benchmark& benchmark) {
     const MethodRow* theirs = find_row(rows, n, "numpy");
     if (n < 1024 || benchmark.inputs.width != 64 || ours == nullptr || theirs == nullptr) continue;
     any = true;
-    const attention::Faster faster = attention::faster_at({n, ours->time, theirs->time});
-    all = all && faster != attention::Faster::second;
-    verdicts.push_back(fmt::format("n = {}: {:.2f} times NumPy's time ({})", n, ours->time.median / theirs->time.median,
+    const attention::TimedLength timed{n, ours->time, theirs->time};
+    const attention::Faster faster = attention::faster_at(timed);
+    all = all && attention::at_least_as_fast(timed);
+    const double ratio = ours->time.median / theirs->time.median;
+    verdicts.push_back(fmt::format("n = {}: {:.2f} times NumPy's time ({})", n, ratio,
                                    faster == attention::Faster::first    ? "faster"
                                    : faster == attention::Faster::second ? "slower"
-                                                                         : "too close to call"));
+                                   : ratio <= 1.0 ? "too close to call; the median no higher"
+                                                  : "too close to call, but the median higher"));
   }
   if (any) numpy.met = all;
   numpy.detail = any ? fmt::format("{}", fmt::join(verdicts, "; "))

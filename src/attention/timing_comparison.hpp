@@ -91,6 +91,20 @@ inline Faster faster_at(const TimedLength& timed) {
   // [faster_at]
 }
 
+/// @brief Whether the first layer was at least as fast as the second at one length.
+///
+/// A goal such as "at least as fast as NumPy" needs a yes or a no, and
+/// overlapping spreads alone do not give one: in a disturbed run a median a
+/// third higher can still have a spread that overlaps the other's. So where
+/// faster_at() cannot tell the two apart, the medians decide.
+/// @param timed the two layers' times at one length
+/// @return true if the first was faster (faster_at()), or the two were too close to call and the first median is
+/// at most the second's
+inline bool at_least_as_fast(const TimedLength& timed) {
+  const Faster faster = faster_at(timed);
+  return faster == Faster::first || (faster == Faster::too_close && timed.first.median <= timed.second.median);
+}
+
 /// @brief Which layer was faster at each timed length, and every place where
 /// that changes.
 ///
