@@ -101,11 +101,26 @@ function(book_chapter)
     string(JSON run_name MEMBER "${runs_json}" runs ${index})
     set(outputs ${BOOK_OUTPUTS_DIR}/${run_name}.txt ${BOOK_OUTPUTS_DIR}/${run_name}.json
                 ${BOOK_OUTPUTS_DIR}/${run_name}.command)
+    # A run that times something (a json_file run: its numbers change from
+    # run to run) waits until everything is compiled (book_compiled,
+    # docs/CMakeLists.txt) and runs alone among such runs (the job pool
+    # book_timing, of depth 1): timed beside a compiler, the book's sentences
+    # on which method is faster would report the compiler.
+    string(JSON run_type TYPE "${runs_json}" runs ${run_name})
+    set(timed FALSE)
+    if(run_type STREQUAL "OBJECT")
+      string(JSON timed ERROR_VARIABLE no_json_file GET "${runs_json}" runs ${run_name} json_file)
+    endif()
+    set(timing_options "")
+    if(timed)
+      set(timing_options DEPENDS book_compiled JOB_POOL book_timing)
+    endif()
     add_custom_command(OUTPUT ${outputs}
       COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/capture_run.py
               --program $<TARGET_FILE:${arg_PROGRAM}> --runs ${runs_file} --run ${run_name}
               --out ${BOOK_OUTPUTS_DIR}
       DEPENDS ${arg_PROGRAM} ${runs_file} ${PROJECT_SOURCE_DIR}/tools/capture_run.py
+      ${timing_options}
       COMMENT "Running ${arg_PROGRAM} for the book (${run_name})"
       VERBATIM)
     list(APPEND run_outputs ${outputs})
