@@ -14,6 +14,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <functional>
 #include <thread>
@@ -67,21 +68,32 @@ inline void run_shares(unsigned count, const std::function<void(unsigned share)>
       failures[share] = std::current_exception();
     }
   };
+  // A helper starts its share only once every helper has been kept off the
+  // caller's processor, so that no share runs there beside the caller's.
+  std::atomic<bool> placed{false};
+  const auto help = [&run, &placed](unsigned share) {
+    placed.wait(false);
+    run(share);
+  };
   std::vector<std::thread> helpers;
-  const auto join_helpers = [&helpers] {
+  const auto release_and_join = [&helpers, &placed] {
+    placed = true;
+    placed.notify_all();
     for (std::thread& helper : helpers) helper.join();
   };
   try {
     for (unsigned share = 1; share < count; ++share) {
-      helpers.emplace_back(run, share);
+      helpers.emplace_back(help, share);
       detail::keep_off_this_processor(helpers.back());
     }
   } catch (...) {
-    join_helpers();
+    release_and_join();
     throw;
   }
+  placed = true;
+  placed.notify_all();
   run(0);
-  join_helpers();
+  for (std::thread& helper : helpers) helper.join();
   for (const std::exception_ptr& failure : failures) {
     if (failure) std::rethrow_exception(failure);
   }
