@@ -106,11 +106,9 @@ function(book_chapter)
     # docs/CMakeLists.txt) and runs alone among such runs (the job pool
     # book_timing, of depth 1): timed beside a compiler, the book's sentences
     # on which method is faster would report the compiler.
-    string(JSON run_type TYPE "${runs_json}" runs ${run_name})
-    set(timed FALSE)
-    if(run_type STREQUAL "OBJECT")
-      string(JSON timed ERROR_VARIABLE no_json_file GET "${runs_json}" runs ${run_name} json_file)
-    endif()
+    # (A run given as a list of arguments has no json_file: GET fails quietly
+    # and leaves `timed` as ...-NOTFOUND, which is false.)
+    string(JSON timed ERROR_VARIABLE no_json_file GET "${runs_json}" runs ${run_name} json_file)
     set(timing_options "")
     if(timed)
       set(timing_options DEPENDS book_compiled JOB_POOL book_timing)
