@@ -75,10 +75,12 @@ inline void run_shares(unsigned count, const std::function<void(unsigned share)>
     placed.wait(false);
     run(share);
   };
-  std::vector<std::thread> helpers;
-  const auto release_and_join = [&helpers, &placed] {
+  const auto release = [&placed] {
     placed = true;
     placed.notify_all();
+  };
+  std::vector<std::thread> helpers;
+  const auto join_helpers = [&helpers] {
     for (std::thread& helper : helpers) helper.join();
   };
   try {
@@ -87,13 +89,13 @@ inline void run_shares(unsigned count, const std::function<void(unsigned share)>
       detail::keep_off_this_processor(helpers.back());
     }
   } catch (...) {
-    release_and_join();
+    release();
+    join_helpers();
     throw;
   }
-  placed = true;
-  placed.notify_all();
+  release();
   run(0);
-  for (std::thread& helper : helpers) helper.join();
+  join_helpers();
   for (const std::exception_ptr& failure : failures) {
     if (failure) std::rethrow_exception(failure);
   }
