@@ -58,11 +58,16 @@ class RunServer:
 _servers = {}
 
 
+def start_program(program: str, arguments, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Starts @p program with @p arguments as a process of its own, capturing its output as text."""
+    return subprocess.run([program, *arguments], capture_output=True, text=True, timeout=timeout)
+
+
 def run_program(program: str, arguments, timeout: float = 60) -> subprocess.CompletedProcess:
     """Runs @p program with @p arguments, capturing its output as text: a
     process of its own, or a child of its run server (USE_RUN_SERVER)."""
     if not USE_RUN_SERVER:
-        return subprocess.run([program, *arguments], capture_output=True, text=True, timeout=timeout)
+        return start_program(program, arguments, timeout)
     if program not in _servers:
         _servers[program] = RunServer(program)
     return _servers[program].run(arguments, timeout)

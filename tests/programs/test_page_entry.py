@@ -17,7 +17,7 @@ import re
 import subprocess
 import unittest
 
-from harness import run_program
+from harness import run_program, start_program
 
 PAGE_CALL = os.environ.get("BOOK_PAGE_CALL", "")
 # Under the sanitizers (every memory access checked, about 25 times slower) the runs that take long, chapter 11's trainings, are left
@@ -92,7 +92,7 @@ class PageEntry(unittest.TestCase):
     def setUpClass(cls):
         if not PAGE_CALL or not BIN.is_dir():
             raise RuntimeError("BOOK_PAGE_CALL and BOOK_BIN are not set: run this through ctest")
-        listed = subprocess.run([PAGE_CALL, "--list"], capture_output=True, text=True, timeout=120)
+        listed = start_program(PAGE_CALL, ["--list"], timeout=120)
         assert listed.returncode == 0, listed.stderr
         cls.programs = listed.stdout.split()
         cls.page_call = PageCall()

@@ -3,10 +3,9 @@ program started on its own: for each command line, the same exit status, the
 same stdout and the same stderr, byte for byte; and no run sees what the one
 before it was given. Every program test of the sanitizer build runs through
 the server, so this is what makes those tests tests of the program."""
-import subprocess
 import unittest
 
-from harness import PROGRAM, USE_RUN_SERVER, run_program
+from harness import PROGRAM, USE_RUN_SERVER, run_program, start_program
 
 COMMAND_LINES = [
     [],
@@ -29,7 +28,7 @@ class RunServer(unittest.TestCase):
             self.skipTest("only the sanitizer build's programs serve runs")
         for arguments in COMMAND_LINES:
             with self.subTest(arguments=arguments):
-                alone = subprocess.run([PROGRAM, *arguments], capture_output=True, text=True, timeout=60)
+                alone = start_program(PROGRAM, arguments)
                 served = run_program(PROGRAM, arguments)
                 self.assertEqual((served.returncode, served.stdout, served.stderr),
                                  (alone.returncode, alone.stdout, alone.stderr))
@@ -38,7 +37,7 @@ class RunServer(unittest.TestCase):
         if not USE_RUN_SERVER:
             self.skipTest("only the sanitizer build's programs serve runs")
         run_program(PROGRAM, ["--q", "1,0;0,1", "--k", "2,0;0,3", "--json"])
-        alone = subprocess.run([PROGRAM, "--json"], capture_output=True, text=True, timeout=60)
+        alone = start_program(PROGRAM, ["--json"])
         self.assertEqual(run_program(PROGRAM, ["--json"]).stdout, alone.stdout)
 
 
