@@ -11,6 +11,7 @@ METHODS = [
     ("teaching", "teaching", "#7f7f7f"),
     ("buffered", "buffered", "#9467bd"),
     ("buffered_vectorised_exp", "vectorised exp", "#8c564b"),
+    ("streaming_eigen_products", "streaming,\nEigen's products", "#bcbd22"),
     ("streaming", "streaming", "#1f77b4"),
     ("streaming_causal", "causal", "#2ca02c"),
     ("tile_products_only", "products only", "#17becf"),

@@ -12,7 +12,8 @@ STYLES = {
     "teaching": dict(color="#7f7f7f", marker="o", label="teaching version"),
     "buffered": dict(color="#9467bd", marker="v", label="buffered"),
     "buffered_vectorised_exp": dict(color="#8c564b", marker="^", label="buffered, vectorised exp"),
-    "streaming": dict(color="#1f77b4", marker="s", label="streaming (tiles, online softmax)"),
+    "streaming_eigen_products": dict(color="#bcbd22", marker="x", label="streaming, Eigen's products"),
+    "streaming": dict(color="#1f77b4", marker="s", label="streaming (tiles, online softmax, own products)"),
     "streaming_causal": dict(color="#2ca02c", marker="D", label="streaming, causal"),
     "numpy": dict(color="#d62728", marker="P", label="NumPy + OpenBLAS"),
 }
@@ -39,7 +40,7 @@ for method, style in STYLES.items():
 timed.set_ylabel(f"milliseconds per call, median of {run['reps']}")
 timed.set_title(f"Time, {run['threads']} thread{'' if run['threads'] == 1 else 's'}, d = {run['d']}")
 memory.set_ylabel("extra bytes beyond inputs and output")
-memory.set_title("Memory: n² against a few tiles")
+memory.set_title("Memory: n² against n · d (packed copies) or a few tiles")
 for axes in (timed, memory):
     axes.set_xscale("log", base=2)
     axes.set_yscale("log")

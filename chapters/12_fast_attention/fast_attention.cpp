@@ -247,20 +247,24 @@ std::optional<NumpyRun> run_numpy(const BenchmarkInputs& inputs, std::size_t n, 
 // The benchmark
 
 // The streaming kernel's two products, tile by tile, and nothing else (no
-// softmax): not attention, but the ceiling of the kernel's product rate.
+// softmax): not attention, but the ceiling of the kernel's product rate. The
+// keys and values are packed as the kernel packs them, into buffers kept
+// between calls.
 // [tile_products]
-void tile_products(const Matrix& queries, const Matrix& keys, const Matrix& values, RowMajorMatrix& scores,
-                   Matrix& output) {
+void tile_products(const Matrix& queries, const Matrix& keys, const Matrix& values, attention::StreamingBuffers& buffers,
+                   RowMajorMatrix& query_rows, RowMajorMatrix& scores, RowMajorMatrix& output) {
   const Eigen::Index n = queries.rows(), m = keys.rows();
   const Eigen::Index query_tile = default_tiles.query_tile, key_tile = default_tiles.key_tile;
+  attention::pack_key_tiles(keys, values, key_tile, buffers);
   for (Eigen::Index q0 = 0; q0 < n; q0 += query_tile) {
     const Eigen::Index rows = std::min(query_tile, n - q0);
+    query_rows.topRows(rows) = queries.middleRows(q0, rows);
     output.middleRows(q0, rows).setZero();
     for (Eigen::Index k0 = 0; k0 < m; k0 += key_tile) {
       const Eigen::Index columns = std::min(key_tile, m - k0);
-      auto tile = scores.topLeftCorner(rows, columns);
-      tile.noalias() = queries.middleRows(q0, rows) * keys.middleRows(k0, columns).transpose();
-      output.middleRows(q0, rows).noalias() += tile * values.middleRows(k0, columns);
+      const auto tile = static_cast<std::size_t>(k0 / key_tile);
+      attention::tile_product(query_rows.topRows(rows), buffers.keys[tile], scores.topLeftCorner(rows, columns), false);
+      attention::tile_product(scores.topLeftCorner(rows, columns), buffers.values[tile], output.middleRows(q0, rows), true);
     }
   }
 }
@@ -303,15 +307,21 @@ std::vector<MethodRow> timed_at(const BenchmarkInputs& inputs, std::size_t lengt
                                  static_cast<double>(inputs.width);
 
   attention::AttentionBuffers buffers;
-  Matrix teaching_output, streaming_output, causal_output, products_output(n, d);
-  RowMajorMatrix products_scores(default_tiles.query_tile, default_tiles.key_tile);
+  attention::StreamingBuffers streaming_buffers, products_buffers;
+  Matrix teaching_output, streaming_output, eigen_products_output, causal_output;
+  RowMajorMatrix products_queries(default_tiles.query_tile, d), products_scores(default_tiles.query_tile, default_tiles.key_tile);
+  RowMajorMatrix products_output(n, d);
+  Matrix products_first(1, 1);  // the products' first entry, which the timing reads as it reads every method's output
   attention::StreamingOptions streaming = default_tiles;
   streaming.threads = inputs.threads;
+  attention::StreamingOptions eigen_products = streaming;
+  eigen_products.packed_products = false;
   attention::StreamingOptions causal = streaming;
   causal.range = attention::KeyRange::causal;
   attention::StreamingOptions one_thread = default_tiles;
-  const auto tiles_bytes = static_cast<std::uint64_t>(attention::streaming_extra_bytes(d, streaming));
-  const auto one_thread_tiles = static_cast<std::uint64_t>(attention::streaming_extra_bytes(d, one_thread));
+  const auto tiles_bytes = static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, streaming));
+  const auto eigen_tiles_bytes = static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, eigen_products));
+  const auto one_thread_tiles = static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, one_thread));
   // [methods]
   const std::vector<Method> methods = {
       {"teaching", 1, 4 * nn * sizeof(double), products,  // scores, scaled, masked, weights: four n × n
@@ -329,16 +339,26 @@ std::vector<MethodRow> timed_at(const BenchmarkInputs& inputs, std::size_t lengt
          return buffers.output;
        },
        true},
-      {"streaming", inputs.threads, tiles_bytes, products,  // a few tiles per thread
-       [&]() -> const Matrix& { return streaming_output = attention::streaming_attention(queries, keys, values, streaming); },
+      {"streaming_eigen_products", inputs.threads, eigen_tiles_bytes, products,  // a few tiles per thread
+       [&]() -> const Matrix& {
+         return eigen_products_output = attention::streaming_attention(queries, keys, values, eigen_products);
+       },
+       true},
+      {"streaming", inputs.threads, tiles_bytes, products,  // and the keys and values packed, kept between calls
+       [&]() -> const Matrix& {
+         return streaming_output = attention::streaming_attention(queries, keys, values, streaming, streaming_buffers);
+       },
        true},
       {"streaming_causal", inputs.threads, tiles_bytes, causal_products,
-       [&]() -> const Matrix& { return causal_output = attention::streaming_attention(queries, keys, values, causal); },
+       [&]() -> const Matrix& {
+         return causal_output = attention::streaming_attention(queries, keys, values, causal, streaming_buffers);
+       },
        false},
       {"tile_products_only", 1, one_thread_tiles, products,
        [&]() -> const Matrix& {
-         tile_products(queries, keys, values, products_scores, products_output);
-         return products_output;
+         tile_products(queries, keys, values, products_buffers, products_queries, products_scores, products_output);
+         products_first(0, 0) = products_output(0, 0);
+         return products_first;  // not attention: nothing to compare
        },
        false},
   };
@@ -420,10 +440,14 @@ constexpr std::uint64_t memory_n = 16384;
 
 double teaching_bytes_at(std::uint64_t n) { return 4.0 * static_cast<double>(n * n) * sizeof(double); }
 
-double streaming_bytes_for(const BenchmarkInputs& inputs) {
+// The streaming kernel's extra memory at n = memory_n: with its own products (the keys and values packed), or with
+// Eigen's.
+double streaming_bytes_for(const BenchmarkInputs& inputs, bool packed_products = true) {
   attention::StreamingOptions streaming = default_tiles;
   streaming.threads = inputs.threads;
-  return static_cast<double>(attention::streaming_extra_bytes(static_cast<Eigen::Index>(inputs.width), streaming));
+  streaming.packed_products = packed_products;
+  const auto n = static_cast<Eigen::Index>(memory_n), d = static_cast<Eigen::Index>(inputs.width);
+  return static_cast<double>(attention::streaming_extra_bytes(n, d, d, streaming));
 }
 
 // The goals, judged on this run's numbers; none is asserted by a test.
@@ -642,7 +666,8 @@ nlohmann::json ratios_json(const Benchmark& benchmark) {
   for (const std::size_t n : benchmark.inputs.lengths) {
     const MethodRow* streaming = find_row(benchmark.rows, n, "streaming");
     nlohmann::json entry = {{"n", n}};
-    for (const char* method : {"teaching", "buffered", "buffered_vectorised_exp", "streaming_causal", "numpy"}) {
+    for (const char* method :
+         {"teaching", "buffered", "buffered_vectorised_exp", "streaming_eigen_products", "streaming_causal", "numpy"}) {
       const MethodRow* row = find_row(benchmark.rows, n, method);
       entry[fmt::format("{}_over_streaming", method)] =
           row != nullptr && streaming != nullptr ? nlohmann::json(row->time.median / streaming->time.median)
@@ -656,8 +681,10 @@ nlohmann::json ratios_json(const Benchmark& benchmark) {
                                                    : nlohmann::json();
     entry["buffered_over_vectorised_exp"] =
         buffered != nullptr && exp != nullptr ? nlohmann::json(buffered->time.median / exp->time.median) : nlohmann::json();
-    entry["vectorised_exp_over_streaming"] =
-        exp != nullptr && streaming != nullptr ? nlohmann::json(exp->time.median / streaming->time.median) : nlohmann::json();
+    const MethodRow* eigen_products = find_row(benchmark.rows, n, "streaming_eigen_products");
+    entry["vectorised_exp_over_eigen_products"] =
+        exp != nullptr && eigen_products != nullptr ? nlohmann::json(exp->time.median / eigen_products->time.median)
+                                                    : nlohmann::json();
     const MethodRow* products = find_row(benchmark.rows, n, "tile_products_only");
     const MethodRow* numpy = find_row(benchmark.rows, n, "numpy");
     entry["streaming_gflops"] = streaming != nullptr ? nlohmann::json(gflops(*streaming)) : nlohmann::json();
@@ -685,6 +712,8 @@ nlohmann::json memory_json(const Benchmark& benchmark) {
           {"teaching_gib", teaching / (1024.0 * 1024.0 * 1024.0)},
           {"streaming_bytes", streaming},
           {"streaming_kib", streaming / 1024.0},
+          {"streaming_mib", streaming / (1024.0 * 1024.0)},
+          {"eigen_products_kib", streaming_bytes_for(benchmark.inputs, false) / 1024.0},
           {"percent", 100 * streaming / teaching}};
 }
 
@@ -726,7 +755,11 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
           {"memory_limit_bytes", inputs.memory_limit_bytes},
           {"peak_gflops", benchmark.peak_gflops},
           {"peak_gflops_one_thread", benchmark.peak_gflops_one_thread},
-          {"tiles", {{"query_tile", default_tiles.query_tile}, {"key_tile", default_tiles.key_tile}}},
+          {"tiles",
+           {{"query_tile", default_tiles.query_tile},
+            {"key_tile", default_tiles.key_tile},
+            {"product_block_rows", attention::product_block_rows},
+            {"product_strip_columns", attention::product_strip_columns}}},
           {"peak_extra_bytes_note",
            "counted from the buffers each method allocates (not measured from the allocator); NumPy's measured with "
            "Python's tracemalloc"},
@@ -833,6 +866,7 @@ std::string wrapped(const std::string& text, const std::string& indent = "") {
 // The short names the table prints.
 std::string method_label(const std::string& method) {
   if (method == "buffered_vectorised_exp") return "buffered, vec. exp";
+  if (method == "streaming_eigen_products") return "streaming, Eigen";
   if (method == "streaming_causal") return "streaming, causal";
   if (method == "tile_products_only") return "products only";
   if (method == "numpy") return "NumPy";

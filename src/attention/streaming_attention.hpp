@@ -5,7 +5,8 @@
 /// book's chapters show them. The functions here compute the same output
 /// faster, one step at a time: reusing buffers, a vectorised exponential, and
 /// finally streaming_attention(), which never holds more than one tile of
-/// scores: memory O(n·d) instead of O(n·m).
+/// scores: memory O(n·d) instead of O(n·m). Its products are tile_product()'s
+/// (tile_product.hpp).
 ///
 /// Every function gives the teaching version's output to rounding (the tests
 /// hold them to a relative difference below 1e-12), and keeps its edge cases:
@@ -22,16 +23,15 @@
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
+#include <vector>
 
 #include <Eigen/Dense>
 
 #include "attention/matrix.hpp"
+#include "attention/tile_product.hpp"
 #include "attention/worker_threads.hpp"
 
 namespace attention {
-
-/// @brief A matrix stored row by row: one query's scores lie next to each other in memory.
-using RowMajorMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 /// @brief Which keys each query may see, in the fast kernels: every key, or those up to its own position (causal).
 enum class KeyRange { all, causal };
@@ -190,20 +190,67 @@ struct StreamingOptions {
   Eigen::Index key_tile = 128;    ///< keys per tile (columns of a score tile)
   KeyRange range = KeyRange::all; ///< every key, or the causal mask
   unsigned threads = 1;           ///< threads sharing the query tiles: the calling one and threads − 1 helpers (run_shares())
+  /// The tiles' products by tile_product(), on keys and values packed once
+  /// (true), or by Eigen's general product (false).
+  bool packed_products = true;
   /// If set, shown the state after every visited tile (a trace for the book's
   /// figure); needs threads = 1, and costs a copy of each tile.
   StreamingObserver observer;
 };
 
+/// @brief What streaming_attention() keeps from call to call: the keys and values, packed for tile_product().
+///
+/// Packing writes a copy of the keys and the values. Into memory already
+/// held, that is a fraction of a millisecond at n = 4096; into memory freshly
+/// taken from the system, whose pages are each touched for the first time,
+/// it was several milliseconds on the machine this book is built on. So a
+/// caller that attends many times keeps one of these, as it keeps the
+/// buffered kernels' AttentionBuffers.
+struct StreamingBuffers {
+  std::vector<PackedColumns> keys;    ///< per key tile: its keys, transposed (d_k × tile), packed
+  std::vector<PackedColumns> values;  ///< per key tile: its values (tile × d_v), packed
+};
+
+/// @brief Packs each tile of keys (transposed, d_k × tile) and of values (tile × d_v) for tile_product().
+/// @param keys K, m × d_k
+/// @param values V, m × d_v
+/// @param key_tile keys per tile
+/// @param buffers replaced by the packed tiles, in order; the memory they already hold is reused
+inline void pack_key_tiles(const Matrix& keys, const Matrix& values, Eigen::Index key_tile, StreamingBuffers& buffers) {
+  const Eigen::Index m = keys.rows(), tiles = (m + key_tile - 1) / key_tile;
+  buffers.keys.resize(static_cast<std::size_t>(tiles));
+  buffers.values.resize(static_cast<std::size_t>(tiles));
+  for (Eigen::Index tile = 0; tile < tiles; ++tile) {
+    const Eigen::Index first = tile * key_tile, columns = std::min(key_tile, m - first);
+    pack_columns(keys.middleRows(first, columns).transpose(), buffers.keys[static_cast<std::size_t>(tile)]);
+    pack_columns(values.middleRows(first, columns), buffers.values[static_cast<std::size_t>(tile)]);
+  }
+}
+
 /// @brief The extra memory streaming_attention() uses, in bytes, beyond its inputs and its output.
+/// @param keys m, the number of keys
+/// @param key_width d_k
 /// @param value_width d_v
-/// @param options the tiles and threads
-/// @return per thread: one score tile, one output tile, a running maximum and a running sum per query
-inline std::size_t streaming_extra_bytes(Eigen::Index value_width, const StreamingOptions& options) {
-  const auto tile = static_cast<std::size_t>(options.query_tile);
-  const std::size_t per_thread =
-      tile * static_cast<std::size_t>(options.key_tile) + tile * static_cast<std::size_t>(value_width) + 2 * tile;
-  return per_thread * sizeof(double) * std::max(1u, options.threads);
+/// @param options the tiles, threads and products
+/// @return per thread: one score tile, one output tile, a running maximum, sum and rescaling factor per query, and
+/// (packed products) the tile's queries; once: (packed products) the keys and values packed, a strip of 16 columns
+/// at a time, the last strip of each tile padded
+inline std::size_t streaming_extra_bytes(Eigen::Index keys, Eigen::Index key_width, Eigen::Index value_width,
+                                         const StreamingOptions& options) {
+  const auto padded = [](Eigen::Index columns) {
+    return (columns + product_strip_columns - 1) / product_strip_columns * product_strip_columns;
+  };
+  const Eigen::Index tile = options.query_tile;
+  Eigen::Index per_thread = tile * options.key_tile + tile * value_width + 3 * tile;
+  Eigen::Index packed = 0;
+  if (options.packed_products) {
+    per_thread += tile * key_width;
+    for (Eigen::Index first = 0; first < keys; first += options.key_tile) {
+      const Eigen::Index columns = std::min(options.key_tile, keys - first);
+      packed += padded(columns) * key_width + columns * padded(value_width);
+    }
+  }
+  return static_cast<std::size_t>(per_thread * std::max(1u, options.threads) + packed) * sizeof(double);
 }
 
 /// @brief softmax(QKᵀ/√d_k)V by tiles of keys, with an online softmax: no n × m matrix.
@@ -217,15 +264,19 @@ inline std::size_t streaming_extra_bytes(Eigen::Index value_width, const Streami
 ///
 /// With the causal mask, a key tile that lies wholly after every query of a
 /// query tile is not visited at all: about half the tiles.
+///
+/// The tiles' products are tile_product()'s, on keys and values packed once
+/// into @p buffers (or Eigen's, with StreamingOptions::packed_products false).
 /// @param queries Q, n × d_k
 /// @param keys K, m × d_k
 /// @param values V, m × d_v
-/// @param options tile sizes, the key range and the number of threads
+/// @param options tile sizes, the key range, the number of threads and the products
+/// @param buffers the packed keys and values, overwritten; kept by a caller that attends many times
 /// @return the output, n × d_v
 /// @throws std::invalid_argument if the shapes do not fit, a tile size is below 1, a score is NaN or +∞, or an
 /// observer is given with more than one thread
 inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, const Matrix& values,
-                                  const StreamingOptions& options = {}) {
+                                  const StreamingOptions& options, StreamingBuffers& buffers) {
   detail::check_shapes(queries, keys, values, options.range);
   if (options.query_tile < 1 || options.key_tile < 1) throw std::invalid_argument("streaming_attention: tiles of at least 1");
   if (options.observer && options.threads > 1) {
@@ -237,12 +288,17 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
   const Eigen::Index query_tiles = (n + options.query_tile - 1) / options.query_tile;
   Matrix output(n, value_width);
 
+  if (options.packed_products) pack_key_tiles(keys, values, options.key_tile, buffers);
+  const std::vector<PackedColumns>& packed_keys = buffers.keys;
+  const std::vector<PackedColumns>& packed_values = buffers.values;
+
   // Share s of T: query tiles s, s + T, s + 2T, … (every thread gets early and
   // late tiles, so the causal mask's uneven work is shared).
   const unsigned threads = std::max(1u, options.threads);
   const auto work = [&](unsigned share) {
     RowMajorMatrix scores(options.query_tile, options.key_tile);
-    Matrix running_output(options.query_tile, value_width);
+    RowMajorMatrix running_output(options.query_tile, value_width);
+    RowMajorMatrix query_rows(options.packed_products ? options.query_tile : 0, queries.cols());
     Eigen::VectorXd running_maximum(options.query_tile), running_sum(options.query_tile);
     Eigen::VectorXd rescales(options.query_tile);
     StreamingTileState observed;  // filled only for an observer
@@ -261,12 +317,18 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
       running_output.topRows(rows).setZero();
       running_maximum.head(rows).setConstant(minus_infinity);
       running_sum.head(rows).setZero();
+      if (options.packed_products) query_rows.topRows(rows) = queries.middleRows(q0, rows);
       // [streaming_attention]
       for (Eigen::Index k0 = 0; k0 < m; k0 += options.key_tile) {
         if (options.range == KeyRange::causal && k0 > q0 + rows - 1) break;  // every key after every query
         const Eigen::Index columns = std::min(options.key_tile, m - k0);
+        const auto key_tile = static_cast<std::size_t>(k0 / options.key_tile);
         auto tile_scores = scores.topLeftCorner(rows, columns);
-        tile_scores.noalias() = queries.middleRows(q0, rows) * keys.middleRows(k0, columns).transpose();
+        if (options.packed_products) {
+          tile_product(query_rows.topRows(rows), packed_keys[key_tile], tile_scores, false);
+        } else {
+          tile_scores.noalias() = queries.middleRows(q0, rows) * keys.middleRows(k0, columns).transpose();
+        }
         tile_scores *= scale;
         detail::refuse_nan_and_plus_infinity(tile_scores);
         if (options.range == KeyRange::causal) detail::hide_later_keys(tile_scores, q0, k0);
@@ -287,7 +349,11 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
           running_maximum(i) = maximum;
           rescales(i) = rescale;
         }
-        running_output.topRows(rows).noalias() += tile_scores * values.middleRows(k0, columns);
+        if (options.packed_products) {
+          tile_product(tile_scores, packed_values[key_tile], running_output.topRows(rows), true);
+        } else {
+          running_output.topRows(rows).noalias() += tile_scores * values.middleRows(k0, columns);
+        }
         // [online_softmax]
         if (options.observer) report(q0, k0, tile_scores, rows);
       }
@@ -300,6 +366,19 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
   };
   run_shares(threads, work);
   return output;
+}
+
+/// @brief streaming_attention() with buffers of its own, given back when it returns.
+/// @param queries Q, n × d_k
+/// @param keys K, m × d_k
+/// @param values V, m × d_v
+/// @param options tile sizes, the key range, the number of threads and the products
+/// @return the output, n × d_v
+/// @throws std::invalid_argument as the version with buffers
+inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, const Matrix& values,
+                                  const StreamingOptions& options = {}) {
+  StreamingBuffers buffers;
+  return streaming_attention(queries, keys, values, options, buffers);
 }
 
 }  // namespace attention

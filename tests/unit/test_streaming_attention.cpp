@@ -17,6 +17,7 @@
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
 #include "attention/streaming_attention.hpp"
+#include "attention/tile_product.hpp"
 #include "attention/worker_threads.hpp"
 #include "support.hpp"
 
@@ -61,6 +62,7 @@ TEST_CASE("the vectorised exponential: within 2 units in the last place of std::
 
 TEST_CASE("every fast kernel gives the teaching output on random inputs, masked and not", "[ch12]") {
   std::mt19937_64 generator(2024);
+  attention::StreamingBuffers kept;  // one set of buffers for every shape: what one call leaves must not leak into the next
   for (const auto& [n, m, d_k, d_v] : {std::tuple{1, 1, 1, 1}, {3, 3, 2, 2}, {7, 7, 5, 3}, {64, 64, 16, 16},
                                        {130, 130, 64, 64}, {257, 257, 8, 33}, {40, 300, 64, 64}}) {
     const attention::Matrix queries = 3.0 * support::random_matrix(n, d_k, generator);
@@ -77,14 +79,18 @@ TEST_CASE("every fast kernel gives the teaching output on random inputs, masked 
       for (const Eigen::Index query_tile : {1, 16, 64}) {
         for (const Eigen::Index key_tile : {1, 7, 128}) {
           for (const unsigned threads : {1u, 2u}) {
-            attention::StreamingOptions options;
-            options.query_tile = query_tile;
-            options.key_tile = key_tile;
-            options.range = range;
-            options.threads = threads;
-            INFO("n = " << n << ", tiles " << query_tile << " × " << key_tile << ", threads " << threads);
-            CHECK(normwise_difference(attention::streaming_attention(queries, keys, values, options), teaching) <
-                  1e-12);
+            for (const bool packed : {false, true}) {
+              attention::StreamingOptions options;
+              options.query_tile = query_tile;
+              options.key_tile = key_tile;
+              options.range = range;
+              options.threads = threads;
+              options.packed_products = packed;
+              INFO("n = " << n << ", tiles " << query_tile << " × " << key_tile << ", threads " << threads
+                          << (packed ? ", packed products" : ", Eigen's products"));
+              CHECK(normwise_difference(attention::streaming_attention(queries, keys, values, options, kept), teaching) <
+                    1e-12);
+            }
           }
         }
       }
@@ -138,11 +144,94 @@ TEST_CASE("NaN and +infinity scores are refused by every kernel, and shapes that
                   std::invalid_argument);
 }
 
-TEST_CASE("the extra memory is a few tiles, whatever n", "[ch12]") {
-  attention::StreamingOptions options;  // 64 × 128 tiles, one thread
-  CHECK(attention::streaming_extra_bytes(64, options) == (64 * 128 + 64 * 64 + 2 * 64) * 8);
+TEST_CASE("the extra memory: a few tiles per thread, and the keys and values packed once", "[ch12]") {
+  attention::StreamingOptions options;  // 64 × 128 tiles, one thread, packed products
+  // Per thread: the score tile, the output tile, the tile's queries, and a maximum, a sum and a rescaling per query.
+  const std::size_t per_thread = 64 * 128 + 64 * 64 + 64 * 64 + 3 * 64;
+  // 256 keys: two tiles of 128, each packed as Kᵀ (64 × 128) and V (128 × 64); no padding, 128 and 64 being
+  // whole strips of 16.
+  CHECK(attention::streaming_extra_bytes(256, 64, 64, options) == (per_thread + 2 * 2 * 128 * 64) * 8);
   options.threads = 2;
-  CHECK(attention::streaming_extra_bytes(64, options) == 2 * (64 * 128 + 64 * 64 + 2 * 64) * 8);
+  CHECK(attention::streaming_extra_bytes(256, 64, 64, options) == (2 * per_thread + 2 * 2 * 128 * 64) * 8);
+  // 130 keys of width 3, values of width 5: a tile of 128 and one of 2. Each Kᵀ tile has its columns padded to a
+  // multiple of 16 (128, 16), each V tile its 5 columns to 16.
+  options.threads = 1;
+  CHECK(attention::streaming_extra_bytes(130, 3, 5, options) ==
+        (64 * 128 + 64 * 5 + 64 * 3 + 3 * 64 + (128 * 3 + 128 * 16) + (16 * 3 + 2 * 16)) * 8);
+  // Eigen's products: no queries copied, nothing packed.
+  options.packed_products = false;
+  CHECK(attention::streaming_extra_bytes(256, 64, 64, options) == (64 * 128 + 64 * 64 + 3 * 64) * 8);
+}
+
+TEST_CASE("tile_product: small integers give exactly Eigen's product, on blocks, at every edge", "[ch12]") {
+  // Products and sums of small integers are exact in any order, so any difference is a misplaced term.
+  std::mt19937_64 generator(5);
+  std::uniform_int_distribution<int> small(-9, 9);
+  const auto integers = [&](Eigen::Index rows, Eigen::Index columns) {
+    attention::RowMajorMatrix m(rows, columns);
+    for (double& entry : m.reshaped()) entry = small(generator);
+    return m;
+  };
+  for (const Eigen::Index rows : {1, 7, 8, 9, 17, 64}) {
+    for (const Eigen::Index depth : {0, 1, 5, 64}) {
+      for (const Eigen::Index columns : {1, 15, 16, 17, 40}) {
+        INFO(rows << " × " << depth << " times " << depth << " × " << columns);
+        // The left operand and the result are blocks inside larger matrices: rows that do not start one after
+        // the other in memory.
+        const attention::RowMajorMatrix left_whole = integers(rows + 2, depth + 3);
+        const auto left = left_whole.block(1, 2, rows, depth);
+        const attention::Matrix right = integers(depth, columns);  // column by column
+        attention::PackedColumns packed;
+        attention::pack_columns(right, packed);
+        attention::RowMajorMatrix out_whole = integers(rows + 3, columns + 4);
+        const attention::RowMajorMatrix before = out_whole;
+        const attention::RowMajorMatrix expected = left * right;
+        attention::tile_product(left, packed, out_whole.block(2, 1, rows, columns), false);
+        CHECK(out_whole.block(2, 1, rows, columns) == expected);
+        attention::tile_product(left, packed, out_whole.block(2, 1, rows, columns), true);
+        CHECK(out_whole.block(2, 1, rows, columns) == 2 * expected);
+        // Nothing outside the block was written.
+        out_whole.block(2, 1, rows, columns) = before.block(2, 1, rows, columns);
+        CHECK(out_whole == before);
+      }
+    }
+  }
+}
+
+TEST_CASE("pack_columns: strips of 16 columns, row after row, the last padded with zeros, from either storage order",
+          "[ch12]") {
+  attention::Matrix operand(2, 18);  // column by column
+  for (Eigen::Index row = 0; row < 2; ++row) {
+    for (Eigen::Index column = 0; column < 18; ++column) operand(row, column) = static_cast<double>(100 * row + column + 1);
+  }
+  attention::PackedColumns packed;
+  attention::pack_columns(operand, packed);
+  CHECK(packed.rows == 2);
+  CHECK(packed.columns == 18);
+  REQUIRE(packed.entries.size() == 2 * 2 * 16);
+  CHECK(packed.entries[0] == 1.0);                  // strip 0, row 0, column 0
+  CHECK(packed.entries[15] == 16.0);                // strip 0, row 0, column 15
+  CHECK(packed.entries[16] == 101.0);               // strip 0, row 1, column 0
+  CHECK(packed.entries[32] == 17.0);                // strip 1, row 0: column 16
+  CHECK(packed.entries[33] == 18.0);                // column 17
+  CHECK(packed.entries[34] == 0.0);                 // padding
+  CHECK(packed.entries[48] == 117.0);               // strip 1, row 1, column 16
+  CHECK(packed.entries[63] == 0.0);
+  attention::PackedColumns from_rows;
+  attention::pack_columns(attention::RowMajorMatrix(operand), from_rows);
+  CHECK(from_rows.entries == packed.entries);
+  attention::pack_columns(attention::Matrix::Zero(1, 1), from_rows);  // packing again reuses the buffer, and fits the new shape
+  CHECK(from_rows.entries.size() == 16);
+}
+
+TEST_CASE("tile_product refuses shapes that do not fit", "[ch12]") {
+  attention::PackedColumns packed;
+  attention::pack_columns(attention::Matrix::Ones(3, 4), packed);
+  attention::RowMajorMatrix out(2, 4);
+  CHECK_NOTHROW(attention::tile_product(attention::RowMajorMatrix::Ones(2, 3), packed, out, false));
+  CHECK_THROWS_AS(attention::tile_product(attention::RowMajorMatrix::Ones(2, 2), packed, out, false), std::invalid_argument);
+  attention::RowMajorMatrix narrow(2, 3);
+  CHECK_THROWS_AS(attention::tile_product(attention::RowMajorMatrix::Ones(2, 3), packed, narrow, false), std::invalid_argument);
 }
 
 TEST_CASE("an observer sees every visited tile in order, and the running values it sees end in the output", "[ch12]") {
