@@ -201,11 +201,11 @@ struct StreamingOptions {
 /// @brief What streaming_attention() keeps from call to call: the keys and values, packed for tile_product().
 ///
 /// Packing writes a copy of the keys and the values. Into memory already
-/// held, that is a fraction of a millisecond at n = 4096; into memory freshly
-/// taken from the system, whose pages are each touched for the first time,
-/// it was several milliseconds on the machine this book is built on. So a
-/// caller that attends many times keeps one of these, as it keeps the
-/// buffered kernels' AttentionBuffers.
+/// held, that is cheap. Into memory freshly taken from the system, whose
+/// pages are each touched for the first time, it cost more than the packing
+/// itself on the machine this book is built on. So a caller that attends many
+/// times keeps one of these, as it keeps the buffered kernels'
+/// AttentionBuffers.
 struct StreamingBuffers {
   std::vector<PackedColumns> keys;    ///< per key tile: its keys, transposed (d_k × tile), packed
   std::vector<PackedColumns> values;  ///< per key tile: its values (tile × d_v), packed
