@@ -237,9 +237,6 @@ inline void pack_key_tiles(const Matrix& keys, const Matrix& values, Eigen::Inde
 /// at a time, the last strip of each tile padded
 inline std::size_t streaming_extra_bytes(Eigen::Index keys, Eigen::Index key_width, Eigen::Index value_width,
                                          const StreamingOptions& options) {
-  const auto padded = [](Eigen::Index columns) {
-    return (columns + product_strip_columns - 1) / product_strip_columns * product_strip_columns;
-  };
   const Eigen::Index tile = options.query_tile;
   Eigen::Index per_thread = tile * options.key_tile + tile * value_width + 3 * tile;
   Eigen::Index packed = 0;
@@ -247,7 +244,7 @@ inline std::size_t streaming_extra_bytes(Eigen::Index keys, Eigen::Index key_wid
     per_thread += tile * key_width;
     for (Eigen::Index first = 0; first < keys; first += options.key_tile) {
       const Eigen::Index columns = std::min(options.key_tile, keys - first);
-      packed += padded(columns) * key_width + columns * padded(value_width);
+      packed += packed_size(key_width, columns) + packed_size(columns, value_width);  // Kᵀ and V of the tile
     }
   }
   return static_cast<std::size_t>(per_thread * std::max(1u, options.threads) + packed) * sizeof(double);

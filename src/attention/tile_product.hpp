@@ -44,6 +44,14 @@ struct PackedColumns {
   std::vector<double> entries;
 };
 
+/// @brief How many numbers pack_columns() writes for a rows × columns operand: its columns padded to whole strips.
+/// @param rows rows of the operand
+/// @param columns columns of the operand
+/// @return rows times the columns rounded up to a multiple of product_strip_columns
+inline Eigen::Index packed_size(Eigen::Index rows, Eigen::Index columns) {
+  return rows * ((columns + product_strip_columns - 1) / product_strip_columns * product_strip_columns);
+}
+
 /// @brief Packs a matrix (or any Eigen expression) as tile_product() reads its right operand.
 /// @param operand rows × columns; read in the order of its storage
 /// @param packed replaced by the packed copy
@@ -53,7 +61,7 @@ void pack_columns(const Eigen::MatrixBase<Operand>& operand, PackedColumns& pack
   packed.rows = operand.rows();
   packed.columns = operand.cols();
   const Eigen::Index strips = (packed.columns + width - 1) / width;
-  packed.entries.assign(static_cast<std::size_t>(strips * packed.rows * width), 0.0);
+  packed.entries.assign(static_cast<std::size_t>(packed_size(packed.rows, packed.columns)), 0.0);
   for (Eigen::Index strip = 0; strip < strips; ++strip) {
     double* const first = packed.entries.data() + strip * packed.rows * width;
     const Eigen::Index columns = std::min(width, packed.columns - strip * width);
