@@ -733,6 +733,7 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
                      {"verdict", !goal.met ? "no data" : *goal.met ? "met" : "not met"},
                      {"detail", goal.detail}});
   }
+  const nlohmann::json ratios = ratios_json(benchmark);
   const NumpyPeer& numpy = benchmark.numpy;
   nlohmann::json peer = {{"available", numpy.available}};
   peer["description"] = numpy.available ? fmt::format("NumPy {} on {}", numpy.numpy_version, numpy.blas)
@@ -765,8 +766,8 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
            "Python's tracemalloc"},
           {"rows", rows},
           {"skipped", skipped},
-          {"ratios", ratios_json(benchmark)},
-          {"at_largest_n", ratios_json(benchmark).back()},
+          {"ratios", ratios},
+          {"at_largest_n", ratios.back()},
           {"memory_at_16384", memory_json(benchmark)},
           {"numpy", peer},
           {"goals", goals},
