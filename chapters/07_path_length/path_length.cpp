@@ -427,27 +427,25 @@ std::string counts_text(const Result& result) {
   return text;
 }
 
-// A median and its spread in milliseconds: "12.34 [12.1-12.6]".
-std::string milliseconds_text(const attention::TimingSummary& summary) {
-  return fmt::format("{:.4g} [{:.3g}-{:.3g}]", summary.median * 1e3, summary.spread_low * 1e3,
-                     summary.spread_high * 1e3);
-}
-
 std::string timing_text(const Inputs& inputs, const Timing& timing) {
   std::string text = fmt::format(
-      "\nTimed on this machine ({}), one thread, d = {}:\n"
+      "\nTimed on this machine, one thread, d = {}:\n"
       "one layer of each, median of {} repetitions, [spread] in milliseconds\n",
-      timing.machine, inputs.width, inputs.repeats);
-  text += line_of(
-      fmt::format("{:>6}  {:<24}  {:<24}  {:>6}  {}", "n", "self-attention", "recurrent", "ratio", "faster"));
+      inputs.width, inputs.repeats);
+  text += program::processor_lines(timing.machine);
+  constexpr int column = program::timing_column_width;
+  text += line_of(fmt::format("{:>6}  {:<{}}  {:<{}}  {:>8}  {}", "n", "self-attention", column, "recurrent", column,
+                              "ratio", "faster"));
   for (std::size_t i = 0; i < timing.rows.size(); ++i) {
     const TimingRow& row = timing.rows[i];
     const Faster faster = timing.comparison.faster[i];
-    text += line_of(fmt::format("{:>6}  {:<24}  {:<24}  {:>6.3g}  {}", row.n, milliseconds_text(row.attention),
-                                     milliseconds_text(row.recurrent), row.attention.median / row.recurrent.median,
-                                     faster == Faster::first    ? "self-attention"
-                                     : faster == Faster::second ? "recurrent"
-                                                                : "too close to call"));
+    const char* verdict = faster == Faster::first    ? "self-attention"
+                          : faster == Faster::second ? "recurrent"
+                                                     : "too close to call";
+    text += line_of(fmt::format("{:>6}  {:<{}}  {:<{}}  {:>8.3g}  {}", row.n,
+                                program::milliseconds_text(row.attention), column,
+                                program::milliseconds_text(row.recurrent), column,
+                                row.attention.median / row.recurrent.median, verdict));
   }
   text += "\nratio: self-attention's median over the recurrent layer's. [spread]: the\n"
                "fastest to the slowest repetition once the fastest and slowest quarter are\n"

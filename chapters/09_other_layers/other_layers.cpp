@@ -349,15 +349,15 @@ std::string additive_tables(const AdditiveResult& result) {
   if (!result.timing) return text;
   const Timing& timing = *result.timing;
   text += fmt::format(
-      "\nTimed on this machine ({}), one thread: n × n scores, d_k = d_a = {}, milliseconds per call,\n"
+      "\nTimed on this machine, one thread: n × n scores, d_k = d_a = {}, milliseconds per call,\n"
       "median [spread] of {} repetitions, the two taken in turns\n",
-      timing.machine, timing.width, timing.repeats);
-  text += fmt::format("{:>5}  {:>26}  {:>26}  {:>9}\n", "n", "dot product", "additive", "ratio");
+      timing.width, timing.repeats);
+  text += program::processor_lines(timing.machine);
+  constexpr int column = program::timing_column_width;
+  text += fmt::format("{:>5}  {:>{}}  {:>{}}  {:>9}\n", "n", "dot product", column, "additive", column, "ratio");
   for (const TimingRow& row : timing.rows) {
-    const auto ms = [](const attention::TimingSummary& s) {
-      return fmt::format("{:.4g} [{:.3g}-{:.3g}]", s.median * 1e3, s.spread_low * 1e3, s.spread_high * 1e3);
-    };
-    text += fmt::format("{:>5}  {:>26}  {:>26}  {:>9.3g}\n", row.n, ms(row.dot_product), ms(row.additive),
+    text += fmt::format("{:>5}  {:>{}}  {:>{}}  {:>9.3g}\n", row.n, program::milliseconds_text(row.dot_product),
+                        column, program::milliseconds_text(row.additive), column,
                         row.additive.median / row.dot_product.median);
   }
   text += "ratio: additive median / dot-product median. These are this machine's times; another run gives others.\n";

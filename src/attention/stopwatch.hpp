@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -21,8 +22,13 @@
 namespace attention {
 
 /// @brief The processor's name as Linux reports it (the first "model name" of /proc/cpuinfo), for a timing's report.
+///
+/// The environment variable BOOK_PROCESSOR_NAME, when set, stands in for it:
+/// the tests hold the printed reports to the book's width with names longer
+/// than any machine here has.
 /// @return the name, or "unknown" where /proc/cpuinfo has none
 inline std::string processor_name() {
+  if (const char* stand_in = std::getenv("BOOK_PROCESSOR_NAME")) return stand_in;
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
   while (std::getline(cpuinfo, line)) {

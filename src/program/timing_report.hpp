@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "attention/timing_comparison.hpp"
@@ -18,6 +19,42 @@ inline nlohmann::json timing_summary_json(const attention::TimingSummary& summar
           {"spread_low", summary.spread_low},
           {"spread_high", summary.spread_high},
           {"samples", samples}};
+}
+
+/// A median and its spread in milliseconds: "12.34 [12.1-12.6]".
+inline std::string milliseconds_text(const attention::TimingSummary& summary) {
+  return fmt::format("{:.4g} [{:.3g}-{:.3g}]", summary.median * 1e3, summary.spread_low * 1e3,
+                     summary.spread_high * 1e3);
+}
+
+/// The widest milliseconds_text() can be: 9 + 2 + 8 + 1 + 8 + 1 characters
+/// ("1.235e+05 [1.23e+05-1.24e+05]") whatever the times, so a table of them in
+/// columns this wide is as wide on a fast machine as on a slow one.
+inline constexpr int timing_column_width = 29;
+
+/// "Processor: <name>", broken at spaces into lines of at most 78 characters
+/// (a word longer than that is cut, with "..."): the name is the machine's own
+/// text, as long as its maker wrote it, and the book's pages show the lines
+/// whole at any width.
+inline std::string processor_lines(const std::string& name) {
+  constexpr std::size_t width = 78;
+  std::string lines;
+  std::string line = "Processor:";
+  std::size_t start = 0;
+  while (start < name.size()) {
+    std::size_t end = name.find(' ', start);
+    if (end == std::string::npos) end = name.size();
+    std::string word = name.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    if (word.size() > width - 2) word = word.substr(0, width - 5) + "...";
+    if (line.size() + 1 + word.size() > width) {
+      lines += line + '\n';
+      line = " ";
+    }
+    line += ' ' + word;
+  }
+  return lines + line + '\n';
 }
 
 /// "n = 64", "n = 64 and 128", "n = 16, 32 and 64".

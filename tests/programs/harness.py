@@ -63,6 +63,24 @@ def start_program(program: str, arguments, timeout: float = 60) -> subprocess.Co
     return subprocess.run([program, *arguments], capture_output=True, text=True, timeout=timeout)
 
 
+def start_with_environment(environment: dict, *arguments: str) -> subprocess.CompletedProcess:
+    """Starts the program under test as a process of its own (not a run
+    server's child, whose environment is its server's) with @p environment
+    added to this one's."""
+    return subprocess.run([PROGRAM, *arguments], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, **environment))
+
+
+# The widest line of program output the book's pages show whole at 1280 px
+# (the browser check fails on a clipped block): a report whose lines hold a
+# machine's own text (its processor's name, its times) stays within it.
+PAGE_COLUMNS = 100
+
+# A processor's name longer than any machine's, with a word longer than a line.
+WIDE_PROCESSOR_NAME = ("Intel(R) Xeon(R) Platinum 8488C Processor with a Name Longer Than Any Maker Writes "
+                       + "X" * 120 + " @ 9.99GHz")
+
+
 def run_program(program: str, arguments, timeout: float = 60) -> subprocess.CompletedProcess:
     """Runs @p program with @p arguments, capturing its output as text: a
     process of its own, or a child of its run server (USE_RUN_SERVER)."""
@@ -99,6 +117,18 @@ class ProgramTest(unittest.TestCase):
         for text in texts:
             self.assertIn(text, result.stdout)
         self.assertEqual(result.stderr, "")
+
+    def assert_report_keeps_its_width(self, *arguments: str):
+        """Run with a processor's name wider than a page: every printed line
+        fits the page, and the JSON keeps the name whole."""
+        environment = {"BOOK_PROCESSOR_NAME": WIDE_PROCESSOR_NAME}
+        printed = start_with_environment(environment, *arguments)
+        self.assertEqual(printed.returncode, 0, printed.stderr)
+        self.assertIn("Processor: Intel(R) Xeon(R)", printed.stdout)
+        for line in printed.stdout.splitlines():
+            self.assertLessEqual(len(line), PAGE_COLUMNS, line)
+        document = json.loads(start_with_environment(environment, *arguments, "--json").stdout)
+        return document
 
     def assert_refused(self, arguments, names: str):
         """Bad input: exit status 2, one line on stderr that mentions `names`, no output."""

@@ -5,7 +5,7 @@ import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run_json
+from harness import WIDE_PROCESSOR_NAME, ProgramTest, run_json
 
 TOY_Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 TOY_K = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
@@ -102,6 +102,12 @@ class Additive(ProgramTest):
                 self.assertLessEqual(summary["median"], summary["spread_high"])
             self.assertIn(row["faster"], ("dot_product", "additive", "too_close"))
         self.assertTrue(timing["summary"].endswith("."))
+
+
+class MachineText(ProgramTest):
+    def test_the_timing_report_keeps_its_width_on_any_machine(self):
+        document = self.assert_report_keeps_its_width("--time-n", "2,4")
+        self.assertEqual(document["timing"]["machine"], WIDE_PROCESSOR_NAME)
 
 
 class JudgmentsInTheProse(ProgramTest):

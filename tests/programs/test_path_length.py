@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import WIDE_PROCESSOR_NAME, ProgramTest, run, run_json
 
 CHAPTER = Path(__file__).resolve().parents[2] / "chapters" / "07_path_length"
 LAYERS = ["self_attention", "recurrent", "bidirectional_recurrent", "convolutional", "convolutional_dilated",
@@ -177,6 +177,10 @@ class WorkedExample(ProgramTest):
 class Timing(ProgramTest):
     """Timings are shown, never asserted: only the block's shape, its counted figures, and that every verdict
     follows from the medians and spreads of the same run by the chapter's rule."""
+
+    def test_the_timing_report_keeps_its_width_on_any_machine(self):
+        document = self.assert_report_keeps_its_width("--time-n", "4,8", "--d", "16", "--n", "3")
+        self.assertEqual(document["timing"]["machine"], WIDE_PROCESSOR_NAME)
 
     def test_the_timing_block(self):
         document = run_json("--time-n", "8,4,16,8", "--d", "16", "--n", "3")

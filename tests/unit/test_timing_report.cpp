@@ -1,0 +1,60 @@
+// How chapters 7 and 9 print a machine's timings (program/timing_report.hpp):
+// the processor's name and the times are this machine's own, and the printed
+// report must keep the book's width whatever they are.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "program/timing_report.hpp"
+
+namespace timing_report_tests {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+TEST_CASE("a time and its spread never outgrow their column", "[ch07]") {
+  // From a nanosecond to a day per call, in seconds: every exponent the format
+  // can print, and mantissas that round up (9.9995 → "10").
+  for (const double seconds : {1e-9, 9.9995e-6, 1.23456e-3, 0.0999949, 1.0, 99.995, 12345.6789, 86400.0}) {
+    const attention::TimingSummary summary{seconds, seconds * 0.99, seconds * 1.01};
+    const std::string text = program::milliseconds_text(summary);
+    INFO(text);
+    CHECK(text.size() <= static_cast<std::size_t>(program::timing_column_width));
+  }
+  // The widest case the column is sized for is reached.
+  const attention::TimingSummary widest{123.456, 123.4, 123.6};  // seconds: 1.235e+05 ms
+  CHECK(program::milliseconds_text(widest) == "1.235e+05 [1.23e+05-1.24e+05]");
+  CHECK(program::milliseconds_text(widest).size() == static_cast<std::size_t>(program::timing_column_width));
+}
+
+TEST_CASE("a processor's name is broken into lines of at most 78 characters", "[ch07]") {
+  CHECK(program::processor_lines("AMD EPYC 9B14") == "Processor: AMD EPYC 9B14\n");
+  CHECK(program::processor_lines("") == "Processor:\n");
+  const std::string long_word(200, 'X');
+  const std::string name = "Intel(R) Xeon(R) Platinum 8488C Processor, a name as long as any maker might write it, " +
+                           long_word + " and more words after it";
+  const std::vector<std::string> lines = lines_of(program::processor_lines(name));
+  REQUIRE(lines.size() >= 3);
+  CHECK(lines.front().rfind("Processor: Intel(R) Xeon(R)", 0) == 0);
+  for (const std::string& line : lines) {
+    INFO(line);
+    CHECK(line.size() <= 78);
+  }
+  // Nothing is lost but the middle of the over-long word.
+  std::string joined;
+  for (const std::string& line : lines) joined += line + ' ';
+  CHECK(joined.find("any maker might write it,") != std::string::npos);
+  CHECK(joined.find("XXX...") != std::string::npos);
+  CHECK(joined.find("and more words after it") != std::string::npos);
+}
+
+}  // namespace timing_report_tests
