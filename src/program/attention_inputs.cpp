@@ -78,4 +78,14 @@ AttentionInputs AttentionFlags::read() const {
   return inputs;
 }
 
+std::vector<std::string> AttentionFlags::token_labels(Eigen::Index rows, const std::string& rows_flag,
+                                                     const std::string& prefix) const {
+  const std::vector<std::string> tokens = parse_names(tokens_text_, "--tokens");
+  if (command_line_.given("--tokens") && static_cast<Eigen::Index>(tokens.size()) != rows) {
+    throw UsageError(
+        fmt::format("--tokens: {} names for {} rows of {}; give one name per row", tokens.size(), rows, rows_flag));
+  }
+  return labels_for(rows, tokens, prefix);
+}
+
 }  // namespace program

@@ -30,6 +30,13 @@ class AttentionFlags {
   /// per key, one token name per query), or when a score q_i · k_j overflows.
   AttentionInputs read() const;
 
+  /// The names --tokens gives @p rows tokens (numbered labels starting with
+  /// @p prefix when --tokens is not given and the toy's names do not fit).
+  /// Throws UsageError when --tokens names another number of tokens than the
+  /// rows of @p rows_flag.
+  std::vector<std::string> token_labels(Eigen::Index rows, const std::string& rows_flag,
+                                        const std::string& prefix) const;
+
  private:
   const CommandLine& command_line_;
   bool with_values_;

@@ -35,6 +35,59 @@ class WorkedExample(ProgramTest):
         self.assertEqual(run_json("--q", " 1 , +2 ", "--k", "3,1")["scores"], [[5]])
 
 
+class Projections(ProgramTest):
+    """Q = X W^Q, K = X W^K, V = X W^V: the toy's stated projections, and any others."""
+
+    def test_the_toys_projections_make_its_vectors(self):
+        document = run_json()
+        projections = document["projections"]
+        self.assertEqual(projections["features"], ["animal", "action", "food"])
+        embeddings = np.array(projections["embeddings"])
+        np.testing.assert_array_equal(embeddings @ np.array(projections["query_weights"]), document["queries"])
+        np.testing.assert_array_equal(embeddings @ np.array(projections["key_weights"]), document["keys"])
+        # The values are the ones chapters 3 and 4 use: v = (1,0), (0,1), (0.5,0.5).
+        self.assertEqual(document["values"], [[1, 0], [0, 1], [0.5, 0.5]])
+        np.testing.assert_array_equal(embeddings @ np.array(projections["value_weights"]), document["values"])
+
+    def test_the_tables_show_the_products(self):
+        printed = run().stdout
+        for title in ("Token vectors X", "W^Q", "W^K", "W^V", "Queries Q = X·W^Q", "Keys K = X·W^K",
+                      "Values V = X·W^V"):
+            self.assertIn(title, printed)
+
+    def test_other_projections_against_numpy(self):
+        generator = np.random.default_rng(2017)
+        for n, features, d_k, d_v in [(1, 1, 1, 1), (3, 3, 2, 2), (5, 4, 3, 6)]:
+            x = generator.normal(size=(n, features))
+            w_q, w_k = generator.normal(size=(features, d_k)), generator.normal(size=(features, d_k))
+            w_v = generator.normal(size=(features, d_v))
+            with self.subTest(n=n, features=features, d_k=d_k, d_v=d_v):
+                document = run_json("--x", matrix_text(x), "--w-q", matrix_text(w_q), "--w-k", matrix_text(w_k),
+                                    "--w-v", matrix_text(w_v))
+                np.testing.assert_allclose(document["queries"], x @ w_q, rtol=1e-12, atol=1e-12)
+                np.testing.assert_allclose(document["values"], x @ w_v, rtol=1e-12, atol=1e-12)
+                np.testing.assert_allclose(document["scores"], (x @ w_q) @ (x @ w_k).T, rtol=1e-12, atol=1e-12)
+
+    def test_typed_queries_and_keys_skip_the_projections(self):
+        document = run_json("--q", "1,2", "--k", "3,1")
+        self.assertNotIn("projections", document)
+        self.assertNotIn("values", document)
+
+    def test_bad_projections_are_refused(self):
+        self.assert_each_refused([
+            (["--w-q", "1,0;0,1"], "--w-q: 2 rows for 3 features"),
+            (["--w-v", "1;2;3;4"], "--w-v: 4 rows for 3 features"),
+            (["--w-k", "1,0,0;0,1,0;0,0,1"], "--w-k: W^K is 3 wide but W^Q (--w-q) is 2"),
+            (["--x", "1,0"], "--w-q: 3 rows for 2 features"),
+            (["--x", "1,x,0"], "--x: row 1, entry 2 is 'x'"),
+            (["--x", "1e200,0,0", "--w-q", "1e200,0;0,1;0,1"], "--x, --w-q, --w-k, --w-v"),
+            (["--x", "1,0,0;0,1,0", "--tokens", "a,b,c"], "--tokens: 3 names for 2 rows of --x"),
+            (["--x", "1,0,0", "--q", "1,0"], "--x"),
+            (["--w-v", "1,0;0,1;0,1", "--k", "1,0;0,1;1,1"], "--w-v"),
+            (["--w-q", ""], "--w-q: empty matrix"),
+        ])
+
+
 class AgreesWithNumPy(ProgramTest):
     def test_random_inputs(self):
         generator = np.random.default_rng(1706)
