@@ -25,6 +25,13 @@
     is placed in the page after the figure's box; the directive's content is
     the caption. A missing script stops the build.
 
+``.. how-we-know::`` with an optional title
+    The book's second layer: how a number is computed and how we know it is
+    right (generators, tolerances, what the tests check, library internals,
+    rounding, performance and WebAssembly notes), folded behind one line,
+    "How we know", the same on every page. The main text stays the learner's
+    path; the proof is one click away.
+
 ``.. chapter-list::``
     The chapters in the root table of contents, each with its title (a link)
     and the one line of its ``:summary:`` field (file-wide metadata at the top
@@ -286,6 +293,24 @@ class Interactive(SphinxDirective):
         return [figure]
 
 
+class HowWeKnow(SphinxDirective):
+    """The folded "How we know" element (see the module's docstring)."""
+
+    optional_arguments = 1
+    final_argument_whitespace = True
+    has_content = True
+
+    def run(self):
+        where = f"{self.env.docname}.rst:{self.lineno}: how-we-know"
+        if not self.content:
+            raise ExtensionError(f"{where}: has no content")
+        title = self.arguments[0] if self.arguments else ""
+        summary = f"How we know: {title}" if title else "How we know"
+        folded = collapsed("", classes=["how-we-know"], summary=summary)
+        self.state.nested_parse(self.content, self.content_offset, folded)
+        return [folded]
+
+
 class chapter_list(nodes.General, nodes.Element):
     """Filled in once every page has been read (see fill_chapter_lists)."""
 
@@ -352,6 +377,7 @@ def setup(app):
     app.add_directive("listing", Listing)
     app.add_directive("chapter-list", ChapterList)
     app.add_directive("interactive", Interactive)
+    app.add_directive("how-we-know", HowWeKnow)
     app.connect("doctree-resolved", fill_chapter_lists)
     app.connect("env-get-outdated", write_a_page_when_static_files_change)
     app.add_css_file("book.css")

@@ -1,0 +1,79 @@
+"""How long each page's main text is: the words a learner reads with every
+fold closed, at 200 words a minute.
+
+Counted from each page's document as it is written: the prose, headings,
+tables and live values; not code, program output, formulas, figures and their
+captions, the interactive figures, the big picture, nor anything folded (the
+"How we know" blocks, complete outputs, collapsed listings). The build prints
+the table at its end and writes it to ``main-text.json`` beside the HTML's
+folder (``build/book/main-text.json``); the browser check adds each page's
+height at 1280 px with the folds closed.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from docutils import nodes
+
+from book import collapsed, live_value
+
+WORDS_PER_MINUTE = 200
+SKIPPED_CLASSES = {"interactive-figure", "big-picture", "paper-figure-2", "output-tables", "literal-block-wrapper"}
+WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
+
+
+def count_words(doctree) -> int:
+    words = 0
+
+    def walk(node):
+        nonlocal words
+        if isinstance(node, (nodes.literal_block, nodes.math_block, nodes.math, nodes.figure, nodes.raw,
+                             nodes.comment, collapsed, nodes.footnote, nodes.citation)):
+            return
+        if isinstance(node, nodes.Element) and SKIPPED_CLASSES & set(node.get("classes", [])):
+            return
+        if type(node).__name__ in ("big_picture", "paper_figure"):  # drawn later (big_picture.py)
+            return
+        if isinstance(node, live_value):
+            words += 1
+            return
+        if isinstance(node, nodes.Text):
+            words += len(WORD.findall(node.astext()))
+            return
+        for child in node.children:
+            walk(child)
+
+    walk(doctree)
+    return words
+
+
+def record(app, doctree, docname):
+    app.env.book_main_text = getattr(app.env, "book_main_text", {})
+    app.env.book_main_text[docname] = count_words(doctree)
+
+
+def report(app, exception):
+    if exception or app.builder.name != "html":
+        return
+    counts = dict(sorted(getattr(app.env, "book_main_text", {}).items()))
+    if not counts:
+        return
+    path = Path(app.outdir).parent / "main-text.json"
+    previous = json.loads(path.read_text()) if path.is_file() else {}
+    previous.update(counts)  # pages not written this time keep their count
+    path.write_text(json.dumps(previous, indent=1) + "\n")
+    lines = ["Main text per page (words; minutes at 200 words a minute; folds closed):"]
+    for docname, words in previous.items():
+        lines.append(f"  {docname:<45} {words:>6} {words / WORDS_PER_MINUTE:>6.1f}")
+    chapters_0_to_6 = sum(words for docname, words in previous.items()
+                          if re.match(r"chapters/0[0-6]_", docname))
+    lines.append(f"  {'preface and chapters 0-6':<45} {chapters_0_to_6:>6} {chapters_0_to_6 / WORDS_PER_MINUTE:>6.1f}")
+    print("\n".join(lines))
+
+
+def setup(app):
+    app.connect("doctree-resolved", record)
+    app.connect("build-finished", report)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": False}
