@@ -1,7 +1,7 @@
 // Chapter 2: scaling and variance.
 //
 // With no arguments: footnote 4 of the paper as an experiment, run the way the
-// book's source runs it. For d_k = 2, 64 and 512 it draws 4000 random pairs of
+// hand-worked lesson (see the preface) runs it. For d_k = 2, 64 and 512 it draws 4000 random pairs of
 // a query q and a key k (seed 1), takes each q·k, and measures the variance of
 // those dot products, before and after dividing them by √d_k.
 // --seed, --samples and --dk change the experiment; --histogram adds the

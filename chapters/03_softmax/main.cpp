@@ -9,8 +9,8 @@
 //   --no-scale makes softmax(QKᵀ)V the main result.
 // - The saturation demo (any of --scores --divide --add): one row of scores s
 //   against the same row divided by --divide, with --add added to slot two on
-//   both sides (after the division on the divided side, as the book's source
-//   does); then the textbook formula e^s / Σ e^s against the stable one on s.
+//   both sides (after the division on the divided side, as the hand-worked
+//   lesson does); then the textbook formula e^s / Σ e^s against the stable one on s.
 //
 // --json prints the same values as one JSON document. The toy: `weights` and
 // `output` at the top level (of the scaled run, or the unscaled one with

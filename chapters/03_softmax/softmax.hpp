@@ -161,7 +161,7 @@ class Flags {
   program::AttentionFlags attention_flags_;
   bool no_scale_ = false;
   bool causal_ = false;
-  std::string scores_text_ = "8,4,0";  // the book's source (seed 000, Figure 2)
+  std::string scores_text_ = "8,4,0";  // the hand-worked lesson's Figure 2 (see the preface)
   std::string divide_text_ = "8";
   std::string add_text_ = "0.5";
 };

@@ -1,8 +1,8 @@
 // Chapter 5: multi-head attention.
 //
 // With no arguments: the sentence "I love you" with d_model = 4 and h = 2
-// heads, each of width d_k = d_v = d_model / h = 2 (the shapes of the book's
-// source, seed 004). The input X and every weight matrix are drawn from
+// heads, each of width d_k = d_v = d_model / h = 2 (the shapes of the Korean
+// walkthrough the preface describes). The input X and every weight matrix are drawn from
 // chapter 2's generator with seed 1, in the order src/attention/random_weights.hpp
 // documents: W^Q_1, W^K_1, W^V_1, W^Q_2, …, W^O, then X. The program prints
 // each head's projections, weights and output, the concatenation, W^O, the

@@ -1,7 +1,7 @@
 // Chapter 7: self-attention against recurrence — path length and cost.
 //
 // With no arguments: a sequence of n = 50 positions (the 50-word sentence of
-// the book's source), vectors of width d = 512 (d_model of the paper's base
+// the hand-worked lesson), vectors of width d = 512 (d_model of the paper's base
 // model), convolutions of kernel width 3 and restricted attention of radius 2.
 // For each layer type of the paper's Table 1 the program builds the layer's
 // dependency graph, stacks layers until every output depends on every input,

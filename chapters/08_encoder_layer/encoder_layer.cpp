@@ -39,7 +39,7 @@ constexpr Eigen::Index max_printed_hidden = 12;
 // ---------------------------------------------------------------------------
 // The inputs of the two examples.
 
-// The seed's x = np.arange(T * C).reshape(T, C) / 10.0 with T = 4, C = 6.
+// The graph chapter's x = np.arange(T * C).reshape(T, C) / 10.0 with T = 4, C = 6.
 Matrix walkthrough_x() {
   // [walkthrough_x]
   const Eigen::Index tokens = 4, channels = 6;
@@ -419,7 +419,7 @@ std::string tables(const Result& result) {
 
 Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.option("--example", example_text_,
-                      "the input: walkthrough (the seed's x = arange(24)/10 as 4 tokens of 6 channels) or toy "
+                      "the input: walkthrough (the graph chapter's x = arange(24)/10 as 4 tokens of 6 channels) or toy "
                       "(cat eat fish, the toy's query vectors as inputs)",
                       "NAME");
   command_line.option("--x", x_text_,

@@ -1,7 +1,7 @@
 // Chapter 8: one encoder layer, as one computation with its front ends.
 //
 // compute() draws every weight from NumPy's generator (a C++ port,
-// src/attention/numpy_random.hpp), runs the seed's walkthrough (one causal
+// src/attention/numpy_random.hpp), runs the graph chapter's walkthrough (one causal
 // head, printed as NumPy prints) and a stack of encoder layers
 // (src/attention/encoder_layer.hpp) on the same input; to_json() and tables()
 // show the result; Flags reads the command line into Inputs. main.cpp and the
@@ -22,7 +22,7 @@ namespace encoder_layer {
 
 /// What the flags say, checked.
 struct Inputs {
-  std::string example = "walkthrough";  // walkthrough (the seed's x = arange(24)/10, 4 × 6) or toy (cat eat fish)
+  std::string example = "walkthrough";  // walkthrough (the graph chapter's x = arange(24)/10, 4 × 6) or toy (cat eat fish)
   attention::Matrix x;                  // the input, one row per token
   std::vector<std::string> tokens;      // one name per row of x
   std::uint64_t seed = 1337;            // np.random.default_rng(seed)

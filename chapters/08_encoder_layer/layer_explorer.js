@@ -1,16 +1,16 @@
-// Chapter 8's interactive figure: the seed's walkthrough and the encoder layer
+// Chapter 8's interactive figure: the graph chapter's walkthrough and the encoder layer
 // around it, computed in the page by the chapter's program (encoder_layer).
-// Choose the input (the seed's x or the toy), the seed of
+// Choose the input (the graph chapter's x or the toy), the seed of
 // np.random.default_rng, the number of layers, and whether the layers'
 // attention is causal. Shown: the walkthrough's causal weights (head 1 of
-// layer 1, always causal, as the seed computes them), each head's weights in
+// layer 1, always causal, as the graph chapter computes them), each head's weights in
 // layer 1, the stack's output, and which rows move when the last token moves.
 (function () {
   Book.figure('layer_explorer', {
     program: 'encoder_layer',
     controls: [
       { name: 'example', label: 'Input (--example)', type: 'select', flag: '--example', value: 'walkthrough',
-        options: [['walkthrough', "the seed's x = arange(24)/10"], ['toy', 'the toy: cat eat fish']] },
+        options: [['walkthrough', "the graph chapter's x = arange(24)/10"], ['toy', 'the toy: cat eat fish']] },
       { name: 'seed', label: 'Seed of default_rng (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295,
         step: 1, value: 1337, samples: ['0', '42'], bad: ['-1', '1.5'] },
       { name: 'reseed', label: 'Reseed (seed + 1)', type: 'button',
@@ -35,7 +35,7 @@
       const names = ['summary'];
       view.heatmap('walkthrough', json.walkthrough.weights, {
         rows: tokens, columns: tokens, domain: [0, 1],
-        title: "The walkthrough: head 1 of layer 1 under a causal mask (the seed's weights)",
+        title: "The walkthrough: head 1 of layer 1 under a causal mask (the graph chapter's weights)",
       });
       view.sentence('walkthrough_sums', [
         'Row sums: ', ...json.walkthrough.row_sums.flatMap((s, i) => [i ? ', ' : '', [s, `/walkthrough/row_sums/${i}`]]),

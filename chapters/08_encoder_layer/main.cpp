@@ -1,7 +1,7 @@
 // Chapter 8: one encoder layer.
 //
-// With no arguments: the book's source's NumPy walkthrough, reproduced digit
-// for digit: x = arange(24)/10 as 4 tokens of 6 channels, and W_q, W_k, W_v =
+// With no arguments: the NumPy walkthrough of the graph chapter (a chapter of a
+// Thai-language book; see the preface), reproduced digit for digit: x = arange(24)/10 as 4 tokens of 6 channels, and W_q, W_k, W_v =
 // 0.5 × normal draws (6 × 3 each) from np.random.default_rng(1337), through a
 // C++ port of NumPy's generator. Head 1 of layer 1 under a causal mask is
 // printed as NumPy prints it; then the whole encoder layer on the same x:

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "attention/cross_entropy.hpp"
 #include "program/integer_list.hpp"
@@ -30,6 +31,7 @@ constexpr std::size_t largest_held_out = 200;
 constexpr double target_accuracy = 0.99;
 constexpr std::size_t shown_mistakes = 5;
 constexpr long long default_log_every = 50;
+constexpr std::size_t max_seeds = 20;  // each seed is a whole training run
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -128,6 +130,26 @@ Trainer::Trainer(const Inputs& inputs)
   }
   held_out_sorted_ = held_out_;
   std::sort(held_out_sorted_.begin(), held_out_sorted_.end());
+  log_.untrained = measure_untrained();
+}
+
+// The untrained model's loss on the held-out set, and the spread of its logits. Random logits z of variance
+// s² over the V digits give a loss of about log V + s²/2, not log V: the mean of −log p[target] =
+// log Σ exp(z) − z[target] is log V + s²/2 for small s (the mean of exp(z) is exp(s²/2)), a little less
+// for larger s.
+Untrained Trainer::measure_untrained() const {
+  Untrained untrained;
+  for (const Sequence& input : held_out_) {
+    const attention::TokenClassifierSteps steps = attention::token_classifier(weights_, input);
+    untrained.held_out_loss += attention::softmax_cross_entropy(steps.logits, target_for(inputs_.task, input)).loss;
+    const Eigen::ArrayXXd centred = steps.logits.array().colwise() - steps.logits.array().rowwise().mean();
+    untrained.logit_variance += centred.square().rowwise().mean().mean();
+  }
+  untrained.held_out_loss /= static_cast<double>(held_out_.size());
+  untrained.logit_variance /= static_cast<double>(held_out_.size());
+  untrained.uniform_loss = std::log(static_cast<double>(inputs_.vocabulary));
+  untrained.predicted_loss = untrained.uniform_loss + untrained.logit_variance / 2.0;
+  return untrained;
 }
 
 Sequence Trainer::next_training_input() {
@@ -180,6 +202,7 @@ void Trainer::count_wrong_digits(const Sequence& input, const Sequence& answer, 
     const bool right = source + 1 < n && input[static_cast<std::size_t>(source + 1)] == answer[at];
     if (left || right) ++result.wrong_from_neighbour;
     if (left && right) ++result.wrong_from_both_neighbours;
+    if (std::find(input.begin(), input.end(), answer[at]) == input.end()) ++result.wrong_not_in_input;
   }
 }
 
@@ -188,6 +211,7 @@ double Trainer::held_out_accuracy(Result* details) const {
   std::vector<double> right(static_cast<std::size_t>(n), 0.0);
   if (details != nullptr) {
     details->source_weight.assign(weights_.layers.size(), std::vector<double>(static_cast<std::size_t>(inputs_.shape.heads), 0.0));
+    details->source_peak = details->source_weight;
   }
   for (const Sequence& input : held_out_) {
     const attention::TokenClassifierSteps steps = attention::token_classifier(weights_, input);
@@ -203,13 +227,21 @@ double Trainer::held_out_accuracy(Result* details) const {
     for (std::size_t l = 0; l < steps.layers.size(); ++l) {
       for (std::size_t h = 0; h < steps.layers[l].attention.heads.size(); ++h) {
         const attention::Matrix& weights = steps.layers[l].attention.heads[h].attention.weights;
-        for (Eigen::Index i = 0; i < n; ++i) details->source_weight[l][h] += weights(i, source_position(inputs_.task, i, n));
+        for (Eigen::Index i = 0; i < n; ++i) {
+          const Eigen::Index source = source_position(inputs_.task, i, n);
+          details->source_weight[l][h] += weights(i, source);
+          Eigen::Index peak = 0;
+          weights.row(i).maxCoeff(&peak);
+          if (peak == source) details->source_peak[l][h] += 1.0;
+        }
       }
     }
   }
   if (details != nullptr) {
-    for (auto& layer : details->source_weight) {
-      for (double& head : layer) head /= static_cast<double>(held_out_.size() * static_cast<std::size_t>(n));
+    for (auto* per_head : {&details->source_weight, &details->source_peak}) {
+      for (auto& layer : *per_head) {
+        for (double& head : layer) head /= static_cast<double>(held_out_.size() * static_cast<std::size_t>(n));
+      }
     }
   }
   double total = 0.0;
@@ -235,6 +267,7 @@ void Trainer::advance(long long steps, const Progress& progress) {
                                            steps_done_ + 1, error.what()));
     }
     ++steps_done_;
+    if (steps_done_ == 1) log_.first_loss = loss;
     if (!std::isfinite(loss) || !all_finite(attention::parameter_blocks(weights_))) {
       throw std::runtime_error(fmt::format(
           "training diverged at step {}: the loss or a weight is no longer a finite number; try a smaller --learning-rate",
@@ -252,6 +285,7 @@ void Trainer::advance(long long steps, const Progress& progress) {
         log_.first_step_at_99 = steps_done_;
         log_.seconds_at_99 = seconds_;
       }
+      if (accuracy == 1.0 && !log_.first_step_at_100) log_.first_step_at_100 = steps_done_;
       loss_since_log_ = 0.0;
       if (progress) progress(steps_done_, inputs_.steps, log_.loss.back(), accuracy, seconds_);
     }
@@ -270,10 +304,22 @@ Result Trainer::result() const {
   result.example_target = target_for(inputs_.task, result.example_input);
   const attention::TokenClassifierSteps example = attention::token_classifier(weights_, result.example_input);
   result.example_prediction = predictions(example.logits);
+  const Eigen::Index n = inputs_.length;
   for (const attention::EncoderLayerSteps& layer : example.layers) {
     std::vector<attention::Matrix> heads;
-    for (const attention::HeadSteps& head : layer.attention.heads) heads.push_back(head.attention.weights);
+    std::vector<long long> peaks;
+    for (const attention::HeadSteps& head : layer.attention.heads) {
+      heads.push_back(head.attention.weights);
+      long long at_source = 0;
+      for (Eigen::Index i = 0; i < n; ++i) {
+        Eigen::Index peak = 0;
+        head.attention.weights.row(i).maxCoeff(&peak);
+        if (peak == source_position(inputs_.task, i, n)) ++at_source;
+      }
+      peaks.push_back(at_source);
+    }
     result.attention.push_back(heads);
+    result.example_source_peak.push_back(peaks);
   }
   if (inputs_.include_weights) result.weights = weights_;
   return result;
@@ -299,6 +345,120 @@ Result compute(const Inputs& inputs, const Progress& progress) {
   return trainer.result();
 }
 
+SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
+  SeedsResult over{inputs, 0, {}, {}, 0.0};
+  const long long all_steps = inputs.steps * static_cast<long long>(inputs.seeds.size());
+  for (std::size_t s = 0; s < inputs.seeds.size(); ++s) {
+    Inputs one = inputs;
+    one.seed = inputs.seeds[s];
+    one.seeds.clear();
+    one.include_weights = false;
+    const long long steps_before = inputs.steps * static_cast<long long>(s);
+    const double seconds_before = over.seconds;
+    Progress each;
+    if (progress) {
+      each = [&](long long step, long long, double loss, double accuracy, double seconds) {
+        progress(steps_before + step, all_steps, loss, accuracy, seconds_before + seconds);
+      };
+    }
+    const Result result = compute(one, each);
+    over.seconds += result.seconds;
+    over.held_out_count = result.held_out_count;
+    over.runs.push_back({one.seed, result.final_accuracy, result.first_step_at_99, result.first_step_at_100,
+                         result.wrong_digits, result.wrong_from_neighbour, result.wrong_not_in_input,
+                         result.source_weight, result.source_peak, result.example_source_peak});
+  }
+  // What holds over the seeds: the sharpest and the least sharp head of each seed, at their worst and best.
+  SeedsResult::Summary& summary = over.summary;
+  bool first = true;
+  for (const SeedRun& run : over.runs) {
+    double sharpest = -1.0, sharpest_peak = 0.0, least = 2.0, least_peak = 0.0;
+    for (std::size_t l = 0; l < run.source_weight.size(); ++l) {
+      for (std::size_t h = 0; h < run.source_weight[l].size(); ++h) {
+        if (run.source_weight[l][h] > sharpest) {
+          sharpest = run.source_weight[l][h];
+          sharpest_peak = run.source_peak[l][h];
+        }
+        if (run.source_weight[l][h] < least) {
+          least = run.source_weight[l][h];
+          least_peak = run.source_peak[l][h];
+        }
+      }
+    }
+    summary.sharpest_weight_min = first ? sharpest : std::min(summary.sharpest_weight_min, sharpest);
+    summary.sharpest_weight_max = first ? sharpest : std::max(summary.sharpest_weight_max, sharpest);
+    summary.sharpest_peak_min = first ? sharpest_peak : std::min(summary.sharpest_peak_min, sharpest_peak);
+    summary.other_weight_min = first ? least : std::min(summary.other_weight_min, least);
+    summary.other_weight_max = first ? least : std::max(summary.other_weight_max, least);
+    summary.other_peak_min = first ? least_peak : std::min(summary.other_peak_min, least_peak);
+    summary.final_accuracy_min = first ? run.final_accuracy : std::min(summary.final_accuracy_min, run.final_accuracy);
+    first = false;
+    if (least > 0.5) ++summary.seeds_with_every_head_above_half;
+    if (run.first_step_at_99) {
+      ++summary.seeds_at_99;
+      summary.last_first_step_at_99 = std::max(summary.last_first_step_at_99.value_or(0), *run.first_step_at_99);
+    }
+    if (run.first_step_at_100) ++summary.seeds_at_100;
+    summary.wrong_digits += run.wrong_digits;
+    summary.wrong_from_neighbour += run.wrong_from_neighbour;
+    summary.wrong_not_in_input += run.wrong_not_in_input;
+  }
+  return over;
+}
+
+namespace {
+
+nlohmann::json per_head_json(const std::vector<std::vector<double>>& per_layer) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& layer : per_layer) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (double head : layer) heads.push_back(program::number_json(head));
+    layers.push_back(heads);
+  }
+  return layers;
+}
+
+nlohmann::json optional_json(const std::optional<long long>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json();
+}
+
+// What every document of the program starts with: the task, the model and the optimiser.
+nlohmann::json settings_json(const Inputs& inputs, long long steps, long long held_out) {
+  return {{"task", task_name(inputs.task)},
+          {"length", inputs.length},
+          {"vocabulary", inputs.vocabulary},
+          {"steps", steps},
+          {"batch", inputs.batch},
+          {"held_out", held_out},
+          {"model",
+           {{"d_model", inputs.shape.d_model},
+            {"heads", inputs.shape.heads},
+            {"d_ff", inputs.shape.d_ff},
+            {"layers", inputs.shape.layers}}},
+          {"adam",
+           {{"learning_rate", inputs.adam.learning_rate},
+            {"beta1", inputs.adam.beta1},
+            {"beta2", inputs.adam.beta2},
+            {"epsilon", inputs.adam.epsilon}}}};
+}
+
+// The lines every printed output starts with: the task, the model and the optimiser.
+std::string settings_text(const Inputs& inputs, long long held_out, const std::string& seeds) {
+  return fmt::format(
+      "Task: {} sequences of {} digits (0 to {}); {} held-out sequences, never trained on\n"
+      "Model: embedding + sinusoidal positions, {} encoder layer(s) of {} heads,\n"
+      "       d_model = {}, d_ff = {}, a linear read-out\n"
+      "Adam: learning rate {}, beta1 {}, beta2 {}, epsilon {}\n"
+      "      {} sequences per step, {}\n\n",
+      task_name(inputs.task), inputs.length, inputs.vocabulary - 1, held_out, inputs.shape.layers,
+      inputs.shape.heads, inputs.shape.d_model, inputs.shape.d_ff, inputs.adam.learning_rate, inputs.adam.beta1,
+      inputs.adam.beta2, inputs.adam.epsilon, inputs.batch, seeds);
+}
+
+std::string step_text(const std::optional<long long>& step) { return step ? std::to_string(*step) : "never"; }
+
+}  // namespace
+
 nlohmann::json to_json(const Result& result) {
   const Inputs& inputs = result.inputs;
   nlohmann::json attention_maps = nlohmann::json::array();
@@ -306,12 +466,6 @@ nlohmann::json to_json(const Result& result) {
     nlohmann::json heads = nlohmann::json::array();
     for (const attention::Matrix& head : layer) heads.push_back(program::matrix_json(head));
     attention_maps.push_back(heads);
-  }
-  nlohmann::json source_weight = nlohmann::json::array();
-  for (const auto& layer : result.source_weight) {
-    nlohmann::json heads = nlohmann::json::array();
-    for (double head : layer) heads.push_back(program::number_json(head));
-    source_weight.push_back(heads);
   }
   const auto numbers = [](const std::vector<double>& values) {
     nlohmann::json list = nlohmann::json::array();
@@ -322,43 +476,77 @@ nlohmann::json to_json(const Result& result) {
   for (const Result::Mistake& mistake : result.mistakes) {
     mistakes.push_back({{"input", mistake.input}, {"target", mistake.target}, {"prediction", mistake.prediction}});
   }
-  nlohmann::json document = {
-      {"task", task_name(inputs.task)},
-      {"length", inputs.length},
-      {"vocabulary", inputs.vocabulary},
+  nlohmann::json document = settings_json(inputs, result.steps_done, result.held_out_count);
+  document.update({
       {"seed", inputs.seed},
-      {"steps", result.steps_done},
-      {"batch", inputs.batch},
-      {"held_out", result.held_out_count},
-      {"model",
-       {{"d_model", inputs.shape.d_model},
-        {"heads", inputs.shape.heads},
-        {"d_ff", inputs.shape.d_ff},
-        {"layers", inputs.shape.layers}}},
-      {"adam",
-       {{"learning_rate", inputs.adam.learning_rate},
-        {"beta1", inputs.adam.beta1},
-        {"beta2", inputs.adam.beta2},
-        {"epsilon", inputs.adam.epsilon}}},
+      {"first_loss", result.first_loss ? program::number_json(*result.first_loss) : nlohmann::json()},
+      {"untrained",
+       {{"held_out_loss", program::number_json(result.untrained.held_out_loss)},
+        {"logit_variance", program::number_json(result.untrained.logit_variance)},
+        {"uniform_loss", program::number_json(result.untrained.uniform_loss)},
+        {"predicted_loss", program::number_json(result.untrained.predicted_loss)}}},
       {"logged_steps", result.logged_steps},
       {"loss", numbers(result.loss)},
       {"held_out_accuracy", numbers(result.held_out_accuracy)},
       {"final_accuracy", program::number_json(result.final_accuracy)},
-      {"first_step_at_99", result.first_step_at_99 ? nlohmann::json(*result.first_step_at_99) : nlohmann::json()},
+      {"first_step_at_99", optional_json(result.first_step_at_99)},
       {"seconds_at_99", result.seconds_at_99 ? program::number_json(*result.seconds_at_99) : nlohmann::json()},
+      {"first_step_at_100", optional_json(result.first_step_at_100)},
       {"position_accuracy", numbers(result.position_accuracy)},
       {"wrong_sequences", result.wrong_sequences},
       {"wrong_digits", result.wrong_digits},
       {"wrong_from_neighbour", result.wrong_from_neighbour},
       {"wrong_from_both_neighbours", result.wrong_from_both_neighbours},
+      {"wrong_not_in_input", result.wrong_not_in_input},
       {"mistakes", mistakes},
       {"example",
        {{"input", result.example_input}, {"target", result.example_target}, {"prediction", result.example_prediction}}},
       {"attention", attention_maps},
-      {"source_weight", source_weight},
+      {"source_weight", per_head_json(result.source_weight)},
+      {"source_peak", per_head_json(result.source_peak)},
+      {"example_source_peak", result.example_source_peak},
       {"seconds", program::number_json(result.seconds)},
-  };
+  });
   if (result.weights) document["weights"] = weights_json(*result.weights);
+  return document;
+}
+
+nlohmann::json to_json(const SeedsResult& result) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const SeedRun& run : result.runs) {
+    runs.push_back({{"seed", run.seed},
+                    {"final_accuracy", program::number_json(run.final_accuracy)},
+                    {"first_step_at_99", optional_json(run.first_step_at_99)},
+                    {"first_step_at_100", optional_json(run.first_step_at_100)},
+                    {"wrong_digits", run.wrong_digits},
+                    {"wrong_from_neighbour", run.wrong_from_neighbour},
+                    {"wrong_not_in_input", run.wrong_not_in_input},
+                    {"source_weight", per_head_json(run.source_weight)},
+                    {"source_peak", per_head_json(run.source_peak)},
+                    {"example_source_peak", run.example_source_peak}});
+  }
+  const SeedsResult::Summary& summary = result.summary;
+  nlohmann::json document = settings_json(result.inputs, result.inputs.steps, result.held_out_count);
+  document.update({
+      {"seeds", runs},
+      {"summary",
+       {{"seeds", result.runs.size()},
+        {"sharpest_weight_min", program::number_json(summary.sharpest_weight_min)},
+        {"sharpest_weight_max", program::number_json(summary.sharpest_weight_max)},
+        {"sharpest_peak_min", program::number_json(summary.sharpest_peak_min)},
+        {"other_weight_min", program::number_json(summary.other_weight_min)},
+        {"other_weight_max", program::number_json(summary.other_weight_max)},
+        {"other_peak_min", program::number_json(summary.other_peak_min)},
+        {"seeds_with_every_head_above_half", summary.seeds_with_every_head_above_half},
+        {"seeds_at_99", summary.seeds_at_99},
+        {"seeds_at_100", summary.seeds_at_100},
+        {"last_first_step_at_99", optional_json(summary.last_first_step_at_99)},
+        {"final_accuracy_min", program::number_json(summary.final_accuracy_min)},
+        {"wrong_digits", summary.wrong_digits},
+        {"wrong_from_neighbour", summary.wrong_from_neighbour},
+        {"wrong_not_in_input", summary.wrong_not_in_input}}},
+      {"seconds", program::number_json(result.seconds)},
+  });
   return document;
 }
 
@@ -370,15 +558,19 @@ std::string tables(const Result& result) {
     if (!text.empty()) text.pop_back();
     return text;
   };
-  std::string text = fmt::format(
-      "Task: {} sequences of {} digits (0 to {}); {} held-out sequences, never trained on\n"
-      "Model: embedding + sinusoidal positions, {} encoder layer(s) of {} heads,\n"
-      "       d_model = {}, d_ff = {}, a linear read-out\n"
-      "Adam: learning rate {}, beta1 {}, beta2 {}, epsilon {}\n"
-      "      {} sequences per step, seed {}\n\n",
-      task_name(inputs.task), inputs.length, inputs.vocabulary - 1, result.held_out_count, inputs.shape.layers,
-      inputs.shape.heads, inputs.shape.d_model, inputs.shape.d_ff, inputs.adam.learning_rate, inputs.adam.beta1,
-      inputs.adam.beta2, inputs.adam.epsilon, inputs.batch, inputs.seed);
+  std::string text = settings_text(inputs, result.held_out_count, fmt::format("seed {}", inputs.seed));
+  const Untrained& untrained = result.untrained;
+  text += fmt::format("Before training, on the held-out set\n"
+                      "  loss                                         {:.4f}\n"
+                      "  a uniform guess: log {}                      {:.4f}\n"
+                      "  variance of a position's {} logits           {:.4f}\n"
+                      "  log {} + that variance / 2                   {:.4f}\n",
+                      untrained.held_out_loss, inputs.vocabulary, untrained.uniform_loss, inputs.vocabulary,
+                      untrained.logit_variance, inputs.vocabulary, untrained.predicted_loss);
+  if (result.first_loss) {
+    text += fmt::format("Training loss of step 1 ({} sequences)           {:.4f}\n", inputs.batch, *result.first_loss);
+  }
+  text += '\n';
   text += "Training: the mean loss since the previous logged step, and the held-out accuracy\n"
           "     step   loss     held-out accuracy\n";
   const std::size_t points = result.logged_steps.size();
@@ -390,16 +582,17 @@ std::string tables(const Result& result) {
   }
   text += fmt::format("\nHeld-out per-token accuracy after {} steps: {:.2f} %\n", result.steps_done,
                       100.0 * result.final_accuracy);
-  text += result.first_step_at_99 ? fmt::format("First logged step at or above 99 %: {}\n", *result.first_step_at_99)
-                                  : std::string("Held-out accuracy never reached 99 %.\n");
+  text += fmt::format("First logged step at or above 99 %: {}; at 100 %: {}\n", step_text(result.first_step_at_99),
+                      step_text(result.first_step_at_100));
   text += "Accuracy at each output position:";
   for (const double accuracy : result.position_accuracy) text += fmt::format(" {:.3f}", accuracy);
   text += fmt::format("\n\nHeld-out sequences with at least one wrong digit: {} of {}\n"
                       "Wrong digits: {}\n"
                       "  the input digit next to the right position: {}\n"
-                      "  the input digit on both sides of the right position: {}\n",
+                      "  the input digit on both sides of the right position: {}\n"
+                      "  a digit that appears nowhere in the input: {}\n",
                       result.wrong_sequences, result.held_out_count, result.wrong_digits, result.wrong_from_neighbour,
-                      result.wrong_from_both_neighbours);
+                      result.wrong_from_both_neighbours, result.wrong_not_in_input);
   for (const Result::Mistake& mistake : result.mistakes) {
     text += fmt::format("  input {}   target {}   prediction {}\n", digits(mistake.input), digits(mistake.target),
                         digits(mistake.prediction));
@@ -423,6 +616,65 @@ std::string tables(const Result& result) {
   return text;
 }
 
+std::string tables(const SeedsResult& result) {
+  const Inputs& inputs = result.inputs;
+  std::vector<std::string> seeds;
+  for (const SeedRun& run : result.runs) seeds.push_back(std::to_string(run.seed));
+  std::string text = settings_text(inputs, result.held_out_count,
+                                   fmt::format("{} steps; seeds {}", inputs.steps, fmt::join(seeds, ", ")));
+  const bool reverse = inputs.task == Task::reverse;
+  text += fmt::format("Each seed after {} steps: held-out accuracy, the first logged step\n"
+                      "at 99 % and at 100 %, and the wrong digits: how many, how many are\n"
+                      "a neighbour's digit, how many appear nowhere in their input\n"
+                      "   seed   accuracy   99 % at  100 % at   wrong  neighbour's  nowhere\n",
+                      inputs.steps);
+  for (const SeedRun& run : result.runs) {
+    text += fmt::format("{:>7}   {:>7.2f} %  {:>7}  {:>8}  {:>6}  {:>11}  {:>7}\n", run.seed, 100.0 * run.final_accuracy,
+                        step_text(run.first_step_at_99), step_text(run.first_step_at_100), run.wrong_digits,
+                        run.wrong_from_neighbour, run.wrong_not_in_input);
+  }
+  const bool layers = inputs.shape.layers > 1;
+  text += fmt::format("\nEach seed and head: the mean weight on the {0} position (by chance\n"
+                      "1/{1} = {2:.3f}), the share of held-out rows whose largest weight is\n"
+                      "on it, and how many of the example's {1} rows have it there\n"
+                      "   seed  {3}    weight   rows peaking there   example rows\n",
+                      reverse ? "mirrored" : "same", inputs.length, 1.0 / static_cast<double>(inputs.length),
+                      layers ? "layer.head" : "head");
+  for (const SeedRun& run : result.runs) {
+    for (std::size_t l = 0; l < run.source_weight.size(); ++l) {
+      for (std::size_t h = 0; h < run.source_weight[l].size(); ++h) {
+        const std::string head = layers ? fmt::format("{:>10}", fmt::format("{}.{}", l + 1, h + 1))
+                                        : fmt::format("{:>4}", h + 1);
+        text += fmt::format("{:>7}  {}   {:>7.3f}   {:>16.1f} %   {:>7} of {}\n", run.seed, head,
+                            run.source_weight[l][h], 100.0 * run.source_peak[l][h], run.example_source_peak[l][h],
+                            inputs.length);
+      }
+    }
+  }
+  const SeedsResult::Summary& summary = result.summary;
+  const std::size_t seeds_run = result.runs.size();
+  text += fmt::format(
+      "\nOver the {} seeds\n"
+      "  the sharpest head's weight on the {} position: {:.3f} to {:.3f};\n"
+      "    its largest weight is there in at least {:.1f} % of the rows\n"
+      "  the least sharp head's weight: {:.3f} to {:.3f};\n"
+      "    its largest weight is there in as few as {:.1f} % of the rows\n"
+      "  seeds in which every head puts more than half its weight there: {} of {}\n"
+      "  seeds that reached 99 % at a logged step: {} of {}{}\n"
+      "  seeds that reached 100 % at a logged step: {} of {}\n"
+      "  the lowest held-out accuracy after the last step: {:.2f} %\n"
+      "  wrong digits after the last step: {}; a neighbour's digit: {};\n"
+      "    a digit that appears nowhere in their input: {}\n",
+      seeds_run, reverse ? "mirrored" : "same", summary.sharpest_weight_min, summary.sharpest_weight_max,
+      100.0 * summary.sharpest_peak_min, summary.other_weight_min, summary.other_weight_max,
+      100.0 * summary.other_peak_min,
+      summary.seeds_with_every_head_above_half, seeds_run, summary.seeds_at_99, seeds_run,
+      summary.last_first_step_at_99 ? fmt::format(", the last at step {}", *summary.last_first_step_at_99) : "",
+      summary.seeds_at_100, seeds_run, 100.0 * summary.final_accuracy_min, summary.wrong_digits,
+      summary.wrong_from_neighbour, summary.wrong_not_in_input);
+  return text;
+}
+
 Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.option("--task", task_text_, "what to learn: reverse (output i is input n - 1 - i) or copy", "NAME");
   command_line.option("--length", length_text_, fmt::format("n, digits per sequence, 1 to {}", max_length), "INTEGER");
@@ -431,6 +683,11 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.option("--steps", steps_text_, fmt::format("Adam updates, 1 to {}", max_steps), "INTEGER");
   command_line.option("--seed", seed_text_,
                       "the seed of the weights, the held-out set and the training stream, 0 to 2^64 - 1", "INTEGER");
+  command_line.option("--seeds", seeds_text_,
+                      fmt::format("train once per seed of this list (at most {}; instead of --seed) and print one "
+                                  "row per seed and head: the weight on the right position, and the accuracy",
+                                  max_seeds),
+                      "LIST");
   command_line.option("--learning-rate", learning_rate_text_,
                       "Adam's step size alpha, a number above 0 (0.003 trains; 1e200 diverges at once)", "NUMBER");
   command_line.option("--batch", batch_text_, fmt::format("sequences per update, 1 to {}", max_batch), "INTEGER");
@@ -483,6 +740,11 @@ Inputs Flags::read() const {
                                                                               static_cast<std::uint64_t>(inputs.steps)))
                          : std::min<long long>(default_log_every, inputs.steps);
   inputs.include_weights = include_weights_;
+  if (command_line_.given("--seeds")) {
+    if (command_line_.given("--seed")) throw program::UsageError("--seeds: give either --seed or --seeds, not both");
+    if (include_weights_) throw program::UsageError("--seeds: --weights needs one run; give --seed instead");
+    inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
+  }
   return inputs;
 }
 
@@ -497,6 +759,10 @@ Inputs Flags::read() const {
       nlohmann::json result;
       command_line.parse_for_page(arguments, [&] {
         const Inputs inputs = flags.read();
+        if (!inputs.seeds.empty()) {
+          result = to_json(compute_over_seeds(inputs));
+          return;
+        }
         std::unique_ptr<Trainer> run = std::move(kept);  // not kept if it fails part-way (a divergence)
         if (!run || !run->can_continue_to(inputs)) run = std::make_unique<Trainer>(inputs);
         run->extend_to(inputs.steps);

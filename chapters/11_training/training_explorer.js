@@ -21,7 +21,7 @@
       { name: 'seed', label: 'Seed (--seed)', type: 'text', flag: '--seed', value: '1', changed: restart,
         samples: ['2', '7'], bad: ['-1', 'one'], help: 'the weights, the held-out set and the training stream' },
       { name: 'learning_rate', label: 'Learning rate', type: 'select', flag: '--learning-rate', value: '0.003',
-        changed: restart, options: [['0.001', '0.001'], ['0.003', '0.003'], ['0.01', '0.01']] },
+        changed: restart, options: [['0.001', '0.001'], ['0.003', '0.003'], ['0.006', '0.006']] },
       { name: 'restart', label: 'Train again from step 0', type: 'button', onClick: restart },
       { name: 'pause', label: 'Pause or go on', type: 'button', onClick: () => { paused = !paused; } },
     ],

@@ -450,7 +450,7 @@ double streaming_bytes_for(const BenchmarkInputs& inputs, bool packed_products =
   return static_cast<double>(attention::streaming_extra_bytes(n, d, d, streaming));
 }
 
-// The goals, judged on this run's numbers; none is asserted by a test.
+// The streaming kernel's four goals, judged on this run's numbers; none is asserted by a test.
 std::vector<Goal> judged(const Benchmark& benchmark) {
   const std::vector<MethodRow>& rows = benchmark.rows;
   const std::vector<std::size_t>& lengths = benchmark.inputs.lengths;

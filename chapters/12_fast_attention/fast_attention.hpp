@@ -94,7 +94,7 @@ struct NumpyPeer {
   std::string blas;    // the BLAS library the process loaded
 };
 
-/// One of the goals, judged on this run.
+/// One of the streaming kernel's goals, judged on this run.
 struct Goal {
   std::string name;
   std::string goal;

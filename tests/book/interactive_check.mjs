@@ -205,7 +205,7 @@ async function compare(shown, bin, what, problems, stats) {
 }
 
 // What the seeds printed, which a figure's defaults must show (to 4 decimals):
-// seed 000's Figure 1 (variance of q·k before and after ÷√d_k, seed 1, N = 4000)
+// the hand-worked lesson's Figure 1 (variance of q·k before and after ÷√d_k, seed 1, N = 4000)
 // and its saturation demo (slot two's weight before and after adding 0.5).
 const PUBLISHED = {
   variance_explorer: {

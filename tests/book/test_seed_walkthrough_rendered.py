@@ -1,5 +1,5 @@
-"""Chapter 8's page shows the source's NumPy walkthrough digit for digit. The
-expected lines are the source's own printed output (seed 002, section 9.2),
+"""Chapter 8's page shows the graph chapter's NumPy walkthrough digit for digit. The
+expected lines are the graph chapter's own printed output (its section 9.2),
 typed here as the independent reference; the page's text comes from the
 program's captured run, so this checks the port of NumPy's generator, the
 layer's head and the NumPy-style printing together, as rendered."""

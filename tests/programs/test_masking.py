@@ -62,7 +62,7 @@ class WorkedExample(ProgramTest):
         # cat, the first token, may look only at itself: all of its weight, exactly.
         self.assertEqual(weights[0], [1.0, 0.0, 0.0])
         self.assertEqual(document["output"][0], TOY_VALUES[0])
-        # eat sees cat and itself: scaled scores 0 and 1/√2 (seed 000 prints 0.330 and 0.670).
+        # eat sees cat and itself: scaled scores 0 and 1/√2 (the hand-worked lesson prints 0.330 and 0.670).
         e = math.exp(1 / SQRT2)
         self.assertAlmostEqual(weights[1][0], 1 / (1 + e), delta=1e-15)
         self.assertAlmostEqual(weights[1][1], e / (1 + e), delta=1e-15)

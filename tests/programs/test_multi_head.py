@@ -97,7 +97,7 @@ class Reimplementation(unittest.TestCase):
 
 class WorkedExample(ProgramTest):
     def test_the_shapes_of_the_books_source(self):
-        # Seed 004: "I love you", d_model = 4, h = 2: per head Q, K, V are 3 × 2, the concatenation 3 × 4.
+        # The Korean walkthrough: "I love you", d_model = 4, h = 2: per head Q, K, V are 3 × 2, the concatenation 3 × 4.
         document = run_json()
         self.assertEqual(document["tokens"], ["I", "love", "you"])
         self.assertEqual((document["d_model"], document["h"], document["d_k"], document["d_v"]), (4, 2, 2, 2))
@@ -111,7 +111,7 @@ class WorkedExample(ProgramTest):
                 self.assertEqual(np.shape(head[name]), (3, 2))
             self.assertEqual(np.shape(head["weights"]), (3, 3))
         self.assertEqual(np.shape(document["concat"]), (3, 4))
-        self.assertEqual(np.shape(document["W_o"]), (4, 4))  # h·d_v × d_model: what seed 004 leaves out
+        self.assertEqual(np.shape(document["W_o"]), (4, 4))  # h·d_v × d_model: what the Korean walkthrough leaves out
         self.assertEqual(np.shape(document["output"]), (3, 4))
 
     def test_the_draws_are_the_documented_ones(self):

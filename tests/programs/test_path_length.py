@@ -135,7 +135,7 @@ class WorkedExample(ProgramTest):
         rows = {row["layer"]: row for row in document["rows"]}
         self.assertEqual(rows["self_attention"]["max_path_length"], 1)
         self.assertEqual(rows["recurrent"]["max_path_length"], 50)
-        # Seed 000: word 2 → word 50 of a 50-word sentence, nearly 50 steps back: 49 edges.
+        # The hand-worked lesson: word 2 → word 50 of a 50-word sentence, nearly 50 steps back: 49 edges.
         self.assertEqual(rows["recurrent"]["paths_to_last_output"][1], 49)
         self.assertEqual(rows["self_attention"]["paths_to_last_output"][1], 1)
         self.assertEqual(rows["convolutional"]["layers"], 49)  # ⌈49 / 1⌉: one position each way per layer

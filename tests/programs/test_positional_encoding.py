@@ -196,7 +196,7 @@ class Permutation(ProgramTest):
         self.assertLessEqual(without["largest_weight_difference"], 4 * EPSILON)
         self.assertLessEqual(without["largest_output_difference_ulps"], 4)
         self.assertTrue(np.all(np.abs(without["output_change"]) <= 4 * EPSILON))
-        # Seed 000 prints the toy's outputs for cat eat fish to three places; fish eat cat has them reordered.
+        # The hand-worked lesson prints the toy's outputs for cat eat fish to three places; fish eat cat has them reordered.
         seed_000 = {"cat": [0.718, 0.282], "eat": [0.398, 0.602], "fish": [0.602, 0.398]}
         np.testing.assert_allclose(without["after"]["output"], [seed_000[t] for t in ("fish", "eat", "cat")],
                                    atol=5e-4)

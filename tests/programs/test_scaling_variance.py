@@ -55,7 +55,7 @@ class Reimplementation(unittest.TestCase):
 
 
 class PublishedFigure(ProgramTest):
-    # The six numbers of seed 000's Figure 1 (seed 1, 4000 samples, d_k = 2, 64, 512),
+    # The six numbers of the hand-worked lesson's Figure 1 (seed 1, 4000 samples, d_k = 2, 64, 512),
     # printed there to four decimals: an independent source.
     PUBLISHED = [(2, "1.9705", "0.9853"), (64, "63.3198", "0.9894"), (512, "496.5016", "0.9697")]
 

@@ -29,7 +29,7 @@ def numpy_attention(queries, keys, values, scale=True, causal=False):
 
 
 class ToyAgainstTheSeed(ProgramTest):
-    """Seed 000 works the toy by hand and prints every value to 3 or 4 decimals."""
+    """The hand-worked lesson works the toy by hand and prints every value to 3 or 4 decimals."""
 
     def setUp(self):
         self.document = run_json()
@@ -94,7 +94,7 @@ class ToyAgainstTheSeed(ProgramTest):
 
 
 class SaturationAgainstTheSeed(ProgramTest):
-    """Seed 000, Figure 2: (8, 4, 0) against (8, 4, 0) / 8, adding 0.5 to slot two on both sides."""
+    """The hand-worked lesson, Figure 2: (8, 4, 0) against (8, 4, 0) / 8, adding 0.5 to slot two on both sides."""
 
     def setUp(self):
         self.demo = run_json("--scores", "8,4,0", "--divide", "8", "--add", "0.5")["saturation"]

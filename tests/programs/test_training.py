@@ -1,5 +1,9 @@
 """Chapter 11's program, training: it learns, the same seed gives the same bits,
 its JSON weights rerun in NumPy give its numbers, and bad input is refused.
+What the chapter claims about the learned attention is asserted over the seeds
+of its table (the runs training_seeds and training_seeds_early of
+chapters/11_training/runs.json, run here with the same arguments), not for one
+seed.
 
 Under the sanitizers (BOOK_SANITIZE=1, built at -O1 with every memory access
 checked, about 25 times slower) the runs are
@@ -7,6 +11,7 @@ smaller: a narrower model and fewer steps, with the same kinds of assertion."""
 import json
 import math
 import os
+import pathlib
 import pty
 import subprocess
 import unittest
@@ -18,6 +23,7 @@ from harness import PROGRAM, ProgramTest, run, run_json
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
 SMALL = ["--d-model", "8", "--batch", "8"] if SLOW else []  # for the runs that need not learn much
 SHORT_STEPS = "80" if SLOW else "300"
+RUNS = json.loads((pathlib.Path(__file__).resolve().parents[2] / "chapters" / "11_training" / "runs.json").read_text())["runs"]
 
 
 def without_timing(document):
@@ -76,29 +82,104 @@ class TrainingTest(ProgramTest):
         cls.short = run_json("--steps", SHORT_STEPS, "--log-every", "20", "--weights")
 
     def test_a_short_run_learns(self):
-        # The loss starts near log 10 ≈ 2.30 (a uniform guess) and must fall at least tenfold in 300 steps
-        # (SLOW, 80 steps: by a third); held-out accuracy must beat chance (10 %) by 60 points (SLOW: by 30).
+        # The loss must fall at least tenfold in 300 steps (SLOW, 80 steps: by a third) from the first step's;
+        # held-out accuracy must beat chance (10 %) by 60 points (SLOW: by 30).
         loss = self.short["loss"]
-        self.assertAlmostEqual(loss[0], math.log(10), delta=0.4)
-        self.assertLess(loss[-1], loss[0] / (1.5 if SLOW else 10.0))
+        self.assertGreater(self.short["first_loss"], loss[0])  # the first logged loss is a mean over steps that learn
+        self.assertLess(loss[-1], self.short["first_loss"] / (1.5 if SLOW else 10.0))
         self.assertGreater(self.short["final_accuracy"], 0.1 + (0.3 if SLOW else 0.6))
         self.assertEqual(self.short["steps"], int(SHORT_STEPS))
         self.assertEqual(self.short["logged_steps"], list(range(20, int(SHORT_STEPS) + 1, 20)))
 
-    @unittest.skipIf(SLOW, "600 steps of the full model take 20 s under the sanitizers")
-    def test_the_learned_attention_is_the_anti_diagonal(self):
-        # Averaged over the 200 held-out sequences and the 8 output positions, each head puts more than half
-        # of its weight on the mirrored input position (chance: 1/8 of it), and so does every row on average.
-        document = run_json("--steps", "600")
-        self.assertGreaterEqual(document["final_accuracy"], 0.99)
-        for head in document["source_weight"][0]:
-            self.assertGreater(head, 0.5)
+    @unittest.skipIf(SLOW, "five trainings of 1000 steps take minutes under the sanitizers")
+    def test_over_the_seeds_one_head_is_sharp_and_accuracy_reaches_100_percent(self):
+        # The chapter's table: what must hold in every seed's run, whatever the seed. Not that both heads
+        # become the anti-diagonal: in some seeds one head looks elsewhere in a third of its rows.
+        document = run_json(*RUNS["training_seeds"]["arguments"])
+        runs = document["seeds"]
         n = document["length"]
-        for head in document["attention"][0]:
-            weights = np.array(head)
-            self.assertLess(np.abs(weights.sum(axis=1) - 1).max(), 1e-12)
-            mirrored = weights[np.arange(n), n - 1 - np.arange(n)]
-            self.assertGreater(mirrored.mean(), 0.5)
+        self.assertGreaterEqual(len(runs), 5)
+        self.assertEqual(len({run["seed"] for run in runs}), len(runs))
+        for run in runs:
+            with self.subTest(seed=run["seed"]):
+                self.assertIsNotNone(run["first_step_at_99"])
+                self.assertIsNotNone(run["first_step_at_100"])
+                self.assertGreaterEqual(run["final_accuracy"], 0.99)
+                weights = np.array(run["source_weight"]).ravel()
+                peaks = np.array(run["source_peak"]).ravel()
+                sharpest = int(weights.argmax())
+                self.assertGreater(weights[sharpest], 0.6)
+                self.assertGreater(peaks[sharpest], 0.95)
+                self.assertTrue(np.all(weights > 2.0 / n), weights)  # every head: more than twice chance
+                for count in np.array(run["example_source_peak"]).ravel():
+                    self.assertIn(count, range(n + 1))
+        # The summary the prose quotes, recomputed from the rows.
+        summary = document["summary"]
+        sharpest = [max(np.ravel(run["source_weight"])) for run in runs]
+        least = [min(np.ravel(run["source_weight"])) for run in runs]
+        self.assertEqual(summary["seeds"], len(runs))
+        self.assertEqual(summary["sharpest_weight_min"], min(sharpest))
+        self.assertEqual(summary["sharpest_weight_max"], max(sharpest))
+        self.assertEqual(summary["other_weight_min"], min(least))
+        self.assertEqual(summary["other_weight_max"], max(least))
+        self.assertEqual(summary["seeds_with_every_head_above_half"], sum(value > 0.5 for value in least))
+        self.assertEqual(summary["seeds_at_99"], len(runs))
+        self.assertEqual(summary["seeds_at_100"], len(runs))
+        self.assertEqual(summary["last_first_step_at_99"], max(run["first_step_at_99"] for run in runs))
+        self.assertEqual(summary["final_accuracy_min"], min(run["final_accuracy"] for run in runs))
+
+    @unittest.skipIf(SLOW, "five trainings take a minute under the sanitizers")
+    def test_early_mistakes_over_the_seeds_come_from_the_input(self):
+        # Stopped early, every seed's model gets digits wrong; each wrong digit is one of the input's (the chapter:
+        # "the model does not invent digits"), and nearly all are the digit next to the right position.
+        document = run_json(*RUNS["training_seeds_early"]["arguments"])
+        summary = document["summary"]
+        self.assertGreaterEqual(len(document["seeds"]), 5)
+        for key in ("wrong_digits", "wrong_from_neighbour", "wrong_not_in_input"):
+            self.assertEqual(summary[key], sum(run[key] for run in document["seeds"]))
+        self.assertGreater(summary["wrong_digits"], 100)  # enough mistakes to judge
+        self.assertEqual(summary["wrong_not_in_input"], 0)
+        self.assertGreater(summary["wrong_from_neighbour"], 0.95 * summary["wrong_digits"])
+
+    def test_each_seed_of_the_table_is_that_seed_trained_alone(self):
+        steps = "30" if SLOW else "100"
+        document = run_json("--seeds", "3,1", "--steps", steps, *SMALL)
+        self.assertEqual([run["seed"] for run in document["seeds"]], [3, 1])
+        for row in document["seeds"]:
+            alone = run_json("--seed", str(row["seed"]), "--steps", steps, *SMALL)
+            for key in ("final_accuracy", "first_step_at_99", "first_step_at_100", "wrong_digits",
+                        "wrong_from_neighbour", "wrong_not_in_input", "source_weight", "source_peak",
+                        "example_source_peak"):
+                self.assertEqual(row[key], alone[key], key)
+
+    def test_the_untrained_loss_exceeds_log_v_by_about_half_the_logit_variance(self):
+        # Adam's first step moves each weight by about the learning rate; at 1e-300 the weights stay the
+        # untrained ones, to the last bit of every nonzero weight. A NumPy forward pass on sequences of its
+        # own gives the loss and the spread of the logits that the program reports for its held-out set.
+        document = run_json("--steps", "1", "--learning-rate", "1e-300", "--weights", *SMALL)
+        untrained = document["untrained"]
+        vocabulary = document["vocabulary"]
+        self.assertEqual(untrained["uniform_loss"], math.log(vocabulary))
+        self.assertAlmostEqual(untrained["predicted_loss"], math.log(vocabulary) + untrained["logit_variance"] / 2,
+                               places=12)
+        generator = np.random.default_rng(11)
+        losses, variances = [], []
+        for _ in range(100 if SLOW else 1000):
+            words = list(generator.integers(0, vocabulary, document["length"]))
+            logits, _ = model_forward(document["weights"], words)
+            largest = logits.max(axis=1)
+            log_sum = np.log(np.exp(logits - largest[:, None]).sum(axis=1)) + largest
+            losses.extend(log_sum - logits[np.arange(len(words)), words[::-1]])
+            variances.extend(logits.var(axis=1))
+        self.assertAlmostEqual(np.mean(variances), untrained["logit_variance"], delta=0.1 * untrained["logit_variance"])
+        self.assertAlmostEqual(np.mean(losses), untrained["held_out_loss"], delta=0.15)
+        # Above a uniform guess, by roughly half the variance: a little less, as random logits of ten words give.
+        excess = np.mean(losses) - math.log(vocabulary)
+        self.assertGreater(excess, 0.6 * np.mean(variances) / 2)
+        self.assertLess(excess, 1.05 * np.mean(variances) / 2)
+        # The first step's loss is the loss before any update: the first point logged with --log-every 1.
+        first = run_json("--steps", "2", "--log-every", "1", *SMALL)
+        self.assertEqual(first["first_loss"], first["loss"][0])
 
     def test_copy_is_learned_without_attending_to_the_same_position(self):
         document = run_json("--task", "copy", "--steps", "60" if SLOW else SHORT_STEPS, *SMALL)
@@ -120,9 +201,13 @@ class TrainingTest(ProgramTest):
         example = self.short["example"]
         logits, maps = model_forward(weights, example["input"])
         self.assertEqual(list(logits.argmax(axis=1)), example["prediction"])
-        for layer, layer_maps in zip(self.short["attention"], maps):
-            for shown, computed in zip(layer, layer_maps):
+        n = len(example["input"])
+        for layer, layer_maps, peaks in zip(self.short["attention"], maps, self.short["example_source_peak"]):
+            for shown, computed, peak in zip(layer, layer_maps, peaks):
                 self.assertLess(np.abs(np.array(shown) - computed).max(), 1e-10)
+                self.assertLess(np.abs(computed.sum(axis=1) - 1).max(), 1e-12)
+                # the rows whose largest weight is on the mirrored input position
+                self.assertEqual(peak, int(np.sum(computed.argmax(axis=1) == n - 1 - np.arange(n))))
 
     def test_the_example_is_held_out_and_its_target_is_reversed(self):
         example = self.short["example"]
@@ -160,7 +245,7 @@ class TrainingTest(ProgramTest):
         self.assertEqual(json.loads(process.stdout)["steps"], 4)  # stdout is the JSON alone
 
     def test_help(self):
-        self.assert_help_lists("--task", "--length", "--vocab", "--steps", "--seed", "--learning-rate", "--json")
+        self.assert_help_lists("--task", "--length", "--vocab", "--steps", "--seed", "--seeds", "--learning-rate", "--json")
 
     def test_bad_inputs(self):
         self.assert_each_refused([
@@ -180,6 +265,11 @@ class TrainingTest(ProgramTest):
             (["--d-model", "6"], "--d-model"),
             (["--log-every", "5000"], "--log-every"),
             (["--epochs", "3"], "--epochs"),
+            (["--seeds", ""], "--seeds"),
+            (["--seeds", "1,x"], "--seeds"),
+            (["--seeds", ",".join(["1"] * 21)], "--seeds"),
+            (["--seeds", "1,2", "--seed", "3"], "--seeds"),
+            (["--seeds", "1,2", "--weights"], "--seeds"),
         ])
 
 

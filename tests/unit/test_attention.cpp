@@ -15,7 +15,7 @@ using attention::Mask;
 using attention::Matrix;
 
 
-// Seed 000 works the toy through by hand and prints every value to 3 decimals.
+// The hand-worked lesson works the toy through by hand and prints every value to 3 decimals.
 TEST_CASE("the toy through the whole formula matches the hand-worked tables", "[ch03]") {
   const support::Toy toy;
   const auto steps = attention::scaled_dot_product_attention(toy.queries, toy.keys, toy.values);

@@ -54,7 +54,7 @@ TEST_CASE("one head with W^O = I is chapter 3's attention on the projections", "
 }
 
 TEST_CASE("one head with identity projections on the toy gives the hand-worked outputs", "[ch05]") {
-  // Seed 000 works the toy through by hand, to 3 decimals (as in the chapter 3 tests).
+  // The hand-worked lesson works the toy through by hand, to 3 decimals (as in the chapter 3 tests).
   const support::Toy toy;
   MultiHeadWeights weights;
   weights.heads.push_back({Matrix::Identity(2, 2), Matrix::Identity(2, 2), Matrix::Identity(2, 2)});
@@ -131,7 +131,7 @@ TEST_CASE("the order in which the heads are computed does not matter", "[ch05]")
 }
 
 TEST_CASE("a projection in two stages is one per-head matrix", "[ch05]") {
-  // Seed 003 projects X by W first, then each head by its own A_i: (X W) A_i = X (W A_i).
+  // The lecture notes project X by W first, then each head by its own A_i: (X W) A_i = X (W A_i).
   std::mt19937_64 generator(55);
   const Matrix x = support::random_matrix(5, 4, generator);
   const Matrix shared_query = support::random_matrix(4, 4, generator);
@@ -167,7 +167,7 @@ TEST_CASE("a mask applies to every head", "[ch05]") {
 TEST_CASE("head_width is d_model divided by h, and refuses what does not divide", "[ch05]") {
   CHECK(attention::head_width(512, 8) == 64);  // the paper's base model, §3.2.2
   CHECK(attention::head_width(1024, 16) == 64);  // its big model, Table 3
-  CHECK(attention::head_width(4, 2) == 2);     // the book's source, seed 004
+  CHECK(attention::head_width(4, 2) == 2);     // the Korean walkthrough's shapes
   CHECK(attention::head_width(4, 4) == 1);
   CHECK(attention::head_width(7, 1) == 7);
   CHECK_THROWS_AS(attention::head_width(4, 3), std::invalid_argument);

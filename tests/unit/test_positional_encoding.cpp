@@ -225,7 +225,7 @@ TEST_CASE("without positions reordering the toy only reorders its outputs, up to
   CHECK(after.scores == scores_moved.transpose());
   // The softmax and the weighted sum add the same terms in another order: equal up to rounding.
   CHECK(largest_gap(after.output, reordered_rows(before.output, fish_eat_cat)) <= 4 * 3 * 0x1p-52);
-  // Seed 000 prints cat's output (0.718, 0.282) and fish's (0.602, 0.398); now fish is first and cat last.
+  // The hand-worked lesson prints cat's output (0.718, 0.282) and fish's (0.602, 0.398); now fish is first and cat last.
   CHECK(after.output(0, 0) == Approx(0.602).margin(5e-4));
   CHECK(after.output(2, 0) == Approx(0.718).margin(5e-4));
 }

@@ -32,7 +32,7 @@ TEST_CASE("a dot product of vectors of different widths is refused", "[ch01]") {
   CHECK_THROWS_AS(attention::dot_product(vector_of({1, 2}), vector_of({1, 2, 3})), std::invalid_argument);
 }
 
-// The toy sentence "cat eat fish": seed 000 works this table out by hand.
+// The toy sentence "cat eat fish": the hand-worked lesson works this table out.
 TEST_CASE("the toy's score table", "[ch01]") {
   Matrix queries(3, 2), keys(3, 2), expected(3, 3);
   queries << 1, 0, 0, 1, 1, 1;
