@@ -459,9 +459,12 @@ std::string permutation_tables(const PermutationResult& result) {
                      fmt::join(places, ",")) +
          "Each token keeps its own query, key and value; only the order of the rows changes.\n\n" +
          "Without positions\n\n" +
-         program::table(fmt::format("Output, \"{}\"", old_order), without.before.output, labels, dimensions) + '\n' +
-         program::table(fmt::format("Output, \"{}\"", new_order), without.after.output, reordered, dimensions) +
-         '\n' + "Each token's scores, weights and output in the new order against the old:\n" +
+         program::table(fmt::format("Output without positions, \"{}\"", old_order), without.before.output, labels,
+                        dimensions) +
+         '\n' +
+         program::table(fmt::format("Output without positions, \"{}\"", new_order), without.after.output, reordered,
+                        dimensions) +
+         '\n' + "Without positions: each token's scores, weights and output, new order against old\n" +
          summary_text(without) + '\n' +
          "With positions: PE(pos) added to each token's query, key and value\n\n" +
          program::table(fmt::format("PE, d_model = {}: one row per position", encoding.cols()), encoding,
@@ -472,15 +475,16 @@ std::string permutation_tables(const PermutationResult& result) {
               : program::table(fmt::format("PE added to the values, d_model = {}", value_encoding.cols()),
                                value_encoding, position_labels(n, {}), dimension_labels(value_encoding.cols())) +
                     "\n") +
-         program::table(fmt::format("Output, \"{}\"", old_order), with.before.output, at_positions(labels),
-                        dimensions) +
+         program::table(fmt::format("Output with positions, \"{}\"", old_order),
+                        with.before.output, at_positions(labels), dimensions) +
          '\n' +
-         program::table(fmt::format("Output, \"{}\"", new_order), with.after.output, at_positions(reordered),
-                        dimensions) +
+         program::table(fmt::format("Output with positions, \"{}\"", new_order),
+                        with.after.output, at_positions(reordered), dimensions) +
          '\n' +
          program::table("Change in each token's output when the order changes (new − old)",
                         with.after.output - with.expected_output, reordered, dimensions) +
-         '\n' + "Each token's scores, weights and output in the new order against the old:\n" + summary_text(with);
+         '\n' + "With positions: each token's scores, weights and output, new order against old\n" +
+         summary_text(with);
 }
 
 // ---------------------------------------------------------------------------

@@ -261,6 +261,12 @@ class Permutation(ProgramTest):
         self.assertIn("\"cat eat fish\", then \"fish eat cat\"", printed)
         self.assertIn("scores   bit for bit: yes", printed)
         self.assertIn("With positions: PE(pos) added to each token's query, key and value", printed)
+        # Each table says which half it belongs to, so that the book can show the two halves apart.
+        titles = [block.splitlines()[0] for block in printed.split("\n\n") if block.strip()]
+        for half in ("without", "with"):
+            for order in ("cat eat fish", "fish eat cat"):
+                self.assertEqual(titles.count(f'Output {half} positions, "{order}"'), 1, (half, order, titles))
+        self.assertEqual(len(titles), len(set(titles)), titles)
 
 
 class Overflow(ProgramTest):
