@@ -14,7 +14,7 @@
     // within 8.7e-13 of the native ones, relatively.
     tolerance: 1e-12,
     controls: [
-      { name: 'positions', label: 'positions (--positions)', type: 'range', flag: '--positions', min: 1, max: 64, step: 1, value: 32 },
+      { name: 'positions', label: 'positions (--positions)', type: 'range', flag: '--positions', min: 1, max: 64, step: 1, value: 16 },
       { name: 'd_model', label: 'width d_model (--d-model)', type: 'range', flag: '--d-model', min: 2, max: 32, step: 2, value: 16 },
       { name: 'row', label: 'position shown as numbers', type: 'range', min: 0, max: 63, step: 1, value: 3,
         help: 'the last position if beyond the table' },
