@@ -486,7 +486,9 @@ Flags::Flags(program::CommandLine& command_line)
   command_line.option("--demo", demo_, "which demonstration: additive, cross or convolution", "NAME");
   command_line.option("--wq", wq_, "additive: W_q, d_k × d_a (rows by ';', entries by ',')", "MATRIX");
   command_line.option("--wk", wk_, "additive: W_k, d_k × d_a", "MATRIX");
-  command_line.option("--va", va_, "additive: v, d_a numbers separated by ','", "LIST");
+  command_line.option("--va", va_,
+                      fmt::format("additive: v, d_a numbers separated by ',' (at most {})", program::max_matrix_side),
+                      "LIST");
   command_line.flag("--no-timing", no_timing_, "additive: do not time the two scorings");
   command_line.option("--time-n", time_n_,
                       fmt::format("additive: the lengths n to time, increasing, each 1 to {}, at most {}",
@@ -507,7 +509,9 @@ Flags::Flags(program::CommandLine& command_line)
                       "NAMES");
   command_line.option("--x", x_, "convolution: the inputs, one row per position", "MATRIX");
   command_line.option("--kernel", kernel_,
-                      "convolution: the taps W_-R | … | W_R, each d_in × d_out, separated by '|' (an odd number)",
+                      fmt::format("convolution: the taps W_-R | … | W_R, each d_in × d_out, separated by '|' (an odd "
+                                  "number, at most {})",
+                                  2 * program::max_matrix_side + 1),
                       "MATRICES");
 }
 

@@ -185,6 +185,14 @@ class Cross(ProgramTest):
     def test_help_says_how_rows_are_named(self):
         self.assert_help_lists("t1, t2, … when --target has not 3 rows", "s1, s2, … when --source has not 4 rows")
 
+    def test_help_states_the_limits_it_enforces(self):
+        self.assert_help_lists("d_a numbers separated by ',' (at most 1024)", "(an odd number, at most 2049)",
+                               "at most 1024 rows and 1024 entries per row")
+        self.assert_refused(["--wq", ";".join([",".join(["1"] * 1025)] * 2), "--wk", "1;1", "--va", "1"],
+                            "at most 1024 rows and 1024 entries per row")
+        self.assert_refused(["--demo", "convolution", "--kernel", " | ".join(["1,0;0,1"] * 2051)],
+                            "--kernel: too many taps")
+
 
 class Convolution(ProgramTest):
     def test_the_example_against_numpy(self):
