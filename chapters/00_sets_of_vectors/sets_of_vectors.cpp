@@ -334,7 +334,10 @@ Flags::Flags(program::CommandLine& command_line) {
   command_line.option("--words", words_, fmt::format("the vocabulary, 3 to {} names separated by ','", max_words),
                       "NAMES");
   command_line.option("--embeddings", embeddings_,
-                      "one embedding per word, rows separated by ';' (illustrative values, not trained)", "MATRIX");
+                      fmt::format("one embedding per word, rows separated by ';' (illustrative values, not trained): "
+                                  "at most {} entries per row, each from -1e6 to 1e6",
+                                  max_width),
+                      "MATRIX");
   command_line.option("--seconds", seconds_, "length of the recording in seconds, more than 0 and at most 3600",
                       "NUMBER");
   command_line.option("--window-ms", window_ms_,

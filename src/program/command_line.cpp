@@ -1,10 +1,13 @@
 #include "program/command_line.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include "program/matrix_text.hpp"
 #include "program/usage_error.hpp"
 #ifdef BOOK_RUN_SERVER
 #include "program/run_server.hpp"
@@ -46,6 +49,19 @@ CommandLine::~CommandLine() = default;
 void CommandLine::option(const std::string& flag, std::string& value, const std::string& help,
                          const std::string& type_name) {
   app_->add_option(flag, value, help)->capture_default_str()->type_name(type_name);
+  if (type_name == "MATRIX" || type_name == "MATRICES") {
+    note(fmt::format("A MATRIX is rows separated by ';', entries by ',', each a finite number: at most {} rows "
+                     "and {} entries per row, fewer where a flag says so.",
+                     max_matrix_side, max_matrix_side));
+  }
+}
+
+void CommandLine::note(const std::string& text) {
+  if (std::find(notes_.begin(), notes_.end(), text) != notes_.end()) return;
+  notes_.push_back(text);
+  std::string footer;
+  for (const std::string& line : notes_) footer += (footer.empty() ? "" : "\n") + line;
+  app_->footer(footer);
 }
 
 void CommandLine::flag(const std::string& flag, bool& value, const std::string& help) {

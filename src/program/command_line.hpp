@@ -42,6 +42,12 @@ class CommandLine {
   /// Refuses @p flag on the same command line as any of @p others.
   void excludes(const std::string& flag, const std::vector<std::string>& others);
 
+  /// A line under the flags in --help: a limit that spans several flags, or
+  /// one that a flag's own text leaves out. A program with a MATRIX or
+  /// MATRICES flag gets the limits of every matrix (program/matrix_text.hpp)
+  /// without asking. A note given twice is shown once.
+  void note(const std::string& text);
+
   /// After parsing: whether @p flag was typed.
   bool given(const std::string& flag) const;
 
@@ -58,6 +64,7 @@ class CommandLine {
 
  private:
   std::unique_ptr<CLI::App> app_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace program
