@@ -112,6 +112,12 @@ function numberText(value, decimals = 4) {
   if (value === '-inf') return '−∞';
   if (value === 'NaN') return 'NaN';
   if (typeof value !== 'number') return String(value);
+  // From 1e15 up in size, in scientific notation ("1.2346e20", "1e308"), as program::number_text writes it.
+  if (Math.abs(value) >= 1e15 && Number.isFinite(value)) {
+    const [mantissa, exponent] = value.toExponential(decimals).split('e');
+    const shortened = mantissa.includes('.') ? mantissa.replace(/0+$/, '').replace(/\.$/, '') : mantissa;
+    return `${shortened}e${exponent.replace('+', '')}`.replace('-', '−');
+  }
   let text = value.toFixed(decimals);
   if (text.includes('.')) text = text.replace(/0+$/, '').replace(/\.$/, '');
   if (/^-0(\.0*)?$/.test(text)) text = '0';
