@@ -372,9 +372,7 @@ Inputs Flags::read() const {
     throw program::UsageError(
         fmt::format("--embeddings: rows of {} entries; expected at most {}", inputs.embeddings.cols(), max_width));
   }
-  if (!(inputs.embeddings.cwiseAbs().maxCoeff() <= 1e6)) {
-    throw program::UsageError("--embeddings: an entry is larger than 1e6 in size; expected entries from -1e6 to 1e6");
-  }
+  program::require_entries_within(inputs.embeddings, 1e6, "--embeddings");
   const double seconds = program::parse_real_number(seconds_, "--seconds");
   if (!(seconds > 0.0 && seconds <= max_seconds)) {
     throw program::UsageError(fmt::format("--seconds: {}; expected more than 0 and at most {}", seconds_, max_seconds));
