@@ -334,7 +334,10 @@ Flags::Flags(program::CommandLine& command_line) {
   command_line.option("--words", words_, fmt::format("the vocabulary, 3 to {} names separated by ','", max_words),
                       "NAMES");
   command_line.option("--embeddings", embeddings_,
-                      "one embedding per word, rows separated by ';' (illustrative values, not trained)", "MATRIX");
+                      fmt::format("one embedding per word, rows separated by ';' (illustrative values, not trained): "
+                                  "at most {} entries per row, each from -1e6 to 1e6",
+                                  max_width),
+                      "MATRIX");
   command_line.option("--seconds", seconds_, "length of the recording in seconds, more than 0 and at most 3600",
                       "NUMBER");
   command_line.option("--window-ms", window_ms_,
@@ -369,9 +372,7 @@ Inputs Flags::read() const {
     throw program::UsageError(
         fmt::format("--embeddings: rows of {} entries; expected at most {}", inputs.embeddings.cols(), max_width));
   }
-  if (!(inputs.embeddings.cwiseAbs().maxCoeff() <= 1e6)) {
-    throw program::UsageError("--embeddings: an entry is larger than 1e6 in size; expected entries from -1e6 to 1e6");
-  }
+  program::require_entries_within(inputs.embeddings, 1e6, "--embeddings");
   const double seconds = program::parse_real_number(seconds_, "--seconds");
   if (!(seconds > 0.0 && seconds <= max_seconds)) {
     throw program::UsageError(fmt::format("--seconds: {}; expected more than 0 and at most {}", seconds_, max_seconds));

@@ -608,7 +608,10 @@ Flags::Flags(program::CommandLine& command_line)
     : command_line_(command_line), attention_flags_(command_line, /*with_values=*/true) {
   command_line.flag("--no-scale", no_scale_, "the toy: leave out the division by √d_k (softmax(QKᵀ)V)");
   command_line.flag("--causal", causal_, "the toy: hide the next words (token i sees tokens 1 … i; chapter 4)");
-  command_line.option("--scores", scores_text_, "saturation demo: one row of scores, separated by ','", "LIST");
+  command_line.option("--scores", scores_text_,
+                      fmt::format("saturation demo: one row of scores, separated by ',' (at most {})",
+                                  program::max_matrix_side),
+                      "LIST");
   command_line.option("--divide", divide_text_, "saturation demo: divide the scores by this (finite, not 0)",
                       "NUMBER");
   command_line.option("--add", add_text_, "saturation demo: add this to slot two on both sides (finite)", "NUMBER");

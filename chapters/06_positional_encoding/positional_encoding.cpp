@@ -567,7 +567,9 @@ std::string tables(const Result& result) {
 }
 
 Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
-  command_line.option("--sentence", sentence_text_, "words separated by spaces: one position per word", "WORDS");
+  command_line.option("--sentence", sentence_text_,
+                      fmt::format("words separated by spaces: one position per word, at most {} words", max_positions),
+                      "WORDS");
   command_line.option("--positions", positions_text_,
                       fmt::format("how many positions, from 1 to {} (instead of --sentence)", max_positions), "N");
   command_line.option("--d-model", d_model_text_,

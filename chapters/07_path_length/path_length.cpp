@@ -36,7 +36,9 @@ using attention::LayerType;
 // n × n matrices, four of which it keeps.
 constexpr std::uint64_t max_positions = 512;
 constexpr std::size_t max_lengths = 32;
-constexpr std::uint64_t max_counting_work = 512ull * 512 * 512;  // Σ n³ over --n: about two seconds at most
+// Σ n³ over --n: n = 512 with shorter lengths beside it (8, 64, 512 as the book
+// invites), about two seconds at most.
+constexpr std::uint64_t max_counting_work = 150'000'000;
 constexpr std::uint64_t max_width = 4096;
 constexpr std::uint64_t max_kernel = 511;
 constexpr std::uint64_t max_radius = 255;
@@ -404,16 +406,23 @@ std::string counts_text(const Result& result) {
       inputs.width, inputs.kernel, inputs.radius, 2 * inputs.radius + 1);
   for (std::size_t first = 0; first < result.counts.size(); first += layer_rows.size()) {
     text += fmt::format("\nn = {}\n", result.counts[first].positions);
-    text += line_of(fmt::format("{:<20}  {:>6}  {:>5}  {:>10}  {:>6}  {:>6}  {:>13}", "", "", "max", "connected",
-                                     "sequential", "", "multiply-adds"));
-    text += line_of(fmt::format("{:<20}  {:>6}  {:>5}  {:>10}  {:>6}  {:>6}  {:>13}", "layer", "layers", "path",
-                                     "pairs", "layer", "stack", "per layer"));
+    // "connected/pairs" grows with n²: the column is as wide as its widest entry.
+    std::vector<std::string> pairs;
+    std::size_t pairs_width = 10;
+    for (std::size_t i = first; i < first + layer_rows.size(); ++i) {
+      pairs.push_back(fmt::format("{}/{}", result.counts[i].paths.connected_pairs, result.counts[i].paths.pairs));
+      pairs_width = std::max(pairs_width, pairs.back().size());
+    }
+    text += line_of(fmt::format("{:<20}  {:>6}  {:>5}  {:>{}}  {:>6}  {:>6}  {:>13}", "", "", "max", "connected",
+                                pairs_width, "sequential", "", "multiply-adds"));
+    text += line_of(fmt::format("{:<20}  {:>6}  {:>5}  {:>{}}  {:>6}  {:>6}  {:>13}", "layer", "layers", "path",
+                                "pairs", pairs_width, "layer", "stack", "per layer"));
     for (std::size_t i = first; i < first + layer_rows.size(); ++i) {
       const attention::LayerCount& count = result.counts[i];
-      text += line_of(fmt::format(
-          "{:<20}  {:>6}  {:>5}  {:>10}  {:>6}  {:>6}  {:>13}", layer_rows[i - first].name, count.layers,
-          count.paths.maximum, fmt::format("{}/{}", count.paths.connected_pairs, count.paths.pairs),
-          count.sequential_steps, count.stack_sequential_steps, program::grouped_digits(count.multiply_adds)));
+      text += line_of(fmt::format("{:<20}  {:>6}  {:>5}  {:>{}}  {:>6}  {:>6}  {:>13}", layer_rows[i - first].name,
+                                  count.layers, count.paths.maximum, pairs[i - first], pairs_width,
+                                  count.sequential_steps, count.stack_sequential_steps,
+                                  program::grouped_digits(count.multiply_adds)));
     }
   }
   text += "\nlayers: stacked until every output depends on every input (the recurrent\n"
@@ -470,8 +479,9 @@ std::string tables(const Result& result) {
 
 Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.option("--n", lengths_,
-                      fmt::format("sequence lengths n to count, separated by ',' (each 1 to {}, at most {})",
-                                  max_positions, max_lengths),
+                      fmt::format("sequence lengths n to count, separated by ',' (each 1 to {}, at most {}); the "
+                                  "sum of n³ over them may be at most {} (the graph search; about two seconds)",
+                                  max_positions, max_lengths, max_counting_work),
                       "LIST");
   command_line.option(
       "--d", width_,

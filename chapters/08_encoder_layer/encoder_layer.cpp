@@ -32,6 +32,13 @@ constexpr std::uint64_t max_d_model = 32;
 constexpr std::uint64_t max_d_ff = 256;
 constexpr std::uint64_t max_layers = 12;
 constexpr double max_scale = 10.0;
+// The largest entry of --x in size. An entry e becomes, through weights of at
+// most 10 × a normal draw (|draw| < 10) over at most 32 channels, a query, key
+// or value of at most 3.2e3 · e; a score of at most 32 · (3.2e3 · e)² ≈ 3.3e8 · e²,
+// and LayerNorm squares the sub-layer's output, at most about 1e7 · e, on its
+// way. At 1e6 all of these stay below 1e30, far inside a double; beyond about
+// 1e146 they overflow to inf and NaN.
+constexpr double max_entry = 1e6;
 
 // Tables are printed while d_ff is at most this wide; --json has every entry.
 constexpr Eigen::Index max_printed_hidden = 12;
@@ -424,8 +431,9 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                       "NAME");
   command_line.option("--x", x_text_,
                       fmt::format("the input vectors instead of the example's, one row per token: rows separated by "
-                                  "';', entries by ',' (at most {} rows of {} entries)",
-                                  max_tokens, max_d_model),
+                                  "';', entries by ',' (at most {} rows of {} entries, each from {} to {})",
+                                  max_tokens, max_d_model, program::typed_number(-max_entry),
+                                  program::typed_number(max_entry)),
                       "MATRIX");
   command_line.option("--tokens", tokens_text_, "names of the tokens, separated by ','; one per row of x", "NAMES");
   command_line.option("--seed", seed_text_, "the seed of np.random.default_rng(seed), 0 to 2^64 - 1", "INTEGER");
@@ -457,6 +465,7 @@ Inputs Flags::read() const {
     throw program::UsageError(fmt::format("--x is {} × {}; expected at most {} rows (tokens) of {} entries", inputs.x.rows(),
                                           inputs.x.cols(), max_tokens, max_d_model));
   }
+  program::require_entries_within(inputs.x, max_entry, "--x");
   if (command_line_.given("--tokens")) {
     inputs.tokens = program::parse_names(tokens_text_, "--tokens");
   } else if (toy && !command_line_.given("--x")) {

@@ -26,9 +26,8 @@
     ],
     arguments(values) {
       const args = ['--no-timing'];
-      for (const [name, flag] of Object.entries(FLAGS)) {
-        if (values[name] !== '' && values[name] !== undefined) args.push(flag, String(values[name]));
-      }
+      // Every field, an empty one too: the program refuses it beside the field.
+      for (const [name, flag] of Object.entries(FLAGS)) args.push(flag, String(values[name]));
       return args;
     },
     render(json, view) {

@@ -370,9 +370,10 @@ std::string cross_tables(const CrossResult& result) {
   const std::vector<std::string>& source = result.inputs.source_tokens;
   const std::vector<std::string> dims = program::numbered_labels("d", result.inputs.source.cols());
   std::string text = fmt::format(
-      "Cross attention: {} target words ask, {} source words answer (queries from the target,\n"
+      "Cross attention: {} target {}, {} source {} (queries from the target,\n"
       "keys and values from the source)\n\n",
-      target.size(), source.size());
+      target.size(), target.size() == 1 ? "word asks" : "words ask", source.size(),
+      source.size() == 1 ? "word answers" : "words answer");
   text += program::table("Source vectors (keys and values)", result.inputs.source, source, dims) + '\n';
   text += program::table("Target vectors (queries)", result.inputs.target, target, dims) + '\n';
   text += program::table("Scaled scores QKᵀ/√d_k (target × source)", result.steps.scaled_scores, target, source) + '\n';
@@ -424,14 +425,17 @@ Matrix read_matrix_of(const std::string& text, std::string_view flag, Eigen::Ind
   return matrix;
 }
 
-std::vector<std::string> names_for(const std::string& text, std::string_view flag, Eigen::Index rows,
-                                   std::string_view matrix_flag) {
+// The names of a matrix's rows. Names the reader gives must be one per row;
+// the default names are used when they fit, as in chapters 1 to 8, and
+// otherwise the rows are numbered (prefix1, prefix2, …).
+std::vector<std::string> names_for(const std::string& text, std::string_view flag, bool given, Eigen::Index rows,
+                                   std::string_view matrix_flag, const std::string& prefix) {
   std::vector<std::string> names = program::parse_names(text, flag);
-  if (static_cast<Eigen::Index>(names.size()) != rows) {
-    throw program::UsageError(
-        fmt::format("{}: {} names for {} rows of {}; give one name per row", flag, names.size(), rows, matrix_flag));
-  }
-  return names;
+  if (static_cast<Eigen::Index>(names.size()) == rows) return names;
+  if (!given) return program::numbered_labels(prefix, rows);
+  throw program::UsageError(
+      fmt::format("{}: {} names for {} {} of {}; give one name per row", flag, names.size(), rows,
+                  rows == 1 ? "row" : "rows", matrix_flag));
 }
 
 }  // namespace
@@ -482,7 +486,9 @@ Flags::Flags(program::CommandLine& command_line)
   command_line.option("--demo", demo_, "which demonstration: additive, cross or convolution", "NAME");
   command_line.option("--wq", wq_, "additive: W_q, d_k × d_a (rows by ';', entries by ',')", "MATRIX");
   command_line.option("--wk", wk_, "additive: W_k, d_k × d_a", "MATRIX");
-  command_line.option("--va", va_, "additive: v, d_a numbers separated by ','", "LIST");
+  command_line.option("--va", va_,
+                      fmt::format("additive: v, d_a numbers separated by ',' (at most {})", program::max_matrix_side),
+                      "LIST");
   command_line.flag("--no-timing", no_timing_, "additive: do not time the two scorings");
   command_line.option("--time-n", time_n_,
                       fmt::format("additive: the lengths n to time, increasing, each 1 to {}, at most {}",
@@ -491,13 +497,21 @@ Flags::Flags(program::CommandLine& command_line)
   command_line.excludes("--no-timing", {"--time-n"});
   command_line.option("--source", source_, "cross: the source sentence's vectors (keys and values), one row per word",
                       "MATRIX");
-  command_line.option("--source-tokens", source_tokens_, "cross: the source words, separated by ','", "NAMES");
+  command_line.option("--source-tokens", source_tokens_,
+                      "cross: the source words, separated by ',', one per row of --source (without this flag, "
+                      "s1, s2, … when --source has not 4 rows)",
+                      "NAMES");
   command_line.option("--target", target_, "cross: the target sentence's vectors (queries), as wide as the source's",
                       "MATRIX");
-  command_line.option("--target-tokens", target_tokens_, "cross: the target words, separated by ','", "NAMES");
+  command_line.option("--target-tokens", target_tokens_,
+                      "cross: the target words, separated by ',', one per row of --target (without this flag, "
+                      "t1, t2, … when --target has not 3 rows)",
+                      "NAMES");
   command_line.option("--x", x_, "convolution: the inputs, one row per position", "MATRIX");
   command_line.option("--kernel", kernel_,
-                      "convolution: the taps W_-R | … | W_R, each d_in × d_out, separated by '|' (an odd number)",
+                      fmt::format("convolution: the taps W_-R | … | W_R, each d_in × d_out, separated by '|' (an odd "
+                                  "number, at most {})",
+                                  2 * program::max_matrix_side + 1),
                       "MATRICES");
 }
 
@@ -543,8 +557,10 @@ CrossInputs Flags::read_cross() const {
         "--target: {} entries per row but the source (--source) has {}; a query and a key must be equally wide",
         inputs.target.cols(), inputs.source.cols()));
   }
-  inputs.source_tokens = names_for(source_tokens_, "--source-tokens", inputs.source.rows(), "--source");
-  inputs.target_tokens = names_for(target_tokens_, "--target-tokens", inputs.target.rows(), "--target");
+  inputs.source_tokens = names_for(source_tokens_, "--source-tokens", command_line_.given("--source-tokens"),
+                                   inputs.source.rows(), "--source", "s");
+  inputs.target_tokens = names_for(target_tokens_, "--target-tokens", command_line_.given("--target-tokens"),
+                                   inputs.target.rows(), "--target", "t");
   return inputs;
 }
 

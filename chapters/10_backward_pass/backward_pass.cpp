@@ -564,6 +564,9 @@ Flags::Flags(program::CommandLine& command_line) : attention_flags_(command_line
   command_line.option("--step", step_text_, "h, the step of the central differences: above 0, at most 1", "NUMBER");
   command_line.option("--length", length_text_, fmt::format("tokens in the random check, 1 to {}", max_length),
                       "INTEGER");
+  command_line.note(fmt::format("--q, --k, --v: at most {} rows of {} entries each, so that the toy's own "
+                                "finite-difference check stays quick.",
+                                max_walkthrough_side, max_walkthrough_side));
   command_line.option("--d-model", d_model_text_,
                       fmt::format("their width, an even number from 2 to {} (two heads)", max_d_model), "INTEGER");
 }

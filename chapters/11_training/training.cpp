@@ -689,7 +689,9 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                                   max_seeds),
                       "LIST");
   command_line.option("--learning-rate", learning_rate_text_,
-                      "Adam's step size alpha, a number above 0 (0.003 trains; 1e200 diverges at once)", "NUMBER");
+                      "Adam's step size alpha, a number above 0 and at most 1e300 (0.003 trains; 1e200 diverges at "
+                      "once)",
+                      "NUMBER");
   command_line.option("--batch", batch_text_, fmt::format("sequences per update, 1 to {}", max_batch), "INTEGER");
   command_line.option("--layers", layers_text_, fmt::format("encoder layers, 1 to {}", max_layers), "INTEGER");
   command_line.option("--d-model", d_model_text_,

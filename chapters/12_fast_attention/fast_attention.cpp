@@ -12,9 +12,12 @@
 #include <functional>
 #include <limits>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
+
+#ifndef __EMSCRIPTEN__
+#include <sys/wait.h>  // WIFEXITED and friends, for the Python child
+#endif
 
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
@@ -25,6 +28,7 @@
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/page_program.hpp"
+#include "program/processors.hpp"
 #include "program/real_number.hpp"
 #include "program/table.hpp"
 #include "program/timing_report.hpp"
@@ -224,7 +228,12 @@ std::optional<NumpyRun> run_numpy(const BenchmarkInputs& inputs, std::size_t n, 
   const std::size_t line_start = text.rfind('\n');
   const std::string last_line = line_start == std::string::npos ? text : text.substr(line_start + 1);
   if (status != 0) {
-    peer.reason = fmt::format("{} exited with status {}: {}", inputs.python, status, last_line);
+    // pclose() gives a wait status: the exit status is in its high byte, or a signal ended the process.
+    const std::string ended = status == -1          ? "could not be waited for"
+                              : WIFEXITED(status)   ? fmt::format("exited with status {}", WEXITSTATUS(status))
+                              : WIFSIGNALED(status) ? fmt::format("was ended by signal {}", WTERMSIG(status))
+                                                    : fmt::format("ended with wait status {}", status);
+    peer.reason = fmt::format("{} {}: {}", inputs.python, ended, last_line);
     return std::nullopt;
   }
   try {
@@ -950,7 +959,7 @@ Flags::Flags(program::CommandLine& command_line)
   command_line.option("--d", width_, fmt::format("benchmark: the width d of queries, keys and values (1 to {})", max_width),
                       "INTEGER");
   command_line.option("--threads", threads_,
-                      "benchmark: threads for the streaming kernel and for NumPy (1 to the processor count)",
+                      "benchmark: threads for the streaming kernel and for NumPy (1 to the number of processors it may run on)",
                       "INTEGER");
   command_line.option("--reps", repeats_,
                       fmt::format("benchmark: timed repetitions of each method at each n (1 to {})", max_repeats),
@@ -1007,8 +1016,8 @@ Inputs Flags::read() const {
   const unsigned hardware = 1;  // the page's WebAssembly module has no threads
   const char* why = "the page's WebAssembly module has no threads";
 #else
-  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-  const char* why = "this machine's processor count";
+  const unsigned hardware = program::usable_processors();
+  const char* why = "the processors this program may run on";
 #endif
   const std::uint64_t threads = program::parse_whole_number(threads_, "--threads", 1, std::numeric_limits<unsigned>::max());
   if (threads > hardware) {

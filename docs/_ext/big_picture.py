@@ -45,7 +45,7 @@ CHAPTERS = {
 # (name, title, what it is, chapter, the matrices it shows: (label, run, pointer))
 STAGES = [
     ("tokens", "X", "the tokens as vectors", "sets", [("", "dot_product", "/projections/embeddings")]),
-    ("projections", "Q, K, V", "X·W\N{SUPERSCRIPT Q}… three projections", "dot",
+    ("projections", "Q, K, V", "X times three projections", "dot",
      [("Q", "dot_product", "/queries"), ("K", "dot_product", "/keys"), ("V", "dot_product", "/values")]),
     ("scores", "QK\N{MODIFIER LETTER CAPITAL T}", "every query against every key", "dot",
      [("", "dot_product", "/scores")]),
@@ -159,7 +159,7 @@ class PaperFigure2(SphinxDirective):
 # (box, chapter, is it optional).
 LEFT = [("MatMul: QK\N{MODIFIER LETTER CAPITAL T}", "dot", False), ("Scale: \N{DIVISION SIGN} \N{SQUARE ROOT}d\N{LATIN SUBSCRIPT SMALL LETTER K}", "scaling", False),
         ("Mask (opt.)", "masking", True), ("SoftMax", "softmax", False), ("MatMul: weights · V", "softmax", False)]
-RIGHT = [("Linear \N{MULTIPLICATION SIGN} 3: QW\N{SUPERSCRIPT Q}\N{LATIN SUBSCRIPT SMALL LETTER I}, KW\N{LATIN SUBSCRIPT SMALL LETTER I}, VW\N{LATIN SUBSCRIPT SMALL LETTER I}, h times", "heads", False),
+RIGHT = [("Linear \N{MULTIPLICATION SIGN} 3, h times: QW\N{LATIN SUBSCRIPT SMALL LETTER I}, KW\N{LATIN SUBSCRIPT SMALL LETTER I}, VW\N{LATIN SUBSCRIPT SMALL LETTER I}", "heads", False),
          ("Scaled Dot-Product Attention, h heads", "softmax", False),
          ("Concat", "heads", False), ("Linear: W\N{MODIFIER LETTER CAPITAL O}", "heads", False)]
 

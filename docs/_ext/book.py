@@ -7,6 +7,13 @@
     Python format spec such as ``.4f``. Without one, a number is rounded once
     to 4 decimals and trailing zeros are dropped, as the programs' tables do.
 
+``:refused:`command```
+    A command the book shows in a sentence and says is refused: the same
+    literal as ````command````, with the class ``refused-command``. Nothing
+    shows the class; tests/book/test_book_commands.py reads it, and expects
+    that command to exit with status 2 and one line on stderr naming a flag.
+    (In a console listing, the comment ``# refused: <why>`` says the same.)
+
 ``.. output:: run``
     The tables the program printed for that run, under the command line that
     prints them. A short output is shown whole. A long one is shown as the
@@ -131,6 +138,11 @@ def value_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     node += nodes.inline(shown, shown, classes=["live-number"])
     node += nodes.inline("", f"{command} --json, {pointer}", classes=["provenance"])
     return [node], []
+
+
+def refused_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """A literal command that the program refuses (see the module's docstring)."""
+    return [nodes.literal(rawtext, text, classes=["refused-command"])], []
 
 
 class live_value(nodes.Inline, nodes.TextElement):
@@ -373,6 +385,7 @@ def setup(app):
     app.add_node(live_value, html=(_visit_live_value, _depart_live_value))
     app.add_node(collapsed, html=(_visit_collapsed, _depart_collapsed))
     app.add_role("value", value_role)
+    app.add_role("refused", refused_role)
     app.add_directive("output", Output)
     app.add_directive("listing", Listing)
     app.add_directive("chapter-list", ChapterList)

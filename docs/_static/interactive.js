@@ -18,7 +18,8 @@
 //     next(json, values) { return false; },   // optional: true asks for another update after this one
 //   });
 //
-// Control types: 'range', 'number', 'text', 'select' (options: [[value, label], ...]),
+// Control types: 'range', 'number' (a text field for a number: what is typed
+// goes to the program as typed), 'text', 'select' (options: [[value, label], ...]),
 // A control may list samples (values the tests try) and bad (values the
 // program must refuse, its message then shown next to the control).
 // 'checkbox' (adds its flag when ticked), 'button' (calls onClick(values, set)).
@@ -127,6 +128,12 @@
     if (value === '-inf') return '−∞';
     if (value === 'NaN') return 'NaN';
     if (typeof value !== 'number') return String(value);
+    // From 1e15 up in size, in scientific notation ("1.2346e20", "1e308"), as program::number_text writes it.
+    if (Math.abs(value) >= 1e15 && Number.isFinite(value)) {
+      const [mantissa, exponent] = value.toExponential(decimals).split('e');
+      const shortened = mantissa.includes('.') ? mantissa.replace(/0+$/, '').replace(/\.$/, '') : mantissa;
+      return `${shortened}e${exponent.replace('+', '')}`.replace('-', '−');
+    }
     let text = value.toFixed(decimals);
     if (text.includes('.')) text = text.replace(/0+$/, '').replace(/\.$/, '');
     if (/^-0(\.0*)?$/.test(text)) text = '0';
@@ -231,6 +238,14 @@
       input.value = control.value;
     } else if (control.type === 'button') {
       input = element('button', { id, type: 'button', text: control.label });
+    } else if (control.type === 'number') {
+      // A text field, not <input type="number">: the browser hands a script an
+      // empty value for what such a field cannot read ("abc", "-", "1e400"), and
+      // the program must see what was typed to say what is wrong with it.
+      input = element('input', { id, type: 'text', inputmode: 'numeric' });
+      input.value = control.value;
+      input.setAttribute('spellcheck', 'false');
+      input.setAttribute('autocomplete', 'off');
     } else {
       input = element('input', { id, type: control.type === 'checkbox' ? 'checkbox' : control.type });
       for (const key of ['min', 'max', 'step']) if (control[key] !== undefined) input.setAttribute(key, control[key]);
@@ -293,9 +308,12 @@
       for (const control of definition.controls) {
         if (!control.flag) continue;
         const value = current[control.name];
+        // An empty field is passed as it is, for the program to refuse beside
+        // it, like any other value it cannot use: left out, it would silently
+        // show the default's numbers.
         if (control.type === 'checkbox') {
           if (value) args.push(control.flag);
-        } else if (value !== '' && value !== undefined) {
+        } else if (value !== undefined) {
           args.push(control.flag, String(value));
         }
       }

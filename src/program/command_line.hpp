@@ -7,7 +7,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,13 +44,30 @@ class CommandLine {
   /// Refuses @p flag on the same command line as any of @p others.
   void excludes(const std::string& flag, const std::vector<std::string>& others);
 
+  /// A line under the flags in --help: a limit that spans several flags, or
+  /// one that a flag's own text leaves out. A program with a MATRIX or
+  /// MATRICES flag gets the limits of every matrix (program/matrix_text.hpp)
+  /// without asking. A note given twice is shown once.
+  void note(const std::string& text);
+
   /// After parsing: whether @p flag was typed.
   bool given(const std::string& flag) const;
 
-  /// Parses the command line, then calls @p body. --help prints the help and
-  /// returns 0. A parse error or a UsageError prints "<program>: <message>" as
-  /// one line on stderr and returns 2; any other exception does the same and
-  /// returns 1. Never lets an exception escape.
+  /// Adds a check that runs after parsing and before the body, such as "a
+  /// path, not an empty one": it throws UsageError naming its flag.
+  void add_check(std::function<void()> check);
+
+  /// Parses the command line, then runs the checks and calls @p body. --help
+  /// prints the help and returns 0. Bad input (a parse error or a UsageError)
+  /// prints "<program>: <message>" as one line on stderr and returns 2; any
+  /// other exception does the same and returns 1. Never lets an exception
+  /// escape.
+  ///
+  /// Every message about the shape of the command line starts with the flag
+  /// to fix: a flag the program does not have ("--qq: unknown flag ..."), a
+  /// flag without its value, with a flag where its value should be, given
+  /// twice, or followed by a value it does not take. A value typed before any
+  /// flag is named itself.
   int run(int argc, char** argv, const std::function<void()>& body);
 
   /// For the page: parses @p arguments (without the program's name) as run()
@@ -57,7 +76,15 @@ class CommandLine {
   void parse_for_page(const std::vector<std::string>& arguments, const std::function<void()>& body);
 
  private:
+  /// Parses @p arguments (in the order typed); throws UsageError for a
+  /// command line of the wrong shape, CLI::CallForHelp for --help.
+  void parse(const std::vector<std::string>& arguments);
+
   std::unique_ptr<CLI::App> app_;
+  std::vector<std::string> notes_;
+  std::map<std::string, std::string, std::less<>> value_flags_;  // flag → the placeholder of its value
+  std::set<std::string, std::less<>> bare_flags_;                // flags without a value, --help among them
+  std::vector<std::function<void()>> checks_;
 };
 
 }  // namespace program

@@ -12,16 +12,24 @@
 
 #include "program/command_line.hpp"
 #include "program/json_output.hpp"
+#include "program/usage_error.hpp"
 
 namespace program {
 
 class JsonFlags {
  public:
-  /// Declares --json and --json-file (excluding each other) with these help texts.
+  /// Declares --json and --json-file (excluding each other) with these help
+  /// texts. --json-file '' is refused before the program computes anything, as
+  /// the command line refuses --json-file --json (a flag where the path should be).
   JsonFlags(CommandLine& command_line, const std::string& json_help, const std::string& json_file_help) {
     command_line.flag("--json", json_, json_help);
     command_line.option("--json-file", json_file_, json_file_help, "PATH");
     command_line.excludes("--json", {"--json-file"});
+    command_line.add_check([this, &command_line] {
+      if (command_line.given("--json-file") && json_file_.empty()) {
+        throw UsageError("--json-file: expected the PATH of a file to write, got an empty one");
+      }
+    });
   }
   JsonFlags(const JsonFlags&) = delete;  // the command line holds references to the members
   JsonFlags& operator=(const JsonFlags&) = delete;

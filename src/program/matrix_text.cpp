@@ -1,5 +1,7 @@
 #include "program/matrix_text.hpp"
 
+#include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
@@ -38,6 +40,36 @@ attention::Matrix parse_matrix(std::string_view text, std::string_view flag) {
     }
   }
   return matrix;
+}
+
+std::string typed_number(double value) {
+  const double size = std::abs(value);
+  if (!std::isfinite(value) || size == 0.0 || (size >= 1e-4 && size < 1e6)) {
+    return fmt::format("{}", value);  // the shortest text that reads back: "0.5", "1000", "-inf"
+  }
+  // In scientific notation, with the fewest digits that read back: "1e6", "-2.5e-7".
+  std::string text;
+  for (int digits = 0; digits <= 17; ++digits) {
+    text = fmt::format("{:.{}e}", value, digits);
+    if (std::strtod(text.c_str(), nullptr) == value) break;
+  }
+  const std::size_t e = text.find('e');
+  std::string exponent = text.substr(e + 1);
+  const bool negative = exponent.front() == '-';
+  exponent.erase(0, exponent.find_first_not_of("+-0"));
+  return text.substr(0, e) + "e" + (negative ? "-" : "") + (exponent.empty() ? "0" : exponent);
+}
+
+void require_entries_within(const attention::Matrix& matrix, double limit, std::string_view flag) {
+  for (Eigen::Index row = 0; row < matrix.rows(); ++row) {
+    for (Eigen::Index column = 0; column < matrix.cols(); ++column) {
+      const double entry = matrix(row, column);
+      if (!(std::abs(entry) <= limit)) {
+        throw UsageError(fmt::format("{}: row {}, entry {} is {}; expected entries from {} to {}", flag, row + 1,
+                                     column + 1, typed_number(entry), typed_number(-limit), typed_number(limit)));
+      }
+    }
+  }
 }
 
 std::vector<double> parse_numbers(std::string_view text, std::string_view flag) {

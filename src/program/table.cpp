@@ -2,19 +2,39 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 
 #include <fmt/format.h>
 
 namespace program {
 
-std::string number_text(double value, int decimals) {
-  std::string text = fmt::format("{:.{}f}", value, decimals);
+namespace {
+
+// "2.5000" as "2.5", "2.0000" as "2".
+void drop_trailing_zeros(std::string& text) {
   if (text.find('.') != std::string::npos) {
     text.erase(text.find_last_not_of('0') + 1);
     if (text.back() == '.') {
       text.pop_back();
     }
   }
+}
+
+}  // namespace
+
+std::string number_text(double value, int decimals) {
+  if (std::isfinite(value) && std::abs(value) >= scientific_from) {
+    // "1.2346e+20" as "1.2346e20": decimals digits after the mantissa's point, trailing zeros dropped.
+    const std::string text = fmt::format("{:.{}e}", value, decimals);
+    const std::size_t e = text.find('e');
+    std::string mantissa = text.substr(0, e);
+    drop_trailing_zeros(mantissa);
+    std::string exponent = text.substr(e + 1);
+    exponent.erase(0, exponent.find_first_not_of('+'));
+    return mantissa + "e" + exponent;
+  }
+  std::string text = fmt::format("{:.{}f}", value, decimals);
+  drop_trailing_zeros(text);
   if (text == "-0") {
     text = "0";
   }

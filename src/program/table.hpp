@@ -9,8 +9,16 @@
 
 namespace program {
 
+/// From this size on, number_text() writes a number in scientific notation:
+/// above 2⁵³ ≈ 9.007e15 a double no longer holds every whole number, and its
+/// fixed-point digits would be hundreds of digits of noise near 1e308.
+inline constexpr double scientific_from = 1e15;
+
 /// A number as the tables show it: rounded once to @p decimals places, with
-/// trailing zeros dropped, so 2 prints as "2" and 0.70710678 as "0.7071".
+/// trailing zeros dropped, so 2 prints as "2" and 0.70710678 as "0.7071";
+/// from scientific_from up in size, with @p decimals places after the point of
+/// its mantissa: 1.23456789e20 as "1.2346e20", 1e308 as "1e308". The page's
+/// tables write numbers the same way (numberText in docs/_static/interactive.js).
 std::string number_text(double value, int decimals = 4);
 
 /// A titled table of @p matrix with a label for each row and each column.

@@ -50,7 +50,8 @@ inline std::string processor_lines(const std::string& name) {
     if (word.size() > width - 2) word = word.substr(0, width - 5) + "...";
     if (line.size() + 1 + word.size() > width) {
       lines += line + '\n';
-      line = " ";
+      line.clear();  // a continuation line starts with one space (clear, not = " ": GCC 12 bug 105651)
+      line.push_back(' ');
     }
     line += ' ' + word;
   }

@@ -280,7 +280,7 @@ function listPages(root) {
     }
   };
   walk(root, '');
-  pages.sort((a, b) => (a === 'index.html' ? -1 : b === 'index.html' ? 1 : a.localeCompare(b)));
+  pages.sort((a, b) => (a === 'index.html' ? -1 : b === 'index.html' ? 1 : (a < b ? -1 : a > b ? 1 : 0)));
   return pages;
 }
 

@@ -20,7 +20,10 @@
 //     text as the programs' tables print;
 //   * types each bad value (data-bad) into its control: the figure must show
 //     the native program's own message (its stderr line after "<program>: ",
-//     exit status 2) next to that control, and keep working afterwards;
+//     exit status 2) next to that control, and keep working afterwards; so
+//     too for an empty field and "abc", in the figure's first text field and
+//     its first number field: the page must pass them on (left out, they
+//     would let the figure show the default's numbers);
 //   * at 390 px: the figure fits its column (nothing wider than the screen);
 //     there each control is tried with one setting and one bad value only
 //     (the numbers are the 1280 px ones again; what is new is the layout);
@@ -112,6 +115,12 @@ function numberText(value, decimals = 4) {
   if (value === '-inf') return '−∞';
   if (value === 'NaN') return 'NaN';
   if (typeof value !== 'number') return String(value);
+  // From 1e15 up in size, in scientific notation ("1.2346e20", "1e308"), as program::number_text writes it.
+  if (Math.abs(value) >= 1e15 && Number.isFinite(value)) {
+    const [mantissa, exponent] = value.toExponential(decimals).split('e');
+    const shortened = mantissa.includes('.') ? mantissa.replace(/0+$/, '').replace(/\.$/, '') : mantissa;
+    return `${shortened}e${exponent.replace('+', '')}`.replace('-', '−');
+  }
   let text = value.toFixed(decimals);
   if (text.includes('.')) text = text.replace(/0+$/, '').replace(/\.$/, '');
   if (/^-0(\.0*)?$/.test(text)) text = '0';
@@ -169,6 +178,9 @@ function controlsOf(name) {
     samples: JSON.parse(input.dataset.samples || '[]'),
     bad: JSON.parse(input.dataset.bad || '[]'),
     value: input.type === 'checkbox' ? input.checked : input.value,
+    flag: input.dataset.flag || null,
+    // The kind of control the figure declared ('text', 'number', ...), from its box's class.
+    kind: (input.closest('.interactive-control')?.className.match(/\binteractive-(\w+)$/) ?? [])[1] ?? null,
   }));
 }
 
@@ -248,6 +260,7 @@ async function checkFigure(page, name, bin, width, problems, report) {
   };
 
   checkPublished(name, await observe(`${name} at ${width} px, defaults`), `${name} at ${width} px, defaults`, problems);
+  const triedEmpty = new Set();  // whether a number field, and a text field, were given '' and 'abc'
   for (const control of await page.evaluate(controlsOf, name)) {
     const label = `${name} at ${width} px, ${control.name}`;
     if (control.tag === 'button') {
@@ -275,7 +288,13 @@ async function checkFigure(page, name, bin, width, problems, report) {
     for (const value of narrow ? tries.slice(0, 1) : tries) {
       await observe(`${label} = ${JSON.stringify(value)}`, { control: control.name, value });
     }
-    for (const bad of narrow ? control.bad.slice(0, 1) : control.bad) {
+    // An empty or unreadable field must be refused beside it too, not left out
+    // of the arguments (the figure would show the default's numbers): tried on
+    // the first text field and the first number field of each figure.
+    const emptyAndUnreadable = !narrow && control.flag && ['text', 'number'].includes(control.kind) &&
+      !triedEmpty.has(control.kind) ? ['', 'abc'] : [];
+    if (emptyAndUnreadable.length) triedEmpty.add(control.kind);
+    for (const bad of [...(narrow ? control.bad.slice(0, 1) : control.bad), ...emptyAndUnreadable]) {
       const shown = await settle({ control: control.name, value: bad });
       const expected = await native(bin, shown.program, shown.arguments);
       const message = (expected.error || '').replace(new RegExp(`^${shown.program}: `), '');
@@ -283,6 +302,10 @@ async function checkFigure(page, name, bin, width, problems, report) {
       if (shown.state !== 'error') problems.push(`${label} = ${JSON.stringify(bad)}: the page shows no error`);
       else if (!shown.errors.some((e) => e.text === message && e.control === control.name)) {
         problems.push(`${label} = ${JSON.stringify(bad)}: the page says ${JSON.stringify(shown.errors)}, the program says ${JSON.stringify(message)}`);
+      }
+      if (emptyAndUnreadable.includes(bad) && !shown.arguments.some((argument, i) => argument === control.flag &&
+          shown.arguments[i + 1] === bad)) {
+        problems.push(`${label} = ${JSON.stringify(bad)}: the page left ${control.flag} out of its arguments ${JSON.stringify(shown.arguments)}`);
       }
       stats.settings++;
     }

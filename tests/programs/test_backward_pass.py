@@ -245,6 +245,10 @@ class BadInput(ProgramTest):
     def test_help(self):
         self.assert_help_lists("--causal", "--no-check", "--row", "--column", "--seed", "--step", "--length", "--d-model", "--json")
 
+    def test_help_states_the_limits_it_enforces(self):
+        self.assert_help_lists("--q, --k, --v: at most 16 rows of 16 entries each", "at most 1024 rows and 1024 entries per row")
+        self.assert_refused(["--q", ";".join(["1,0"] * 17), "--k", "1,0", "--v", "1"], "at most 16 rows")
+
     def test_refused(self):
         self.assert_each_refused([
             (["--bogus"], "--bogus"),

@@ -135,6 +135,10 @@ class BadInput(ProgramTest):
     def test_help_is_not_an_error(self):
         self.assert_help_lists("--q")
 
+    def test_help_states_the_limits_of_a_matrix(self):
+        self.assert_help_lists("at most 1024 rows and 1024 entries per row")
+        self.assert_refused(["--q", ";".join(["1,0"] * 1025), "--k", "1,0"], "at most 1024 rows")
+
 
 class JudgmentsInTheProse(ProgramTest):
     """Chapter 1 says the toy's table is not symmetric and that a longer key in

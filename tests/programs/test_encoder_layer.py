@@ -204,6 +204,49 @@ class EncoderLayer(ProgramTest):
         self.assert_help_lists("--example", "--x", "--seed", "--heads", "--d-ff", "--layers", "--scale", "--causal",
                                "--json")
 
+    def test_inputs_too_large_for_a_double_are_refused(self):
+        """--x "1e308,1e308" printed inf and NaN (and wrote "inf", "NaN" and null
+        into the JSON) with exit status 0; --x "1e160,1" stopped in softmax with
+        the library's message. Both are refused, naming --x and its limit."""
+        for x in ("1e308,1e308", "1e160,1", "-1e160,1", "1,2;3,1.000001e6", "1e6,-1000001"):
+            self.assert_refused(["--x", x], "--x: ")
+            self.assertIn("from -1e6 to 1e6", run("--x", x, check=False).stderr)
+        self.assert_help_lists("from -1e6 to 1e6")
+
+    def test_inputs_at_the_limit_give_finite_numbers(self):
+        """At the largest entries --x takes, with the largest weights (--scale 10), the widest
+        input and network (32 channels, one head of 32, d_ff 256) and the deepest stack,
+        every number the program writes is finite (but the walkthrough's masked scores, -inf)."""
+        signs = np.random.default_rng(8).choice([-1.0, 1.0], size=(16, 32))
+        for entries, seed in ((signs * 1e6, "1"), (np.full((16, 32), -1e6) + np.eye(16, 32) * 2e6, "7")):
+            x = ";".join(",".join(f"{value:.17g}" for value in row) for row in entries)
+            arguments = ["--x", x, "--scale", "10", "--heads", "1", "--d-ff", "256", "--layers", "12", "--seed", seed]
+            not_finite = []
+            numbers = 0
+
+            def walk(value, pointer):
+                nonlocal numbers
+                if isinstance(value, dict):
+                    for key, item in value.items():
+                        walk(item, f"{pointer}/{key}")
+                elif isinstance(value, list):
+                    for index, item in enumerate(value):
+                        walk(item, f"{pointer}/{index}")
+                elif isinstance(value, float):
+                    numbers += 1
+                    if not math.isfinite(value):
+                        not_finite.append(pointer)
+                elif value is None or (value in ("inf", "-inf", "NaN")
+                                       and not (value == "-inf" and pointer.startswith("/walkthrough/masked_scores/"))):
+                    not_finite.append(f"{pointer} = {value}")
+
+            walk(run_json(*arguments), "")
+            self.assertGreater(numbers, 100000)
+            self.assertEqual(not_finite[:5], [], f"seed {seed}")
+            printed = run(*arguments).stdout
+            self.assertNotIn("nan", printed)
+            self.assertEqual(printed.count("inf"), printed.count("-inf"))  # the walkthrough's masked scores only
+
     def test_bad_inputs(self):
         self.assert_each_refused([
             (["--example", "cat"], "--example"),

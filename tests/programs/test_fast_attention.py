@@ -4,11 +4,14 @@ benchmark's document; bad input refused."""
 import json
 import math
 import os
+import pathlib
+import subprocess
+import tempfile
 import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import PROGRAM, ProgramTest, run, run_json
 
 TOY = dict(q=[[1, 0], [0, 1], [1, 1]], k=[[2, 0], [0, 1], [1, 1]], v=[[1, 0], [0, 1], [0.5, 0.5]])
 EIGHT = dict(
@@ -198,6 +201,50 @@ class BadInput(ProgramTest):
 
     def test_help_is_not_an_error(self):
         self.assert_help_lists("--n", "--threads", "--reps", "--tile", "--memory-limit")
+
+
+class TheMachine(ProgramTest):
+    """What the program reads from the machine it runs on: the processors it may
+    use, and how a Python child ended."""
+
+    def run_with_affinity(self, processors, *arguments):
+        return subprocess.run([PROGRAM, *arguments], capture_output=True, text=True, timeout=120,
+                              preexec_fn=lambda: os.sched_setaffinity(0, processors))
+
+    def test_threads_are_checked_against_the_processors_it_may_use(self):
+        """--threads was checked against the machine's processor count
+        (hardware_concurrency), not the processors this process may run on (its
+        affinity, which taskset, a container or a batch system sets)."""
+        allowed = sorted(os.sched_getaffinity(0))
+        if len(allowed) < 2:
+            self.skipTest("this process may use one processor only: there is nothing to restrict")
+        small = ["--n", "8", "--d", "1", "--reps", "1", "--no-numpy"]
+        refused = self.run_with_affinity({allowed[0]}, *small, "--threads", "2")
+        self.assertEqual(refused.returncode, 2, refused.stderr)
+        self.assertEqual(refused.stdout, "")
+        self.assertEqual(len(refused.stderr.splitlines()), 1, refused.stderr)
+        self.assertTrue(refused.stderr.startswith("fast_attention: --threads is 2; expected 1 to 1 "), refused.stderr)
+        accepted = self.run_with_affinity({allowed[0]}, *small, "--threads", "1", "--json")
+        self.assertEqual(accepted.returncode, 0, accepted.stderr)
+        both = self.run_with_affinity(set(allowed[:2]), *small, "--threads", "2", "--json")
+        self.assertEqual(both.returncode, 0, both.stderr)
+
+    def test_a_python_that_fails_is_reported_with_its_exit_status(self):
+        """The status was the raw wait status: "exited with status 768" for exit 3."""
+        with tempfile.TemporaryDirectory() as folder:
+            failing = pathlib.Path(folder) / "python_exits_3"
+            failing.write_text("#!/bin/sh\necho failing on purpose\nexit 3\n")
+            killed = pathlib.Path(folder) / "python_killed"
+            killed.write_text("#!/bin/sh\nkill -KILL $$\n")
+            for script in (failing, killed):
+                script.chmod(0o755)
+            small = ["--n", "8", "--d", "1", "--reps", "1", "--json"]
+            reason = json.loads(run(*small, "--python", str(failing)).stdout)["numpy"]["reason"]
+            self.assertIn(f"{failing} exited with status 3: failing on purpose", reason)
+            reason = json.loads(run(*small, "--python", str(killed)).stdout)["numpy"]["reason"]
+            # The shell popen() starts either is ended by the signal too, or reports it as 128 + 9.
+            self.assertTrue(f"{killed} was ended by signal 9" in reason or f"{killed} exited with status 137" in reason,
+                            reason)
 
 
 if __name__ == "__main__":

@@ -165,6 +165,40 @@ class Cross(ProgramTest):
             np.testing.assert_allclose(document["output"], output, rtol=1e-13, atol=1e-14)
             np.testing.assert_allclose(document["row_sums"], np.ones(n), rtol=0, atol=1e-15)
 
+    def test_one_target_word_as_the_book_invites(self):
+        # The chapter's "try it": --target "0,0,1" alone. The default names do not fit one row,
+        # so the row is numbered, as chapters 1 to 8 number rows that their default names do not fit.
+        document = run_json("--demo", "cross", "--target", "0,0,1")
+        source = np.array(document["source"])
+        weights, output = numpy_dot(np.array([[0.0, 0.0, 1.0]]), source, source)
+        self.assertEqual((document["n"], document["m"]), (1, 4))
+        self.assertEqual(document["target_tokens"], ["t1"])
+        self.assertEqual(document["source_tokens"], ["die", "Katze", "frisst", "Fisch"])
+        np.testing.assert_allclose(document["weights"], weights, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(document["output"], output, rtol=0, atol=1e-15)
+        self.assertEqual(document["largest_weight_on"], ["Fisch"])
+        # Rows of the source, without names, are numbered the same way.
+        numbered = run_json("--demo", "cross", "--source", "1,0,0;0,1,0")
+        self.assertEqual(numbered["source_tokens"], ["s1", "s2"])
+        self.assertEqual(numbered["target_tokens"], ["cat", "eats", "fish"])
+
+    def test_names_the_reader_gives_must_fit(self):
+        self.assert_refused(["--demo", "cross", "--target", "0,0,1", "--target-tokens", "cat,eats,fish"],
+                            "--target-tokens: 3 names for 1 row of --target")
+        self.assert_refused(["--demo", "cross", "--source", "1,0,0", "--source-tokens", "a,b"],
+                            "--source-tokens: 2 names for 1 row of --source")
+
+    def test_help_says_how_rows_are_named(self):
+        self.assert_help_lists("t1, t2, … when --target has not 3 rows", "s1, s2, … when --source has not 4 rows")
+
+    def test_help_states_the_limits_it_enforces(self):
+        self.assert_help_lists("d_a numbers separated by ',' (at most 1024)", "(an odd number, at most 2049)",
+                               "at most 1024 rows and 1024 entries per row")
+        self.assert_refused(["--wq", ";".join([",".join(["1"] * 1025)] * 2), "--wk", "1;1", "--va", "1"],
+                            "at most 1024 rows and 1024 entries per row")
+        self.assert_refused(["--demo", "convolution", "--kernel", " | ".join(["1,0;0,1"] * 2051)],
+                            "--kernel: too many taps")
+
 
 class Convolution(ProgramTest):
     def test_the_example_against_numpy(self):

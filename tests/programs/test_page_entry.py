@@ -147,11 +147,14 @@ class PageEntry(unittest.TestCase):
 
     def bad_inputs(self, name: str, program: str):
         """Bad command lines for @p name: a flag it does not have, a stray
-        argument, its first flag with a value given none, and each flag whose
-        value must be a number, a matrix, a list or a choice given "x?"."""
+        argument, its first flag with a value given none, with a flag for its
+        value, with two values, or twice, and each flag whose value must be a
+        number, a matrix, a list or a choice given "x?"."""
         flags = value_flags(run_program(program, ["--help"]).stdout)
         self.assertTrue(flags, f"{name} --help shows no flag with a value")
-        cases = [["--no-such-flag"], ["stray"], [flags[0][0]]]
+        first = flags[0][0]
+        cases = [["--no-such-flag"], ["--no-such-flag=1"], ["stray"], [first], [first + "="], [first, "--json"],
+                 [first, "1", "2"], [first, "1", first, "1"]]
         cases += [[flag, "x?"] for flag, placeholder in flags if REFUSING_PLACEHOLDERS.match(placeholder)]
         return cases
 
@@ -174,7 +177,7 @@ class PageEntry(unittest.TestCase):
                 answer = self.page_call(name, arguments)
                 self.assertEqual(answer, {"status": 2, "error": printed.stderr[len(prefix):-1]})
                 checked += 1
-        self.assertGreaterEqual(checked, 3)
+        self.assertGreaterEqual(checked, 8)
 
 
 if __name__ == "__main__":

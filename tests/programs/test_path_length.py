@@ -127,6 +127,36 @@ class CountedAgainstNumPy(ProgramTest):
     def test_longer_sequences(self):
         self.check([64, 100, 128], 512, 3, 4)
 
+    def test_the_lengths_the_book_invites(self):
+        # The chapter's "try it": --n 8,64,512 --kernel 7, a little more graph search than n = 512 alone.
+        # One run, for the tables and (--json-file) the JSON: n = 512 takes about a second.
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "run.json"
+            printed = run("--n", "8,64,512", "--kernel", "7", "--no-timing", "--json-file", str(path)).stdout
+            document = json.loads(path.read_text())
+        self.assertEqual((document["n"], document["kernel"], document["radius"]), ([8, 64, 512], 7, 2))
+        expected = {n: expected_rows(n, 512, 7, 2) for n in (8, 64)}
+        for row in document["rows"]:
+            n = row["n"]
+            with self.subTest(n=n, layer=row["layer"]):
+                if n in expected:
+                    self.assertEqual(row["layers"], expected[n][row["layer"]][0])
+                    continue
+                # n = 512, by closed forms: a contiguous stack widens the reach by (k − 1)/2 = 3 positions
+                # a layer (radius R = 2 for restricted attention) until it spans the n − 1 between the ends.
+                layers = {"self_attention": 1, "recurrent": 1, "bidirectional_recurrent": 1,
+                          "convolutional": -(-(n - 1) // 3), "restricted_self_attention": -(-(n - 1) // 2)}
+                if row["layer"] in layers:
+                    self.assertEqual(row["layers"], layers[row["layer"]])
+                self.assertEqual(row["max_path_length"], {"recurrent": n, "bidirectional_recurrent": n + 1}.get(
+                    row["layer"], row["layers"]))
+                self.assertEqual(row["connected_pairs"], n * (n + 1) // 2 if row["layer"] == "recurrent" else n * n)
+        # The table's columns stay aligned when "connected/pairs" is wider than its heading.
+        block = printed.split("\nn = 512\n")[1].split("\n\n")[0].splitlines()
+        end = block[1].index("pairs") + len("pairs")
+        for line in block[2:]:
+            self.assertEqual(line.index("/") + len(line[line.index("/"):].split()[0]), end, line)
+
 
 class WorkedExample(ProgramTest):
     def test_the_fifty_word_sentence(self):
@@ -303,6 +333,7 @@ class BadInput(ProgramTest):
             (["--n", "-3"], "--n: entry 1 is -3, negative"),
             (["--n", ",".join(["2"] * 33)], "--n: more than 32 entries"),
             (["--n", "512,400"], "--n: the lengths need about"),
+            (["--n", "512,251"], "more than the 150000000 a run may take"),
             (["--d", "0"], "--d is 0, too small"),
             (["--d", "4097"], "--d is 4097, too large"),
             (["--d", "1.5"], "--d is '1.5', not a whole number"),
@@ -335,6 +366,10 @@ class BadInput(ProgramTest):
     def test_help_is_not_an_error(self):
         self.assert_help_lists("--n", "--d", "--kernel", "--radius", "--sweep", "short|full", "--time-n", "--repeats",
                                "7 to 15", "--no-timing", "--json", "--json-file")
+
+    def test_help_states_every_limit_of_the_lengths(self):
+        # Each refusal of --n has its limit in --help: the range of each n, the count, and the graph search.
+        self.assert_help_lists("each 1 to 512, at most 32", "the sum of n³ over them may be at most 150000000")
 
 
 if __name__ == "__main__":

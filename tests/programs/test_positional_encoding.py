@@ -355,6 +355,10 @@ class BadInput(ProgramTest):
     def test_help_is_not_an_error(self):
         self.assert_help_lists("--positions", "--d-model", "--sentence", "--shift", "--order", "--json")
 
+    def test_help_states_the_limits_it_enforces(self):
+        self.assert_help_lists("one position per word, at most 1024 words", "from 1 to 1024 (instead of --sentence)")
+        self.assert_refused(["--sentence", " ".join(["w"] * 1025)], "--sentence has 1025 words, too many")
+
 
 class JudgmentsInTheProse(ProgramTest):
     """Chapter 6 calls the grid error rounding and the transposed map's error a

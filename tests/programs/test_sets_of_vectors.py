@@ -251,6 +251,11 @@ class BadInput(ProgramTest):
         self.assert_help_lists("--words", "--embeddings", "--seconds", "--window-ms", "--hop-ms", "--sentence",
                                "--width", "--tags", "--radius", "--seed", "--longest", "--json")
 
+    def test_help_states_the_limits_it_enforces(self):
+        self.assert_help_lists("at most 64 entries per row, each from -1e6 to 1e6", "at most 1024 rows and 1024 entries per row")
+        self.assert_refused(["--embeddings", ";".join([",".join(["0.5"] * 65)] * 4)], "expected at most 64")
+        self.assert_refused(["--embeddings", "1e6,0; 0,1; 1,1; 2e6,0"], "expected entries from -1e6 to 1e6")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -337,6 +337,10 @@ class BadInput(ProgramTest):
     def test_help_is_not_an_error(self):
         self.assert_help_lists("--scores", "do not\nmix")
 
+    def test_help_states_the_limits_it_enforces(self):
+        self.assert_help_lists("one row of scores, separated by ',' (at most 1024)", "at most 1024 rows and 1024 entries per row")
+        self.assert_refused(["--scores", ",".join(["1"] * 1025)], "--scores: 1025 numbers is too many; at most 1024")
+
 
 class JudgmentsInTheProse(ProgramTest):
     """Every sentence of chapter 3 that judges computed numbers reads a key the

@@ -247,6 +247,10 @@ class TrainingTest(ProgramTest):
     def test_help(self):
         self.assert_help_lists("--task", "--length", "--vocab", "--steps", "--seed", "--seeds", "--learning-rate", "--json")
 
+    def test_help_states_the_limits_it_enforces(self):
+        self.assert_help_lists("a number above 0 and at most 1e300")
+        self.assert_refused(["--learning-rate", "1e301"], "expected a number above 0 and at most 1e300")
+
     def test_bad_inputs(self):
         self.assert_each_refused([
             (["--task", "sort"], "--task"),
