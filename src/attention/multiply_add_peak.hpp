@@ -121,7 +121,11 @@ __attribute__((target("avx2,fma"))) inline double avx2_multiply_adds(std::size_t
 inline double best_rate(double (*loop)(std::size_t, double, double), int width, unsigned threads) {
   static volatile double factor = 0.999999, term = 1e-6;  // unknown to the compiler
   static volatile double sink = 0.0;
+#if defined(__SANITIZE_ADDRESS__)
+  const std::size_t rounds = 80000 / static_cast<std::size_t>(width);  // every access checked: a number, no peak
+#else
   const std::size_t rounds = 8000000 / static_cast<std::size_t>(width);  // about 3 ms at any width on a fast core
+#endif
   constexpr int most_tries = 20, fewest_tries = 5;
   constexpr double budget_seconds = 0.5;
   threads = std::max(1u, threads);
