@@ -919,6 +919,8 @@ Benchmark benchmarked(const BenchmarkInputs& inputs, const Progress& progress) {
   Ceilings& ceilings = benchmark.ceilings;
   ceilings.peak_one_thread = peak_of(1);
   ceilings.peak = inputs.threads == 1 ? ceilings.peak_one_thread : peak_of(inputs.threads);
+  // More threads can do no less than one; on a busy machine their tries rarely all find a free processor at once.
+  if (ceilings.peak.flops < ceilings.peak_one_thread.flops) ceilings.peak = ceilings.peak_one_thread;
   benchmark.peak_gflops_one_thread = ceilings.peak_one_thread.flops / 1e9;
   benchmark.peak_gflops = ceilings.peak.flops / 1e9;
   ceilings.dgemm_n = static_cast<std::size_t>(dgemm_n);
