@@ -21,8 +21,9 @@
 //   * one viewport tag, pinch-zoom allowed (no maximum-scale, no user-scalable=no);
 //   * the page never scrolls sideways;
 //   * no code block hides anything: at 1280 px every listing and every output
-//     (collapsed ones opened for the check) fits its column; at 390 px each
-//     fits or scrolls with a scrollbar that takes visible room;
+//     (collapsed ones opened and every tab shown for the check) fits its
+//     column; at 390 px each fits or scrolls with a scrollbar that takes
+//     visible room;
 //   * no display formula is cut off (a wide one scrolls in its own box);
 //   * every figure is drawn at 60 % of its size or more, so its 11 pt labels
 //     stay readable (a wide one scrolls inside its own box);
@@ -474,9 +475,11 @@ async function probeLayout({ width, smallestFigureScale }) {
     problems.push(`the page scrolls sideways: ${page.scrollWidth} px wide in ${page.clientWidth} px (${widest})`);
   }
 
-  // Code: open every collapsed output, measure, close again.
+  // Code: open every collapsed output and show every tab (C++ | NumPy), measure, close again.
   const closed = [...document.querySelectorAll('details:not([open])')];
   for (const details of closed) details.open = true;
+  const hiddenTabs = [...document.querySelectorAll('[role="tabpanel"][hidden]')];
+  for (const panel of hiddenTabs) panel.hidden = false;
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   for (const pre of document.querySelectorAll('article pre')) {
     const hidden = pre.scrollWidth - pre.clientWidth;
@@ -493,6 +496,7 @@ async function probeLayout({ width, smallestFigureScale }) {
     }
   }
   for (const details of closed) details.open = false;
+  for (const panel of hiddenTabs) panel.hidden = true;
 
   for (const formula of document.querySelectorAll('article mjx-container[display="true"]')) {
     const hidden = formula.scrollWidth - formula.clientWidth;

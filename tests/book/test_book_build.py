@@ -6,8 +6,10 @@ extensions against the real build's outputs, in this process (Sphinx's start-up,
 about a second, is paid once instead of once per case). A control page proves that the
 same page with the name spelled right does build, so each failure is the
 missing thing's doing and nothing else's."""
+import html
 import io
 import os
+import re
 import tempfile
 import unittest
 from pathlib import Path
@@ -31,6 +33,10 @@ def build(page: str):
         (source / "chapters").mkdir()
         (source / "chapters" / "summed.rst").write_text(":summary: One line.\n\nSummed\n======\n")
         (source / "chapters" / "unsummed.rst").write_text(":orphan:\n\nUnsummed\n========\n")
+        # A NumPy listing the build checked (chapter 1's), and one it did not.
+        (source / "numpy").mkdir()
+        (source / "numpy" / "numpy_dot_product.py").symlink_to(REPOSITORY / "chapters/01_dot_product/numpy_dot_product.py")
+        (source / "numpy" / "numpy_unchecked.py").write_text("def f(x):\n    # [scores]\n    return x\n    # [scores]\n")
         # As `sphinx-build -b html -q -W` does it: warnings are errors, and an error's text goes to stderr.
         stderr = io.StringIO()
         conf_dir = os.environ["BOOK_CONF_DIR"]
@@ -69,6 +75,14 @@ PAGES = {
                        "marker [no_such_marker] appears 0 times"),
     "missing_source_file": (".. listing:: /src/attention/no_such_file.hpp\n   :marker: scores", "no such file"),
     "missing_figure": (".. figure:: /_generated/figures/no_such_figure.svg\n\n   Nothing.\n", "no_such_figure.svg"),
+    "numpy_tabs": (".. listing:: /src/attention/scores.hpp\n   :marker: scores\n   :numpy: /numpy/numpy_dot_product.py\n\n"
+                   ".. toctree::\n   :hidden:\n\n   chapters/summed\n", None),
+    "numpy_listing_not_checked": (".. listing:: /src/attention/scores.hpp\n   :marker: scores\n"
+                                  "   :numpy: /numpy/numpy_unchecked.py\n",
+                                  "/numpy/numpy_unchecked.py was not checked against the programs"),
+    "numpy_marker_not_checked": (".. listing:: /src/attention/scores.hpp\n   :marker: scores_pair_by_pair\n"
+                                 "   :numpy: /numpy/numpy_dot_product.py\n",
+                                 "the NumPy listing [scores_pair_by_pair] of /numpy/numpy_dot_product.py was not checked"),
 }
 
 
@@ -97,6 +111,30 @@ class BuildFailsOnMissingInputs(unittest.TestCase):
         self.assertIn('<use data-c="221A" xlink:href="#MJX-TEX-N-221A"', page_html)  # the square root's glyph...
         self.assertEqual(page_html.count('<path id="MJX-TEX-N-221A"'), 1)  # ...drawn once for both formulas
         self.assertNotIn("mathjax", page_html.lower().replace("class=\"mathjax\"", ""))
+
+    def test_a_listing_with_numpy_shows_both_in_tabs(self):
+        page_html = self.check("numpy_tabs")
+        text = re.sub(r"<[^>]+>", "", page_html)
+        self.assertEqual(re.findall(r'<button[^>]*class="sphinx-tabs-tab[^"]*"[^>]*>([^<]*)</button>', page_html),
+                         ["C++", "NumPy"])
+        self.assertIn("return queries * keys.transpose();", html.unescape(text))  # the C++ tab, shown
+        self.assertRegex(page_html, r'<div[^>]*aria-labelledby="tab-0-TnVtUHk="[^>]*hidden="true"')  # NumPy: hidden
+        self.assertIn("return queries @ keys.T", html.unescape(text))
+
+    def test_the_page_loads_nothing_from_outside(self):
+        """The tabs' and copy buttons' scripts and styles come from the book's own _static folder."""
+        page_html = self.check("numpy_tabs")
+        loaded = re.findall(r'<script\b[^>]*\bsrc="([^"]+)"', page_html) + \
+            re.findall(r'<link\b[^>]*\brel="stylesheet"[^>]*\bhref="([^"]+)"', page_html)
+        self.assertTrue(any(url.endswith("tabs.js") for url in loaded), loaded)
+        self.assertTrue(any(url.endswith("clipboard.min.js") for url in loaded), loaded)
+        self.assertEqual([url for url in loaded if not url.startswith("_static/")], [])
+
+    def test_a_numpy_listing_not_checked(self):
+        self.check("numpy_listing_not_checked")
+
+    def test_a_numpy_marker_not_checked(self):
+        self.check("numpy_marker_not_checked")
 
     def test_tex_error(self):
         self.check("tex_error")
