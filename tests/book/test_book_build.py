@@ -69,6 +69,9 @@ PAGES = {
                        "marker [no_such_marker] appears 0 times"),
     "missing_source_file": (".. listing:: /src/attention/no_such_file.hpp\n   :marker: scores", "no such file"),
     "missing_figure": (".. figure:: /_generated/figures/no_such_figure.svg\n\n   Nothing.\n", "no_such_figure.svg"),
+    "answers": ("Why?\n\n.. answers::\n\n   1. Because :value:`dot_product:/scores/0/2`.\n\n"
+                ".. toctree::\n\n   chapters/summed\n", None),
+    "empty_answers": ("Why?\n\n.. answers::\n", "index.rst:6: answers: has no content"),
 }
 
 
@@ -127,6 +130,14 @@ class BuildFailsOnMissingInputs(unittest.TestCase):
 
     def test_chapter_without_summary(self):
         self.check("chapter_without_summary")
+
+    def test_answers_are_folded(self):
+        page_html = self.check("answers")
+        self.assertRegex(page_html, r'<details class="answers">\s*<summary>Answers</summary>')
+        self.assertIn('class="live-number">1</span>', page_html)
+
+    def test_empty_answers(self):
+        self.check("empty_answers")
 
 
 if __name__ == "__main__":
