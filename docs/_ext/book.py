@@ -44,6 +44,12 @@
     "How we know", the same on every page. The main text stays the learner's
     path; the proof is one click away.
 
+``.. answers::``
+    The answers to a chapter's "Explain it back" questions, folded behind one
+    line, "Answers", so that a reader can try first and check after. The
+    content is ordinary reST: a numbered list, one answer per question, with
+    live values like any sentence.
+
 ``.. chapter-list::``
     The chapters in the root table of contents, each with its title (a link)
     and the one line of its ``:summary:`` field (file-wide metadata at the top
@@ -362,6 +368,20 @@ class HowWeKnow(SphinxDirective):
         return [folded]
 
 
+class Answers(SphinxDirective):
+    """The folded answers to "Explain it back" (see the module's docstring)."""
+
+    has_content = True
+
+    def run(self):
+        where = f"{self.env.docname}.rst:{self.lineno}: answers"
+        if not self.content:
+            raise ExtensionError(f"{where}: has no content")
+        folded = collapsed("", classes=["answers"], summary="Answers")
+        self.state.nested_parse(self.content, self.content_offset, folded)
+        return [folded]
+
+
 class chapter_list(nodes.General, nodes.Element):
     """Filled in once every page has been read (see fill_chapter_lists)."""
 
@@ -430,6 +450,7 @@ def setup(app):
     app.add_directive("chapter-list", ChapterList)
     app.add_directive("interactive", Interactive)
     app.add_directive("how-we-know", HowWeKnow)
+    app.add_directive("answers", Answers)
     app.connect("doctree-resolved", fill_chapter_lists)
     app.connect("env-get-outdated", write_a_page_when_static_files_change)
     app.add_css_file("book.css")

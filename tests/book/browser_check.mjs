@@ -28,7 +28,7 @@
 //   * every figure is drawn at 60 % of its size or more, so its 11 pt labels
 //     stay readable (a wide one scrolls inside its own box);
 //   * every live number shows its provenance on keyboard focus (a tap focuses
-//     it too), inside the screen;
+//     it too), inside the screen, one in a closed fold with its fold opened;
 //   * at 390 px the contents sidebar is off-screen behind its button;
 //   * in the dark scheme, each figure sits on a white sheet;
 // then writes full-page PNG screenshots of the page, light and dark, at that
@@ -524,11 +524,19 @@ async function probeLayout({ width, smallestFigureScale }) {
       problems.push(`live value ${describe(value)} cannot be focused to show where it came from`);
       break;
     }
+    // A value in a closed fold ("How we know", a complete output) is read
+    // with the fold open, as its reader sees it.
+    const folds = [];
+    for (let fold = value.closest('details:not([open])'); fold; fold = fold.parentElement.closest('details:not([open])')) {
+      fold.open = true;
+      folds.push(fold);
+    }
     value.focus();
     const box = provenance.getBoundingClientRect();
     const shown = box.width > 0 && box.height > 0 && getComputedStyle(provenance).visibility !== 'hidden';
     const inside = box.left >= -1 && box.right <= window.innerWidth + 1;
     value.blur();
+    for (const fold of folds) fold.open = false;
     if (!shown || !inside) {
       problems.push(`live value ${describe(value)}: provenance ${shown ? 'runs off the screen' : 'not shown'} on focus`);
       break;  // one report per page is enough

@@ -21,8 +21,8 @@ from sphinx.util.docutils import docutils_namespace, patch_docutils
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
-def build(page: str):
-    """The build's outcome, and the page's HTML if it built."""
+def build(page: str, files: dict[str, str] | None = None):
+    """The build's outcome, and the page's HTML if it built. `files` are more pages, by path."""
     with tempfile.TemporaryDirectory() as scratch:
         source = Path(scratch, "source")
         source.mkdir()
@@ -37,6 +37,8 @@ def build(page: str):
         (source / "numpy").mkdir()
         (source / "numpy" / "numpy_dot_product.py").symlink_to(REPOSITORY / "chapters/01_dot_product/numpy_dot_product.py")
         (source / "numpy" / "numpy_unchecked.py").write_text("def f(x):\n    # [scores]\n    return x\n    # [scores]\n")
+        for path, text in (files or {}).items():
+            Path(source, path).write_text(text)
         # As `sphinx-build -b html -q -W` does it: warnings are errors, and an error's text goes to stderr.
         stderr = io.StringIO()
         conf_dir = os.environ["BOOK_CONF_DIR"]
@@ -52,6 +54,20 @@ def build(page: str):
         result = SimpleNamespace(returncode=returncode, stderr=stderr.getvalue())
         page_html = Path(scratch, "html", "index.html")
         return result, page_html.read_text(encoding="utf-8") if page_html.is_file() else None
+
+
+# A book of two chapters and a glossary whose one term, "widget", chapter 2
+# explains; chapter 1 uses it in a sentence that points to chapter 2 or not
+# (docs/_ext/glossary_order.py).
+GLOSSARY_BOOK = {
+    "glossary.rst": "Glossary\n========\n\n.. glossary::\n\n   widget\n      A thing. :ref:`Chapter 2 <term-widget>`.\n",
+    "chapters/two.rst": ":orphan:\n\n2. Two\n======\n\n.. _term-widget:\n\nA *widget* is a thing.\n",
+}
+GLOSSARY_TOCTREE = ".. toctree::\n\n   chapters/one\n   chapters/two\n   glossary\n   chapters/summed\n"
+
+
+def glossary_book(sentence: str) -> dict[str, str]:
+    return dict(GLOSSARY_BOOK, **{"chapters/one.rst": f"1. One\n======\n\n{sentence}\n"})
 
 
 # Each page, and what the error must name (None: the page must build).
@@ -83,13 +99,25 @@ PAGES = {
     "numpy_marker_not_checked": (".. listing:: /src/attention/scores.hpp\n   :marker: scores_pair_by_pair\n"
                                  "   :numpy: /numpy/numpy_dot_product.py\n",
                                  "the NumPy listing [scores_pair_by_pair] of /numpy/numpy_dot_product.py was not checked"),
+    "answers": ("Why?\n\n.. answers::\n\n   1. Because :value:`dot_product:/scores/0/2`.\n\n"
+                ".. toctree::\n\n   chapters/summed\n", None),
+    "empty_answers": ("Why?\n\n.. answers::\n", "index.rst:6: answers: has no content"),
+    "term_before_its_chapter": (GLOSSARY_TOCTREE, "chapters/one.rst: 'Widgets' is used before chapters/two.rst explains it"),
+    "term_with_its_chapter_named": (GLOSSARY_TOCTREE, None),
+    "term_with_a_link_to_its_chapter": (GLOSSARY_TOCTREE, None),
+}
+# The other pages of each book that has more than one.
+FILES = {
+    "term_before_its_chapter": glossary_book("Widgets are everywhere."),
+    "term_with_its_chapter_named": glossary_book("Widgets, which chapter 2 explains, are everywhere."),
+    "term_with_a_link_to_its_chapter": glossary_book("Widgets (:doc:`two`) are everywhere."),
 }
 
 
 class BuildFailsOnMissingInputs(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.results = {name: build(page) for name, (page, _) in PAGES.items()}
+        cls.results = {name: build(page, FILES.get(name)) for name, (page, _) in PAGES.items()}
 
     def check(self, name: str):
         page, named = PAGES[name]
@@ -165,6 +193,23 @@ class BuildFailsOnMissingInputs(unittest.TestCase):
 
     def test_chapter_without_summary(self):
         self.check("chapter_without_summary")
+
+    def test_answers_are_folded(self):
+        page_html = self.check("answers")
+        self.assertRegex(page_html, r'<details class="answers">\s*<summary>Answers</summary>')
+        self.assertIn('class="live-number">1</span>', page_html)
+
+    def test_empty_answers(self):
+        self.check("empty_answers")
+
+    def test_term_used_before_its_chapter(self):
+        self.check("term_before_its_chapter")
+
+    def test_term_used_before_its_chapter_with_the_chapter_named(self):
+        self.check("term_with_its_chapter_named")
+
+    def test_term_used_before_its_chapter_with_a_link_there(self):
+        self.check("term_with_a_link_to_its_chapter")
 
 
 if __name__ == "__main__":
