@@ -147,7 +147,28 @@ function(book_chapter)
       VERBATIM)
     list(APPEND figures ${svg})
   endforeach()
-  add_custom_target(${arg_PROGRAM}_for_the_book DEPENDS ${run_outputs} ${figures})
-  set_property(GLOBAL APPEND PROPERTY BOOK_GENERATED_FILES ${run_outputs} ${figures})
+
+  # The chapter's listings in NumPy (numpy_*.py beside its page, shown in the
+  # page's NumPy tabs), run on the chapter's runs and compared with the
+  # program's numbers (tools/check_numpy_listings.py). A difference stops the
+  # build; what passed is written to generated/numpy/, and the book shows
+  # only a NumPy listing found there. A listing may import another chapter's.
+  file(GLOB numpy_listings CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/numpy_*.py)
+  file(GLOB every_numpy_listing CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/chapters/*/numpy_*.py)
+  set(numpy_checks "")
+  foreach(listing IN LISTS numpy_listings)
+    cmake_path(GET listing STEM stem)
+    set(checked ${BOOK_GENERATED_DIR}/numpy/${stem}.json)
+    add_custom_command(OUTPUT ${checked}
+      COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/check_numpy_listings.py
+              --listing ${listing} --runs ${runs_file} --outputs ${BOOK_OUTPUTS_DIR} --out ${checked}
+      DEPENDS ${every_numpy_listing} ${run_documents} ${runs_file} ${PROJECT_SOURCE_DIR}/tools/check_numpy_listings.py
+      COMMENT "Checking ${stem}.py against ${arg_PROGRAM}'s runs"
+      VERBATIM)
+    list(APPEND numpy_checks ${checked})
+  endforeach()
+
+  add_custom_target(${arg_PROGRAM}_for_the_book DEPENDS ${run_outputs} ${figures} ${numpy_checks})
+  set_property(GLOBAL APPEND PROPERTY BOOK_GENERATED_FILES ${run_outputs} ${figures} ${numpy_checks})
   set_property(GLOBAL APPEND PROPERTY BOOK_GENERATED_TARGETS ${arg_PROGRAM}_for_the_book)
 endfunction()

@@ -27,7 +27,8 @@ copyright = "2026, " + author
 root_doc = "index"
 language = "en"
 
-extensions = ["breathe", "book", "book_math", "big_picture", "main_text"]
+extensions = ["breathe", "book", "book_math", "big_picture", "main_text", "glossary_order", "sphinx_tabs.tabs",
+              "sphinx_copybutton"]
 
 book_generated_dir = _build_path("BOOK_GENERATED_DIR")
 
@@ -60,3 +61,14 @@ html_copy_source = False
 # makes Sphinx read every page again whenever one changes (a sentence edited
 # re-rendered in 1.7 s to 1.9 s without it, 2.1 s to 2.5 s with it).
 numfig = False
+
+# C++ | NumPy tabs beside the core listings (Debian's python3-sphinx-tabs; the
+# tabs directive is written by the book's `.. listing::` with :numpy:). The
+# tabs of a page switch together and the choice holds for the visit; a tab
+# is never closed by clicking it again; the book's stylesheet styles them in
+# Furo's colours, light and dark.
+sphinx_tabs_disable_tab_closing = True
+sphinx_tabs_disable_css_loading = True
+# sphinx_copybutton (python3-sphinx-copybutton) puts a copy button on every
+# listing and output; its scripts, clipboard.min.js among them, and its icons
+# are copied into _static/, so the pages still read offline.

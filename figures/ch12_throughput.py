@@ -1,8 +1,11 @@
 """Chapter 12: how much of the machine each method uses. For every timed
 method and length, the two products' multiply-adds per second (GFLOP/s, a
-multiply-add counting 2) against the machine's double-precision multiply-add
-peak, measured in the same run with a small kernel of independent fused
-multiply-adds (the dashed line; per thread for the one-thread methods)."""
+multiply-add counting 2) against the two ceilings measured in the same run:
+the processor's double-precision multiply-add peak, from a loop of
+independent fused multiply-adds in vector registers (the dashed line; per
+thread for the one-thread methods), and a 1024 x 1024 matrix product (dgemm)
+through Eigen and through NumPy (dotted lines). A rate above the peak is
+not a result (the program lists it apart), so it is not drawn."""
 from figure_style import arguments, load_run, plt, save
 
 options = arguments(__doc__)
@@ -30,13 +33,22 @@ for position, (key, label, colour) in enumerate(shown):
             continue
         axes.bar(position - 0.4 + width * (index + 0.5), match[0]["gflops"], width * 0.9, color=colour,
                  alpha=0.45 + 0.55 * (index + 1) / len(lengths))
-axes.axhline(run["peak_gflops_one_thread"], color="0.3", linestyle="--", linewidth=1)
-axes.text(len(shown) - 0.5, run["peak_gflops_one_thread"], "measured peak, one thread", ha="right", va="bottom",
-          fontsize=9, color="0.3")
+def ceiling(value, label, style, colour="0.3", left=False):
+    """A horizontal line at a ceiling, labelled at the right end (or the left, so that close labels do not meet)."""
+    axes.axhline(value, color=colour, linestyle=style, linewidth=1)
+    axes.text(-0.5 if left else len(shown) - 0.5, value, label, ha="left" if left else "right", va="bottom",
+              fontsize=9, color=colour)
+
+
+ceilings = run["ceilings"]
+threads = f"{run['threads']} thread{'s' if run['threads'] > 1 else ''}"
+ceiling(run["peak_gflops_one_thread"], "multiply-add peak, 1 thread", "--")
 if run["threads"] > 1:
-    axes.axhline(run["peak_gflops"], color="0.3", linestyle=":", linewidth=1)
-    axes.text(len(shown) - 0.5, run["peak_gflops"], f"measured peak, {run['threads']} threads", ha="right",
-              va="bottom", fontsize=9, color="0.3")
+    ceiling(run["peak_gflops"], f"multiply-add peak, {threads}", "-.")
+if ceilings["eigen_dgemm_gflops"] is not None:
+    ceiling(ceilings["eigen_dgemm_gflops"], f"dgemm {ceilings['dgemm_n']}, Eigen, 1 thread", ":", "#8c8c00", left=True)
+if ceilings["numpy_dgemm_gflops"] is not None:
+    ceiling(ceilings["numpy_dgemm_gflops"], f"dgemm {ceilings['dgemm_n']}, NumPy, {threads}", ":", "#d62728")
 axes.set_xticks(range(len(shown)), [label for _, label, _ in shown])
 axes.set_ylabel("GFLOP/s (2 per multiply-add)")
 axes.set_title(f"Throughput at n = {', '.join(str(n) for n in lengths)} (lighter to darker), d = {run['d']}")

@@ -360,7 +360,7 @@ std::string additive_tables(const AdditiveResult& result) {
                         column, program::milliseconds_text(row.additive), column,
                         row.additive.median / row.dot_product.median);
   }
-  text += "ratio: additive median / dot-product median. These are this machine's times; another run gives others.\n";
+  text += "ratio: additive median / dot-product median.\nThese are this machine's times; another run gives others.\n";
   text += timing.summary + '\n';
   return text;
 }

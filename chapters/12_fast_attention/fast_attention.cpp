@@ -9,18 +9,23 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <limits>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
 #ifndef __EMSCRIPTEN__
-#include <sys/wait.h>  // WIFEXITED and friends, for the Python child
+#include <sys/socket.h>
+#include <sys/wait.h>
 #endif
 
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
+#include "attention/multiply_add_peak.hpp"
 #include "attention/mulberry32.hpp"
 #include "attention/random_weights.hpp"
 #include "attention/stopwatch.hpp"
@@ -106,150 +111,261 @@ Trace traced(const TraceInputs& inputs) {
 }
 
 // ---------------------------------------------------------------------------
-// The machine's peak
+// The ceilings
 
-// [fma_peak]
-// a·x + b as one fused instruction where the build may use one (the book's
-// build, with -march=native, may); otherwise as a multiply and an add, the
-// best such a build can do, since std::fma would be a slow library call there.
-inline double multiply_add(double a, double x, double b) {
-#if defined(__FMA__) || defined(__aarch64__)
-  return std::fma(a, x, b);
+// The side of the square matrices of the dgemm ceiling: large enough for a
+// good matrix library to come close to its best rate, small enough to take a
+// few tens of milliseconds. (A build that checks every memory access, the
+// sanitizer tests', runs it a hundred times slower and its rate means
+// nothing: there, a small one.)
+#if defined(__SANITIZE_ADDRESS__)
+constexpr Eigen::Index dgemm_n = 128;
 #else
-  return a * x + b;
+constexpr Eigen::Index dgemm_n = 1024;
 #endif
-}
 
-// Many independent chains of a·x + b, so that every multiply-add unit has
-// work on every cycle while each chain waits for its previous result. The
-// compiler turns the inner loop into vector instructions.
-constexpr std::size_t fma_chain_count = 128;
-
-double fma_chains(std::size_t rounds, double factor, double term) {
-  double accumulators[fma_chain_count];
-  for (std::size_t j = 0; j < fma_chain_count; ++j) accumulators[j] = term * static_cast<double>(j);
-  for (std::size_t round = 0; round < rounds; ++round) {
-    for (double& accumulator : accumulators) accumulator = multiply_add(accumulator, factor, term);
-  }
-  double total = 0.0;
-  for (const double accumulator : accumulators) total += accumulator;
-  return total;
-}
-// [fma_peak]
-
-// Floating-point operations per second (a multiply-add counts 2) with
-// `threads` threads running the chains at once: the best of many short tries
-// (a few milliseconds each), so that a moment when another program has the
-// processor lowers some tries and not the result. Twenty tries, or fewer (five
-// at least) once they have taken half a second: a build that checks every
-// memory access (the sanitizer tests) runs each try 25 times slower, and its
-// peak means nothing anyway.
-double measured_peak(unsigned threads) {
-  static volatile double factor = 0.999999, term = 1e-6;  // unknown to the compiler
-  constexpr std::size_t rounds = 1000000;
-  constexpr int most_tries = 20;
-  constexpr int fewest_tries = 5;
-  constexpr double budget_seconds = 0.5;
-  double best = 0.0;
-  double spent_seconds = 0.0;
-  for (int attempt = 0; attempt < most_tries && (attempt < fewest_tries || spent_seconds < budget_seconds); ++attempt) {
-    std::vector<double> results(threads);
-    const auto start = std::chrono::steady_clock::now();
-    attention::run_shares(threads, [&results](unsigned share) { results[share] = fma_chains(rounds, factor, term); });
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    spent_seconds += seconds;
-    static volatile double sink = 0.0;
-    for (const double result : results) sink = sink + result;
-    best = std::max(best, 2.0 * static_cast<double>(fma_chain_count * rounds * threads) / seconds);
+// The best rate of tries of a dgemm_n × dgemm_n product through Eigen (one
+// thread: this build does not give Eigen threads of its own): five tries, or
+// fewer (two at least) once they have taken 0.15 s.
+double eigen_dgemm_gflops() {
+  attention::Mulberry32 generator(benchmark_seed);
+  const Matrix a = attention::random_normal_matrix(generator, dgemm_n, dgemm_n, 1.0);
+  const Matrix b = attention::random_normal_matrix(generator, dgemm_n, dgemm_n, 1.0);
+  Matrix c(dgemm_n, dgemm_n);
+  c.noalias() = a * b;  // untimed: warms the caches
+  double best = 0.0, spent = 0.0;
+  for (int attempt = 0; attempt < 5 && (attempt < 2 || spent < 0.15); ++attempt) {
+    const double seconds = attention::seconds_per_call([&] {
+      c.noalias() = a * b;
+      return c(0, 0);
+    }, 1);
+    spent += seconds;
+    best = std::max(best, 2.0 * std::pow(static_cast<double>(dgemm_n), 3) / seconds / 1e9);
   }
   return best;
+}
+
+// The peak of `threads` threads. BOOK_PEAK_GFLOPS, if set, replaces the
+// measured rate: the tests set it low to see a rate above the peak reported.
+attention::MultiplyAddPeak peak_of(unsigned threads) {
+  attention::MultiplyAddPeak peak = attention::measure_multiply_add_peak(threads);
+  if (const char* fake = std::getenv("BOOK_PEAK_GFLOPS"); fake != nullptr && *fake != '\0') {
+    peak.flops = std::strtod(fake, nullptr) * 1e9;
+  }
+  return peak;
 }
 
 // ---------------------------------------------------------------------------
 // NumPy, in a Python subprocess
 
 // The same formula in NumPy, as a NumPy user would write it, kept lean: one
-// n × n matrix, worked on in place. It prints one line of JSON. (No single
-// quote in it: it travels inside single quotes on the shell's command line.)
+// n × n matrix, worked on in place (none for n = 0). First, where dgemm_n is
+// not 0, the best of a few tries of a dgemm_n × dgemm_n matrix product: the
+// dgemm ceiling, in the same process. It prints one line of JSON when it is
+// ready, then times one repetition for each line it reads and prints its
+// seconds per call, so that NumPy takes its turns with the other methods.
+// (No single quote in it: it travels inside single quotes on a shell's
+// command line.)
 [[maybe_unused]] constexpr const char* numpy_script = R"(
 import json, math, sys, time, tracemalloc
-n, d, reps, minimum = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+n, d, minimum, dgemm_n = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 import numpy as np
 blas = sorted({line.split()[-1] for line in open("/proc/self/maps") if "blas" in line.lower() and len(line.split()) >= 6})
+answer = {"numpy": np.__version__, "blas": blas}
 rng = np.random.default_rng(12)
-q, k, v = (rng.standard_normal((n, d)) for _ in range(3))
-scale = 1.0 / math.sqrt(d)
-def attention():
-    s = (q * scale) @ k.T
-    s -= s.max(axis=1, keepdims=True)
-    np.exp(s, out=s)
-    s /= s.sum(axis=1, keepdims=True)
-    return s @ v
-start = time.perf_counter(); attention(); once = max(time.perf_counter() - start, 1e-9)
-tracemalloc.start(); out = attention(); peak = tracemalloc.get_traced_memory()[1]; tracemalloc.stop()
-calls = max(1, math.ceil(minimum / once))
-seconds = []
-for _ in range(reps):
+if dgemm_n > 0:
+    a, b = rng.standard_normal((dgemm_n, dgemm_n)), rng.standard_normal((dgemm_n, dgemm_n))
+    c = a @ b
+    best, spent, tries = math.inf, 0.0, 0
+    while tries < 5 and (tries < 2 or spent < 0.15):
+        start = time.perf_counter(); np.matmul(a, b, out=c); seconds = time.perf_counter() - start
+        best, spent, tries = min(best, seconds), spent + seconds, tries + 1
+    answer["dgemm_seconds"] = best
+    del a, b, c
+if n > 0:
+    q, k, v = (rng.standard_normal((n, d)) for _ in range(3))
+    scale = 1.0 / math.sqrt(d)
+    def attention():
+        s = (q * scale) @ k.T
+        s -= s.max(axis=1, keepdims=True)
+        np.exp(s, out=s)
+        s /= s.sum(axis=1, keepdims=True)
+        return s @ v
+    start = time.perf_counter(); attention(); once = max(time.perf_counter() - start, 1e-9)
+    tracemalloc.start(); out = attention(); peak = tracemalloc.get_traced_memory()[1]; tracemalloc.stop()
+    calls = max(1, math.ceil(minimum / once))
+    answer["peak_extra_bytes"] = peak - out.nbytes
+print(json.dumps(answer), flush=True)
+for _ in sys.stdin:
     start = time.perf_counter()
     for _ in range(calls):
         attention()
-    seconds.append((time.perf_counter() - start) / calls)
-print(json.dumps({"numpy": np.__version__, "blas": blas, "seconds": seconds, "peak_extra_bytes": peak - out.nbytes}))
+    print((time.perf_counter() - start) / calls, flush=True)
 )";
 
-struct NumpyRun {
-  std::vector<double> seconds;
-  std::uint64_t peak_extra_bytes = 0;
-};
-
-// Runs the script for one length; fills `peer` the first time, or says why not.
-std::optional<NumpyRun> run_numpy(const BenchmarkInputs& inputs, std::size_t n, NumpyPeer& peer) {
 #ifdef __EMSCRIPTEN__
-  (void)inputs;
-  (void)n;
-  peer.available = false;
-  peer.reason = "the WebAssembly page cannot start a Python process";
-  return std::nullopt;
+// The page cannot start a process: there NumPy never runs, and says why.
+class NumpyProcess {
+ public:
+  NumpyProcess(const BenchmarkInputs&, std::size_t, bool) {}
+  const std::string& reason() const { return reason_; }
+  const nlohmann::json& ready() const { return ready_; }
+  std::optional<double> repetition() { return std::nullopt; }
+
+ private:
+  std::string reason_ = "the WebAssembly page cannot start a Python process";
+  nlohmann::json ready_;
+};
 #else
-  const std::string threads = std::to_string(inputs.threads);
-  const std::string command =
-      fmt::format("OPENBLAS_NUM_THREADS={0} OMP_NUM_THREADS={0} MKL_NUM_THREADS={0} {1} -c '{2}' {3} {4} {5} {6} 2>&1",
-                  threads, inputs.python, numpy_script, n, inputs.width, inputs.repeats, minimum_seconds);
-  std::FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    peer.reason = "could not start " + inputs.python;
+// NumPy in a Python process of its own for one length: started and ready
+// (warmed up, its memory measured, the dgemm ceiling timed where asked for),
+// then asked for one repetition at a time. Where it cannot run, reason() says
+// why.
+class NumpyProcess {
+ public:
+  NumpyProcess(const BenchmarkInputs& inputs, std::size_t n, bool dgemm) : python_(inputs.python) {
+    const std::string command = fmt::format(
+        "OPENBLAS_NUM_THREADS={0} OMP_NUM_THREADS={0} MKL_NUM_THREADS={0} exec {1} -c '{2}' {3} {4} {5} {6}",
+        inputs.threads, inputs.python, numpy_script, n, inputs.width, minimum_seconds, dgemm ? dgemm_n : 0);
+    // Its input is a socket, not a pipe: a write to it after it died fails (MSG_NOSIGNAL) instead of ending this
+    // program with SIGPIPE. Its output and its errors come back through one pipe.
+    int to_child[2], from_child[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, to_child) != 0) {
+      reason_ = "could not start " + python_;
+      return;
+    }
+    if (pipe(from_child) != 0) {
+      close(to_child[0]);
+      close(to_child[1]);
+      reason_ = "could not start " + python_;
+      return;
+    }
+    child_ = fork();
+    if (child_ == 0) {  // the child: a shell that starts Python
+      dup2(to_child[0], STDIN_FILENO);
+      dup2(from_child[1], STDOUT_FILENO);
+      dup2(from_child[1], STDERR_FILENO);
+      for (const int end : {to_child[0], to_child[1], from_child[0], from_child[1]}) close(end);
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    if (child_ < 0) {
+      close(to_child[1]);
+      close(from_child[0]);
+      reason_ = "could not start " + python_;
+      return;
+    }
+    to_ = to_child[1];
+    from_ = fdopen(from_child[0], "r");
+    if (from_ == nullptr) {
+      close(from_child[0]);
+      failed("could not be read");
+      return;
+    }
+    // The first line that is a JSON object says it is ready; anything before it is a warning.
+    std::string line;
+    while (read_line(line)) {
+      try {
+        ready_ = nlohmann::json::parse(line);
+        if (ready_.is_object() && ready_.contains("numpy")) return;
+      } catch (const nlohmann::json::exception&) {
+      }
+      last_line_ = line;
+    }
+    failed("printed no timings");
+  }
+  NumpyProcess(const NumpyProcess&) = delete;
+  NumpyProcess& operator=(const NumpyProcess&) = delete;
+  ~NumpyProcess() { finish(); }
+
+  // Empty while it runs; otherwise why it does not.
+  const std::string& reason() const { return reason_; }
+  // Its first line: the NumPy version, the BLAS library, the memory, the dgemm's seconds.
+  const nlohmann::json& ready() const { return ready_; }
+
+  // One repetition: seconds per call, or empty if the process failed (then reason() says why).
+  std::optional<double> repetition() {
+    std::string line;
+    if (reason_.empty() && send(to_, "\n", 1, MSG_NOSIGNAL) == 1 && read_line(line)) {
+      try {
+        return std::stod(line);
+      } catch (const std::exception&) {
+        last_line_ = line;
+      }
+    }
+    failed("stopped while it was timed");
     return std::nullopt;
   }
-  std::string text;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) text += buffer;
-  const int status = pclose(pipe);
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  const std::size_t line_start = text.rfind('\n');
-  const std::string last_line = line_start == std::string::npos ? text : text.substr(line_start + 1);
-  if (status != 0) {
-    // pclose() gives a wait status: the exit status is in its high byte, or a signal ended the process.
-    const std::string ended = status == -1          ? "could not be waited for"
-                              : WIFEXITED(status)   ? fmt::format("exited with status {}", WEXITSTATUS(status))
-                              : WIFSIGNALED(status) ? fmt::format("was ended by signal {}", WTERMSIG(status))
-                                                    : fmt::format("ended with wait status {}", status);
-    peer.reason = fmt::format("{} {}: {}", inputs.python, ended, last_line);
-    return std::nullopt;
+
+ private:
+  bool read_line(std::string& line) {
+    line.clear();
+    char buffer[4096];
+    while (std::fgets(buffer, sizeof buffer, from_) != nullptr) {
+      line += buffer;
+      if (line.back() == '\n') break;
+    }
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    return !line.empty() || !std::feof(from_);
   }
-  try {
-    const nlohmann::json answer = nlohmann::json::parse(last_line);
-    NumpyRun run{answer.at("seconds").get<std::vector<double>>(), answer.at("peak_extra_bytes").get<std::uint64_t>()};
-    peer.available = true;
-    peer.python = inputs.python;
-    peer.numpy_version = answer.at("numpy").get<std::string>();
-    const auto blas = answer.at("blas").get<std::vector<std::string>>();
-    peer.blas = blas.empty() ? "none found in the process's memory map" : blas.front();
-    return run;
-  } catch (const std::exception&) {
-    peer.reason = fmt::format("{} printed no timings: {}", inputs.python, last_line);
-    return std::nullopt;
+
+  // Ends the process and says why it failed: its exit status or signal, and the last line it printed.
+  void failed(const char* what) {
+    if (!reason_.empty()) return;
+    const int status = finish();
+    if (status != -1 && WIFSIGNALED(status)) {
+      reason_ = fmt::format("{} was ended by signal {}: {}", python_, WTERMSIG(status), last_line_);
+    } else if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+      reason_ = fmt::format("{} exited with status {}: {}", python_, WEXITSTATUS(status), last_line_);
+    } else {
+      reason_ = fmt::format("{} {}: {}", python_, what, last_line_);
+    }
   }
+
+  // Closes its input (it then exits) and waits for it; returns its wait status, or -1.
+  int finish() {
+    int status = -1;
+    if (to_ >= 0) close(to_);
+    to_ = -1;
+    if (from_ != nullptr) {
+      std::string rest;
+      while (read_line(rest)) {
+        if (!rest.empty()) last_line_ = rest;
+      }
+      std::fclose(from_);
+    }
+    from_ = nullptr;
+    if (child_ > 0 && waitpid(child_, &status, 0) != child_) status = -1;
+    child_ = -1;
+    return status;
+  }
+
+  std::string python_;
+  std::string reason_;
+  std::string last_line_;
+  nlohmann::json ready_;
+  int child_ = -1;
+  int to_ = -1;  // its input
+  std::FILE* from_ = nullptr;
+};
 #endif
+
+// What NumPy's process says when it is ready, into `peer`; the dgemm ceiling in GFLOP/s where it was timed.
+std::optional<double> describe_numpy(const NumpyProcess& process, const std::string& python, NumpyPeer& peer) {
+  if (!process.reason().empty()) {
+    peer.reason = process.reason();
+    return std::nullopt;
+  }
+  const nlohmann::json& ready = process.ready();
+  peer.available = true;
+  peer.python = python;
+  peer.numpy_version = ready.value("numpy", std::string("unknown"));
+  const auto blas = ready.value("blas", std::vector<std::string>{});
+  peer.blas = blas.empty() ? "none found in the process's memory map" : blas.front();
+  if (!ready.contains("dgemm_seconds")) return std::nullopt;
+  return 2.0 * std::pow(static_cast<double>(dgemm_n), 3) / ready.at("dgemm_seconds").get<double>() / 1e9;
 }
 
 // ---------------------------------------------------------------------------
@@ -303,135 +419,300 @@ std::string bytes_text(double bytes) {
   return fmt::format("{:.3g} {}", bytes, units[unit]);
 }
 
-// The methods at one length, timed in turns, then NumPy.
-std::vector<MethodRow> timed_at(const BenchmarkInputs& inputs, std::size_t length, NumpyPeer& peer) {
+// Each method's extra memory at length n, counted from the buffers it allocates, in the order MethodsAt times them
+// (teaching, buffered, buffered with the vectorised exponential, streaming with Eigen's products, streaming, causal,
+// the products alone); then NumPy's, estimated (its n × n matrix, the row maxima and sums, and the output's temporary).
+std::vector<std::uint64_t> extra_bytes_at(const BenchmarkInputs& inputs, std::size_t length) {
   const auto n = static_cast<Eigen::Index>(length), d = static_cast<Eigen::Index>(inputs.width);
-  attention::Mulberry32 generator(benchmark_seed);
-  const Matrix queries = attention::random_normal_matrix(generator, n, d, 1.0);
-  const Matrix keys = attention::random_normal_matrix(generator, n, d, 1.0);
-  const Matrix values = attention::random_normal_matrix(generator, n, d, 1.0);
   const auto nn = static_cast<std::uint64_t>(length) * length, nd = static_cast<std::uint64_t>(length) * inputs.width;
-  const double products = 4.0 * static_cast<double>(nn) * static_cast<double>(inputs.width);
-  const double causal_products = 4.0 * static_cast<double>(length) * static_cast<double>(length + 1) / 2.0 *
-                                 static_cast<double>(inputs.width);
-
-  attention::AttentionBuffers buffers;
-  attention::StreamingBuffers streaming_buffers, products_buffers;
-  Matrix teaching_output, streaming_output, eigen_products_output, causal_output;
-  RowMajorMatrix products_queries(default_tiles.query_tile, d), products_scores(default_tiles.query_tile, default_tiles.key_tile);
-  RowMajorMatrix products_output(n, d);
-  Matrix products_first(1, 1);  // the products' first entry, which the timing reads as it reads every method's output
   attention::StreamingOptions streaming = default_tiles;
   streaming.threads = inputs.threads;
   attention::StreamingOptions eigen_products = streaming;
   eigen_products.packed_products = false;
-  attention::StreamingOptions causal = streaming;
-  causal.range = attention::KeyRange::causal;
-  attention::StreamingOptions one_thread = default_tiles;
-  const auto tiles_bytes = static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, streaming));
-  const auto eigen_tiles_bytes = static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, eigen_products));
-  const auto one_thread_tiles = static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, one_thread));
-  // [methods]
-  const std::vector<Method> methods = {
-      {"teaching", 1, 4 * nn * sizeof(double), products,  // scores, scaled, masked, weights: four n × n
-       [&]() -> const Matrix& { return teaching_output = attention::scaled_dot_product_attention(queries, keys, values).output; },
-       false},
-      {"buffered", 1, nn * sizeof(double), products,  // one n × n buffer, reused
-       [&]() -> const Matrix& {
-         attention::buffered_attention(queries, keys, values, buffers, attention::KeyRange::all, false);
-         return buffers.output;
-       },
-       true},
-      {"buffered_vectorised_exp", 1, nn * sizeof(double), products,
-       [&]() -> const Matrix& {
-         attention::buffered_attention(queries, keys, values, buffers, attention::KeyRange::all, true);
-         return buffers.output;
-       },
-       true},
-      {"streaming_eigen_products", inputs.threads, eigen_tiles_bytes, products,  // a few tiles per thread
-       [&]() -> const Matrix& {
-         return eigen_products_output = attention::streaming_attention(queries, keys, values, eigen_products);
-       },
-       true},
-      {"streaming", inputs.threads, tiles_bytes, products,  // and the keys and values packed, kept between calls
-       [&]() -> const Matrix& {
-         return streaming_output = attention::streaming_attention(queries, keys, values, streaming, streaming_buffers);
-       },
-       true},
-      {"streaming_causal", inputs.threads, tiles_bytes, causal_products,
-       [&]() -> const Matrix& {
-         return causal_output = attention::streaming_attention(queries, keys, values, causal, streaming_buffers);
-       },
-       false},
-      {"tile_products_only", 1, one_thread_tiles, products,
-       [&]() -> const Matrix& {
-         tile_products(queries, keys, values, products_buffers, products_queries, products_scores, products_output);
-         products_first(0, 0) = products_output(0, 0);
-         return products_first;  // not attention: nothing to compare
-       },
-       false},
-  };
-  // [methods]
+  const auto streaming_bytes = static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, streaming));
+  return {4 * nn * sizeof(double),  // scores, scaled, masked, weights: four n × n
+          nn * sizeof(double),      // one n × n buffer, reused
+          nn * sizeof(double),
+          static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, eigen_products)),  // a few tiles per thread
+          streaming_bytes,  // and the keys and values packed, kept between calls
+          streaming_bytes,
+          static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, default_tiles)),
+          nn * sizeof(double) + 2 * static_cast<std::uint64_t>(length) * sizeof(double) + nd * sizeof(double)};
+}
 
+// The methods at one length, with their inputs, buffers and outputs, which live as long as it does.
+class MethodsAt {
+ public:
+  MethodsAt(const BenchmarkInputs& inputs, std::size_t length) {
+    const auto n = static_cast<Eigen::Index>(length), d = static_cast<Eigen::Index>(inputs.width);
+    attention::Mulberry32 generator(benchmark_seed);
+    queries_ = attention::random_normal_matrix(generator, n, d, 1.0);
+    keys_ = attention::random_normal_matrix(generator, n, d, 1.0);
+    values_ = attention::random_normal_matrix(generator, n, d, 1.0);
+    const double products = 4.0 * static_cast<double>(length) * static_cast<double>(length) * static_cast<double>(d);
+    const double causal_products =
+        4.0 * static_cast<double>(length) * static_cast<double>(length + 1) / 2.0 * static_cast<double>(d);
+    products_queries_.resize(default_tiles.query_tile, d);
+    products_scores_.resize(default_tiles.query_tile, default_tiles.key_tile);
+    products_output_.resize(n, d);
+    streaming_ = default_tiles;
+    streaming_.threads = inputs.threads;
+    eigen_products_ = streaming_;
+    eigen_products_.packed_products = false;
+    causal_ = streaming_;
+    causal_.range = attention::KeyRange::causal;
+    const std::vector<std::uint64_t> bytes = extra_bytes_at(inputs, length);
+    // [methods]
+    methods_ = {
+        {"teaching", 1, bytes[0], products,
+         [this]() -> const Matrix& {
+           return teaching_output_ = attention::scaled_dot_product_attention(queries_, keys_, values_).output;
+         },
+         false},
+        {"buffered", 1, bytes[1], products,
+         [this]() -> const Matrix& {
+           attention::buffered_attention(queries_, keys_, values_, buffers_, attention::KeyRange::all, false);
+           return buffers_.output;
+         },
+         true},
+        {"buffered_vectorised_exp", 1, bytes[2], products,
+         [this]() -> const Matrix& {
+           attention::buffered_attention(queries_, keys_, values_, buffers_, attention::KeyRange::all, true);
+           return buffers_.output;
+         },
+         true},
+        {"streaming_eigen_products", inputs.threads, bytes[3], products,
+         [this]() -> const Matrix& {
+           return eigen_products_output_ = attention::streaming_attention(queries_, keys_, values_, eigen_products_);
+         },
+         true},
+        {"streaming", inputs.threads, bytes[4], products,
+         [this]() -> const Matrix& {
+           return streaming_output_ =
+                      attention::streaming_attention(queries_, keys_, values_, streaming_, streaming_buffers_);
+         },
+         true},
+        {"streaming_causal", inputs.threads, bytes[5], causal_products,
+         [this]() -> const Matrix& {
+           return causal_output_ = attention::streaming_attention(queries_, keys_, values_, causal_, streaming_buffers_);
+         },
+         false},
+        {"tile_products_only", 1, bytes[6], products,
+         [this]() -> const Matrix& {
+           tile_products(queries_, keys_, values_, products_buffers_, products_queries_, products_scores_,
+                         products_output_);
+           products_first_(0, 0) = products_output_(0, 0);
+           return products_first_;  // not attention: nothing to compare
+         },
+         false},
+    };
+    // [methods]
+  }
+  MethodsAt(const MethodsAt&) = delete;
+  MethodsAt& operator=(const MethodsAt&) = delete;
+
+  const std::vector<Method>& methods() const { return methods_; }
+  const Matrix& teaching_output() const { return teaching_output_; }
+
+ private:
+  Matrix queries_, keys_, values_;
+  attention::AttentionBuffers buffers_;
+  attention::StreamingBuffers streaming_buffers_, products_buffers_;
+  Matrix teaching_output_, eigen_products_output_, streaming_output_, causal_output_;
+  RowMajorMatrix products_queries_, products_scores_, products_output_;
+  Matrix products_first_ = Matrix::Zero(1, 1);  // the products' first entry, read as every method's output is
+  attention::StreamingOptions streaming_, eigen_products_, causal_;
+  std::vector<Method> methods_;
+};
+
+// How long the run takes, and where it stands. Its model: one call of each
+// method at the longest length timed so far (or, before a long sweep, at
+// n = 1024), scaled to any other n as the work, n². NumPy's call is taken to
+// last as long as the buffered version's (the same three steps over one n × n
+// matrix), and starting Python about a third of a second.
+class SweepClock {
+ public:
+  SweepClock(const BenchmarkInputs& inputs, const Progress& progress)
+      : inputs_(inputs), progress_(progress), start_(std::chrono::steady_clock::now()) {}
+
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+  // One call of each method (in the order MethodsAt times them; empty where it was skipped) at length n; kept if n
+  // is the longest so far, whose times say most about longer ones.
+  void learned(std::size_t n, std::vector<std::optional<double>> call_seconds) {
+    if (n < model_n_) return;
+    model_n_ = n;
+    model_ = std::move(call_seconds);
+  }
+
+  // The seconds still to go from `stage` of the length at `index` on: stage 0 is its first calls (and NumPy's
+  // start), stage r its repetition r. Empty until something was learned.
+  std::optional<double> seconds_left(std::size_t index, std::size_t stage) const {
+    if (model_n_ == 0) return std::nullopt;
+    double left = 0.0;
+    for (std::size_t i = index; i < inputs_.lengths.size(); ++i) {
+      const Cost cost = cost_at(inputs_.lengths[i]);
+      const std::size_t from = i == index ? stage : 0;
+      if (from == 0) left += cost.first;
+      left += cost.repetition * static_cast<double>(inputs_.repeats - (from == 0 ? 0 : from - 1));
+    }
+    return left;
+  }
+
+  void report(std::size_t index, std::size_t stage) const {
+    if (!progress_.update) return;
+    ProgressReport report;
+    report.n = inputs_.lengths[index];
+    report.length_index = index;
+    report.lengths = inputs_.lengths.size();
+    report.step = stage == 0 ? std::string("first calls") : fmt::format("repetition {} of {}", stage, inputs_.repeats);
+    report.seconds = elapsed();
+    report.seconds_left = seconds_left(index, stage);
+    progress_.update(report);
+  }
+
+ private:
+  struct Cost {
+    double first = 0.0, repetition = 0.0;
+  };
+
+  Cost cost_at(std::size_t n) const {
+    const double scale = std::pow(static_cast<double>(n) / static_cast<double>(model_n_), 2);
+    const std::vector<std::uint64_t> bytes = extra_bytes_at(inputs_, n);
+    Cost cost;
+    for (std::size_t m = 0; m < model_.size(); ++m) {
+      if (!model_[m] || static_cast<double>(bytes[m]) > inputs_.memory_limit_bytes) continue;
+      const double call = *model_[m] * scale;
+      cost.first += call;
+      cost.repetition += std::max(call, minimum_seconds);
+    }
+    constexpr std::size_t buffered = 1;  // its place in the model
+    if (!inputs_.python.empty() && model_.size() > buffered && model_[buffered] &&
+        static_cast<double>(bytes.back()) <= inputs_.memory_limit_bytes) {
+      const double call = *model_[buffered] * scale;
+      cost.first += 0.3 + 2.0 * call;  // Python's start, a first call and one under tracemalloc
+      cost.repetition += std::max(call, minimum_seconds);
+    }
+    return cost;
+  }
+
+  const BenchmarkInputs& inputs_;
+  const Progress& progress_;
+  std::chrono::steady_clock::time_point start_;
+  std::size_t model_n_ = 0;
+  std::vector<std::optional<double>> model_;
+};
+
+// The length before a long sweep at which one call of each method gives the estimate.
+constexpr std::size_t estimate_n = 1024;
+
+// One call of each method at estimate_n, for the clock's model.
+void calibrate(const BenchmarkInputs& inputs, SweepClock& clock) {
+  MethodsAt at(inputs, estimate_n);
+  std::vector<std::optional<double>> seconds;
+  for (const Method& method : at.methods()) {
+    if (static_cast<double>(method.extra_bytes) > inputs.memory_limit_bytes) {
+      seconds.emplace_back();
+      continue;
+    }
+    seconds.emplace_back(attention::seconds_per_call([&] { return method.run()(0, 0); }, 1));
+  }
+  clock.learned(estimate_n, std::move(seconds));
+}
+
+// A method's row before it is timed: what it is, and its memory; skipped, and why, if that passes the limit.
+MethodRow row_for(const BenchmarkInputs& inputs, std::size_t length, const std::string& method, unsigned threads,
+                  double flops, std::uint64_t extra_bytes, const char* about = "") {
+  MethodRow row;
+  row.n = length;
+  row.width = inputs.width;
+  row.threads = threads;
+  row.method = method;
+  row.multiply_add_flops = flops;
+  row.peak_extra_bytes = extra_bytes;
+  row.memory_how = "counted";
+  if (static_cast<double>(extra_bytes) > inputs.memory_limit_bytes) {
+    row.skipped = fmt::format("needs {}{} of extra memory, more than the limit of {} (--memory-limit)", about,
+                              bytes_text(static_cast<double>(extra_bytes)), bytes_text(inputs.memory_limit_bytes));
+  }
+  return row;
+}
+
+// What NumPy's processes share over the lengths: whether its dgemm ceiling was timed yet, and its rate.
+struct NumpyCeiling {
+  bool tried = false;
+  std::optional<double> gflops;
+};
+
+// The methods at the length at `index`, and NumPy in a process of its own, timed in turns.
+std::vector<MethodRow> timed_at(const BenchmarkInputs& inputs, std::size_t index, NumpyPeer& peer,
+                                NumpyCeiling& numpy_ceiling, SweepClock& clock) {
+  const std::size_t length = inputs.lengths[index];
+  clock.report(index, 0);
+  const MethodsAt at(inputs, length);
+  const std::vector<Method>& methods = at.methods();
   std::vector<MethodRow> rows;
   std::vector<std::size_t> calls;
   std::vector<std::size_t> timed;  // indices into methods
+  std::vector<std::optional<double>> once_seconds(methods.size());
   for (std::size_t i = 0; i < methods.size(); ++i) {
     const Method& method = methods[i];
-    MethodRow row;
-    row.n = length;
-    row.width = inputs.width;
-    row.threads = method.threads;
-    row.method = method.name;
-    row.multiply_add_flops = method.flops;
-    row.peak_extra_bytes = method.extra_bytes;
-    row.memory_how = "counted";
-    if (static_cast<double>(method.extra_bytes) > inputs.memory_limit_bytes) {
-      row.skipped = fmt::format("needs {} of extra memory, more than the limit of {} (--memory-limit)",
-                                bytes_text(static_cast<double>(method.extra_bytes)), bytes_text(inputs.memory_limit_bytes));
-    } else {
-      // The untimed first call warms the caches and says how many calls make a repetition.
-      const auto start = std::chrono::steady_clock::now();
-      const Matrix& output = method.run();
-      const double once = std::max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1e-9);
-      if (method.compared && teaching_output.size() > 0) row.difference = difference_from(output, teaching_output);
-      calls.push_back(static_cast<std::size_t>(std::ceil(minimum_seconds / once)));
-      timed.push_back(i);
+    rows.push_back(row_for(inputs, length, method.name, method.threads, method.flops, method.extra_bytes));
+    if (!rows.back().skipped.empty()) continue;
+    // The untimed first call warms the caches and says how many calls make a repetition.
+    const auto start = std::chrono::steady_clock::now();
+    const Matrix& output = method.run();
+    const double once = std::max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1e-9);
+    if (method.compared && at.teaching_output().size() > 0) {
+      rows.back().difference = difference_from(output, at.teaching_output());
     }
-    rows.push_back(std::move(row));
+    calls.push_back(static_cast<std::size_t>(std::ceil(minimum_seconds / once)));
+    timed.push_back(i);
+    once_seconds[i] = once;
   }
+  clock.learned(length, once_seconds);
+
+  // NumPy, started and warmed up (and its dgemm timed, the first time) before the turns.
+  MethodRow numpy = row_for(inputs, length, "numpy", inputs.threads, methods.front().flops,
+                            extra_bytes_at(inputs, length).back(), "about ");
+  std::optional<NumpyProcess> python;
+  if (!inputs.python.empty() && numpy.skipped.empty()) {
+    const bool with_dgemm = !numpy_ceiling.tried;
+    python.emplace(inputs, length, with_dgemm);
+    const std::optional<double> dgemm = describe_numpy(*python, inputs.python, peer);
+    if (python->reason().empty()) {
+      if (with_dgemm) numpy_ceiling = {true, dgemm};
+      numpy.peak_extra_bytes = python->ready().value("peak_extra_bytes", numpy.peak_extra_bytes);
+      numpy.memory_how = "measured (tracemalloc)";
+    } else {
+      python.reset();
+    }
+  }
+  const auto numpy_turn = [&] {
+    if (!python) return;
+    if (const std::optional<double> seconds = python->repetition()) {
+      numpy.samples.push_back(*seconds);
+      return;
+    }
+    peer.reason = python->reason();
+    numpy.samples.clear();
+    python.reset();
+  };
   // [timed_in_turns]
   for (std::size_t repeat = 0; repeat < inputs.repeats; ++repeat) {
+    clock.report(index, repeat + 1);  // the progress line, on a terminal
     for (std::size_t t = 0; t < timed.size(); ++t) {
       const Method& method = methods[timed[t]];
       rows[timed[t]].samples.push_back(attention::seconds_per_call([&] { return method.run()(0, 0); }, calls[t]));
     }
+    numpy_turn();  // one repetition in NumPy's process
   }
   // [timed_in_turns]
   for (const std::size_t i : timed) rows[i].time = attention::summarize_timings(rows[i].samples);
-
-  MethodRow numpy;
-  numpy.n = length;
-  numpy.width = inputs.width;
-  numpy.threads = inputs.threads;
-  numpy.method = "numpy";
-  numpy.multiply_add_flops = products;
-  numpy.peak_extra_bytes = nn * sizeof(double) + 2 * static_cast<std::uint64_t>(length) * sizeof(double) + nd * sizeof(double);
-  numpy.memory_how = "counted";
-  if (!inputs.python.empty()) {
-    if (static_cast<double>(numpy.peak_extra_bytes) > inputs.memory_limit_bytes) {
-      numpy.skipped = fmt::format("needs about {} of extra memory, more than the limit of {} (--memory-limit)",
-                                  bytes_text(static_cast<double>(numpy.peak_extra_bytes)),
-                                  bytes_text(inputs.memory_limit_bytes));
-      rows.push_back(std::move(numpy));
-    } else if (const std::optional<NumpyRun> run = run_numpy(inputs, length, peer)) {
-      numpy.samples = run->seconds;
-      numpy.time = attention::summarize_timings(numpy.samples);
-      numpy.peak_extra_bytes = run->peak_extra_bytes;
-      numpy.memory_how = "measured (tracemalloc)";
-      rows.push_back(std::move(numpy));
-    }
-  }
+  if (!numpy.samples.empty()) numpy.time = attention::summarize_timings(numpy.samples);
+  if (!inputs.python.empty() && (!numpy.skipped.empty() || !numpy.samples.empty())) rows.push_back(std::move(numpy));
   return rows;
 }
 
@@ -441,8 +722,6 @@ const MethodRow* find_row(const std::vector<MethodRow>& rows, std::size_t n, con
   }
   return nullptr;
 }
-
-double gflops(const MethodRow& row) { return row.multiply_add_flops / row.time.median / 1e9; }
 
 // The memory goal's numbers, counted at n = 16384 whether or not that length was timed.
 constexpr std::uint64_t memory_n = 16384;
@@ -459,7 +738,49 @@ double streaming_bytes_for(const BenchmarkInputs& inputs, bool packed_products =
   return static_cast<double>(attention::streaming_extra_bytes(n, d, d, streaming));
 }
 
-// The streaming kernel's four goals, judged on this run's numbers; none is asserted by a test.
+// ---------------------------------------------------------------------------
+// The verdicts: chapter 7's rule (attention::faster_at) wherever a speed is judged
+
+// The first of two timings against the second, in words.
+std::string verdict_text(attention::Faster faster) {
+  return faster == attention::Faster::first    ? "faster"
+         : faster == attention::Faster::second ? "slower"
+                                               : "too close to call";
+}
+
+// @p first against @p second at length n, or empty where either was not timed.
+std::optional<attention::Faster> verdict_at(const std::vector<MethodRow>& rows, std::size_t n, const std::string& first,
+                                            const std::string& second) {
+  const MethodRow* a = find_row(rows, n, first);
+  const MethodRow* b = find_row(rows, n, second);
+  if (a == nullptr || b == nullptr) return std::nullopt;
+  return attention::faster_at({n, a->time, b->time});
+}
+
+// A timing with every time multiplied by `factor`: "at most 0.6 times as long" is "faster than 0.6 times the other".
+attention::TimingSummary scaled(attention::TimingSummary time, double factor) {
+  time.median *= factor;
+  time.spread_low *= factor;
+  time.spread_high *= factor;
+  return time;
+}
+
+// Each step against the step before it, and the kernel against the teaching version and NumPy: (key, first, second).
+struct StepPair {
+  const char* key;
+  const char* first;
+  const char* second;
+};
+const std::vector<StepPair> step_pairs = {
+    {"buffered_vs_teaching", "buffered", "teaching"},
+    {"vectorised_exp_vs_buffered", "buffered_vectorised_exp", "buffered"},
+    {"eigen_products_vs_vectorised_exp", "streaming_eigen_products", "buffered_vectorised_exp"},
+    {"streaming_vs_eigen_products", "streaming", "streaming_eigen_products"},
+    {"streaming_vs_teaching", "streaming", "teaching"},
+    {"streaming_vs_numpy", "streaming", "numpy"},
+};
+
+// The chapter's goals, judged on this run's numbers; none is asserted by a test.
 std::vector<Goal> judged(const Benchmark& benchmark) {
   const std::vector<MethodRow>& rows = benchmark.rows;
   const std::vector<std::size_t>& lengths = benchmark.inputs.lengths;
@@ -468,67 +789,73 @@ std::vector<Goal> judged(const Benchmark& benchmark) {
   Goal numpy{"streaming_vs_numpy",
              fmt::format("the streaming kernel at least as fast as NumPy for n ≥ 1024, d = 64, {} thread{}",
                          benchmark.inputs.threads, benchmark.inputs.threads == 1 ? "" : "s"),
-             std::nullopt, ""};
+             "no data", ""};
   std::vector<std::string> verdicts;
-  bool all = true, any = false;
+  bool any_slower = false, all_faster = true;
   for (const std::size_t n : lengths) {
     const MethodRow* ours = find_row(rows, n, "streaming");
     const MethodRow* theirs = find_row(rows, n, "numpy");
     if (n < 1024 || benchmark.inputs.width != 64 || ours == nullptr || theirs == nullptr) continue;
-    any = true;
-    const attention::TimedLength timed{n, ours->time, theirs->time};
-    const attention::Faster faster = attention::faster_at(timed);
-    all = all && attention::at_least_as_fast(timed);
-    const double ratio = ours->time.median / theirs->time.median;
-    verdicts.push_back(fmt::format("n = {}: {:.2f} times NumPy's time ({})", n, ratio,
-                                   faster == attention::Faster::first    ? "faster"
-                                   : faster == attention::Faster::second ? "slower"
-                                   : ratio <= 1.0 ? "too close to call; the median no higher"
-                                                  : "too close to call, but the median higher"));
+    const attention::Faster faster = attention::faster_at({n, ours->time, theirs->time});
+    any_slower = any_slower || faster == attention::Faster::second;
+    all_faster = all_faster && faster == attention::Faster::first;
+    verdicts.push_back(fmt::format("n = {}: {} ({:.2f} times NumPy's median time)", n, verdict_text(faster),
+                                   ours->time.median / theirs->time.median));
   }
-  if (any) numpy.met = all;
-  numpy.detail = any ? fmt::format("{}", fmt::join(verdicts, "; "))
-                     : "no length of at least 1024 at d = 64 timed against NumPy in this run";
+  if (!verdicts.empty()) numpy.verdict = any_slower ? "not met" : all_faster ? "met" : "too close to call";
+  numpy.detail = !verdicts.empty() ? fmt::format("{}", fmt::join(verdicts, "; "))
+                                   : "no length of at least 1024 at d = 64 timed against NumPy in this run";
   goals.push_back(numpy);
 
   Goal peak{"products_at_half_peak", "at least 50 % of the measured multiply-add peak in the kernel's matrix products",
-            std::nullopt, ""};
+            "no data", "the tiles' products were not timed in this run"};
   for (auto n = lengths.rbegin(); n != lengths.rend(); ++n) {
     const MethodRow* products = find_row(rows, *n, "tile_products_only");
     const MethodRow* streaming = find_row(rows, *n, "streaming");
     if (products == nullptr) continue;
-    const double fraction = gflops(*products) / benchmark.peak_gflops_one_thread;
-    peak.met = fraction >= 0.5;
-    peak.detail = fmt::format("n = {}: the tiles' products alone at {:.0f} % of one thread's peak", *n, 100 * fraction);
-    if (streaming != nullptr) {
+    if (!products->gflops) {
+      peak.detail = fmt::format("n = {}: the tiles' products passed the measured peak, which is a bug", *n);
+      break;
+    }
+    // Its rate's spread against half the peak, as chapter 7 holds one spread against another.
+    const double half = benchmark.peak_gflops_one_thread / 2.0;
+    const double slowest = products->multiply_add_flops / products->time.spread_high / 1e9;
+    const double fastest = products->multiply_add_flops / products->time.spread_low / 1e9;
+    peak.verdict = slowest >= half ? "met" : fastest < half ? "not met" : "too close to call";
+    peak.detail = fmt::format("n = {}: the tiles' products alone at {:.0f} % of one thread's peak", *n,
+                              100 * *products->gflops / benchmark.peak_gflops_one_thread);
+    if (streaming != nullptr && streaming->gflops) {
       peak.detail += fmt::format(", the whole streaming kernel at {:.0f} % of the peak of its {} thread{}",
-                                 100 * gflops(*streaming) / benchmark.peak_gflops, streaming->threads,
+                                 100 * *streaming->gflops / benchmark.peak_gflops, streaming->threads,
                                  streaming->threads == 1 ? "" : "s");
     }
     break;
   }
-  if (!peak.met) peak.detail = "the tiles' products were not timed in this run";
   goals.push_back(peak);
 
   // Counted, not measured, so it can be stated for n = 16384 whether or not it was timed.
   const double streaming_bytes = streaming_bytes_for(benchmark.inputs);
   const double teaching_bytes = teaching_bytes_at(memory_n);
   goals.push_back({"memory_at_16384", "extra memory at n = 16384 at most 2 % of the teaching version's",
-                   streaming_bytes / teaching_bytes <= 0.02,
+                   streaming_bytes / teaching_bytes <= 0.02 ? "met" : "not met",
                    fmt::format("counted: {} against {}, {:.2g} %", bytes_text(streaming_bytes), bytes_text(teaching_bytes),
                                100 * streaming_bytes / teaching_bytes)});
 
-  Goal causal{"causal_half", "the causal variant close to half the unmasked time", std::nullopt, ""};
+  Goal causal{"causal_half", "the causal variant close to half the unmasked time", "no data",
+              "the causal variant was not timed in this run"};
   for (auto n = lengths.rbegin(); n != lengths.rend(); ++n) {
     const MethodRow* masked = find_row(rows, *n, "streaming_causal");
     const MethodRow* unmasked = find_row(rows, *n, "streaming");
     if (masked == nullptr || unmasked == nullptr) continue;
-    const double ratio = masked->time.median / unmasked->time.median;
-    causal.met = ratio <= 0.6;
-    causal.detail = fmt::format("n = {}: {:.2f} times the unmasked time (met at 0.6 or less)", *n, ratio);
+    const attention::Faster faster = attention::faster_at({*n, masked->time, scaled(unmasked->time, 0.6)});
+    causal.verdict = faster == attention::Faster::first    ? "met"
+                     : faster == attention::Faster::second ? "not met"
+                                                           : "too close to call";
+    causal.detail = fmt::format("n = {}: {:.2f} times the unmasked median time (met where its spread lies below 0.6 "
+                                "times the unmasked one's)",
+                                *n, masked->time.median / unmasked->time.median);
     break;
   }
-  if (!causal.met) causal.detail = "the causal variant was not timed in this run";
   goals.push_back(causal);
   return goals;
 }
@@ -537,11 +864,9 @@ std::string summary_of(const Benchmark& benchmark) {
   if (!benchmark.numpy.available) return "NumPy was not timed in this run: " + benchmark.numpy.reason + ".";
   std::vector<std::size_t> faster, slower, too_close;
   for (const std::size_t n : benchmark.inputs.lengths) {
-    const MethodRow* ours = find_row(benchmark.rows, n, "streaming");
-    const MethodRow* theirs = find_row(benchmark.rows, n, "numpy");
-    if (ours == nullptr || theirs == nullptr) continue;
-    const attention::Faster verdict = attention::faster_at({n, ours->time, theirs->time});
-    (verdict == attention::Faster::first ? faster : verdict == attention::Faster::second ? slower : too_close).push_back(n);
+    const std::optional<attention::Faster> verdict = verdict_at(benchmark.rows, n, "streaming", "numpy");
+    if (!verdict) continue;
+    (*verdict == attention::Faster::first ? faster : *verdict == attention::Faster::second ? slower : too_close).push_back(n);
   }
   std::vector<std::string> parts;
   if (!faster.empty()) parts.push_back("faster than NumPy at " + program::lengths_text(faster));
@@ -557,30 +882,87 @@ std::string summary_of(const Benchmark& benchmark) {
                             benchmark.inputs.threads == 1 ? "" : "s", benchmark.inputs.width);
 }
 
-Benchmark benchmarked(const BenchmarkInputs& inputs) {
+// The dgemm ceilings' names where a rate above the peak is listed.
+constexpr const char* eigen_dgemm_name = "dgemm through Eigen";
+constexpr const char* numpy_dgemm_name = "dgemm through NumPy";
+
+// Every rate held against the peak of its threads: a rate above it is kept out of the tables and listed as a bug.
+void hold_rates_to_the_peak(Benchmark& benchmark) {
+  const auto check = [&](const std::string& what, double gflops, double peak) -> std::optional<double> {
+    if (!attention::against_peak(gflops, peak).above_peak) return gflops;
+    benchmark.above_peak.push_back({what, gflops, peak});
+    return std::nullopt;
+  };
+  for (MethodRow& row : benchmark.rows) {
+    if (row.samples.empty()) continue;
+    const double peak = row.threads == 1 ? benchmark.peak_gflops_one_thread : benchmark.peak_gflops;
+    row.gflops = check(fmt::format("{} at n = {}", row.method, row.n), row.multiply_add_flops / row.time.median / 1e9,
+                       peak);
+    row.above_peak = !row.gflops;
+  }
+  Ceilings& ceilings = benchmark.ceilings;
+  if (ceilings.eigen_dgemm_gflops) {
+    ceilings.eigen_dgemm_gflops = check(eigen_dgemm_name, *ceilings.eigen_dgemm_gflops,
+                                        benchmark.peak_gflops_one_thread);
+  }
+  if (ceilings.numpy_dgemm_gflops) {
+    ceilings.numpy_dgemm_gflops = check(numpy_dgemm_name, *ceilings.numpy_dgemm_gflops, benchmark.peak_gflops);
+  }
+}
+
+Benchmark benchmarked(const BenchmarkInputs& inputs, const Progress& progress) {
+  SweepClock clock(inputs, progress);
   Benchmark benchmark;
   benchmark.inputs = inputs;
   benchmark.machine = attention::processor_name();
-  benchmark.peak_gflops_one_thread = measured_peak(1) / 1e9;
-  benchmark.peak_gflops = inputs.threads == 1 ? benchmark.peak_gflops_one_thread : measured_peak(inputs.threads) / 1e9;
+  Ceilings& ceilings = benchmark.ceilings;
+  ceilings.peak_one_thread = peak_of(1);
+  ceilings.peak = inputs.threads == 1 ? ceilings.peak_one_thread : peak_of(inputs.threads);
+  // More threads can do no less than one; on a busy machine their tries rarely all find a free processor at once.
+  if (ceilings.peak.flops < ceilings.peak_one_thread.flops) ceilings.peak = ceilings.peak_one_thread;
+  benchmark.peak_gflops_one_thread = ceilings.peak_one_thread.flops / 1e9;
+  benchmark.peak_gflops = ceilings.peak.flops / 1e9;
+  ceilings.dgemm_n = static_cast<std::size_t>(dgemm_n);
+  ceilings.eigen_dgemm_gflops = eigen_dgemm_gflops();
   if (inputs.python.empty()) benchmark.numpy.reason = "--no-numpy was given";
-  for (const std::size_t n : inputs.lengths) {
-    for (MethodRow& row : timed_at(inputs, n, benchmark.numpy)) benchmark.rows.push_back(std::move(row));
+  NumpyCeiling numpy_ceiling{inputs.python.empty(), std::nullopt};  // timed in the Python of the first length
+  std::size_t n = estimate_n;
+  try {
+    if (inputs.lengths.back() >= long_sweep_n) {
+      calibrate(inputs, clock);
+      benchmark.estimated_seconds = clock.elapsed() + clock.seconds_left(0, 0).value_or(0.0);
+      if (progress.estimate) progress.estimate(*benchmark.estimated_seconds, estimate_n);
+    }
+    for (std::size_t i = 0; i < inputs.lengths.size(); ++i) {
+      n = inputs.lengths[i];
+      for (MethodRow& row : timed_at(inputs, i, benchmark.numpy, numpy_ceiling, clock)) {
+        benchmark.rows.push_back(std::move(row));
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    throw program::UsageError(fmt::format(
+        "--memory-limit: at n = {} this machine did not give the memory a method asked for (each may take up to the "
+        "limit, {}); give a lower --memory-limit or smaller --n",
+        n, bytes_text(inputs.memory_limit_bytes)));
   }
-  if (!benchmark.numpy.available) {  // no NumPy row says anything, then
-    std::erase_if(benchmark.rows, [](const MethodRow& row) { return row.method == "numpy" && row.samples.empty() && row.skipped.empty(); });
+  if (!numpy_ceiling.tried) {  // NumPy ran at no length (each over the memory limit): its dgemm alone
+    const NumpyProcess python(inputs, 0, true);
+    numpy_ceiling.gflops = describe_numpy(python, inputs.python, benchmark.numpy);
   }
+  ceilings.numpy_dgemm_gflops = numpy_ceiling.gflops;
+  hold_rates_to_the_peak(benchmark);
   benchmark.goals = judged(benchmark);
   benchmark.summary = summary_of(benchmark);
+  benchmark.wall_seconds = clock.elapsed();
   return benchmark;
 }
 
 }  // namespace
 
-Result compute(const Inputs& inputs) {
+Result compute(const Inputs& inputs, const Progress& progress) {
   Result result;
   if (inputs.benchmark) {
-    result.benchmark = benchmarked(*inputs.benchmark);
+    result.benchmark = benchmarked(*inputs.benchmark, progress);
   } else {
     result.trace = traced(inputs.trace);
   }
@@ -644,6 +1026,10 @@ nlohmann::json trace_json(const Trace& trace) {
           {"largest_difference", trace.largest_difference}};
 }
 
+nlohmann::json optional_number(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json();
+}
+
 nlohmann::json row_json(const MethodRow& row, const Benchmark& benchmark) {
   nlohmann::json entry = {{"n", row.n},
                           {"d", row.width},
@@ -652,24 +1038,26 @@ nlohmann::json row_json(const MethodRow& row, const Benchmark& benchmark) {
                           {"seconds_median", nullptr},
                           {"seconds_spread", nullptr},
                           {"seconds_samples", row.samples},
-                          {"gflops", nullptr},
+                          {"gflops", optional_number(row.gflops)},
                           {"peak_fraction", nullptr},
+                          {"above_peak", row.above_peak},
                           {"peak_extra_bytes", row.peak_extra_bytes},
                           {"peak_extra_bytes_how", row.memory_how},
-                          {"difference_from_teaching", row.difference ? nlohmann::json(*row.difference) : nlohmann::json()},
+                          {"difference_from_teaching", optional_number(row.difference)},
                           {"skipped", row.skipped.empty() ? nlohmann::json() : nlohmann::json(row.skipped)}};
   if (!row.samples.empty()) {
-    const double rate = gflops(row);
     entry["seconds_median"] = row.time.median;
     entry["seconds_spread"] = {row.time.spread_low, row.time.spread_high};
-    entry["gflops"] = rate;
-    entry["peak_fraction"] = rate / (row.threads == 1 ? benchmark.peak_gflops_one_thread : benchmark.peak_gflops);
+  }
+  if (row.gflops) {
+    entry["peak_fraction"] = *row.gflops / (row.threads == 1 ? benchmark.peak_gflops_one_thread : benchmark.peak_gflops);
   }
   return entry;
 }
 
-// Ratios the prose reads, one entry per length: each method's median over
-// the streaming kernel's (null where either was not timed).
+// Ratios and verdicts the prose reads, one entry per length: each method's
+// median over the streaming kernel's (null where either was not timed), and
+// each step against the one before by chapter 7's rule.
 nlohmann::json ratios_json(const Benchmark& benchmark) {
   nlohmann::json lengths = nlohmann::json::array();
   for (const std::size_t n : benchmark.inputs.lengths) {
@@ -694,15 +1082,21 @@ nlohmann::json ratios_json(const Benchmark& benchmark) {
     entry["vectorised_exp_over_eigen_products"] =
         exp != nullptr && eigen_products != nullptr ? nlohmann::json(exp->time.median / eigen_products->time.median)
                                                     : nlohmann::json();
+    nlohmann::json verdicts = nlohmann::json::object();
+    for (const StepPair& pair : step_pairs) {
+      const std::optional<attention::Faster> verdict = verdict_at(benchmark.rows, n, pair.first, pair.second);
+      verdicts[pair.key] = verdict ? nlohmann::json(verdict_text(*verdict)) : nlohmann::json("not timed");
+    }
+    entry["verdicts"] = verdicts;
     const MethodRow* products = find_row(benchmark.rows, n, "tile_products_only");
     const MethodRow* numpy = find_row(benchmark.rows, n, "numpy");
-    entry["streaming_gflops"] = streaming != nullptr ? nlohmann::json(gflops(*streaming)) : nlohmann::json();
-    entry["streaming_peak_percent"] =
-        streaming != nullptr ? nlohmann::json(100 * gflops(*streaming) / benchmark.peak_gflops) : nlohmann::json();
-    entry["products_peak_percent"] =
-        products != nullptr ? nlohmann::json(100 * gflops(*products) / benchmark.peak_gflops_one_thread)
-                            : nlohmann::json();
-    entry["numpy_gflops"] = numpy != nullptr ? nlohmann::json(gflops(*numpy)) : nlohmann::json();
+    const auto percent = [](const MethodRow* row, double peak) {
+      return row != nullptr && row->gflops ? nlohmann::json(100 * *row->gflops / peak) : nlohmann::json();
+    };
+    entry["streaming_gflops"] = streaming != nullptr ? optional_number(streaming->gflops) : nlohmann::json();
+    entry["streaming_peak_percent"] = percent(streaming, benchmark.peak_gflops);
+    entry["products_peak_percent"] = percent(products, benchmark.peak_gflops_one_thread);
+    entry["numpy_gflops"] = numpy != nullptr ? optional_number(numpy->gflops) : nlohmann::json();
     // Counted, whether or not the method ran.
     for (const MethodRow& row : benchmark.rows) {
       if (row.n == n && (row.method == "teaching" || row.method == "streaming")) {
@@ -738,8 +1132,10 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
   for (const Goal& goal : benchmark.goals) {
     goals.push_back({{"name", goal.name},
                      {"goal", goal.goal},
-                     {"met", goal.met ? nlohmann::json(*goal.met) : nlohmann::json()},
-                     {"verdict", !goal.met ? "no data" : *goal.met ? "met" : "not met"},
+                     {"met", goal.verdict == "met"       ? nlohmann::json(true)
+                             : goal.verdict == "not met" ? nlohmann::json(false)
+                                                         : nlohmann::json()},
+                     {"verdict", goal.verdict},
                      {"detail", goal.detail}});
   }
   const nlohmann::json ratios = ratios_json(benchmark);
@@ -755,6 +1151,18 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
   } else {
     peer["reason"] = numpy.reason;
   }
+  const Ceilings& ceilings = benchmark.ceilings;
+  const auto peak_json = [](const attention::MultiplyAddPeak& peak) {
+    return nlohmann::json{{"gflops", peak.flops / 1e9},
+                          {"instructions", peak.instructions},
+                          {"doubles", peak.doubles},
+                          {"build_gflops", peak.build_flops / 1e9},
+                          {"build_doubles", peak.build_doubles}};
+  };
+  nlohmann::json above_peak = nlohmann::json::array();
+  for (const RateAbovePeak& rate : benchmark.above_peak) {
+    above_peak.push_back({{"what", rate.what}, {"gflops", rate.gflops}, {"peak_gflops", rate.peak_gflops}});
+  }
   return {{"machine", benchmark.machine},
           {"clock", "std::chrono::steady_clock; NumPy: time.perf_counter"},
           {"n", inputs.lengths},
@@ -765,6 +1173,18 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
           {"memory_limit_bytes", inputs.memory_limit_bytes},
           {"peak_gflops", benchmark.peak_gflops},
           {"peak_gflops_one_thread", benchmark.peak_gflops_one_thread},
+          {"ceilings",
+           {{"peak", peak_json(ceilings.peak)},
+            {"peak_one_thread", peak_json(ceilings.peak_one_thread)},
+            {"chains", attention::peak_chains},
+            {"dgemm_n", ceilings.dgemm_n},
+            {"eigen_dgemm_gflops", optional_number(ceilings.eigen_dgemm_gflops)},
+            {"eigen_dgemm_threads", 1},
+            {"numpy_dgemm_gflops", optional_number(ceilings.numpy_dgemm_gflops)},
+            {"numpy_dgemm_threads", inputs.threads}}},
+          {"rates_above_peak", above_peak},
+          {"estimated_seconds", optional_number(benchmark.estimated_seconds)},
+          {"wall_seconds", benchmark.wall_seconds},
           {"tiles",
            {{"query_tile", default_tiles.query_tile},
             {"key_tile", default_tiles.key_tile},
@@ -850,25 +1270,56 @@ std::string trace_text(const Trace& trace) {
   return text;
 }
 
-std::string milliseconds_text(const attention::TimingSummary& time) {
-  return fmt::format("{:.4g} [{:.3g}-{:.3g}]", time.median * 1e3, time.spread_low * 1e3, time.spread_high * 1e3);
+// Text the benchmark wraps is at most this wide (its table rows, 80), whatever the machine's
+// name, paths and timings: the book shows them in a code column that fits
+// about 100 characters at 1280 px.
+constexpr std::size_t line_width = 78;
+
+// A time in milliseconds in at most 7 characters: 3 significant digits below
+// 100 ms, whole milliseconds above.
+std::string milliseconds_text(double seconds) {
+  const double ms = seconds * 1e3;
+  if (ms >= 99.95) return fmt::format("{:.0f}", ms);
+  if (ms >= 0.001) return fmt::format("{:.3g}", ms);
+  return fmt::format("{:.0e}", ms);
 }
 
-// @p text as lines of at most 78 characters, broken at spaces; lines after
-// the first start with @p indent.
+std::string milliseconds_text(const attention::TimingSummary& time) {
+  return fmt::format("{} [{}-{}]", milliseconds_text(time.median), milliseconds_text(time.spread_low),
+                     milliseconds_text(time.spread_high));
+}
+
+// @p text cut to at most @p width characters (bytes), its middle replaced by "...": the end of a path stays.
+std::string clipped(const std::string& text, std::size_t width) {
+  if (text.size() <= width) return text;
+  const std::size_t head = (width - 3) / 2, tail = width - 3 - head;
+  return text.substr(0, head) + "..." + text.substr(text.size() - tail);
+}
+
+// @p text as lines of at most line_width characters, broken at spaces (a
+// longer word is cut); lines after the first start with @p indent.
 std::string wrapped(const std::string& text, const std::string& indent = "") {
   std::string lines, line;
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = text.find(' ', start);
     if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(start, end - start);
-    if (!line.empty() && line.size() + 1 + word.size() > 78) {
+    std::string word = text.substr(start, end - start);
+    start = end + 1;
+    while (!word.empty()) {
+      const std::string separator = line.empty() || line == indent ? "" : " ";
+      if (line.size() + separator.size() + word.size() <= line_width) {
+        line += separator + word;
+        break;
+      }
+      if (line.empty() || line == indent) {  // a word wider than a line: cut it
+        const std::size_t room = line_width - line.size();
+        line += word.substr(0, room);
+        word = word.substr(room);
+      }
       lines += line + '\n';
       line = indent;
     }
-    line += (line.empty() || line == indent ? "" : " ") + word;
-    start = end + 1;
   }
   return lines + line + '\n';
 }
@@ -883,28 +1334,62 @@ std::string method_label(const std::string& method) {
   return method;
 }
 
+std::string threads_text(unsigned threads) { return fmt::format("{} thread{}", threads, threads == 1 ? "" : "s"); }
+
+// The ceilings' block: the peak of one thread and of the run's threads, and the two dgemms.
+std::string ceilings_text(const Benchmark& benchmark) {
+  const Ceilings& ceilings = benchmark.ceilings;
+  const unsigned threads = benchmark.inputs.threads;
+  const auto row = [&](const std::string& what, const std::optional<double>& gflops, const char* name = "") {
+    const bool above = std::any_of(benchmark.above_peak.begin(), benchmark.above_peak.end(),
+                                   [&](const RateAbovePeak& rate) { return rate.what == name; });
+    return fmt::format("  {:<36}  {}\n", what,
+                       gflops  ? fmt::format("{:7.1f}", *gflops)
+                       : above ? std::string("above the peak: see below")
+                               : std::string("not measured"));
+  };
+  const attention::MultiplyAddPeak& one = ceilings.peak_one_thread;
+  std::string text = "Ceilings in GFLOP/s (a multiply-add counts 2), measured in this run\n";
+  text += row("multiply-add peak, 1 thread", benchmark.peak_gflops_one_thread);
+  if (threads > 1) text += row("multiply-add peak, " + threads_text(threads), benchmark.peak_gflops);
+  text += row(fmt::format("dgemm {0} x {0}, Eigen, 1 thread", ceilings.dgemm_n), ceilings.eigen_dgemm_gflops,
+              eigen_dgemm_name);
+  if (benchmark.numpy.available) {
+    text += row(fmt::format("dgemm {0} x {0}, NumPy, {1}", ceilings.dgemm_n, threads_text(threads)),
+                ceilings.numpy_dgemm_gflops, numpy_dgemm_name);
+  }
+  const std::string how =
+      one.instructions == "this build's packets"
+          ? fmt::format("The peak: {} running sums of fused multiply-adds on Eigen's packets of {} doubles, this "
+                        "build's vectors.",
+                        attention::peak_chains, one.doubles)
+          : fmt::format("The peak: {} running sums of fused multiply-adds with {} on {} doubles, chosen as the "
+                        "program runs; this build's own vectors hold {} and reach {:.1f} on one thread.",
+                        attention::peak_chains, one.instructions, one.doubles, one.build_doubles, one.build_flops / 1e9);
+  return text + wrapped(how);
+}
+
 std::string benchmark_text(const Benchmark& benchmark) {
   const BenchmarkInputs& inputs = benchmark.inputs;
-  std::string text = wrapped(fmt::format(
-      "Timed on this machine ({}), d = {}, {} thread{} for the streaming kernel and NumPy, one for the others; "
-      "median of {} repetitions [spread], in milliseconds.",
-      benchmark.machine, inputs.width, inputs.threads, inputs.threads == 1 ? "" : "s", inputs.repeats));
-  text += wrapped(fmt::format("Measured multiply-add peak: {:.1f} GFLOP/s with {} thread{}, {:.1f} with one.",
-                              benchmark.peak_gflops, inputs.threads, inputs.threads == 1 ? "" : "s",
-                              benchmark.peak_gflops_one_thread));
-  text += fmt::format("\n{:>6}  {:<18}  {:<20}  {:>7}  {:>5}  {:>9}\n", "n", "method", "median [spread]", "GFLOP/s",
+  std::string text = wrapped("Processor: " + clipped(benchmark.machine, line_width - 11));
+  text += wrapped(fmt::format("d = {}; {} for the streaming kernel and NumPy, one for the others; median of {} "
+                              "repetitions [spread], in milliseconds.",
+                              inputs.width, threads_text(inputs.threads), inputs.repeats));
+  text += "\n" + ceilings_text(benchmark);
+  text += fmt::format("\n{:>6}  {:<18}  {:<25}  {:>7}  {:>5}  {:>9}\n", "n", "method", "median [spread]", "GFLOP/s",
                       "%peak", "extra mem");
   for (const MethodRow& row : benchmark.rows) {
     const std::string memory = bytes_text(static_cast<double>(row.peak_extra_bytes));
     if (!row.skipped.empty()) {
-      text += fmt::format("{:>6}  {:<18}  {:<20}  {:>7}  {:>5}  {:>9}\n", row.n, method_label(row.method), "skipped",
+      text += fmt::format("{:>6}  {:<18}  {:<25}  {:>7}  {:>5}  {:>9}\n", row.n, method_label(row.method), "skipped",
                           "", "", memory);
       continue;
     }
-    const double rate = gflops(row);
     const double peak = row.threads == 1 ? benchmark.peak_gflops_one_thread : benchmark.peak_gflops;
-    text += fmt::format("{:>6}  {:<18}  {:<20}  {:>7.1f}  {:>5.0f}  {:>9}\n", row.n, method_label(row.method),
-                        milliseconds_text(row.time), rate, 100 * rate / peak, memory);
+    const std::string rate = row.gflops ? fmt::format("{:.1f}", *row.gflops) : std::string("> peak");
+    const std::string share = row.gflops ? fmt::format("{:.0f}", 100 * *row.gflops / peak) : std::string("-");
+    text += fmt::format("{:>6}  {:<18}  {:<25}  {:>7}  {:>5}  {:>9}\n", row.n, method_label(row.method),
+                        milliseconds_text(row.time), rate, share, memory);
   }
   text += "\nGFLOP/s: the two products' multiply-adds (2 operations each; the causal\n"
           "variant counts only the unmasked half) over the median time; %peak: of\n"
@@ -912,18 +1397,25 @@ std::string benchmark_text(const Benchmark& benchmark) {
           "inputs and the output, counted from the buffers each method allocates;\n"
           "NumPy's measured with tracemalloc. products only: not attention, the\n"
           "streaming kernel's two products alone, its ceiling.\n";
+  if (!benchmark.above_peak.empty()) {
+    text += "\n" + wrapped("Rates above the measured peak, not shown: a bug in the peak or in the count of "
+                           "operations, not a result.");
+    for (const RateAbovePeak& rate : benchmark.above_peak) {
+      text += wrapped(fmt::format("  {}: {:.1f} GFLOP/s against a peak of {:.1f}", rate.what, rate.gflops,
+                                  rate.peak_gflops),
+                      "    ");
+    }
+  }
   for (const MethodRow& row : benchmark.rows) {
     if (!row.skipped.empty()) text += wrapped(fmt::format("Skipped {} at n = {}: {}.", row.method, row.n, row.skipped), "  ");
   }
   const NumpyPeer& numpy = benchmark.numpy;
-  text += numpy.available
-              ? fmt::format("NumPy {} ({}), BLAS:\n  {}\n", numpy.numpy_version, numpy.python, numpy.blas)
-              : wrapped(fmt::format("NumPy: not timed ({}).", numpy.reason), "  ");
+  text += numpy.available ? fmt::format("NumPy {} ({}), BLAS:\n  {}\n", clipped(numpy.numpy_version, 12),
+                                        clipped(numpy.python, 40), clipped(numpy.blas, line_width - 2))
+                          : wrapped(fmt::format("NumPy: not timed ({}).", numpy.reason), "  ");
   text += "\nGoals (reported, not asserted):\n";
   for (const Goal& goal : benchmark.goals) {
-    text += wrapped(fmt::format("[{}] {}: {}.", goal.met ? (*goal.met ? "met" : "not met") : "no data", goal.goal,
-                                goal.detail),
-                    "    ");
+    text += wrapped(fmt::format("[{}] {}: {}.", goal.verdict, goal.goal, goal.detail), "    ");
   }
   text += "\n" + wrapped(benchmark.summary);
   return text;
@@ -941,6 +1433,14 @@ std::string tables(const Result& result) {
 namespace {
 const std::vector<std::string> benchmark_flags = {"--d", "--threads", "--reps", "--memory-limit", "--python",
                                                   "--no-numpy"};
+
+// The machine's physical memory in GB (10^9 bytes), the most --memory-limit allows.
+double physical_memory_gb() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_bytes <= 0) return max_memory_limit_gb;
+  return std::min(max_memory_limit_gb, static_cast<double>(pages) * static_cast<double>(page_bytes) / 1e9);
+}
+
 }  // namespace
 
 Flags::Flags(program::CommandLine& command_line)
@@ -959,13 +1459,17 @@ Flags::Flags(program::CommandLine& command_line)
   command_line.option("--d", width_, fmt::format("benchmark: the width d of queries, keys and values (1 to {})", max_width),
                       "INTEGER");
   command_line.option("--threads", threads_,
-                      "benchmark: threads for the streaming kernel and for NumPy (1 to the number of processors it may run on)",
+                      "benchmark: threads for the streaming kernel and for NumPy (1 to the number of processors this "
+                      "process may run on)",
                       "INTEGER");
   command_line.option("--reps", repeats_,
                       fmt::format("benchmark: timed repetitions of each method at each n (1 to {})", max_repeats),
                       "INTEGER");
   command_line.option("--memory-limit", memory_limit_,
-                      "benchmark: skip, and say so, a method whose extra memory would exceed this many GB (10^9 bytes)",
+                      fmt::format("benchmark: skip, and say so, a method whose extra memory would exceed this many GB "
+                                  "(10^9 bytes); above 0 and at most this machine's memory, {:.3g} GB (the default, "
+                                  "4, is lowered to it)",
+                                  physical_memory_gb()),
                       "GB");
   command_line.option("--python", python_, "benchmark: the Python with NumPy to time as the peer", "PATH");
   command_line.flag("--no-numpy", no_numpy_, "benchmark: do not time NumPy");
@@ -984,6 +1488,17 @@ Inputs Flags::read() const {
     }
     TraceInputs& trace = inputs.trace;
     trace.example = attention_flags_.read();
+    // The streaming kernel sums e^(s - M) v over the keys (each factor at most 1) before it divides by L: the sum of
+    // a column's magnitudes bounds that running sum, and must stay finite.
+    const Eigen::RowVectorXd column_sums = trace.example.values.cwiseAbs().colwise().sum();
+    for (Eigen::Index column = 0; column < column_sums.size(); ++column) {
+      if (!std::isfinite(column_sums(column))) {
+        throw program::UsageError(fmt::format(
+            "--v: the entries of column {} add up past the largest double; the streaming kernel sums the values "
+            "before it divides, so use smaller values",
+            column + 1));
+      }
+    }
     const auto n = static_cast<std::uint64_t>(trace.example.queries.rows());
     const auto m = static_cast<std::uint64_t>(trace.example.keys.rows());
     if (n > max_trace_tokens || m > max_trace_tokens) {
@@ -1017,7 +1532,7 @@ Inputs Flags::read() const {
   const char* why = "the page's WebAssembly module has no threads";
 #else
   const unsigned hardware = program::usable_processors();
-  const char* why = "the processors this program may run on";
+  const char* why = "the processors this process may run on";
 #endif
   const std::uint64_t threads = program::parse_whole_number(threads_, "--threads", 1, std::numeric_limits<unsigned>::max());
   if (threads > hardware) {
@@ -1026,11 +1541,16 @@ Inputs Flags::read() const {
   benchmark.threads = static_cast<unsigned>(threads);
   benchmark.repeats = static_cast<std::size_t>(program::parse_whole_number(repeats_, "--reps", 1, max_repeats));
   const double gigabytes = program::parse_real_number(memory_limit_, "--memory-limit");
-  if (!(gigabytes > 0.0) || gigabytes > max_memory_limit_gb) {
-    throw program::UsageError(
-        fmt::format("--memory-limit is {}; expected a number of GB above 0 and at most {}", memory_limit_, max_memory_limit_gb));
+  const double machine_gb = physical_memory_gb();
+  if (!command_line_.given("--memory-limit")) {
+    benchmark.memory_limit_bytes = std::min(gigabytes, machine_gb) * 1e9;
+  } else if (!(gigabytes > 0.0) || gigabytes > machine_gb) {
+    throw program::UsageError(fmt::format(
+        "--memory-limit is {}; expected a number of GB above 0 and at most {:.3g}, this machine's memory",
+        memory_limit_, machine_gb));
+  } else {
+    benchmark.memory_limit_bytes = gigabytes * 1e9;
   }
-  benchmark.memory_limit_bytes = gigabytes * 1e9;
   if (!no_numpy_) {
     // The path goes onto a shell's command line: plain characters only.
     const bool plain = !python_.empty() && std::all_of(python_.begin(), python_.end(), [](char c) {
@@ -1049,7 +1569,8 @@ namespace {
 
 // The page's way in: the same flags and checks, the JSON --json prints.
 [[maybe_unused]] const bool registered_for_the_page =
-    program::register_chapter_for_page<Flags>("fast_attention", compute, to_json);
+    program::register_chapter_for_page<Flags>("fast_attention", [](const Inputs& inputs) { return compute(inputs); },
+                                              to_json);
 
 }  // namespace
 }  // namespace fast_attention

@@ -7,19 +7,23 @@
 // running sum and the running output of every query, and the output against
 // the teaching version's. With --n, it times the teaching version, each fast
 // step and NumPy (a Python subprocess) at each length n, with the memory each
-// needs and the machine's measured multiply-add peak. to_json() and tables()
+// needs, beside two ceilings measured in the same run: the processor's
+// multiply-add peak and a large matrix product (dgemm) through Eigen and
+// through NumPy. A long sweep reports its progress (Progress). to_json() and tables()
 // show the result; Flags reads the command line into Inputs. main.cpp and the
 // page (program/page_program.hpp) both go through these.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "attention/multiply_add_peak.hpp"
 #include "attention/streaming_attention.hpp"
 #include "attention/timing_comparison.hpp"
 #include "program/attention_inputs.hpp"
@@ -41,7 +45,7 @@ struct BenchmarkInputs {
   std::size_t width = 64;            // --d
   unsigned threads = 1;              // --threads
   std::size_t repeats = 5;           // --reps
-  double memory_limit_bytes = 4e9;   // --memory-limit (in GB on the command line)
+  double memory_limit_bytes = 4e9;   // --memory-limit (in GB on the command line; at most the machine's memory)
   std::string python;                // --python; empty with --no-numpy
 };
 
@@ -80,6 +84,8 @@ struct MethodRow {
   std::vector<double> samples;           // seconds per call, one per repetition
   attention::TimingSummary time;         // of the samples
   double multiply_add_flops = 0.0;       // 2 per multiply-add of the two products the method must do
+  std::optional<double> gflops;          // over the median time; empty if not timed, or above the peak
+  bool above_peak = false;               // the rate passed the measured peak: a bug, not a result
   std::uint64_t peak_extra_bytes = 0;    // beyond inputs and output
   std::string memory_how;                // "counted" or "measured"
   std::optional<double> difference;      // against the teaching output, relative to its largest entry
@@ -94,24 +100,46 @@ struct NumpyPeer {
   std::string blas;    // the BLAS library the process loaded
 };
 
-/// One of the streaming kernel's goals, judged on this run.
+/// One of the chapter's goals, judged on this run: met, not met, too close to call (the spreads overlap), or no
+/// data.
 struct Goal {
   std::string name;
   std::string goal;
-  std::optional<bool> met;  // empty when this run has no data for it
+  std::string verdict;      // "met", "not met", "too close to call" or "no data"
   std::string detail;
+};
+
+/// A rate that passed the measured peak: reported as a bug instead of as a rate.
+struct RateAbovePeak {
+  std::string what;  // the method and length, or the dgemm
+  double gflops = 0.0;
+  double peak_gflops = 0.0;
+};
+
+/// The ceilings measured in the same run: the multiply-add peak (attention/multiply_add_peak.hpp), of one thread and
+/// of the run's threads, and a large matrix product through Eigen (one thread) and through NumPy (the run's threads).
+struct Ceilings {
+  attention::MultiplyAddPeak peak;             // with the run's threads
+  attention::MultiplyAddPeak peak_one_thread;
+  std::size_t dgemm_n = 0;                     // the product's matrices are dgemm_n × dgemm_n
+  std::optional<double> eigen_dgemm_gflops;    // empty if above the peak
+  std::optional<double> numpy_dgemm_gflops;    // empty without NumPy, or if above the peak
 };
 
 /// Every timed length and method.
 struct Benchmark {
   BenchmarkInputs inputs;
-  std::string machine;
-  double peak_gflops = 0.0;             // with inputs.threads threads
+  std::string machine;                  // the processor's name
+  Ceilings ceilings;
+  double peak_gflops = 0.0;             // ceilings.peak in GFLOP/s: with inputs.threads threads
   double peak_gflops_one_thread = 0.0;
   std::vector<MethodRow> rows;
+  std::vector<RateAbovePeak> above_peak;  // should stay empty
   NumpyPeer numpy;
   std::vector<Goal> goals;
   std::string summary;  // who was faster than NumPy where, in one sentence
+  std::optional<double> estimated_seconds;  // the whole run, estimated before the sweep (long sweeps only)
+  double wall_seconds = 0.0;                // the whole run, measured
 };
 
 /// Everything the tables and the JSON show.
@@ -120,8 +148,30 @@ struct Result {
   std::optional<Benchmark> benchmark;  // with --n
 };
 
+/// Where a benchmark stands, for a progress line.
+struct ProgressReport {
+  std::size_t n = 0;             // the length being timed
+  std::size_t length_index = 0;  // its place among the lengths, from 0
+  std::size_t lengths = 0;
+  std::string step;              // "first calls", "repetition 2 of 5" or "NumPy"
+  double seconds = 0.0;                // since the run started
+  std::optional<double> seconds_left;  // an estimate, once there is one
+};
+
+/// What a benchmark tells its caller while it runs (both optional).
+struct Progress {
+  /// Called once, before the lengths are timed, with the whole run's estimated seconds, when the sweep is long
+  /// enough to be worth an estimate (a length of at least long_sweep_n).
+  std::function<void(double seconds, std::size_t from_n)> estimate;
+  /// Called as each repetition of each length starts.
+  std::function<void(const ProgressReport&)> update;
+};
+
+/// A sweep with a length of at least this is estimated before it starts.
+inline constexpr std::size_t long_sweep_n = 4096;
+
 /// The trace, or (with --n) the benchmark, which takes seconds to minutes.
-Result compute(const Inputs& inputs);
+Result compute(const Inputs& inputs, const Progress& progress = {});
 
 /// The document --json prints.
 nlohmann::json to_json(const Result& result);
@@ -132,7 +182,8 @@ std::string tables(const Result& result);
 /// The flags of the trace (--q, --k, --v, --tokens, --tile, --query-tile,
 /// --mask) and of the benchmark (--n, --d, --threads, --reps, --memory-limit,
 /// --python, --no-numpy); read() checks them after parsing and throws
-/// program::UsageError naming the flag.
+/// program::UsageError naming the flag. --memory-limit is bounded by the
+/// machine's physical memory, --threads by the processors this process may use.
 class Flags {
  public:
   explicit Flags(program::CommandLine& command_line);

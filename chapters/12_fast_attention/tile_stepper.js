@@ -40,7 +40,7 @@
       { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', value: EXAMPLES.toy.k,
         samples: ['0,0;0,0;5,5'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
       { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v', value: EXAMPLES.toy.v,
-        samples: ['1;2;3'], bad: ['1,0;0,1;x,1', '1,0;0,1'] },
+        samples: ['1;2;3'], bad: ['1,0;0,1;x,1', '1,0;0,1', '1e308;1e308;1e308'] },
     ],
     render(json, view, current) {
       const trace = json.trace;

@@ -25,6 +25,11 @@
 ``.. listing:: /path/from/the/repository`` with ``:marker: name``
     ``literalinclude`` of the lines between two ``[name]`` markers. With
     ``:collapsed: <summary>``, the listing is folded behind that one line.
+    With ``:numpy: numpy_file.py``, the listing shows in two tabs, C++ and
+    NumPy, the NumPy tab holding the lines between the two ``# [name]``
+    markers of that file. The build runs the file on the chapter's runs and
+    compares its numbers with the program's (tools/check_numpy_listings.py);
+    a NumPy listing that check did not pass stops the build here.
 
 ``.. interactive:: name``
     An interactive figure: the script ``name.js`` beside the chapter's page
@@ -38,6 +43,12 @@
     rounding, performance and WebAssembly notes), folded behind one line,
     "How we know", the same on every page. The main text stays the learner's
     path; the proof is one click away.
+
+``.. answers::``
+    The answers to a chapter's "Explain it back" questions, folded behind one
+    line, "Answers", so that a reader can try first and check after. The
+    content is ordinary reST: a numbered list, one answer per question, with
+    live values like any sentence.
 
 ``.. chapter-list::``
     The chapters in the root table of contents, each with its title (a link)
@@ -57,6 +68,7 @@ from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from docutils.statemachine import StringList
 from sphinx.directives.code import LiteralInclude
 from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
@@ -244,15 +256,18 @@ class Listing(LiteralInclude):
     """literalinclude of the lines between two ``[marker]`` lines, dedented."""
 
     option_spec = dict(LiteralInclude.option_spec, marker=directives.unchanged_required,
-                       collapsed=directives.unchanged_required)
+                       collapsed=directives.unchanged_required, numpy=directives.unchanged_required)
 
     def run(self):
+        numpy_path = self.options.pop("numpy", None)
         marker = self.options.pop("marker", None)
         summary = self.options.pop("collapsed", None)
         path = self.arguments[0]
         where = f"{self.env.docname}.rst:{self.lineno}: listing {path}"
         if not marker:
             raise ExtensionError(f"{where}: needs a :marker:")
+        if numpy_path is not None:
+            return self._fold(self._tabs(path, numpy_path, marker, where), summary)
         _, absolute = self.env.relfn2path(path)
         if not Path(absolute).is_file():
             raise ExtensionError(f"{where}: no such file")
@@ -263,13 +278,43 @@ class Listing(LiteralInclude):
         self.options.update({"start-after": tag, "end-before": tag, "dedent": None})
         self.options.setdefault("language", "cpp")
         self.options.setdefault("caption", path.lstrip("/"))
-        listing = super().run()
+        return self._fold(super().run(), summary)
+
+    @staticmethod
+    def _fold(listing: list[nodes.Node], summary: str | None) -> list[nodes.Node]:
         if summary is None:
             return listing
         # A listing the prose only points at: one click away, not in the way.
         folded = collapsed("", classes=["complete-output", "collapsed-listing"], summary=summary)
         folded += listing
         return [folded]
+
+    def _tabs(self, path: str, numpy_path: str, marker: str, where: str) -> list[nodes.Node]:
+        """The C++ listing and its NumPy twin in tabs (sphinx-tabs' group tabs: the
+        page's tab sets switch together). The NumPy lines must have passed the build's check."""
+        _, absolute = self.env.relfn2path(numpy_path)
+        if not Path(absolute).is_file():
+            raise ExtensionError(f"{where}: no NumPy file {numpy_path}")
+        report_path = _generated(self.env, "numpy", f"{Path(absolute).stem}.json")
+        if not report_path.is_file():
+            raise ExtensionError(f"{where}: {numpy_path} was not checked against the programs ({report_path} "
+                                 "does not exist; is it named numpy_*.py, beside its chapter's runs.json?)")
+        self.env.note_dependency(str(report_path))
+        report = json.loads(report_path.read_text())
+        if Path(report["listing"]).resolve() != Path(absolute).resolve():
+            raise ExtensionError(f"{where}: {report_path} is the check of {report['listing']}, not of {numpy_path}")
+        if not report["listings"].get(marker):
+            raise ExtensionError(f"{where}: the NumPy listing [{marker}] of {numpy_path} was not checked against "
+                                 f"the programs (checked: {', '.join(report['listings']) or 'none'})")
+        options = [f":{name}: {'' if value is None else value}".rstrip() for name, value in self.options.items()]
+        cpp = [f".. listing:: {path}", f"   :marker: {marker}", *(f"   {option}" for option in options)]
+        numpy = [f".. listing:: {numpy_path}", f"   :marker: {marker}", "   :language: python"]
+        text = [".. tabs::", "", "   .. group-tab:: C++", "", *(f"      {line}" for line in cpp), "",
+                "   .. group-tab:: NumPy", "", *(f"      {line}" for line in numpy), ""]
+        source, line = self.get_source_info()
+        box = nodes.container(classes=["code-tabs"])
+        self.state.nested_parse(StringList(text, items=[(source, line)] * len(text)), self.content_offset, box)
+        return [box]
 
 
 class Interactive(SphinxDirective):
@@ -319,6 +364,20 @@ class HowWeKnow(SphinxDirective):
         title = self.arguments[0] if self.arguments else ""
         summary = f"How we know: {title}" if title else "How we know"
         folded = collapsed("", classes=["how-we-know"], summary=summary)
+        self.state.nested_parse(self.content, self.content_offset, folded)
+        return [folded]
+
+
+class Answers(SphinxDirective):
+    """The folded answers to "Explain it back" (see the module's docstring)."""
+
+    has_content = True
+
+    def run(self):
+        where = f"{self.env.docname}.rst:{self.lineno}: answers"
+        if not self.content:
+            raise ExtensionError(f"{where}: has no content")
+        folded = collapsed("", classes=["answers"], summary="Answers")
         self.state.nested_parse(self.content, self.content_offset, folded)
         return [folded]
 
@@ -391,6 +450,7 @@ def setup(app):
     app.add_directive("chapter-list", ChapterList)
     app.add_directive("interactive", Interactive)
     app.add_directive("how-we-know", HowWeKnow)
+    app.add_directive("answers", Answers)
     app.connect("doctree-resolved", fill_chapter_lists)
     app.connect("env-get-outdated", write_a_page_when_static_files_change)
     app.add_css_file("book.css")

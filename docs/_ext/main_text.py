@@ -20,7 +20,8 @@ from docutils import nodes
 from book import collapsed, live_value
 
 WORDS_PER_MINUTE = 200
-SKIPPED_CLASSES = {"interactive-figure", "big-picture", "paper-figure-2", "output-tables", "literal-block-wrapper"}
+SKIPPED_CLASSES = {"interactive-figure", "big-picture", "paper-figure-2", "output-tables", "literal-block-wrapper",
+                   "code-tabs"}
 WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
 
 

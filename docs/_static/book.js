@@ -2,13 +2,18 @@
 //
 // A formula and the code that computes it sit side by side when both fit;
 // when the code is wider than its half of the column, the pair stacks so the
-// listing gets the whole width instead of a scrollbar.
+// listing gets the whole width instead of a scrollbar. The code in a tab not
+// shown (C++ | NumPy) is measured too, so that choosing it moves nothing.
 (function () {
   function layOut() {
     for (const pair of document.querySelectorAll('div.formula-and-code')) {
       pair.classList.remove('stacked');
-      const code = pair.querySelector('div.highlight pre');
-      if (code && code.scrollWidth > code.clientWidth + 1) pair.classList.add('stacked');
+      const hidden = [...pair.querySelectorAll('[role="tabpanel"][hidden]')];
+      for (const panel of hidden) panel.hidden = false;
+      const wide = [...pair.querySelectorAll('div.highlight pre')]
+        .some((code) => code.scrollWidth > code.clientWidth + 1);
+      for (const panel of hidden) panel.hidden = true;
+      if (wide) pair.classList.add('stacked');
     }
   }
   let pending = null;

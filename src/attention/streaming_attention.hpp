@@ -1,17 +1,26 @@
 /// @file streaming_attention.hpp
-/// @brief Attention without the n × m matrix: tiles of keys and an online softmax (Milakov and Gimelshein 2018; Dao et al. 2022).
+/// @brief Attention without the n × m matrix: tiles of keys and an online softmax (Milakov and Gimelshein 2018; Dao et
+/// al. 2022), in the form of FlashAttention-2 (Dao 2023).
 ///
 /// scaled_dot_product_attention() keeps every intermediate matrix, as the
 /// book's chapters show them. The functions here compute the same output
 /// faster, one step at a time: reusing buffers, a vectorised exponential, and
 /// finally streaming_attention(), which never holds more than one tile of
-/// scores: memory O(n·d) instead of O(n·m). Its products are tile_product()'s
-/// (tile_product.hpp).
+/// scores: memory O(n·d) instead of O(n·m) (Rabe and Staats 2021 showed first
+/// that attention needs no n × m memory). Its loops are those of
+/// FlashAttention-2 (Dao 2023, "FlashAttention-2: Faster Attention with Better
+/// Parallelism and Work Partitioning"): the query tiles outside, shared among
+/// threads; the keys inside; the output left undivided until the last tile.
+/// Its products are tile_product()'s (tile_product.hpp).
 ///
 /// Every function gives the teaching version's output to rounding (the tests
 /// hold them to a relative difference below 1e-12), and keeps its edge cases:
 /// a masked score has weight exactly 0, a query whose keys are all masked gets
-/// a zero output row, and a score that is NaN or +∞ is refused.
+/// a zero output row, and a score that is NaN or +∞ is refused. (The
+/// streaming kernel's undivided output is a sum of values weighted by factors
+/// of at most 1: where the magnitudes of a column of values add up past the
+/// largest double, it overflows where the teaching version does not; chapter
+/// 12's program refuses such values.)
 #pragma once
 
 #include <algorithm>

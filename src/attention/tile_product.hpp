@@ -5,8 +5,8 @@
 /// Eigen's general product takes any shapes. Each call copies both operands
 /// into its own layout, chooses blocks and then runs its register kernel. The
 /// streaming kernel makes two small products per tile, thousands of calls, and
-/// with Eigen's product its tiles' products reached little more than half of
-/// the processor's measured multiply-add peak (chapter 12). tile_product() keeps
+/// with Eigen's product each call paid that preparation again (chapter 12
+/// times both). tile_product() keeps
 /// only the last part. The right operand is packed once, before the tiles:
 /// strips of sixteen columns, each strip row after row, so that the kernel
 /// reads it in order. The left operand is read where it lies, row by row.

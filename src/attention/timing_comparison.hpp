@@ -9,7 +9,8 @@
 /// which layer was faster only where the two spreads do not overlap. Where
 /// they overlap it says "too close to call" instead of guessing. Every
 /// sentence, table column and figure marker about the timings is derived from
-/// compare_timings(), so they cannot disagree with one another.
+/// compare_timings(), so they cannot disagree with one another. Chapter 12
+/// judges every speed it states by the same rule, faster_at().
 #pragma once
 
 #include <algorithm>
@@ -89,20 +90,6 @@ inline Faster faster_at(const TimedLength& timed) {
   if (timed.second.spread_high < timed.first.spread_low) return Faster::second;
   return Faster::too_close;
   // [faster_at]
-}
-
-/// @brief Whether the first layer was at least as fast as the second at one length.
-///
-/// A goal such as "at least as fast as NumPy" needs a yes or a no, and
-/// overlapping spreads alone do not give one: in a disturbed run a median a
-/// third higher can still have a spread that overlaps the other's. So where
-/// faster_at() cannot tell the two apart, the medians decide.
-/// @param timed the two layers' times at one length
-/// @return true if the first was faster (faster_at()), or the two were too close to call and the first median is
-/// at most the second's
-inline bool at_least_as_fast(const TimedLength& timed) {
-  const Faster faster = faster_at(timed);
-  return faster == Faster::first || (faster == Faster::too_close && timed.first.median <= timed.second.median);
 }
 
 /// @brief Which layer was faster at each timed length, and every place where

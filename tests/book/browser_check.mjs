@@ -21,13 +21,14 @@
 //   * one viewport tag, pinch-zoom allowed (no maximum-scale, no user-scalable=no);
 //   * the page never scrolls sideways;
 //   * no code block hides anything: at 1280 px every listing and every output
-//     (collapsed ones opened for the check) fits its column; at 390 px each
-//     fits or scrolls with a scrollbar that takes visible room;
+//     (collapsed ones opened and every tab shown for the check) fits its
+//     column; at 390 px each fits or scrolls with a scrollbar that takes
+//     visible room;
 //   * no display formula is cut off (a wide one scrolls in its own box);
 //   * every figure is drawn at 60 % of its size or more, so its 11 pt labels
 //     stay readable (a wide one scrolls inside its own box);
 //   * every live number shows its provenance on keyboard focus (a tap focuses
-//     it too), inside the screen;
+//     it too), inside the screen, one in a closed fold with its fold opened;
 //   * at 390 px the contents sidebar is off-screen behind its button;
 //   * in the dark scheme, each figure sits on a white sheet;
 // then writes full-page PNG screenshots of the page, light and dark, at that
@@ -474,9 +475,11 @@ async function probeLayout({ width, smallestFigureScale }) {
     problems.push(`the page scrolls sideways: ${page.scrollWidth} px wide in ${page.clientWidth} px (${widest})`);
   }
 
-  // Code: open every collapsed output, measure, close again.
+  // Code: open every collapsed output and show every tab (C++ | NumPy), measure, close again.
   const closed = [...document.querySelectorAll('details:not([open])')];
   for (const details of closed) details.open = true;
+  const hiddenTabs = [...document.querySelectorAll('[role="tabpanel"][hidden]')];
+  for (const panel of hiddenTabs) panel.hidden = false;
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   for (const pre of document.querySelectorAll('article pre')) {
     const hidden = pre.scrollWidth - pre.clientWidth;
@@ -493,6 +496,7 @@ async function probeLayout({ width, smallestFigureScale }) {
     }
   }
   for (const details of closed) details.open = false;
+  for (const panel of hiddenTabs) panel.hidden = true;
 
   for (const formula of document.querySelectorAll('article mjx-container[display="true"]')) {
     const hidden = formula.scrollWidth - formula.clientWidth;
@@ -520,11 +524,19 @@ async function probeLayout({ width, smallestFigureScale }) {
       problems.push(`live value ${describe(value)} cannot be focused to show where it came from`);
       break;
     }
+    // A value in a closed fold ("How we know", a complete output) is read
+    // with the fold open, as its reader sees it.
+    const folds = [];
+    for (let fold = value.closest('details:not([open])'); fold; fold = fold.parentElement.closest('details:not([open])')) {
+      fold.open = true;
+      folds.push(fold);
+    }
     value.focus();
     const box = provenance.getBoundingClientRect();
     const shown = box.width > 0 && box.height > 0 && getComputedStyle(provenance).visibility !== 'hidden';
     const inside = box.left >= -1 && box.right <= window.innerWidth + 1;
     value.blur();
+    for (const fold of folds) fold.open = false;
     if (!shown || !inside) {
       problems.push(`live value ${describe(value)}: provenance ${shown ? 'runs off the screen' : 'not shown'} on focus`);
       break;  // one report per page is enough

@@ -6,8 +6,10 @@ extensions against the real build's outputs, in this process (Sphinx's start-up,
 about a second, is paid once instead of once per case). A control page proves that the
 same page with the name spelled right does build, so each failure is the
 missing thing's doing and nothing else's."""
+import html
 import io
 import os
+import re
 import tempfile
 import unittest
 from pathlib import Path
@@ -19,8 +21,8 @@ from sphinx.util.docutils import docutils_namespace, patch_docutils
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
-def build(page: str):
-    """The build's outcome, and the page's HTML if it built."""
+def build(page: str, files: dict[str, str] | None = None):
+    """The build's outcome, and the page's HTML if it built. `files` are more pages, by path."""
     with tempfile.TemporaryDirectory() as scratch:
         source = Path(scratch, "source")
         source.mkdir()
@@ -31,6 +33,12 @@ def build(page: str):
         (source / "chapters").mkdir()
         (source / "chapters" / "summed.rst").write_text(":summary: One line.\n\nSummed\n======\n")
         (source / "chapters" / "unsummed.rst").write_text(":orphan:\n\nUnsummed\n========\n")
+        # A NumPy listing the build checked (chapter 1's), and one it did not.
+        (source / "numpy").mkdir()
+        (source / "numpy" / "numpy_dot_product.py").symlink_to(REPOSITORY / "chapters/01_dot_product/numpy_dot_product.py")
+        (source / "numpy" / "numpy_unchecked.py").write_text("def f(x):\n    # [scores]\n    return x\n    # [scores]\n")
+        for path, text in (files or {}).items():
+            Path(source, path).write_text(text)
         # As `sphinx-build -b html -q -W` does it: warnings are errors, and an error's text goes to stderr.
         stderr = io.StringIO()
         conf_dir = os.environ["BOOK_CONF_DIR"]
@@ -46,6 +54,20 @@ def build(page: str):
         result = SimpleNamespace(returncode=returncode, stderr=stderr.getvalue())
         page_html = Path(scratch, "html", "index.html")
         return result, page_html.read_text(encoding="utf-8") if page_html.is_file() else None
+
+
+# A book of two chapters and a glossary whose one term, "widget", chapter 2
+# explains; chapter 1 uses it in a sentence that points to chapter 2 or not
+# (docs/_ext/glossary_order.py).
+GLOSSARY_BOOK = {
+    "glossary.rst": "Glossary\n========\n\n.. glossary::\n\n   widget\n      A thing. :ref:`Chapter 2 <term-widget>`.\n",
+    "chapters/two.rst": ":orphan:\n\n2. Two\n======\n\n.. _term-widget:\n\nA *widget* is a thing.\n",
+}
+GLOSSARY_TOCTREE = ".. toctree::\n\n   chapters/one\n   chapters/two\n   glossary\n   chapters/summed\n"
+
+
+def glossary_book(sentence: str) -> dict[str, str]:
+    return dict(GLOSSARY_BOOK, **{"chapters/one.rst": f"1. One\n======\n\n{sentence}\n"})
 
 
 # Each page, and what the error must name (None: the page must build).
@@ -69,13 +91,33 @@ PAGES = {
                        "marker [no_such_marker] appears 0 times"),
     "missing_source_file": (".. listing:: /src/attention/no_such_file.hpp\n   :marker: scores", "no such file"),
     "missing_figure": (".. figure:: /_generated/figures/no_such_figure.svg\n\n   Nothing.\n", "no_such_figure.svg"),
+    "numpy_tabs": (".. listing:: /src/attention/scores.hpp\n   :marker: scores\n   :numpy: /numpy/numpy_dot_product.py\n\n"
+                   ".. toctree::\n   :hidden:\n\n   chapters/summed\n", None),
+    "numpy_listing_not_checked": (".. listing:: /src/attention/scores.hpp\n   :marker: scores\n"
+                                  "   :numpy: /numpy/numpy_unchecked.py\n",
+                                  "/numpy/numpy_unchecked.py was not checked against the programs"),
+    "numpy_marker_not_checked": (".. listing:: /src/attention/scores.hpp\n   :marker: scores_pair_by_pair\n"
+                                 "   :numpy: /numpy/numpy_dot_product.py\n",
+                                 "the NumPy listing [scores_pair_by_pair] of /numpy/numpy_dot_product.py was not checked"),
+    "answers": ("Why?\n\n.. answers::\n\n   1. Because :value:`dot_product:/scores/0/2`.\n\n"
+                ".. toctree::\n\n   chapters/summed\n", None),
+    "empty_answers": ("Why?\n\n.. answers::\n", "index.rst:6: answers: has no content"),
+    "term_before_its_chapter": (GLOSSARY_TOCTREE, "chapters/one.rst: 'Widgets' is used before chapters/two.rst explains it"),
+    "term_with_its_chapter_named": (GLOSSARY_TOCTREE, None),
+    "term_with_a_link_to_its_chapter": (GLOSSARY_TOCTREE, None),
+}
+# The other pages of each book that has more than one.
+FILES = {
+    "term_before_its_chapter": glossary_book("Widgets are everywhere."),
+    "term_with_its_chapter_named": glossary_book("Widgets, which chapter 2 explains, are everywhere."),
+    "term_with_a_link_to_its_chapter": glossary_book("Widgets (:doc:`two`) are everywhere."),
 }
 
 
 class BuildFailsOnMissingInputs(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.results = {name: build(page) for name, (page, _) in PAGES.items()}
+        cls.results = {name: build(page, FILES.get(name)) for name, (page, _) in PAGES.items()}
 
     def check(self, name: str):
         page, named = PAGES[name]
@@ -97,6 +139,30 @@ class BuildFailsOnMissingInputs(unittest.TestCase):
         self.assertIn('<use data-c="221A" xlink:href="#MJX-TEX-N-221A"', page_html)  # the square root's glyph...
         self.assertEqual(page_html.count('<path id="MJX-TEX-N-221A"'), 1)  # ...drawn once for both formulas
         self.assertNotIn("mathjax", page_html.lower().replace("class=\"mathjax\"", ""))
+
+    def test_a_listing_with_numpy_shows_both_in_tabs(self):
+        page_html = self.check("numpy_tabs")
+        text = re.sub(r"<[^>]+>", "", page_html)
+        self.assertEqual(re.findall(r'<button[^>]*class="sphinx-tabs-tab[^"]*"[^>]*>([^<]*)</button>', page_html),
+                         ["C++", "NumPy"])
+        self.assertIn("return queries * keys.transpose();", html.unescape(text))  # the C++ tab, shown
+        self.assertRegex(page_html, r'<div[^>]*aria-labelledby="tab-0-TnVtUHk="[^>]*hidden="true"')  # NumPy: hidden
+        self.assertIn("return queries @ keys.T", html.unescape(text))
+
+    def test_the_page_loads_nothing_from_outside(self):
+        """The tabs' and copy buttons' scripts and styles come from the book's own _static folder."""
+        page_html = self.check("numpy_tabs")
+        loaded = re.findall(r'<script\b[^>]*\bsrc="([^"]+)"', page_html) + \
+            re.findall(r'<link\b[^>]*\brel="stylesheet"[^>]*\bhref="([^"]+)"', page_html)
+        self.assertTrue(any(url.endswith("tabs.js") for url in loaded), loaded)
+        self.assertTrue(any(url.endswith("clipboard.min.js") for url in loaded), loaded)
+        self.assertEqual([url for url in loaded if not url.startswith("_static/")], [])
+
+    def test_a_numpy_listing_not_checked(self):
+        self.check("numpy_listing_not_checked")
+
+    def test_a_numpy_marker_not_checked(self):
+        self.check("numpy_marker_not_checked")
 
     def test_tex_error(self):
         self.check("tex_error")
@@ -127,6 +193,23 @@ class BuildFailsOnMissingInputs(unittest.TestCase):
 
     def test_chapter_without_summary(self):
         self.check("chapter_without_summary")
+
+    def test_answers_are_folded(self):
+        page_html = self.check("answers")
+        self.assertRegex(page_html, r'<details class="answers">\s*<summary>Answers</summary>')
+        self.assertIn('class="live-number">1</span>', page_html)
+
+    def test_empty_answers(self):
+        self.check("empty_answers")
+
+    def test_term_used_before_its_chapter(self):
+        self.check("term_before_its_chapter")
+
+    def test_term_used_before_its_chapter_with_the_chapter_named(self):
+        self.check("term_with_its_chapter_named")
+
+    def test_term_used_before_its_chapter_with_a_link_there(self):
+        self.check("term_with_a_link_to_its_chapter")
 
 
 if __name__ == "__main__":

@@ -121,7 +121,8 @@ class BadInput(ProgramTest):
             (["--q", ";".join(["1"] * 5000), "--k", "1"], "--q: 5000 × 1 is too large"),
             (["--frobnicate"], "--frobnicate"),  # unknown flag
             (["--q"], "--q"),  # missing value
-            (["--tokens", "a,b"], "--tokens: 2 names for 3 query rows"),
+            (["--tokens", "a,b"], "--tokens: 2 names for 3 rows of --x"),
+            (["--tokens", "a,b", "--q", "1,0;0,1;1,1"], "--tokens: 2 names for 3 query rows"),
             (["--tokens", "a,,b"], "--tokens: name 2 is empty"),
             (["--json", "extra"], "extra"),
             (["--q", "0x10,1"], "--q: row 1, entry 1 is '0x10'"),

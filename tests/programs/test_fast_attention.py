@@ -4,14 +4,37 @@ benchmark's document; bad input refused."""
 import json
 import math
 import os
-import pathlib
+import pty
+import resource
+import select
 import subprocess
 import tempfile
 import unittest
 
 import numpy as np
 
-from harness import PROGRAM, ProgramTest, run, run_json
+import harness
+from harness import PAGE_COLUMNS, ProgramTest, run, run_json
+
+# Under the sanitizers every memory access is checked: a peak measured there means nothing, and the address space
+# they reserve leaves no room for a limit on it.
+SANITIZE = os.environ.get("BOOK_SANITIZE", "0") == "1"
+VERDICTS = {"faster", "slower", "too close to call"}
+
+
+def start(*arguments, env=None, **options) -> subprocess.CompletedProcess:
+    """The program as a process of its own, with its own environment or limits (not through a run server)."""
+    return subprocess.run([harness.PROGRAM, *arguments], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, **(env or {})), **options)
+
+
+def faster_at(first, second) -> str:
+    """Chapter 7's rule, written here from its statement: faster only if the whole spread lies below the other's."""
+    if first[1] < second[0]:
+        return "faster"
+    if second[1] < first[0]:
+        return "slower"
+    return "too close to call"
 
 TOY = dict(q=[[1, 0], [0, 1], [1, 1]], k=[[2, 0], [0, 1], [1, 1]], v=[[1, 0], [0, 1], [0.5, 0.5]])
 EIGHT = dict(
@@ -114,11 +137,45 @@ class TraceAgainstNumPy(ProgramTest):
         for title in ("Tile 1:", "Tile 2:", "Tile 3:", "Output, streaming", "Output, teaching version"):
             self.assertIn(title, text)
 
+    def test_values_whose_running_sum_would_overflow_are_refused(self):
+        # The kernel sums e^(s - M) v before it divides by L: two values of 1e308 under equal weights sum past the
+        # largest double, where the teaching version's weighted sum, 1e308, does not.
+        self.assert_refused(["--q", "1;1", "--k", "1;1", "--v", "1e308;1e308", "--tokens", "a,b"], "--v")
+        self.assert_refused(["--q", "1;1", "--k", "1;1", "--v", "1e308;-1e308"], "--v")
+        # Just below the bound both versions give the value itself.
+        trace = run_json("--q", "1;1", "--k", "1;1", "--v", "8e307;8e307", "--tokens", "a,b")["trace"]
+        np.testing.assert_allclose(trace["output"], [[8e307], [8e307]], rtol=1e-15)
+        np.testing.assert_allclose(trace["teaching_output"], [[8e307], [8e307]], rtol=1e-15)
+        self.assertLess(trace["largest_difference"], 1e-15)
+
+
+def tables_and_document(*arguments, env=None, **options):
+    """One run's printed tables and its JSON document (--json-file), as a process of its own."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "run.json")
+        result = start(*arguments, "--json-file", path, env=env, **options)
+        if result.returncode != 0:
+            raise AssertionError(f"{arguments} exited with {result.returncode}: {result.stderr}")
+        with open(path) as file:
+            return result, json.load(file)
+
 
 class Benchmark(ProgramTest):
-    def test_the_document(self):
-        document = json.loads(run("--n", "16,64", "--d", "8", "--reps", "2", "--json").stdout)
+    def test_the_document_and_the_tables(self):
+        # The processor's name faked far longer than any real one, words and then one long word: no line of the
+        # tables may grow wider than the page's code column for it, and the JSON has it whole.
+        name = "Intel(R) Xeon(R) Platinum 8480+ " * 4 + "X" * 150
+        result, document = tables_and_document("--n", "16,64", "--d", "8", "--reps", "2",
+                                               env={"BOOK_PROCESSOR_NAME": name})
+        self.assertEqual(result.stderr, "")  # no progress line where stderr is not a terminal
+        self.assertEqual(document["machine"], name)
+        lines = result.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("Processor: Intel(R) Xeon(R) Platinum 8480+"))
+        for line in lines + run().stdout.splitlines():  # and the trace's
+            self.assertLessEqual(len(line), PAGE_COLUMNS, line)
+
         self.assertGreater(document["peak_gflops"], 0)
+        self.assertIsNone(document["estimated_seconds"])  # a short sweep is not estimated
         methods = {"teaching", "buffered", "buffered_vectorised_exp", "streaming_eigen_products", "streaming",
                    "streaming_causal", "tile_products_only"}
         if document["numpy"]["available"]:
@@ -146,12 +203,56 @@ class Benchmark(ProgramTest):
             self.assertEqual(rows["streaming"]["peak_extra_bytes"], (tiles + 64 * 8 + 8 * n + n * 16) * 8)
             for method in ("buffered", "buffered_vectorised_exp", "streaming_eigen_products", "streaming"):
                 self.assertLess(rows[method]["difference_from_teaching"], 1e-12)
+            # Every verdict is chapter 7's rule on the two spreads the document reports.
+            verdicts = next(entry for entry in document["ratios"] if entry["n"] == n)["verdicts"]
+            for key, first, second in (("buffered_vs_teaching", "buffered", "teaching"),
+                                       ("vectorised_exp_vs_buffered", "buffered_vectorised_exp", "buffered"),
+                                       ("streaming_vs_eigen_products", "streaming", "streaming_eigen_products"),
+                                       ("streaming_vs_teaching", "streaming", "teaching")):
+                self.assertEqual(verdicts[key], faster_at(rows[first]["seconds_spread"], rows[second]["seconds_spread"]))
         self.assertEqual({goal["name"] for goal in document["goals"]},
                          {"streaming_vs_numpy", "products_at_half_peak", "memory_at_16384", "causal_half"})
+        for goal in document["goals"]:
+            self.assertIn(goal["verdict"], {"met", "not met", "too close to call", "no data"})
+            self.assertEqual(goal["met"], {"met": True, "not met": False}.get(goal["verdict"]))
+
+        ceilings = document["ceilings"]
+        self.assertEqual(ceilings["peak_one_thread"]["gflops"], document["peak_gflops_one_thread"])
+        self.assertGreaterEqual(ceilings["peak_one_thread"]["doubles"], ceilings["peak_one_thread"]["build_doubles"])
+        self.assertEqual(ceilings["eigen_dgemm_threads"], 1)
+        if SANITIZE:
+            return  # every memory access checked: no rate here says anything about the processor
+        # The peak is a peak: no method, and neither dgemm, passed it (a rate above it would be a bug, listed here).
+        self.assertEqual(document["rates_above_peak"], [])
+        for row in document["rows"]:
+            peak = document["peak_gflops_one_thread"] if row["threads"] == 1 else document["peak_gflops"]
+            self.assertLessEqual(row["gflops"], peak)
+        self.assertLessEqual(ceilings["eigen_dgemm_gflops"], document["peak_gflops_one_thread"])
+        if document["numpy"]["available"]:
+            self.assertLessEqual(ceilings["numpy_dgemm_gflops"], document["peak_gflops"])
+
+    def test_a_rate_above_the_peak_is_reported_instead_of_printed(self):
+        # A peak faked far too low: every rate passes it.
+        result, document = tables_and_document("--n", "32", "--d", "4", "--reps", "1", "--no-numpy",
+                                               env={"BOOK_PEAK_GFLOPS": "1e-6"})
+        self.assertEqual(len(document["rates_above_peak"]), 7 + 1)  # the seven methods and Eigen's dgemm
+        for row in document["rows"]:
+            self.assertTrue(row["above_peak"])
+            self.assertIsNone(row["gflops"])
+            self.assertIsNone(row["peak_fraction"])
+        self.assertIsNone(document["ceilings"]["eigen_dgemm_gflops"])
+        self.assertIsNone(document["ratios"][0]["streaming_peak_percent"])
+        self.assertEqual(document["goals"][1]["verdict"], "no data")
+        self.assertIn("Rates above the measured peak, not shown", result.stdout)
+        self.assertIn("streaming at n = 32:", result.stdout)
+        table = [line for line in result.stdout.splitlines() if line.startswith("    32  ")]
+        self.assertEqual(len(table), 7)
+        for line in table:
+            self.assertIn("> peak", line)
 
     def test_a_method_over_the_memory_limit_is_skipped_and_says_so(self):
-        document = json.loads(run("--n", "600", "--d", "4", "--reps", "1", "--memory-limit", "0.005",
-                                  "--no-numpy", "--json").stdout)
+        result, document = tables_and_document("--n", "600", "--d", "4", "--reps", "1", "--memory-limit", "0.005",
+                                               "--no-numpy")
         rows = {row["method"]: row for row in document["rows"]}
         self.assertIsNone(rows["teaching"]["seconds_median"])
         self.assertIn("--memory-limit", rows["teaching"]["skipped"])
@@ -160,20 +261,89 @@ class Benchmark(ProgramTest):
         self.assertNotIn("numpy", rows)
         self.assertEqual(document["numpy"], {"available": False, "reason": "--no-numpy was given",
                                              "description": "not timed: --no-numpy was given"})
-        self.assertIn("Skipped teaching at n = 600", run("--n", "600", "--d", "4", "--reps", "1",
-                                                          "--memory-limit", "0.005", "--no-numpy").stdout)
+        self.assertIn("Skipped teaching at n = 600", result.stdout)
 
     def test_a_python_that_cannot_run_is_reported(self):
-        document = json.loads(run("--n", "8", "--d", "2", "--reps", "1", "--python", "/nonexistent/python3",
-                                  "--json").stdout)
+        document = json.loads(run("--n", "8", "--d", "2", "--reps", "1", "--python", "/bin/false", "--json").stdout)
         self.assertFalse(document["numpy"]["available"])
-        self.assertIn("/nonexistent/python3", document["numpy"]["reason"])
+        # The child's exit status as the shell gives it, not the raw wait status (256 for 1).
+        self.assertIn("/bin/false exited with status 1:", document["numpy"]["reason"])
         self.assertIn("NumPy was not timed", document["summary"])
+        self.assertIsNone(document["ceilings"]["numpy_dgemm_gflops"])
+
+
+class LongRuns(ProgramTest):
+    def on_a_terminal(self, *arguments):
+        """What the program writes on stderr when stderr is a terminal (stdout goes to a pipe), and its JSON."""
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "run.json")
+            controller, terminal = pty.openpty()
+            process = subprocess.Popen([harness.PROGRAM, *arguments, "--json-file", path], stdout=subprocess.PIPE,
+                                       stderr=terminal, stdin=subprocess.DEVNULL)
+            os.close(terminal)
+            seen = b""
+            while True:
+                ready, _, _ = select.select([controller], [], [], 120)
+                if not ready:
+                    process.kill()
+                    self.fail(f"no output for 120 s: {seen!r}")
+                try:
+                    chunk = os.read(controller, 4096)
+                except OSError:  # the program exited and closed the terminal
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            os.close(controller)
+            process.stdout.read()
+            self.assertEqual(process.wait(timeout=60), 0)
+            with open(path) as file:
+                return seen.decode(), json.load(file)
+
+    def test_progress_on_a_terminal(self):
+        shown, _ = self.on_a_terminal("--n", "64,128", "--d", "4", "--reps", "2", "--no-numpy")
+        self.assertIn("\rn = 64 (1 of 2), first calls:", shown)
+        self.assertIn("n = 128 (2 of 2), repetition 2 of 2:", shown)
+        self.assertIn("left", shown)  # once the first length is timed, the time left is estimated
+
+    @unittest.skipIf(SANITIZE, "a long sweep times n = 1024 first: minutes with every memory access checked")
+    def test_a_long_sweep_says_how_long_it_will_take(self):
+        # A length of 4096 makes a long sweep; d = 1 and a tiny memory limit keep it short here.
+        shown, document = self.on_a_terminal("--n", "4096", "--d", "1", "--reps", "1", "--no-numpy",
+                                             "--memory-limit", "0.01")
+        self.assertRegex(shown.splitlines()[0], r"^This sweep will take about \d+ (s|min)")
+        # An estimate, not a measurement: within a factor of four of the time the run took.
+        self.assertLess(document["estimated_seconds"], 4 * document["wall_seconds"])
+        self.assertGreater(document["estimated_seconds"], document["wall_seconds"] / 4)
+
+    @unittest.skipIf(SANITIZE, "the sanitizers reserve more address space than the limit allows")
+    def test_memory_the_machine_does_not_give_is_refused_in_one_line(self):
+        # The buffered version's 8192 × 8192 scores, 537 MB, within --memory-limit but not within the process's
+        # address space, limited here to 400 MB.
+        def limited():
+            resource.setrlimit(resource.RLIMIT_AS, (400 << 20, 400 << 20))
+        result = start("--n", "8192", "--d", "1", "--reps", "1", "--no-numpy", "--memory-limit", "1",
+                       preexec_fn=limited)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(len(result.stderr.splitlines()), 1, result.stderr)
+        self.assertIn("--memory-limit", result.stderr)
+        self.assertIn("n = 8192", result.stderr)
+        self.assertEqual(result.stdout, "")
+
+    @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs two processors to leave one out")
+    def test_threads_are_counted_on_the_processors_this_process_may_use(self):
+        def one_processor():
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        result = start("--n", "64", "--threads", "2", "--no-numpy", preexec_fn=one_processor)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("--threads", result.stderr)
+        self.assertIn("expected 1 to 1", result.stderr)
 
 
 class BadInput(ProgramTest):
     def test_bad_input_is_refused(self):
-        cpus = os.cpu_count() or 1
+        cpus = len(os.sched_getaffinity(0))
+        memory_gb = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 1e9
         cases = [
             (["--n", "0"], "--n"),
             (["--n", "-5"], "--n"),
@@ -185,6 +355,8 @@ class BadInput(ProgramTest):
             (["--n", "64", "--reps", "0"], "--reps"),
             (["--n", "64", "--memory-limit", "-1"], "--memory-limit"),
             (["--n", "64", "--memory-limit", "nan"], "--memory-limit"),
+            (["--n", "64", "--memory-limit", f"{memory_gb * 1.01:.6g}"], "--memory-limit"),  # more than the machine has
+            (["--n", "65536", "--d", "1", "--memory-limit", "1024", "--no-numpy", "--reps", "1"], "--memory-limit"),
             (["--n", "64", "--python", "python3; rm -rf x"], "--python"),
             (["--n", "64", "--q", "1,0"], "--n"),
             (["--d", "64"], "--d"),
@@ -200,51 +372,8 @@ class BadInput(ProgramTest):
         self.assert_each_refused(cases)
 
     def test_help_is_not_an_error(self):
-        self.assert_help_lists("--n", "--threads", "--reps", "--tile", "--memory-limit")
-
-
-class TheMachine(ProgramTest):
-    """What the program reads from the machine it runs on: the processors it may
-    use, and how a Python child ended."""
-
-    def run_with_affinity(self, processors, *arguments):
-        return subprocess.run([PROGRAM, *arguments], capture_output=True, text=True, timeout=120,
-                              preexec_fn=lambda: os.sched_setaffinity(0, processors))
-
-    def test_threads_are_checked_against_the_processors_it_may_use(self):
-        """--threads was checked against the machine's processor count
-        (hardware_concurrency), not the processors this process may run on (its
-        affinity, which taskset, a container or a batch system sets)."""
-        allowed = sorted(os.sched_getaffinity(0))
-        if len(allowed) < 2:
-            self.skipTest("this process may use one processor only: there is nothing to restrict")
-        small = ["--n", "8", "--d", "1", "--reps", "1", "--no-numpy"]
-        refused = self.run_with_affinity({allowed[0]}, *small, "--threads", "2")
-        self.assertEqual(refused.returncode, 2, refused.stderr)
-        self.assertEqual(refused.stdout, "")
-        self.assertEqual(len(refused.stderr.splitlines()), 1, refused.stderr)
-        self.assertTrue(refused.stderr.startswith("fast_attention: --threads is 2; expected 1 to 1 "), refused.stderr)
-        accepted = self.run_with_affinity({allowed[0]}, *small, "--threads", "1", "--json")
-        self.assertEqual(accepted.returncode, 0, accepted.stderr)
-        both = self.run_with_affinity(set(allowed[:2]), *small, "--threads", "2", "--json")
-        self.assertEqual(both.returncode, 0, both.stderr)
-
-    def test_a_python_that_fails_is_reported_with_its_exit_status(self):
-        """The status was the raw wait status: "exited with status 768" for exit 3."""
-        with tempfile.TemporaryDirectory() as folder:
-            failing = pathlib.Path(folder) / "python_exits_3"
-            failing.write_text("#!/bin/sh\necho failing on purpose\nexit 3\n")
-            killed = pathlib.Path(folder) / "python_killed"
-            killed.write_text("#!/bin/sh\nkill -KILL $$\n")
-            for script in (failing, killed):
-                script.chmod(0o755)
-            small = ["--n", "8", "--d", "1", "--reps", "1", "--json"]
-            reason = json.loads(run(*small, "--python", str(failing)).stdout)["numpy"]["reason"]
-            self.assertIn(f"{failing} exited with status 3: failing on purpose", reason)
-            reason = json.loads(run(*small, "--python", str(killed)).stdout)["numpy"]["reason"]
-            # The shell popen() starts either is ended by the signal too, or reports it as 128 + 9.
-            self.assertTrue(f"{killed} was ended by signal 9" in reason or f"{killed} exited with status 137" in reason,
-                            reason)
+        self.assert_help_lists("--n", "--threads", "--reps", "--tile", "--memory-limit", "this machine's memory",
+                               "processors this process may run on", "takes several minutes")
 
 
 if __name__ == "__main__":
