@@ -1296,32 +1296,9 @@ std::string clipped(const std::string& text, std::size_t width) {
   return text.substr(0, head) + "..." + text.substr(text.size() - tail);
 }
 
-// @p text as lines of at most line_width characters, broken at spaces (a
-// longer word is cut); lines after the first start with @p indent.
+// @p text as lines of at most line_width characters (program::wrapped).
 std::string wrapped(const std::string& text, const std::string& indent = "") {
-  std::string lines, line;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find(' ', start);
-    if (end == std::string::npos) end = text.size();
-    std::string word = text.substr(start, end - start);
-    start = end + 1;
-    while (!word.empty()) {
-      const std::string separator = line.empty() || line == indent ? "" : " ";
-      if (line.size() + separator.size() + word.size() <= line_width) {
-        line += separator + word;
-        break;
-      }
-      if (line.empty() || line == indent) {  // a word wider than a line: cut it
-        const std::size_t room = line_width - line.size();
-        line += word.substr(0, room);
-        word = word.substr(room);
-      }
-      lines += line + '\n';
-      line = indent;
-    }
-  }
-  return lines + line + '\n';
+  return program::wrapped(text, line_width, indent);
 }
 
 // The short names the table prints.
@@ -1371,7 +1348,7 @@ std::string ceilings_text(const Benchmark& benchmark) {
 
 std::string benchmark_text(const Benchmark& benchmark) {
   const BenchmarkInputs& inputs = benchmark.inputs;
-  std::string text = wrapped("Processor: " + clipped(benchmark.machine, line_width - 11));
+  std::string text = program::processor_lines(benchmark.machine);
   text += wrapped(fmt::format("d = {}; {} for the streaming kernel and NumPy, one for the others; median of {} "
                               "repetitions [spread], in milliseconds.",
                               inputs.width, threads_text(inputs.threads), inputs.repeats));

@@ -1,5 +1,7 @@
 #include "program/text.hpp"
 
+#include <algorithm>
+
 namespace program {
 
 std::vector<std::string_view> split(std::string_view text, char separator) {
@@ -22,6 +24,35 @@ std::string_view trim(std::string_view text) {
   }
   const std::size_t last = text.find_last_not_of(" \t");
   return text.substr(first, last - first + 1);
+}
+
+std::string wrapped(std::string_view text, std::size_t width, std::string_view indent) {
+  std::string lines;
+  std::string line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(start, end - start);
+    start = end + 1;
+    while (!word.empty()) {
+      const bool line_is_empty = line.empty() || line == indent;
+      const std::size_t separator = line_is_empty ? 0 : 1;
+      if (line.size() + separator + word.size() <= width) {
+        if (separator) line.push_back(' ');
+        line += word;
+        break;
+      }
+      if (line_is_empty) {  // a word wider than a line: as much as fits, the rest on the next
+        const std::size_t room = width > line.size() ? width - line.size() : 1;
+        line += word.substr(0, room);
+        word.remove_prefix(std::min(room, word.size()));
+      }
+      lines += line + '\n';
+      line.assign(indent);
+    }
+  }
+  return lines + line + '\n';
 }
 
 }  // namespace program

@@ -1,6 +1,8 @@
 // Cutting command-line text into pieces.
 #pragma once
 
+#include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,5 +14,12 @@ std::vector<std::string_view> split(std::string_view text, char separator);
 
 /// @p text without the spaces and tabs around it.
 std::string_view trim(std::string_view text);
+
+/// @p text as lines of at most @p width characters (bytes), each ending in a
+/// newline, broken at spaces; a word longer than a line is cut across lines.
+/// Lines after the first start with @p indent. For text a program prints
+/// that is not its own (a processor's name, a library's path), so that the
+/// book's pages show it whole at any length.
+std::string wrapped(std::string_view text, std::size_t width, std::string_view indent = "");
 
 }  // namespace program

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention/timing_comparison.hpp"
+#include "program/text.hpp"
 
 namespace program {
 
@@ -33,29 +34,11 @@ inline std::string milliseconds_text(const attention::TimingSummary& summary) {
 inline constexpr int timing_column_width = 29;
 
 /// "Processor: <name>", broken at spaces into lines of at most 78 characters
-/// (a word longer than that is cut, with "..."): the name is the machine's own
-/// text, as long as its maker wrote it, and the book's pages show the lines
-/// whole at any width.
+/// (a word longer than that is cut across lines): the name is the machine's
+/// own text, as long as its maker wrote it, and the book's pages show the
+/// lines whole at any width.
 inline std::string processor_lines(const std::string& name) {
-  constexpr std::size_t width = 78;
-  std::string lines;
-  std::string line = "Processor:";
-  std::size_t start = 0;
-  while (start < name.size()) {
-    std::size_t end = name.find(' ', start);
-    if (end == std::string::npos) end = name.size();
-    std::string word = name.substr(start, end - start);
-    start = end + 1;
-    if (word.empty()) continue;
-    if (word.size() > width - 2) word = word.substr(0, width - 5) + "...";
-    if (line.size() + 1 + word.size() > width) {
-      lines += line + '\n';
-      line.clear();  // a continuation line starts with one space (clear, not = " ": GCC 12 bug 105651)
-      line.push_back(' ');
-    }
-    line += ' ' + word;
-  }
-  return lines + line + '\n';
+  return wrapped("Processor: " + name, 78, " ");
 }
 
 /// "n = 64", "n = 64 and 128", "n = 16, 32 and 64".
