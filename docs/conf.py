@@ -70,5 +70,8 @@ numfig = False
 sphinx_tabs_disable_tab_closing = True
 sphinx_tabs_disable_css_loading = True
 # sphinx_copybutton (python3-sphinx-copybutton) puts a copy button on every
-# listing and output; its scripts, clipboard.min.js among them, and its icons
-# are copied into _static/, so the pages still read offline.
+# listing and command; its scripts, clipboard.min.js among them, and its icons
+# are copied into _static/, so the pages still read offline. A program's
+# printed output gets none: nobody pastes it back, and in the narrow boxes
+# of tables shown side by side the button would cover the table's title.
+copybutton_selector = "div:not(.program-output) > div.highlight pre"
