@@ -41,6 +41,16 @@
     ],
     render(json, view) {
       const words = json.words;
+      // The embeddings as points, when they are two numbers wide: drag the
+      // first word and watch its distances change.
+      if (json.embedding.vectors.every((vector) => vector.length === 2)) {
+        view.scatter('plane', json.embedding.vectors, {
+          labels: words, movable: 0, title: `The embeddings in the plane: drag ${words[0]}`,
+          moved: (x, y) => view.drive({ first_x: x, first_y: y }),
+        });
+      } else {
+        view.slot('plane').replaceChildren();
+      }
       const domain = [0, largest(json.one_hot.distances, json.embedding.distances)];
       view.heatmap('one_hot', json.one_hot.distances, {
         rows: words, columns: words, label: 'distance', domain, title: 'One-hot vectors: distances',

@@ -157,7 +157,7 @@
   }
 
   // Helpers a figure's render() draws with. Each slot is a named box inside the figure.
-  function makeView(root) {
+  function makeView(root, drive) {
     const slot = (name) => {
       let box = root.querySelector(`[data-slot="${name}"]`);
       if (!box) {
@@ -199,6 +199,74 @@
         const drawn = window.Plot.plot({ ...rest, width });
         slot(name).replaceChildren(...(title ? [element('p', { class: 'interactive-plot-title', text: title })] : []), drawn);
       },
+      // Points in a plane, each labelled, drawn as SVG; the point at index
+      // `movable` can be dragged (mouse, pen or finger), and a drag calls
+      // `moved(x, y)` with the new coordinates, rounded to `step`, which sets
+      // the figure's controls as if they had been moved: the numbers still
+      // come from the program.
+      scatter(name, points, { labels, title, range = [-1, 1], step = 0.05, movable, moved }) {
+        const size = Math.min(320, Math.max(220, root.clientWidth - 16));
+        const pad = 28;
+        const scale = (size - 2 * pad) / (range[1] - range[0]);
+        const toScreen = ([x, y]) => [pad + (x - range[0]) * scale, size - pad - (y - range[0]) * scale];
+        const fromScreen = (sx, sy) => [range[0] + (sx - pad) / scale, range[0] + (size - pad - sy) / scale];
+        const ns = 'http://www.w3.org/2000/svg';
+        const svg = document.createElementNS(ns, 'svg');
+        svg.setAttribute('viewBox', `0 0 ${size} ${size}`);
+        svg.setAttribute('width', size);
+        svg.setAttribute('height', size);
+        svg.setAttribute('class', 'interactive-scatter');
+        svg.setAttribute('role', 'img');
+        svg.setAttribute('aria-label', `${title ?? 'points'}: ` + points.map((p, i) => `${labels[i]} at (${p.map((v) => numberText(v, 2)).join(', ')})`).join('; '));
+        const draw = (tag, attributes) => {
+          const node = document.createElementNS(ns, tag);
+          for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+          svg.append(node);
+          return node;
+        };
+        const [x0, y0] = toScreen([range[0], range[0]]);
+        const [x1, y1] = toScreen([range[1], range[1]]);
+        const [zx, zy] = toScreen([0, 0]);
+        draw('rect', { x: x0, y: y1, width: x1 - x0, height: y0 - y1, class: 'scatter-frame' });
+        if (range[0] < 0) {
+          draw('line', { x1: x0, y1: zy, x2: x1, y2: zy, class: 'scatter-axis' });
+          draw('line', { x1: zx, y1: y0, x2: zx, y2: y1, class: 'scatter-axis' });
+        }
+        points.forEach((point, i) => {
+          const [sx, sy] = toScreen(point);
+          draw('circle', { cx: sx, cy: sy, r: i === movable ? 9 : 6, class: i === movable ? 'scatter-point scatter-movable' : 'scatter-point' });
+          const right = point[0] > (range[0] + range[1]) / 2 + (range[1] - range[0]) / 4;  // near the right edge: label to the left
+          const text = draw('text', { x: right ? sx - 11 : sx + 11, y: sy + 4, class: 'scatter-label', 'text-anchor': right ? 'end' : 'start' });
+          text.textContent = labels[i];
+        });
+        if (movable !== undefined && moved) {
+          svg.style.touchAction = 'none';
+          // Each move computes again and draws a new picture, so the drag
+          // listens on the window and measures whatever picture is there now.
+          svg.addEventListener('pointerdown', (event) => {
+            event.preventDefault();
+            const to = (at) => {
+              const box = (slot(name).querySelector('svg') ?? svg).getBoundingClientRect();
+              const [x, y] = fromScreen((at.clientX - box.left) * size / box.width, (at.clientY - box.top) * size / box.height);
+              const snap = (v) => Math.min(range[1], Math.max(range[0], Math.round(v / step) * step));
+              moved(Number(snap(x).toFixed(10)), Number(snap(y).toFixed(10)));
+            };
+            const stop = () => {
+              window.removeEventListener('pointermove', to);
+              window.removeEventListener('pointerup', stop);
+              window.removeEventListener('pointercancel', stop);
+            };
+            window.addEventListener('pointermove', to);
+            window.addEventListener('pointerup', stop);
+            window.addEventListener('pointercancel', stop);
+            to(event);
+          });
+        }
+        slot(name).replaceChildren(...(title ? [element('p', { class: 'interactive-plot-title', text: title })] : []), svg);
+      },
+      // Set controls as a reader would, and compute again: `changes` maps a
+      // control's name to its new value.
+      drive,
       // A table of tokens against tokens as colours, each cell's number written in it.
       // `cell` fixes the side of a cell in pixels (say, to fit two maps side by side).
       heatmap(name, matrix, { rows, columns, title, label = 'weight', domain, cell }) {
@@ -319,7 +387,18 @@
       }
       return args;
     };
-    const view = makeView(root);
+    // What a figure's own drawing (a dragged point) uses to set controls: each
+    // one set, its hook run, and one update scheduled, as if it had been moved.
+    const drive = (changes) => {
+      for (const [key, value] of Object.entries(changes)) {
+        set(key, value);
+        const control = definition.controls.find((c) => c.name === key);
+        const hook = control?.onClick ?? control?.changed;
+        if (hook) hook(values(), set);
+      }
+      schedule();
+    };
+    const view = makeView(root, drive);
     let module = null;
     let loaded = false;  // the plotting library (and the module, if the page calls it) has loaded
     let worker = definition.worker ? startWorker() : null;

@@ -312,6 +312,24 @@ async function checkFigure(page, name, bin, width, problems, report) {
     // Back to the default before the next control.
     await observe(`${label} back to its default`, { control: control.name, value: control.value });
   }
+  // A point the reader drags (view.scatter): dragged with the mouse, as a
+  // reader would; the controls follow it, and what the figure then shows is
+  // compared with the native program like any other setting.
+  const handle = page.locator(`div.interactive[data-figure="${name}"] circle.scatter-movable`);
+  if (await handle.count()) {
+    const before = (await settle(null)).arguments;
+    await handle.scrollIntoViewIfNeeded();
+    const plane = await page.locator(`div.interactive[data-figure="${name}"] svg.interactive-scatter`).boundingBox();
+    const start = await handle.boundingBox();
+    await page.mouse.move(start.x + start.width / 2, start.y + start.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(plane.x + plane.width * 0.3, plane.y + plane.height * 0.25, { steps: 6 });
+    await page.mouse.up();
+    const shown = await observe(`${name} at ${width} px, its point dragged`, null);
+    if (JSON.stringify(shown.arguments) === JSON.stringify(before)) {
+      problems.push(`${name} at ${width} px: dragging its point changed nothing`);
+    }
+  }
   const times = stats.times.sort((a, b) => a - b);
   const median = times.length ? times[Math.floor(times.length / 2)] : NaN;
   report.push(`${name} at ${width} px: ${stats.settings} settings, ${stats.compared} numbers compared, ` +
