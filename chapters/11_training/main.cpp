@@ -12,9 +12,6 @@
 // stderr when stderr is a terminal, and nowhere otherwise.
 //
 // The training is in training.cpp; this file reads the command line and prints.
-#include <unistd.h>
-
-#include <cstdio>
 #include <iostream>
 #include <string>
 
@@ -22,6 +19,7 @@
 
 #include "program/command_line.hpp"
 #include "program/json_flags.hpp"
+#include "program/progress_line.hpp"
 #include "training.hpp"
 
 int main(int argc, char** argv) {
@@ -36,13 +34,14 @@ int main(int argc, char** argv) {
                                  "training, not two)");
 
   return command_line.run(argc, argv, [&] {
+    program::ProgressLine line;
     training::Progress progress;
-    if (isatty(fileno(stderr)) != 0) {
-      progress = [](long long step, long long steps, double loss, double accuracy, double seconds) {
+    if (line.shown()) {
+      progress = [&line](long long step, long long steps, double loss, double accuracy, double seconds) {
         const double left = seconds / static_cast<double>(step) * static_cast<double>(steps - step);
-        std::cerr << fmt::format("\rstep {}/{}  loss {:.4f}  held-out accuracy {:.1f} %  {:.0f} s left   ", step, steps,
-                                 loss, 100.0 * accuracy, left)
-                  << (step == steps ? "\n" : "") << std::flush;
+        line.update(fmt::format("step {}/{}  loss {:.4f}  held-out accuracy {:.1f} %  {} left", step, steps, loss,
+                                100.0 * accuracy, program::duration_text(left)));
+        if (step == steps) std::cerr << '\n';  // the last line stays on the terminal
       };
     }
     const training::Inputs inputs = flags.read();
