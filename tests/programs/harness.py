@@ -63,12 +63,13 @@ def start_program(program: str, arguments, timeout: float = 60) -> subprocess.Co
     return subprocess.run([program, *arguments], capture_output=True, text=True, timeout=timeout)
 
 
-def start_with_environment(environment: dict, *arguments: str) -> subprocess.CompletedProcess:
+def start_alone(*arguments: str, environment: dict | None = None, **options) -> subprocess.CompletedProcess:
     """Starts the program under test as a process of its own (not a run
-    server's child, whose environment is its server's) with @p environment
-    added to this one's."""
+    server's child, whose environment and limits are its server's), with
+    @p environment added to this one's; @p options go to subprocess.run (a
+    preexec_fn that sets the process's limits, say)."""
     return subprocess.run([PROGRAM, *arguments], capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, **environment))
+                          env=dict(os.environ, **(environment or {})), **options)
 
 
 # The widest line of program output the book's pages show whole at 1280 px
@@ -122,12 +123,12 @@ class ProgramTest(unittest.TestCase):
         """Run with a processor's name wider than a page: every printed line
         fits the page, and the JSON keeps the name whole."""
         environment = {"BOOK_PROCESSOR_NAME": WIDE_PROCESSOR_NAME}
-        printed = start_with_environment(environment, *arguments)
+        printed = start_alone(*arguments, environment=environment)
         self.assertEqual(printed.returncode, 0, printed.stderr)
         self.assertIn("Processor: Intel(R) Xeon(R)", printed.stdout)
         for line in printed.stdout.splitlines():
             self.assertLessEqual(len(line), PAGE_COLUMNS, line)
-        document = json.loads(start_with_environment(environment, *arguments, "--json").stdout)
+        document = json.loads(start_alone(*arguments, "--json", environment=environment).stdout)
         return document
 
     def assert_refused(self, arguments, names: str):

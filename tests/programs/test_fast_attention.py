@@ -14,18 +14,12 @@ import unittest
 import numpy as np
 
 import harness
-from harness import PAGE_COLUMNS, ProgramTest, run, run_json
+from harness import PAGE_COLUMNS, ProgramTest, run, run_json, start_alone
 
 # Under the sanitizers every memory access is checked: a peak measured there means nothing, and the address space
 # they reserve leaves no room for a limit on it.
 SANITIZE = os.environ.get("BOOK_SANITIZE", "0") == "1"
 VERDICTS = {"faster", "slower", "too close to call"}
-
-
-def start(*arguments, env=None, **options) -> subprocess.CompletedProcess:
-    """The program as a process of its own, with its own environment or limits (not through a run server)."""
-    return subprocess.run([harness.PROGRAM, *arguments], capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, **(env or {})), **options)
 
 
 def faster_at(first, second) -> str:
@@ -153,7 +147,7 @@ def tables_and_document(*arguments, env=None, **options):
     """One run's printed tables and its JSON document (--json-file), as a process of its own."""
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "run.json")
-        result = start(*arguments, "--json-file", path, env=env, **options)
+        result = start_alone(*arguments, "--json-file", path, environment=env, **options)
         if result.returncode != 0:
             raise AssertionError(f"{arguments} exited with {result.returncode}: {result.stderr}")
         with open(path) as file:
@@ -322,8 +316,8 @@ class LongRuns(ProgramTest):
         # address space, limited here to 400 MB.
         def limited():
             resource.setrlimit(resource.RLIMIT_AS, (400 << 20, 400 << 20))
-        result = start("--n", "8192", "--d", "1", "--reps", "1", "--no-numpy", "--memory-limit", "1",
-                       preexec_fn=limited)
+        result = start_alone("--n", "8192", "--d", "1", "--reps", "1", "--no-numpy", "--memory-limit", "1",
+                             preexec_fn=limited)
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertEqual(len(result.stderr.splitlines()), 1, result.stderr)
         self.assertIn("--memory-limit", result.stderr)
@@ -334,7 +328,7 @@ class LongRuns(ProgramTest):
     def test_threads_are_counted_on_the_processors_this_process_may_use(self):
         def one_processor():
             os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-        result = start("--n", "64", "--threads", "2", "--no-numpy", preexec_fn=one_processor)
+        result = start_alone("--n", "64", "--threads", "2", "--no-numpy", preexec_fn=one_processor)
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertIn("--threads", result.stderr)
         self.assertIn("expected 1 to 1", result.stderr)
