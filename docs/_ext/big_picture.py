@@ -90,15 +90,20 @@ class BigPicture(SphinxDirective):
         if unknown or not here:
             raise ExtensionError(f"{where}: :here: names stages among {', '.join(STAGE_NAMES)} (or 'all'), "
                                  f"not {' '.join(unknown) or 'nothing'}")
+        documents = {}  # each run's JSON, read once
+
+        def document_of(run):
+            if run not in documents:
+                documents[run] = json.loads(_read_output(self.env, run, ".json", where))
+            return documents[run]
+
         stages = []
         for name, title, what, chapter, matrices in STAGES:
-            shown = []
-            for label, run, pointer in matrices:
-                document = json.loads(_read_output(self.env, run, ".json", where))
-                shown.append((label, _resolve(document, pointer, where), f"build/bin/{run} --json, {pointer}"))
+            shown = [(label, _resolve(document_of(run), pointer, where), f"build/bin/{run} --json, {pointer}")
+                     for label, run, pointer in matrices]
             stages.append({"name": name, "title": title, "what": what, "chapter": CHAPTERS[chapter],
                            "matrices": shown, "here": name in here})
-        tokens = json.loads(_read_output(self.env, "dot_product", ".json", where))["query_tokens"]
+        tokens = document_of("dot_product")["query_tokens"]
         node = big_picture("", stages=stages, tokens=tokens)
         if self.content:
             caption = nodes.container(classes=["bp-caption"])
