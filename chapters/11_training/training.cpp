@@ -728,6 +728,7 @@ Inputs Flags::read() const {
   }
   inputs.batch = static_cast<Eigen::Index>(program::parse_whole_number(batch_text_, "--batch", 1, max_batch));
   inputs.shape.vocabulary = inputs.vocabulary;
+  inputs.shape.outputs = inputs.vocabulary;  // the output is a digit too
   inputs.shape.layers = static_cast<Eigen::Index>(program::parse_whole_number(layers_text_, "--layers", 1, max_layers));
   inputs.shape.d_model =
       static_cast<Eigen::Index>(program::parse_whole_number(d_model_text_, "--d-model", 2, max_d_model));

@@ -3,8 +3,8 @@
 ///
 /// Forward: x = embedding rows of the input words + positional encoding
 /// (§3.5); then a stack of encoder layers (§3.1, unmasked: every position
-/// may read every other); then logits = x·W_out + b_out, one row of V word
-/// scores per position. Backward walks the same path in reverse with the
+/// may read every other); then logits = x·W_out + b_out, one row of C scores
+/// per position (C = V to predict a word, the number of tags to tag one). Backward walks the same path in reverse with the
 /// backward passes of chapter 10. Everything is the library's own pieces;
 /// this header only wires them together and lists the parameters for an
 /// optimiser.
@@ -30,6 +30,7 @@ namespace attention {
 /// @brief The sizes of a token classifier.
 struct TokenClassifierShape {
   Eigen::Index vocabulary = 10;  ///< V, the number of words (for digits, 10)
+  Eigen::Index outputs = 10;     ///< C, the scores the read-out gives each position: V to predict a word, the number of tags to tag one
   Eigen::Index d_model = 32;     ///< the width of every token's vector; even, and divisible by the number of heads
   Eigen::Index heads = 2;        ///< h, attention heads per layer
   Eigen::Index d_ff = 64;        ///< the feed-forward network's inner width
@@ -40,15 +41,15 @@ struct TokenClassifierShape {
 struct TokenClassifierWeights {
   Matrix embedding;                           ///< V × d_model, one row per word
   std::vector<EncoderLayerWeights> layers;    ///< the encoder layers, first to last
-  Matrix readout;                             ///< W_out, d_model × V
-  Vector readout_bias;                        ///< b_out, V entries
+  Matrix readout;                             ///< W_out, d_model × C
+  Vector readout_bias;                        ///< b_out, C entries
 };
 
 /// @brief Every intermediate of one forward pass.
 struct TokenClassifierSteps {
   Matrix input;                            ///< embedding rows + positional encoding, n × d_model
   std::vector<EncoderLayerSteps> layers;   ///< each encoder layer's steps (their attention weights are the maps)
-  Matrix logits;                           ///< n × V: the last layer's output · W_out + b_out
+  Matrix logits;                           ///< n × C: the last layer's output · W_out + b_out
 };
 
 /// @brief Fresh weights: normal draws scaled by 1/√(fan-in), LayerNorm gains 1 and biases 0, other biases 0.
@@ -62,10 +63,10 @@ struct TokenClassifierSteps {
 /// @param shape the sizes
 /// @param generator the stream of normal draws
 /// @return the weights
-/// @throws std::invalid_argument if a size is below 1, d_model is odd or not divisible by the heads, or V < 2
+/// @throws std::invalid_argument if a size is below 1, d_model is odd or not divisible by the heads, V < 2 or C < 2
 inline TokenClassifierWeights initial_token_classifier(const TokenClassifierShape& shape, NumpyGenerator& generator) {
-  if (shape.vocabulary < 2 || shape.layers < 1 || shape.d_ff < 1) {
-    throw std::invalid_argument("initial_token_classifier: the vocabulary needs 2 words, and layers and d_ff must be at least 1");
+  if (shape.vocabulary < 2 || shape.outputs < 2 || shape.layers < 1 || shape.d_ff < 1) {
+    throw std::invalid_argument("initial_token_classifier: the vocabulary and the outputs need 2 each, and layers and d_ff must be at least 1");
   }
   require_even_width(shape.d_model, "initial_token_classifier");
   const Eigen::Index d_k = head_width(shape.d_model, shape.heads);
@@ -91,12 +92,12 @@ inline TokenClassifierWeights initial_token_classifier(const TokenClassifierShap
     layer.feed_forward_norm = identity_layer_norm(shape.d_model);
     weights.layers.push_back(layer);
   }
-  weights.readout = model_scale * normal_matrix(generator, shape.d_model, shape.vocabulary);
-  weights.readout_bias = Vector::Zero(shape.vocabulary);
+  weights.readout = model_scale * normal_matrix(generator, shape.d_model, shape.outputs);
+  weights.readout_bias = Vector::Zero(shape.outputs);
   return weights;
 }
 
-/// @brief The forward pass: word numbers in, one row of V logits per position out.
+/// @brief The forward pass: word numbers in, one row of C logits per position out.
 ///
 /// @param weights the model
 /// @param words the input, one word number (0 to V − 1) per position; at least one
@@ -122,7 +123,7 @@ inline TokenClassifierSteps token_classifier(const TokenClassifierWeights& weigh
 /// @param weights the model
 /// @param words the input of the forward pass
 /// @param steps what token_classifier(weights, words) returned
-/// @param logits_gradient ∂L/∂logits, n × V (softmax_cross_entropy() gives it)
+/// @param logits_gradient ∂L/∂logits, n × C (softmax_cross_entropy() gives it)
 /// @return the gradients, shaped like the weights
 inline TokenClassifierWeights token_classifier_backward(const TokenClassifierWeights& weights,
                                                         const std::vector<Eigen::Index>& words,

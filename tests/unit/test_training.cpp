@@ -22,6 +22,7 @@ namespace {
 attention::TokenClassifierShape small_shape() {
   attention::TokenClassifierShape shape;
   shape.vocabulary = 5;
+  shape.outputs = 3;  // fewer scores than words, as for a tagger
   shape.d_model = 4;
   shape.heads = 2;
   shape.d_ff = 6;
@@ -35,7 +36,7 @@ TEST_CASE("token_classifier_backward agrees with central differences of the cros
   attention::NumpyGenerator generator(3);
   attention::TokenClassifierWeights weights = attention::initial_token_classifier(small_shape(), generator);
   const std::vector<Eigen::Index> words{4, 0, 2};
-  const std::vector<Eigen::Index> targets{2, 0, 4};
+  const std::vector<Eigen::Index> targets{2, 0, 1};  // of the C = 3 outputs
   const auto loss = [&] {
     return attention::softmax_cross_entropy(attention::token_classifier(weights, words).logits, targets).loss;
   };
@@ -67,10 +68,10 @@ TEST_CASE("parameter_blocks lists every learned number once", "[ch11]") {
   Eigen::Index total = 0;
   for (const attention::ParameterBlock& block : attention::parameter_blocks(weights)) total += block.size;
   // Counted from the shape by hand: V·d embedding; per layer 3·h·d·(d/h) projections, d·d W^O, 2·d per
-  // LayerNorm (two of them), d·d_ff + d_ff + d_ff·d + d for the FFN; d·V + V read-out.
-  const Eigen::Index d = 4, V = 5, d_ff = 6;
+  // LayerNorm (two of them), d·d_ff + d_ff + d_ff·d + d for the FFN; d·C + C read-out.
+  const Eigen::Index d = 4, V = 5, C = 3, d_ff = 6;
   const Eigen::Index per_layer = 3 * d * d + d * d + 2 * 2 * d + d * d_ff + d_ff + d_ff * d + d;
-  CHECK(total == V * d + 2 * per_layer + d * V + V);
+  CHECK(total == V * d + 2 * per_layer + d * C + C);
 }
 
 TEST_CASE("Adam's first step moves each parameter by about the learning rate, against its gradient's sign", "[ch11]") {
@@ -102,6 +103,7 @@ TEST_CASE("the token classifier learns one fixed batch by heart", "[ch11]") {
   attention::NumpyGenerator generator(5);
   attention::TokenClassifierShape shape;
   shape.vocabulary = 6;
+  shape.outputs = 6;
   shape.d_model = 8;
   shape.d_ff = 16;
   attention::TokenClassifierWeights weights = attention::initial_token_classifier(shape, generator);

@@ -1,0 +1,306 @@
+#include "grammar.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "program/text.hpp"
+#include "program/usage_error.hpp"
+
+namespace sentences {
+namespace {
+
+// A word with a form for one and a form for many. For a noun: "key", "keys". For a verb in the present
+// tense: the form after "he", "she", "it" or one noun ("sees"), and the form after "I", "you", "we", "they"
+// or many nouns ("see").
+struct Forms {
+  const char* one;
+  const char* many;
+};
+
+// [lexicon]
+const std::vector<Forms> nouns{{"dog", "dogs"},     {"cat", "cats"},       {"man", "men"},     {"woman", "women"},
+                               {"key", "keys"},     {"cabinet", "cabinets"}, {"girl", "girls"}, {"book", "books"},
+                               {"saw", "saws"},     {"watch", "watches"},  {"fly", "flies"},   {"park", "parks"},
+                               {"duck", "ducks"},   {"can", "cans"}};
+const std::vector<Forms> verbs{{"sees", "see"},     {"likes", "like"},     {"finds", "find"},  {"has", "have"},
+                               {"saws", "saw"},     {"watches", "watch"},  {"flies", "fly"},   {"parks", "park"},
+                               {"ducks", "duck"},   {"cans", "can"}};
+const Forms copula{"is", "are"};
+const char* const past_verb = "saw";  // the one verb with a past tense here: the same for one and for many
+const std::vector<const char*> determiners_for_one{"a", "this", "every"};
+const std::vector<const char*> determiners_for_many{"these", "many"};
+const char* const determiner_for_both = "the";
+const std::vector<const char*> adjectives{"old", "red", "small", "big", "new"};
+const std::vector<const char*> prepositions{"near", "to", "by", "with", "behind"};
+const std::vector<const char*> subject_pronouns_for_one{"he", "she", "it"};
+const std::vector<const char*> subject_pronouns_for_many{"I", "you", "we", "they"};  // they take "see", not "sees"
+const std::vector<const char*> object_pronouns{"me", "you", "us", "them", "him", "her", "it"};
+const char* const relative = "that";
+// [lexicon]
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+std::vector<std::string> build_vocabulary() {
+  std::vector<std::string> words;
+  const auto add = [&words](const std::string& word) {
+    if (std::find(words.begin(), words.end(), word) == words.end()) words.push_back(word);
+  };
+  for (const char* word : determiners_for_one) add(word);
+  for (const char* word : determiners_for_many) add(word);
+  add(determiner_for_both);
+  for (const char* word : adjectives) add(word);
+  for (const Forms& noun : nouns) add(noun.one), add(noun.many);
+  for (const char* word : subject_pronouns_for_one) add(word);
+  for (const char* word : subject_pronouns_for_many) add(word);
+  for (const char* word : object_pronouns) add(word);
+  for (const Forms& verb : verbs) add(verb.one), add(verb.many);
+  add(copula.one), add(copula.many);
+  for (const char* word : prepositions) add(word);
+  add(relative);
+  add(verb_slot());
+  return words;
+}
+
+Eigen::Index word_number(const std::string& word) {
+  const std::vector<std::string>& words = vocabulary();
+  return static_cast<Eigen::Index>(std::find(words.begin(), words.end(), word) - words.begin());
+}
+
+// One sentence being written: words and their tags, appended in order.
+class Writer {
+ public:
+  explicit Writer(attention::NumpyGenerator& generator) : generator_(generator) {}
+
+  std::size_t below(std::size_t count) { return static_cast<std::size_t>(generator_.next_uint64() % count); }
+  bool coin() { return below(2) == 0; }
+  Number any_number() { return coin() ? Number::one : Number::many; }
+  template <class List>
+  const char* pick(const List& list) { return list[below(list.size())]; }
+
+  void add(const std::string& word, Tag tag) {
+    sentence.words.push_back(word_number(word));
+    sentence.tags.push_back(tag);
+  }
+  Eigen::Index position() const { return static_cast<Eigen::Index>(sentence.words.size()); }
+
+  // determiner(a) [adjective] noun(a); returns the noun's position
+  Eigen::Index noun_phrase_head(Number number) {
+    const bool for_one = number == Number::one;
+    const std::size_t choices = (for_one ? determiners_for_one.size() : determiners_for_many.size()) + 1;
+    const std::size_t choice = below(choices);
+    const char* determiner = choice + 1 == choices ? determiner_for_both
+                             : for_one           ? determiners_for_one[choice]
+                                                 : determiners_for_many[choice];
+    add(determiner, Tag::determiner);
+    if (coin()) add(pick(adjectives), Tag::adjective);
+    const Eigen::Index head = position();
+    const Forms& noun = nouns[below(nouns.size())];
+    add(for_one ? noun.one : noun.many, Tag::noun);
+    nouns_.push_back({head, number});
+    return head;
+  }
+
+  // verb(a): a present form that agrees with a, or the past "saw" (one chance in verbs + 1)
+  void verb(Number number, bool past_only) {
+    const std::size_t choice = past_only ? verbs.size() : below(verbs.size() + 1);
+    if (choice == verbs.size()) {
+      add(past_verb, Tag::verb);
+    } else {
+      add(number == Number::one ? verbs[choice].one : verbs[choice].many, Tag::verb);
+    }
+  }
+
+  // object → object-phrase | object-pronoun
+  void object(bool phrase_only) {
+    if (!phrase_only && below(4) == 0) {
+      add(pick(object_pronouns), Tag::pronoun);
+    } else {
+      noun_phrase_head(any_number());
+    }
+  }
+
+  // modifier(a) → preposition object-phrase | "that" verb(a) object
+  void modifier(Number number, bool agreement) {
+    if (coin()) {
+      add(pick(prepositions), Tag::preposition);
+      noun_phrase_head(any_number());
+    } else {
+      add(relative, Tag::relative);
+      verb(number, agreement);
+      object(agreement);
+    }
+  }
+
+  // subject(a) → noun-phrase(a) modifier* | pronoun(a); returns the subject's number
+  Number subject(int modifiers, bool agreement) {
+    const Number number = any_number();
+    if (!agreement && below(3) == 0) {
+      add(number == Number::one ? pick(subject_pronouns_for_one) : pick(subject_pronouns_for_many), Tag::pronoun);
+      return number;
+    }
+    sentence.subject = noun_phrase_head(number);
+    sentence.number = number;
+    const std::size_t count = below(static_cast<std::size_t>(modifiers) + 1);
+    for (std::size_t m = 0; m < count; ++m) modifier(number, agreement);
+    return number;
+  }
+
+  // predicate(a) → verb(a) object [preposition object-phrase] | copula(a) adjective
+  void predicate(Number number) {
+    if (below(4) == 0) {
+      add(number == Number::one ? copula.one : copula.many, Tag::verb);
+      add(pick(adjectives), Tag::adjective);
+      return;
+    }
+    verb(number, false);
+    object(false);
+    if (below(3) == 0) {
+      add(pick(prepositions), Tag::preposition);
+      noun_phrase_head(any_number());
+    }
+  }
+
+  void count_attractors() {
+    for (const auto& [at, number] : nouns_) {
+      if (at > sentence.subject && number != sentence.number) ++sentence.attractors;
+      sentence.nearest_noun = at;
+      sentence.nearest_number = number;
+    }
+  }
+
+  Sentence sentence;
+
+ private:
+  attention::NumpyGenerator& generator_;
+  std::vector<std::pair<Eigen::Index, Number>> nouns_;  // every noun written, with its number
+};
+
+}  // namespace
+
+std::string tag_name(Tag tag) {
+  static const char* const names[] = {"determiner", "adjective", "noun", "pronoun", "verb", "preposition", "relative"};
+  return names[static_cast<int>(tag)];
+}
+
+std::string number_name(Number number) { return number == Number::one ? "one" : "many"; }
+
+const std::string& verb_slot() {
+  static const std::string slot = "[verb]";
+  return slot;
+}
+
+const std::vector<std::string>& vocabulary() {
+  static const std::vector<std::string> words = build_vocabulary();
+  return words;
+}
+
+const std::vector<std::string>& ambiguous_words() {
+  static const std::vector<std::string> words = [] {
+    std::vector<std::string> both;
+    for (const Forms& noun : nouns) {
+      for (const char* form : {noun.one, noun.many}) {
+        const bool verb_too = form == std::string(past_verb) ||
+                              std::any_of(verbs.begin(), verbs.end(), [form](const Forms& verb) {
+                                return form == std::string(verb.one) || form == std::string(verb.many);
+                              });
+        if (verb_too) both.emplace_back(form);
+      }
+    }
+    return both;
+  }();
+  return words;
+}
+
+const std::vector<std::string>& grammar_rules() {
+  static const std::vector<std::string> rules{
+      "sentence       → subject(a) predicate(a)",
+      "subject(a)     → noun-phrase(a) modifier(a)* | pronoun(a)",
+      "noun-phrase(a) → determiner(a) [adjective] noun(a)",
+      "modifier(a)    → preposition noun-phrase(b) | that verb(a) object",
+      "object         → noun-phrase(b) | object-pronoun",
+      "predicate(a)   → verb(a) object [preposition noun-phrase(b)] | is/are(a) adjective",
+      "verb(a)        → a present form that agrees with a, or the past saw",
+      "a, b           ∈ {one, many}, drawn independently; up to 2 modifiers (3 in the agreement task)"};
+  return rules;
+}
+
+const std::vector<std::pair<std::string, std::string>>& lexicon() {
+  static const std::vector<std::pair<std::string, std::string>> lines = [] {
+    const auto joined = [](const auto& list) {
+      std::string text;
+      for (const auto& word : list) {
+        if (!text.empty()) text += ' ';
+        text += word;
+      }
+      return text;
+    };
+    std::vector<const char*> nouns_for_one, nouns_for_many, verbs_for_one, verbs_for_many;
+    for (const Forms& noun : nouns) nouns_for_one.push_back(noun.one), nouns_for_many.push_back(noun.many);
+    for (const Forms& verb : verbs) verbs_for_one.push_back(verb.one), verbs_for_many.push_back(verb.many);
+    return std::vector<std::pair<std::string, std::string>>{
+        {"determiner(one)", fmt::format("{} {}", joined(determiners_for_one), determiner_for_both)},
+        {"determiner(many)", fmt::format("{} {}", joined(determiners_for_many), determiner_for_both)},
+        {"adjective", joined(adjectives)},
+        {"noun(one)", joined(nouns_for_one)},
+        {"noun(many)", joined(nouns_for_many)},
+        {"pronoun(one)", joined(subject_pronouns_for_one)},
+        {"pronoun(many)", fmt::format("{} (these take the form for many)", joined(subject_pronouns_for_many))},
+        {"object-pronoun", joined(object_pronouns)},
+        {"verb(one)", fmt::format("{} {}", joined(verbs_for_one), copula.one)},
+        {"verb(many)", fmt::format("{} {}", joined(verbs_for_many), copula.many)},
+        {"verb, past", past_verb},
+        {"preposition", joined(prepositions)},
+        {"relative", relative}};
+  }();
+  return lines;
+}
+
+Sentence draw_sentence(attention::NumpyGenerator& generator, int modifiers) {
+  Writer writer(generator);
+  writer.predicate(writer.subject(modifiers, false));
+  return writer.sentence;
+}
+
+Sentence draw_agreement_prefix(attention::NumpyGenerator& generator, int modifiers) {
+  Writer writer(generator);
+  writer.subject(modifiers, true);
+  writer.count_attractors();
+  writer.sentence.words.push_back(word_number(verb_slot()));
+  writer.sentence.tags.push_back(Tag::verb);
+  return writer.sentence;
+}
+
+std::vector<Eigen::Index> words_of(const std::string& text, const std::string& flag) {
+  std::vector<Eigen::Index> words;
+  const std::vector<std::string>& known = vocabulary();
+  for (std::string_view piece : program::split(text, ' ')) {
+    if (piece.empty()) continue;
+    const std::string word = lower(std::string(piece));
+    const auto found = std::find_if(known.begin(), known.end(), [&word](const std::string& k) { return lower(k) == word; });
+    if (found == known.end() || *found == verb_slot()) {
+      throw program::UsageError(fmt::format("{}: '{}' is not a word of the language (build/bin/sentences --vocabulary "
+                                            "lists its {} words)",
+                                            flag, piece, known.size() - 1));
+    }
+    words.push_back(static_cast<Eigen::Index>(found - known.begin()));
+  }
+  if (words.empty()) throw program::UsageError(fmt::format("{}: expected at least one word, separated by spaces", flag));
+  return words;
+}
+
+std::string text_of(const std::vector<Eigen::Index>& words) {
+  std::string text;
+  for (const Eigen::Index word : words) {
+    if (!text.empty()) text += ' ';
+    text += vocabulary()[static_cast<std::size_t>(word)];
+  }
+  return text;
+}
+
+}  // namespace sentences

@@ -1,0 +1,759 @@
+#include "sentences.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "attention/cross_entropy.hpp"
+#include "program/integer_list.hpp"
+#include "program/json_output.hpp"
+#include "program/page_program.hpp"
+#include "program/table.hpp"
+#include "program/usage_error.hpp"
+
+namespace sentences {
+
+struct Trained {
+  Inputs inputs;
+  attention::TokenClassifierWeights weights;
+  std::vector<Sentence> held_out;
+  std::vector<Sentence> samples;
+  std::vector<std::string> training_sentences;  // every distinct one, with inputs.list_sentences
+  long long drawn = 0, distinct = 0, redrawn = 0;
+  std::vector<long long> logged_steps;
+  std::vector<double> loss, held_out_accuracy;
+  double seconds = 0.0;
+};
+
+namespace {
+
+constexpr std::uint64_t max_steps = 100'000;
+constexpr std::uint64_t max_layers = 4;
+constexpr std::size_t max_seeds = 20;
+constexpr std::size_t max_sentence_words = 40;
+constexpr std::size_t shown_samples = 6;
+constexpr std::size_t logged_held_out = 200;  // held-out sentences measured at each logged point
+constexpr std::size_t max_draws = 1'000'000;  // a bound on drawing distinct held-out sentences
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Sentence draw(Task task, attention::NumpyGenerator& generator) {
+  return task == Task::tagging ? draw_sentence(generator) : draw_agreement_prefix(generator);
+}
+
+Eigen::Index last(const Sentence& sentence) { return static_cast<Eigen::Index>(sentence.words.size()) - 1; }
+
+// [loss_and_gradient]
+// The loss on one sentence and the gradient of the logits. Tagging scores every word against its tag.
+// Agreement scores only the slot's row against the subject's number: the other rows get no gradient.
+attention::CrossEntropy loss_and_gradient(Task task, const attention::Matrix& logits, const Sentence& sentence) {
+  if (task == Task::tagging) {
+    std::vector<Eigen::Index> tags;
+    for (const Tag tag : sentence.tags) tags.push_back(static_cast<Eigen::Index>(tag));
+    return attention::softmax_cross_entropy(logits, tags);
+  }
+  const Eigen::Index slot = last(sentence);
+  attention::CrossEntropy at_slot =
+      attention::softmax_cross_entropy(logits.row(slot), {static_cast<Eigen::Index>(sentence.number)});
+  attention::Matrix gradient = attention::Matrix::Zero(logits.rows(), logits.cols());
+  gradient.row(slot) = at_slot.logits_gradient;
+  at_slot.logits_gradient = std::move(gradient);
+  return at_slot;
+}
+// [loss_and_gradient]
+
+void add_into(const std::vector<attention::ParameterBlock>& sum, const std::vector<attention::ParameterBlock>& term) {
+  for (std::size_t b = 0; b < sum.size(); ++b) {
+    Eigen::Map<Eigen::ArrayXd>(sum[b].data, sum[b].size) += Eigen::Map<const Eigen::ArrayXd>(term[b].data, term[b].size);
+  }
+}
+
+// The model's answers: a tag per word, or the number at the slot.
+std::vector<Eigen::Index> answers(Task task, const attention::Matrix& logits) {
+  std::vector<Eigen::Index> chosen;
+  const Eigen::Index first = task == Task::tagging ? 0 : logits.rows() - 1;
+  for (Eigen::Index t = first; t < logits.rows(); ++t) logits.row(t).maxCoeff(&chosen.emplace_back());
+  return chosen;
+}
+
+// The share of held-out answers that are right: words for tagging, verbs for agreement.
+double accuracy_on(const Trained& trained, std::size_t count) {
+  double right = 0.0, total = 0.0;
+  const Task task = trained.inputs.task;
+  for (std::size_t s = 0; s < std::min(count, trained.held_out.size()); ++s) {
+    const Sentence& sentence = trained.held_out[s];
+    const std::vector<Eigen::Index> chosen =
+        answers(task, attention::token_classifier(trained.weights, sentence.words).logits);
+    if (task == Task::agreement) {
+      right += chosen[0] == static_cast<Eigen::Index>(sentence.number) ? 1.0 : 0.0;
+      total += 1.0;
+      continue;
+    }
+    for (std::size_t t = 0; t < chosen.size(); ++t) right += chosen[t] == static_cast<Eigen::Index>(sentence.tags[t]) ? 1.0 : 0.0;
+    total += static_cast<double>(chosen.size());
+  }
+  return right / total;
+}
+
+const std::string& default_sentence(Task task) {
+  static const std::string tagging = "I saw a saw", agreement = "the key to the cabinets";
+  return task == Task::tagging ? tagging : agreement;
+}
+
+bool is_ambiguous(Eigen::Index word) {
+  const std::vector<std::string>& both = ambiguous_words();
+  return std::find(both.begin(), both.end(), vocabulary()[static_cast<std::size_t>(word)]) != both.end();
+}
+
+// [one_word_ceiling]
+// The best any layer that reads one word at a time can do: it gives every occurrence of a word the same tag,
+// so on each word it is right at most as often as that word's commonest tag in the held-out set.
+std::pair<double, double> one_word_ceiling(const std::vector<Sentence>& held_out) {
+  std::map<Eigen::Index, std::map<Tag, long long>> counts;  // word → tag → occurrences
+  for (const Sentence& sentence : held_out) {
+    for (std::size_t t = 0; t < sentence.words.size(); ++t) ++counts[sentence.words[t]][sentence.tags[t]];
+  }
+  double best = 0.0, total = 0.0, best_ambiguous = 0.0, total_ambiguous = 0.0;
+  for (const auto& [word, tags] : counts) {
+    long long most = 0, all = 0;
+    for (const auto& [tag, count] : tags) most = std::max(most, count), all += count;
+    best += static_cast<double>(most), total += static_cast<double>(all);
+    if (is_ambiguous(word)) best_ambiguous += static_cast<double>(most), total_ambiguous += static_cast<double>(all);
+  }
+  return {best / total, best_ambiguous / total_ambiguous};
+}
+// [one_word_ceiling]
+
+Reading read(const Trained& trained, const std::vector<Eigen::Index>& words) {
+  Reading reading;
+  reading.words = words;
+  const attention::TokenClassifierSteps steps = attention::token_classifier(trained.weights, words);
+  const Task task = trained.inputs.task;
+  reading.answers = answers(task, steps.logits);
+  const attention::Matrix logits = task == Task::tagging ? steps.logits : attention::Matrix(steps.logits.bottomRows(1));
+  reading.probabilities = attention::softmax_cross_entropy(logits, std::vector<Eigen::Index>(
+                                                                        static_cast<std::size_t>(logits.rows()), 0))
+                              .probabilities;
+  for (const attention::EncoderLayerSteps& layer : steps.layers) {
+    std::vector<attention::Matrix> heads;
+    for (const attention::HeadSteps& head : layer.attention.heads) heads.push_back(head.attention.weights);
+    reading.attention.push_back(std::move(heads));
+  }
+  return reading;
+}
+
+// Where each head looks, over the held-out set. Tagging: from each ambiguous word to the word before it,
+// which in this grammar decides its tag. Agreement: from the slot to the subject's noun.
+HeadMeasures measure_heads(const Trained& trained) {
+  const Task task = trained.inputs.task;
+  const auto layers = static_cast<std::size_t>(trained.inputs.shape.layers);
+  const auto heads = static_cast<std::size_t>(trained.inputs.shape.heads);
+  HeadMeasures measures(layers, std::vector<HeadMeasure>(heads));
+  double rows = 0.0;
+  for (const Sentence& sentence : trained.held_out) {
+    const attention::TokenClassifierSteps steps = attention::token_classifier(trained.weights, sentence.words);
+    std::vector<std::pair<Eigen::Index, Eigen::Index>> pairs;  // (from, to)
+    if (task == Task::agreement) {
+      pairs.emplace_back(last(sentence), sentence.subject);
+    } else {
+      for (Eigen::Index t = 1; t <= last(sentence); ++t) {
+        if (is_ambiguous(sentence.words[static_cast<std::size_t>(t)])) pairs.emplace_back(t, t - 1);
+      }
+    }
+    for (const auto& [from, to] : pairs) {
+      rows += 1.0;
+      for (std::size_t l = 0; l < layers; ++l) {
+        for (std::size_t h = 0; h < heads; ++h) {
+          const attention::Matrix& weights = steps.layers[l].attention.heads[h].attention.weights;
+          Eigen::Index peak = 0;
+          weights.row(from).maxCoeff(&peak);
+          measures[l][h].mean_weight += weights(from, to);
+          measures[l][h].peak_share += peak == to ? 1.0 : 0.0;
+        }
+      }
+    }
+  }
+  for (auto& layer : measures) {
+    for (HeadMeasure& head : layer) head.mean_weight /= rows, head.peak_share /= rows;
+  }
+  return measures;
+}
+
+// Agreement accuracy by the number of attractors, and by the distance from subject to verb.
+void group_agreement(const Trained& trained, Result& result) {
+  struct Range {
+    Eigen::Index low, high;
+  };
+  const std::vector<Range> attractor_ranges{{0, 0}, {1, 1}, {2, 2}, {3, 99}};
+  const std::vector<Range> distance_ranges{{1, 1}, {2, 6}, {7, 9}, {10, 12}, {13, 99}};
+  const auto label = [](const Range& range) {
+    return range.high == 99           ? fmt::format("{}+", range.low)
+           : range.low == range.high ? fmt::format("{}", range.low)
+                                     : fmt::format("{}-{}", range.low, range.high);
+  };
+  for (const Range& range : attractor_ranges) result.by_attractors.push_back({label(range)});
+  for (const Range& range : distance_ranges) result.by_distance.push_back({label(range)});
+  const auto group_of = [](const std::vector<Range>& ranges, Eigen::Index value) {
+    std::size_t g = 0;
+    while (value > ranges[g].high) ++g;
+    return g;
+  };
+  long long one = 0;
+  for (const Sentence& sentence : trained.held_out) {
+    const Eigen::Index chosen = answers(Task::agreement, attention::token_classifier(trained.weights, sentence.words).logits)[0];
+    const double model = chosen == static_cast<Eigen::Index>(sentence.number) ? 1.0 : 0.0;
+    const double nearest = sentence.nearest_number == sentence.number ? 1.0 : 0.0;
+    for (AgreementGroup* group : {&result.by_attractors[group_of(attractor_ranges, sentence.attractors)],
+                                  &result.by_distance[group_of(distance_ranges, last(sentence) - sentence.subject)]}) {
+      ++group->count;
+      group->model += model;
+      group->nearest_noun += nearest;
+    }
+    one += sentence.number == Number::one ? 1 : 0;
+  }
+  for (auto* groups : {&result.by_attractors, &result.by_distance}) {
+    for (AgreementGroup& group : *groups) {
+      if (group.count > 0) group.model /= static_cast<double>(group.count), group.nearest_noun /= static_cast<double>(group.count);
+    }
+  }
+  const auto count = static_cast<double>(trained.held_out.size());
+  result.one_word_agreement = std::max(static_cast<double>(one), count - static_cast<double>(one)) / count;
+}
+
+}  // namespace
+
+std::string task_name(Task task) { return task == Task::tagging ? "tagging" : "agreement"; }
+
+Inputs completed(Inputs inputs) {
+  if (inputs.held_out == 0) inputs.held_out = inputs.task == Task::tagging ? 400 : 1000;
+  if (inputs.sentence.empty()) inputs.sentence = default_sentence(inputs.task);
+  inputs.shape.vocabulary = static_cast<Eigen::Index>(vocabulary().size());
+  inputs.shape.outputs = inputs.task == Task::tagging ? tag_count : 2;
+  inputs.shape.d_ff = 2 * inputs.shape.d_model;
+  return inputs;
+}
+
+// [train]
+std::shared_ptr<const Trained> train(const Inputs& given, const Progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  auto trained = std::make_shared<Trained>();
+  trained->inputs = completed(given);
+  const Inputs& inputs = trained->inputs;
+  attention::NumpyGenerator generator(inputs.seed);
+  trained->weights = attention::initial_token_classifier(inputs.shape, generator);
+  // The held-out sentences first, each different; training draws again whenever it draws one of them.
+  std::set<std::vector<Eigen::Index>> held_out_words, training_words;
+  for (std::size_t draws = 0; trained->held_out.size() < static_cast<std::size_t>(inputs.held_out); ++draws) {
+    if (draws == max_draws) throw std::runtime_error("the language has too few different sentences for the held-out set");
+    Sentence sentence = draw(inputs.task, generator);
+    if (held_out_words.insert(sentence.words).second) trained->held_out.push_back(std::move(sentence));
+  }
+  attention::Adam adam(attention::parameter_blocks(trained->weights), inputs.adam);
+  double loss_since_log = 0.0;
+  for (long long step = 1; step <= inputs.steps; ++step) {
+    attention::TokenClassifierWeights sum;
+    std::vector<attention::ParameterBlock> sum_blocks;
+    for (Eigen::Index b = 0; b < inputs.batch; ++b) {
+      Sentence sentence = draw(inputs.task, generator);
+      while (held_out_words.count(sentence.words) != 0) sentence = draw(inputs.task, generator), ++trained->redrawn;
+      if (trained->samples.size() < shown_samples) trained->samples.push_back(sentence);
+      if (training_words.insert(sentence.words).second) ++trained->distinct;
+      ++trained->drawn;
+      const attention::TokenClassifierSteps steps = attention::token_classifier(trained->weights, sentence.words);
+      const attention::CrossEntropy error = loss_and_gradient(inputs.task, steps.logits, sentence);
+      attention::TokenClassifierWeights gradients =
+          attention::token_classifier_backward(trained->weights, sentence.words, steps, error.logits_gradient);
+      loss_since_log += error.loss / static_cast<double>(inputs.batch);
+      if (b == 0) {
+        sum = std::move(gradients);
+        sum_blocks = attention::parameter_blocks(sum);
+      } else {
+        add_into(sum_blocks, attention::parameter_blocks(gradients));
+      }
+    }
+    for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
+      Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs.batch);
+    }
+    adam.step(attention::parameter_blocks(trained->weights), sum_blocks);
+    if (step % inputs.log_every == 0 || step == inputs.steps) {
+      const long long since = step - (trained->logged_steps.empty() ? 0 : trained->logged_steps.back());
+      trained->logged_steps.push_back(step);
+      trained->loss.push_back(loss_since_log / static_cast<double>(since));
+      trained->held_out_accuracy.push_back(accuracy_on(*trained, logged_held_out));
+      loss_since_log = 0.0;
+      if (progress) progress(step, inputs.steps, seconds_since(start));
+    }
+  }
+  // [train]
+  if (inputs.list_sentences) {
+    for (const auto& words : training_words) trained->training_sentences.push_back(text_of(words));
+  }
+  trained->seconds = seconds_since(start);
+  return trained;
+}
+
+Result report(const Trained& trained, const Inputs& given) {
+  Result result;
+  result.inputs = trained.inputs;
+  result.inputs.sentence = completed(given).sentence;
+  result.samples = trained.samples;
+  result.held_out_count = static_cast<long long>(trained.held_out.size());
+  result.training_drawn = trained.drawn;
+  result.training_distinct = trained.distinct;
+  result.held_out_redrawn = trained.redrawn;
+  result.logged_steps = trained.logged_steps;
+  result.loss = trained.loss;
+  result.held_out_accuracy = trained.held_out_accuracy;
+  result.accuracy = accuracy_on(trained, trained.held_out.size());
+  const Task task = trained.inputs.task;
+  if (task == Task::tagging) {
+    double right = 0.0;
+    for (const Sentence& sentence : trained.held_out) {
+      const std::vector<Eigen::Index> chosen = answers(task, attention::token_classifier(trained.weights, sentence.words).logits);
+      for (std::size_t t = 0; t < chosen.size(); ++t) {
+        if (!is_ambiguous(sentence.words[t])) continue;
+        ++result.ambiguous_count;
+        right += chosen[t] == static_cast<Eigen::Index>(sentence.tags[t]) ? 1.0 : 0.0;
+      }
+    }
+    result.ambiguous_accuracy = right / static_cast<double>(result.ambiguous_count);
+    std::tie(result.one_word_ceiling, result.one_word_ceiling_ambiguous) = one_word_ceiling(trained.held_out);
+  } else {
+    group_agreement(trained, result);
+  }
+  result.heads = measure_heads(trained);
+  std::vector<Eigen::Index> words = words_of(result.inputs.sentence, "--sentence");
+  if (task == Task::agreement) words.push_back(static_cast<Eigen::Index>(vocabulary().size()) - 1);  // the slot
+  result.reading = read(trained, words);
+  result.seconds = trained.seconds;
+  if (trained.inputs.include_weights) result.weights = trained.weights;
+  result.training_sentences = trained.training_sentences;
+  if (trained.inputs.list_sentences) {
+    for (const Sentence& sentence : trained.held_out) result.held_out_sentences.push_back(text_of(sentence.words));
+  }
+  return result;
+}
+
+Result compute(const Inputs& inputs, const Progress& progress) { return report(*train(inputs, progress), inputs); }
+
+SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
+  SeedsResult result;
+  result.inputs = completed(inputs);
+  for (std::size_t s = 0; s < inputs.seeds.size(); ++s) {
+    Inputs one = inputs;
+    one.seed = inputs.seeds[s];
+    const Progress overall = [&](long long step, long long steps, double seconds) {
+      if (progress) progress(static_cast<long long>(s) * steps + step, static_cast<long long>(inputs.seeds.size()) * steps, seconds);
+    };
+    const Result run = compute(one, overall);
+    SeedRun seed_run{one.seed, run.accuracy};
+    if (inputs.task == Task::tagging) {
+      seed_run.hard_accuracy = run.ambiguous_accuracy;
+      seed_run.one_word_hard = run.one_word_ceiling_ambiguous;
+    } else {
+      double right = 0.0, count = 0.0;
+      for (const AgreementGroup& group : run.by_attractors) {
+        if (group.label == "0") continue;
+        right += group.model * static_cast<double>(group.count), count += static_cast<double>(group.count);
+      }
+      seed_run.hard_accuracy = right / count;
+      seed_run.one_word_hard = run.one_word_agreement;
+    }
+    for (const auto& layer : run.heads) {
+      for (const HeadMeasure& head : layer) seed_run.best_peak_share = std::max(seed_run.best_peak_share, head.peak_share);
+    }
+    seed_run.seconds = run.seconds;
+    result.runs.push_back(seed_run);
+  }
+  return result;
+}
+
+namespace {
+
+nlohmann::json sentence_json(Task task, const Sentence& sentence) {
+  nlohmann::json tags = nlohmann::json::array();
+  for (const Tag tag : sentence.tags) tags.push_back(tag_name(tag));
+  nlohmann::json document{{"text", text_of(sentence.words)}, {"words", sentence.words}};
+  if (task == Task::tagging) {
+    document["tags"] = tags;
+  } else {
+    document["number"] = number_name(sentence.number);
+    document["subject"] = sentence.subject;
+    document["attractors"] = sentence.attractors;
+  }
+  return document;
+}
+
+nlohmann::json weights_json(const attention::TokenClassifierWeights& weights) {
+  const auto norm = [](const attention::LayerNormParameters& p) {
+    return nlohmann::json{{"gain", program::matrix_json(p.gain)}, {"bias", program::matrix_json(p.bias)}};
+  };
+  nlohmann::json layers = nlohmann::json::array();
+  for (const attention::EncoderLayerWeights& layer : weights.layers) {
+    nlohmann::json heads = nlohmann::json::array();
+    for (const attention::HeadProjections& head : layer.attention.heads) {
+      heads.push_back({{"query", program::matrix_json(head.query)},
+                       {"key", program::matrix_json(head.key)},
+                       {"value", program::matrix_json(head.value)}});
+    }
+    layers.push_back({{"heads", heads},
+                      {"output", program::matrix_json(layer.attention.output)},
+                      {"attention_norm", norm(layer.attention_norm)},
+                      {"feed_forward",
+                       {{"w1", program::matrix_json(layer.feed_forward.w1)},
+                        {"b1", program::matrix_json(layer.feed_forward.b1)},
+                        {"w2", program::matrix_json(layer.feed_forward.w2)},
+                        {"b2", program::matrix_json(layer.feed_forward.b2)}}},
+                      {"feed_forward_norm", norm(layer.feed_forward_norm)}});
+  }
+  return {{"embedding", program::matrix_json(weights.embedding)},
+          {"layers", layers},
+          {"readout", program::matrix_json(weights.readout)},
+          {"readout_bias", program::matrix_json(weights.readout_bias)}};
+}
+
+std::vector<std::string> output_names(Task task) {
+  std::vector<std::string> names;
+  if (task == Task::agreement) return {number_name(Number::one), number_name(Number::many)};
+  for (Eigen::Index t = 0; t < tag_count; ++t) names.push_back(tag_name(static_cast<Tag>(t)));
+  return names;
+}
+
+nlohmann::json inputs_json(const Inputs& inputs) {
+  return {{"steps", inputs.steps},         {"seed", inputs.seed},
+          {"batch", inputs.batch},         {"learning_rate", inputs.adam.learning_rate},
+          {"d_model", inputs.shape.d_model}, {"heads", inputs.shape.heads},
+          {"d_ff", inputs.shape.d_ff},     {"layers", inputs.shape.layers},
+          {"held_out", inputs.held_out},   {"sentence", inputs.sentence}};
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
+std::string percent(double share) { return fmt::format("{:.1f} %", 100.0 * share); }
+
+}  // namespace
+
+nlohmann::json language_json() {
+  nlohmann::json lexicon_lines = nlohmann::json::array();
+  for (const auto& [word_class, words] : lexicon()) lexicon_lines.push_back({{"class", word_class}, {"words", words}});
+  std::vector<std::string> tags;
+  for (Eigen::Index t = 0; t < tag_count; ++t) tags.push_back(tag_name(static_cast<Tag>(t)));
+  return {{"rules", grammar_rules()}, {"lexicon", lexicon_lines},  {"vocabulary", vocabulary()},
+          {"words", vocabulary().size() - 1}, {"tags", tags},     {"ambiguous", ambiguous_words()},
+          {"verb_slot", verb_slot()}};
+}
+
+nlohmann::json to_json(const Result& result) {
+  const Task task = result.inputs.task;
+  nlohmann::json samples = nlohmann::json::array();
+  for (const Sentence& sentence : result.samples) samples.push_back(sentence_json(task, sentence));
+  nlohmann::json heads = nlohmann::json::array();
+  for (const auto& layer : result.heads) {
+    nlohmann::json row = nlohmann::json::array();
+    for (const HeadMeasure& head : layer) row.push_back({{"mean_weight", head.mean_weight}, {"peak_share", head.peak_share}});
+    heads.push_back(row);
+  }
+  nlohmann::json attention = nlohmann::json::array();
+  for (const auto& layer : result.reading.attention) {
+    nlohmann::json row = nlohmann::json::array();
+    for (const attention::Matrix& head : layer) row.push_back(program::matrix_json(head));
+    attention.push_back(row);
+  }
+  nlohmann::json answers = nlohmann::json::array();
+  const std::vector<std::string> names = output_names(task);
+  for (const Eigen::Index answer : result.reading.answers) answers.push_back(names[static_cast<std::size_t>(answer)]);
+  std::vector<std::string> words;
+  for (const Eigen::Index word : result.reading.words) words.push_back(vocabulary()[static_cast<std::size_t>(word)]);
+  nlohmann::json document{
+      {"task", task_name(task)},
+      {"inputs", inputs_json(result.inputs)},
+      {"outputs", names},
+      {"language", language_json()},
+      {"samples", samples},
+      {"data",
+       {{"held_out", result.held_out_count},
+        {"training_drawn", result.training_drawn},
+        {"training_distinct", result.training_distinct},
+        {"held_out_redrawn", result.held_out_redrawn}}},
+      {"training",
+       {{"steps", result.logged_steps},
+        {"loss", result.loss},
+        {"held_out_accuracy", result.held_out_accuracy},
+        {"measured_on", std::min<long long>(result.held_out_count, static_cast<long long>(logged_held_out))}}},
+      {"accuracy", result.accuracy},
+      {"heads", heads},
+      {"heads_measure", task == Task::tagging ? "from an ambiguous word to the word before it" : "from the slot to the subject's noun"},
+      {"reading",
+       {{"words", words},
+        {"answers", answers},
+        {"probabilities", program::matrix_json(result.reading.probabilities)},
+        {"attention", attention}}},
+      {"seconds", result.seconds}};
+  if (task == Task::tagging) {
+    document["ambiguous"] = {{"count", result.ambiguous_count},
+                             {"accuracy", result.ambiguous_accuracy},
+                             {"one_word_ceiling", result.one_word_ceiling_ambiguous}};
+    document["one_word_ceiling"] = result.one_word_ceiling;
+  } else {
+    for (const auto& [key, groups] : {std::pair{"by_attractors", &result.by_attractors}, std::pair{"by_distance", &result.by_distance}}) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const AgreementGroup& group : *groups) {
+        list.push_back({{"label", group.label}, {"count", group.count}, {"model", group.model}, {"nearest_noun", group.nearest_noun}});
+      }
+      document[key] = list;
+    }
+    document["one_word"] = result.one_word_agreement;
+  }
+  if (result.weights) document["weights"] = weights_json(*result.weights);
+  if (result.inputs.list_sentences) {
+    document["sentences"] = {{"training", result.training_sentences}, {"held_out", result.held_out_sentences}};
+  }
+  return document;
+}
+
+nlohmann::json to_json(const SeedsResult& result) {
+  nlohmann::json runs = nlohmann::json::array();
+  std::vector<double> accuracy, hard, peak, seconds;
+  for (const SeedRun& run : result.runs) {
+    runs.push_back({{"seed", run.seed},
+                    {"accuracy", run.accuracy},
+                    {"hard_accuracy", run.hard_accuracy},
+                    {"best_peak_share", run.best_peak_share},
+                    {"one_word_hard", run.one_word_hard}});
+    accuracy.push_back(run.accuracy), hard.push_back(run.hard_accuracy), peak.push_back(run.best_peak_share);
+    seconds.push_back(run.seconds);
+  }
+  const auto summary = [](const std::vector<double>& values) {
+    return nlohmann::json{{"median", median(values)}, {"worst", *std::min_element(values.begin(), values.end())}};
+  };
+  return {{"task", task_name(result.inputs.task)},
+          {"inputs", inputs_json(result.inputs)},
+          {"hard_cases", result.inputs.task == Task::tagging ? "ambiguous words" : "sentences with an attractor"},
+          {"runs", runs},
+          {"accuracy", summary(accuracy)},
+          {"hard_accuracy", summary(hard)},
+          {"best_peak_share", summary(peak)},
+          {"seconds", {{"per_seed", seconds}, {"median", median(seconds)}, {"longest", *std::max_element(seconds.begin(), seconds.end())}}}};
+}
+
+std::string language_tables() {
+  std::string text = fmt::format("The language: {} words, {} tags; {} words are a noun in one place and a verb in another\n\n",
+                                 vocabulary().size() - 1, tag_count, ambiguous_words().size());
+  text += "Grammar\n";
+  for (const std::string& rule : grammar_rules()) text += fmt::format("  {}\n", rule);
+  text += "\nWords\n";
+  for (const auto& [word_class, words] : lexicon()) text += fmt::format("  {:<17} {}\n", word_class, words);
+  text += fmt::format("\nBoth noun and verb\n  {}\n", fmt::join(ambiguous_words(), " "));
+  return text;
+}
+
+namespace {
+
+std::string training_tables(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  std::string text = fmt::format(
+      "Training: {} steps of {} sentences, {} layer(s) of {} heads, d_model = {}\n"
+      "  {} sentences drawn, {} of them different; {} drawn from the held-out set were drawn again\n\n",
+      inputs.steps, inputs.batch, inputs.shape.layers, inputs.shape.heads, inputs.shape.d_model,
+      program::grouped_digits(static_cast<std::uint64_t>(result.training_drawn)),
+      program::grouped_digits(static_cast<std::uint64_t>(result.training_distinct)), result.held_out_redrawn);
+  text += "First sentences drawn\n";
+  for (const Sentence& sentence : result.samples) {
+    text += fmt::format("  {}", text_of(sentence.words));
+    if (inputs.task == Task::agreement) text += fmt::format("  ({})", number_name(sentence.number));
+    text += "\n";
+  }
+  text += fmt::format("\n{:>7}  {:>8}  {}\n", "step", "loss", "held-out accuracy");
+  for (std::size_t i = 0; i < result.logged_steps.size(); ++i) {
+    text += fmt::format("{:>7}  {:>8.4f}  {:>8}\n", result.logged_steps[i], result.loss[i], percent(result.held_out_accuracy[i]));
+  }
+  return text;
+}
+
+std::string heads_table(const Result& result) {
+  std::string text = fmt::format("\nWhere each head looks, over the held-out set: {}\n",
+                                 result.inputs.task == Task::tagging ? "from an ambiguous word to the word before it"
+                                                                     : "from the slot to the subject's noun");
+  text += fmt::format("  {:<14} {:>11}  {:>24}\n", "", "mean weight", "rows with the most there");
+  for (std::size_t l = 0; l < result.heads.size(); ++l) {
+    for (std::size_t h = 0; h < result.heads[l].size(); ++h) {
+      text += fmt::format("  layer {} head {} {:>11.3f}  {:>24}\n", l + 1, h + 1, result.heads[l][h].mean_weight,
+                          percent(result.heads[l][h].peak_share));
+    }
+  }
+  return text;
+}
+
+std::string reading_tables(const Result& result) {
+  const Reading& reading = result.reading;
+  std::vector<std::string> words;
+  for (const Eigen::Index word : reading.words) words.push_back(vocabulary()[static_cast<std::size_t>(word)]);
+  const std::vector<std::string> names = output_names(result.inputs.task);
+  std::string text = fmt::format("\nThe model reads \"{}\"\n", text_of(reading.words));
+  text += program::table(result.inputs.task == Task::tagging ? "Probability of each tag" : "Probability of each number at the slot",
+                         reading.probabilities,
+                         result.inputs.task == Task::tagging ? words : std::vector<std::string>{verb_slot()}, names, 3);
+  text += "  Answer:";
+  for (const Eigen::Index answer : reading.answers) text += fmt::format(" {}", names[static_cast<std::size_t>(answer)]);
+  text += "\n";
+  for (std::size_t l = 0; l < reading.attention.size(); ++l) {
+    for (std::size_t h = 0; h < reading.attention[l].size(); ++h) {
+      text += '\n';
+      text += program::table(fmt::format("Attention weights, layer {} head {} (each row: the word that reads)", l + 1, h + 1),
+                                    reading.attention[l][h], words, words, 2);
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string tables(const Result& result) {
+  std::string text = training_tables(result);
+  if (result.inputs.task == Task::tagging) {
+    text += fmt::format("\nHeld-out: {} sentences, none of them drawn in training\n", result.held_out_count);
+    text += fmt::format("  {:<28} {:>11}  {:>25}\n", "", "this model", "best one-word-at-a-time");
+    text += fmt::format("  {:<28} {:>11}  {:>25}\n", "every word", percent(result.accuracy), percent(result.one_word_ceiling));
+    text += fmt::format("  {:<28} {:>11}  {:>25}\n", fmt::format("ambiguous words ({})", result.ambiguous_count),
+                        percent(result.ambiguous_accuracy), percent(result.one_word_ceiling_ambiguous));
+  } else {
+    text += fmt::format("\nHeld-out: {} subjects, none of them drawn in training; accuracy {}\n", result.held_out_count,
+                        percent(result.accuracy));
+    text += fmt::format("  (a layer that reads only the slot can do no better than {})\n", percent(result.one_word_agreement));
+    for (const auto& [title, groups] : {std::pair{"attractors", &result.by_attractors}, std::pair{"distance", &result.by_distance}}) {
+      text += fmt::format("\n  {:<11} {:>6}  {:>11}  {:>26}\n", title, "count", "this model", "the verb takes the last noun");
+      for (const AgreementGroup& group : *groups) {
+        text += fmt::format("  {:<11} {:>6}  {:>11}  {:>26}\n", group.label, group.count, percent(group.model),
+                            percent(group.nearest_noun));
+      }
+    }
+  }
+  text += heads_table(result);
+  text += reading_tables(result);
+  text += fmt::format("\nTraining took {:.2f} s\n", result.seconds);
+  return text;
+}
+
+std::string tables(const SeedsResult& result) {
+  const bool tagging = result.inputs.task == Task::tagging;
+  std::string text = fmt::format("{}: {} steps, each seed trained from scratch; held-out accuracy\n\n",
+                                 task_name(result.inputs.task), result.inputs.steps);
+  const char* hard = tagging ? "ambiguous words" : "with an attractor";
+  text += fmt::format("  {:>5}  {:>9}  {:>18}  {:>17}  {:>14}  {:>8}\n", "seed", "all", hard, "one-word best", "best head peak", "seconds");
+  for (const SeedRun& run : result.runs) {
+    text += fmt::format("  {:>5}  {:>9}  {:>18}  {:>17}  {:>14}  {:>8.2f}\n", run.seed, percent(run.accuracy),
+                        percent(run.hard_accuracy), percent(run.one_word_hard), percent(run.best_peak_share), run.seconds);
+  }
+  const auto column = [&](double SeedRun::*member) {
+    std::vector<double> values;
+    for (const SeedRun& run : result.runs) values.push_back(run.*member);
+    return values;
+  };
+  const std::vector<double> seconds = column(&SeedRun::seconds);
+  for (const bool worst : {false, true}) {
+    const auto pick = [worst](const std::vector<double>& values) {
+      return worst ? *std::min_element(values.begin(), values.end()) : median(values);
+    };
+    text += fmt::format("  {:>5}  {:>9}  {:>18}  {:>17}  {:>14}  {:>8.2f}\n", worst ? "worst" : "median",
+                        percent(pick(column(&SeedRun::accuracy))), percent(pick(column(&SeedRun::hard_accuracy))),
+                        percent(pick(column(&SeedRun::one_word_hard))), percent(pick(column(&SeedRun::best_peak_share))),
+                        worst ? *std::max_element(seconds.begin(), seconds.end()) : median(seconds));
+  }
+  return text;
+}
+
+Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
+  command_line.option("--task", task_text_,
+                      "tagging (a tag for every word) or agreement (the number of the verb after a subject); "
+                      "default tagging",
+                      "tagging|agreement");
+  command_line.option("--sentence", sentence_text_,
+                      "the words the trained model reads for you, separated by spaces; for agreement, a subject "
+                      "(the program adds the verb's slot); default \"I saw a saw\", or \"the key to the cabinets\"",
+                      "TEXT");
+  command_line.option("--steps", steps_text_, fmt::format("Adam updates of 16 sentences, 1 to {} (default 1500)", max_steps),
+                      "INTEGER");
+  command_line.option("--seed", seed_text_, "seed of the weights, the held-out set and the training sentences (default 1)",
+                      "INTEGER");
+  command_line.option("--seeds", seeds_text_,
+                      fmt::format("train once for each of these seeds (at most {}) and print each one's held-out "
+                                  "accuracy, the median and the worst",
+                                  max_seeds),
+                      "LIST");
+  command_line.option("--layers", layers_text_, fmt::format("encoder layers, 1 to {} (default 1)", max_layers), "INTEGER");
+  command_line.flag("--weights", include_weights_, "put every trained weight in the JSON, so that another program can rerun the model");
+  command_line.flag("--list-sentences", list_sentences_, "put every training and held-out sentence in the JSON");
+  command_line.flag("--language", language_only_, "print the grammar and the words, and train nothing");
+  command_line.excludes("--seeds", {"--seed", "--weights", "--list-sentences", "--sentence"});
+}
+
+Inputs Flags::read() const {
+  Inputs inputs;
+  if (task_text_ == "tagging") {
+    inputs.task = Task::tagging;
+  } else if (task_text_ == "agreement") {
+    inputs.task = Task::agreement;
+  } else {
+    throw program::UsageError(fmt::format("--task: expected tagging or agreement, not '{}'", task_text_));
+  }
+  inputs.steps = static_cast<long long>(program::parse_whole_number(steps_text_, "--steps", 1, max_steps));
+  inputs.seed = program::parse_whole_number(seed_text_, "--seed", 0, UINT64_MAX);
+  inputs.shape.layers = static_cast<Eigen::Index>(program::parse_whole_number(layers_text_, "--layers", 1, max_layers));
+  inputs.shape.d_model = 32;
+  inputs.shape.heads = 2;
+  inputs.include_weights = include_weights_;
+  inputs.list_sentences = list_sentences_;
+  if (command_line_.given("--sentence")) {
+    const std::vector<Eigen::Index> words = words_of(sentence_text_, "--sentence");
+    if (words.size() > max_sentence_words) {
+      throw program::UsageError(fmt::format("--sentence has {} words; at most {}", words.size(), max_sentence_words));
+    }
+    inputs.sentence = sentence_text_;
+  }
+  if (command_line_.given("--seeds")) inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
+  return completed(inputs);
+}
+
+// The page's way in: the same flags and the same training. The model trained for one set of flags is kept,
+// so that a reader typing sentence after sentence waits for the training once, not at every letter.
+[[maybe_unused]] const bool registered_for_the_page =
+    program::register_page_program("sentences", [](const std::vector<std::string>& arguments) {
+      static std::shared_ptr<const Trained> kept;
+      program::CommandLine command_line{"sentences", ""};
+      Flags flags(command_line);
+      nlohmann::json result;
+      command_line.parse_for_page(arguments, [&] {
+        if (flags.language_only()) {
+          result = language_json();
+          return;
+        }
+        const Inputs inputs = flags.read();
+        if (!inputs.seeds.empty()) {
+          result = to_json(compute_over_seeds(inputs));
+          return;
+        }
+        Inputs without_sentence = inputs;
+        without_sentence.sentence = kept ? kept->inputs.sentence : inputs.sentence;
+        const auto same = [](const Inputs& a, const Inputs& b) {
+          return a.task == b.task && a.steps == b.steps && a.seed == b.seed && a.shape.layers == b.shape.layers &&
+                 a.include_weights == b.include_weights && a.list_sentences == b.list_sentences;
+        };
+        if (!kept || !same(kept->inputs, without_sentence)) kept = train(inputs);
+        result = to_json(report(*kept, inputs));
+      });
+      return result;
+    });
+
+}  // namespace sentences

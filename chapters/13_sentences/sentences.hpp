@@ -1,0 +1,164 @@
+// Chapter 13: attention that means something. A small Transformer, the token classifier of chapter 11,
+// trained here on a language stated in full (grammar.hpp), learns two tasks:
+//
+//   tagging    give every word its class; "saw" is a verb in "I saw" and a noun in "a saw";
+//   agreement  read a subject with phrases after it ("the key to the cabinets") and say whether the verb
+//              that comes next takes the form for one ("is") or for many ("are").
+//
+// Both are measured on held-out sentences the training never drew, against what a layer that reads one word
+// at a time can do at best, and over several seeds.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attention/adam.hpp"
+#include "attention/numpy_random.hpp"
+#include "attention/token_classifier.hpp"
+#include "grammar.hpp"
+#include "program/command_line.hpp"
+
+namespace sentences {
+
+enum class Task { tagging, agreement };
+std::string task_name(Task task);
+
+/// Adam's settings with α = 0.006.
+inline attention::AdamSettings faster_adam() {
+  attention::AdamSettings settings;
+  settings.learning_rate = 0.006;
+  return settings;
+}
+
+struct Inputs {
+  Task task = Task::tagging;
+  long long steps = 1500;          // Adam updates
+  std::uint64_t seed = 1;          // of the weights, the held-out set and the training sentences
+  std::string sentence;            // the sentence the model reads for the reader (empty: the task's default)
+  attention::AdamSettings adam = faster_adam();  // α = 0.006: twice chapter 11's, which this language needs to learn in seconds
+  Eigen::Index batch = 16;         // sentences per update
+  attention::TokenClassifierShape shape;
+  Eigen::Index held_out = 0;       // held-out sentences (0: the task's default)
+  long long log_every = 100;       // steps between two logged points
+  bool include_weights = false;    // put every trained weight in the JSON
+  bool list_sentences = false;     // put every training and held-out sentence in the JSON
+  std::vector<std::uint64_t> seeds;  // with --seeds: train once per seed and report each
+};
+
+/// The same inputs with the task's defaults filled in (held-out size, the sentence, the read-out's width).
+Inputs completed(Inputs inputs);
+
+/// How each head of each layer spreads its weight, measured over the held-out set.
+struct HeadMeasure {
+  double mean_weight = 0.0;  // tagging: on the previous word, from an ambiguous word; agreement: on the subject, from the slot
+  double peak_share = 0.0;   // the share of those rows whose largest weight is there
+};
+using HeadMeasures = std::vector<std::vector<HeadMeasure>>;  // [layer][head]
+
+/// Agreement accuracy in one group of held-out sentences (by attractors, or by distance).
+struct AgreementGroup {
+  std::string label;
+  long long count = 0;
+  double model = 0.0;         // the model's accuracy
+  double nearest_noun = 0.0;  // the rule "the verb agrees with the last noun before it"
+};
+
+/// The model's reading of one sentence, for the reader.
+struct Reading {
+  std::vector<Eigen::Index> words;
+  std::vector<Eigen::Index> answers;                       // tagging: a tag per word; agreement: one number, at the slot
+  attention::Matrix probabilities;                         // per word (tagging) or for the slot (agreement), per output
+  std::vector<std::vector<attention::Matrix>> attention;   // [layer][head], n × n
+};
+
+struct Result {
+  Inputs inputs;
+  std::vector<Sentence> samples;        // the first training sentences drawn
+  long long held_out_count = 0;
+  long long training_drawn = 0;         // sentences training used (with repeats)
+  long long training_distinct = 0;      // … of which distinct
+  long long held_out_redrawn = 0;       // draws that fell in the held-out set and were drawn again
+  std::vector<long long> logged_steps;
+  std::vector<double> loss;             // mean training loss since the previous logged point
+  std::vector<double> held_out_accuracy;  // on the first held-out sentences, at each logged point
+  double accuracy = 0.0;                // tagging: of words; agreement: of verbs; over the whole held-out set
+  // tagging
+  long long ambiguous_count = 0;        // held-out words that are both noun and verb in the language
+  double ambiguous_accuracy = 0.0;
+  double one_word_ceiling = 0.0;        // the best any layer that reads one word at a time can do on the held-out set
+  double one_word_ceiling_ambiguous = 0.0;
+  // agreement
+  std::vector<AgreementGroup> by_attractors, by_distance;
+  double one_word_agreement = 0.0;      // a layer that reads only the slot: always the commoner number
+  HeadMeasures heads;
+  Reading reading;
+  double seconds = 0.0;                 // training time, wall clock
+  std::optional<attention::TokenClassifierWeights> weights;
+  std::vector<std::string> training_sentences, held_out_sentences;  // with list_sentences
+};
+
+struct SeedRun {
+  std::uint64_t seed = 0;
+  double accuracy = 0.0;
+  double hard_accuracy = 0.0;  // tagging: on ambiguous words; agreement: on sentences with an attractor
+  double best_peak_share = 0.0;  // of the head whose largest weight most often lands where HeadMeasure says
+  double one_word_hard = 0.0;    // the best a layer that reads one word at a time can do on the hard cases
+  double seconds = 0.0;
+};
+
+struct SeedsResult {
+  Inputs inputs;
+  std::vector<SeedRun> runs;
+};
+
+/// Reports progress: (steps done, steps in all, seconds so far).
+using Progress = std::function<void(long long, long long, double)>;
+
+/// A trained model and the data it was trained and judged on.
+struct Trained;
+
+/// Trains from scratch with @p inputs (completed()).
+std::shared_ptr<const Trained> train(const Inputs& inputs, const Progress& progress = {});
+/// What the book shows of a trained model, with its reading of inputs.sentence.
+Result report(const Trained& trained, const Inputs& inputs);
+/// Trains and reports.
+Result compute(const Inputs& inputs, const Progress& progress = {});
+/// Trains once per seed of inputs.seeds.
+SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress = {});
+
+nlohmann::json to_json(const Result& result);
+nlohmann::json to_json(const SeedsResult& result);
+nlohmann::json language_json();
+
+std::string tables(const Result& result);
+std::string tables(const SeedsResult& result);
+std::string language_tables();
+
+class Flags {
+ public:
+  explicit Flags(program::CommandLine& command_line);
+  Flags(const Flags&) = delete;
+  Flags& operator=(const Flags&) = delete;
+  Inputs read() const;
+  bool language_only() const { return language_only_; }
+
+ private:
+  const program::CommandLine& command_line_;
+  std::string task_text_ = "tagging";
+  std::string steps_text_ = "1500";
+  std::string seed_text_ = "1";
+  std::string sentence_text_;
+  std::string layers_text_ = "1";
+  std::string seeds_text_;
+  bool include_weights_ = false;
+  bool list_sentences_ = false;
+  bool language_only_ = false;
+};
+
+}  // namespace sentences
