@@ -49,6 +49,10 @@ int main(int argc, char** argv) {
       output.print([&] { return sentences::to_json(result); }, [&] { return sentences::tables(result); });
       return;
     }
+    if (flags.model_for_the_page()) {
+      std::cout << sentences::to_json(sentences::saved(*sentences::train(inputs, progress))).dump() << '\n';
+      return;
+    }
     const sentences::Result result = sentences::compute(inputs, progress);
     output.print([&] { return sentences::to_json(result); }, [&] { return sentences::tables(result); });
   });

@@ -241,29 +241,52 @@ Inputs completed(Inputs inputs) {
   return inputs;
 }
 
-// [train]
-std::shared_ptr<const Trained> train(const Inputs& given, const Progress& progress) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+// What training draws from: the generator, past the weights and the held-out set, and that set's sentences.
+struct Drawing {
+  explicit Drawing(std::uint64_t seed) : generator(seed) {}
+  attention::NumpyGenerator generator;
+  std::set<std::vector<Eigen::Index>> held_out_words;
+};
+
+// The untrained model and its held-out set: the weights are drawn first, then the held-out sentences, each
+// different; training draws again whenever it draws one of them.
+std::shared_ptr<Trained> prepared(const Inputs& given, Drawing& drawing) {
   auto trained = std::make_shared<Trained>();
   trained->inputs = completed(given);
   const Inputs& inputs = trained->inputs;
-  attention::NumpyGenerator generator(inputs.seed);
-  trained->weights = attention::initial_token_classifier(inputs.shape, generator);
-  // The held-out sentences first, each different; training draws again whenever it draws one of them.
-  std::set<std::vector<Eigen::Index>> held_out_words, training_words;
+  trained->weights = attention::initial_token_classifier(inputs.shape, drawing.generator);
   for (std::size_t draws = 0; trained->held_out.size() < static_cast<std::size_t>(inputs.held_out); ++draws) {
     if (draws == max_draws) throw std::runtime_error("the language has too few different sentences for the held-out set");
-    Sentence sentence = draw(inputs.task, generator);
-    if (held_out_words.insert(sentence.words).second) trained->held_out.push_back(std::move(sentence));
+    Sentence sentence = draw(inputs.task, drawing.generator);
+    if (drawing.held_out_words.insert(sentence.words).second) trained->held_out.push_back(std::move(sentence));
   }
+  return trained;
+}
+
+Sentence next_training_sentence(Task task, Drawing& drawing, long long& redrawn) {
+  Sentence sentence = draw(task, drawing.generator);
+  while (drawing.held_out_words.count(sentence.words) != 0) sentence = draw(task, drawing.generator), ++redrawn;
+  return sentence;
+}
+
+}  // namespace
+
+// [train]
+std::shared_ptr<const Trained> train(const Inputs& given, const Progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  Drawing drawing(given.seed);
+  const std::shared_ptr<Trained> trained = prepared(given, drawing);
+  const Inputs& inputs = trained->inputs;
+  std::set<std::vector<Eigen::Index>> training_words;
   attention::Adam adam(attention::parameter_blocks(trained->weights), inputs.adam);
   double loss_since_log = 0.0;
   for (long long step = 1; step <= inputs.steps; ++step) {
     attention::TokenClassifierWeights sum;
     std::vector<attention::ParameterBlock> sum_blocks;
     for (Eigen::Index b = 0; b < inputs.batch; ++b) {
-      Sentence sentence = draw(inputs.task, generator);
-      while (held_out_words.count(sentence.words) != 0) sentence = draw(inputs.task, generator), ++trained->redrawn;
+      const Sentence sentence = next_training_sentence(inputs.task, drawing, trained->redrawn);
       if (trained->samples.size() < shown_samples) trained->samples.push_back(sentence);
       if (training_words.insert(sentence.words).second) ++trained->distinct;
       ++trained->drawn;
@@ -298,6 +321,54 @@ std::shared_ptr<const Trained> train(const Inputs& given, const Progress& progre
   }
   trained->seconds = seconds_since(start);
   return trained;
+}
+
+SavedModel saved(const Trained& trained) {
+  SavedModel model;
+  model.key = model_key(trained.inputs);
+  attention::TokenClassifierWeights weights = trained.weights;
+  for (const attention::ParameterBlock& block : attention::parameter_blocks(weights)) {
+    model.parameters.insert(model.parameters.end(), block.data, block.data + block.size);
+  }
+  model.logged_steps = trained.logged_steps;
+  model.loss = trained.loss;
+  model.held_out_accuracy = trained.held_out_accuracy;
+  model.drawn = trained.drawn, model.distinct = trained.distinct, model.redrawn = trained.redrawn;
+  model.seconds = trained.seconds;
+  return model;
+}
+
+std::shared_ptr<const Trained> restored(const SavedModel& model, const Inputs& inputs) {
+  if (model.key != model_key(completed(inputs))) throw std::invalid_argument("restored: the model was trained with other inputs");
+  Drawing drawing(inputs.seed);
+  const std::shared_ptr<Trained> trained = prepared(inputs, drawing);
+  std::size_t at = 0;
+  for (const attention::ParameterBlock& block : attention::parameter_blocks(trained->weights)) {
+    if (at + static_cast<std::size_t>(block.size) > model.parameters.size()) throw std::invalid_argument("restored: too few parameters");
+    std::copy_n(model.parameters.begin() + static_cast<std::ptrdiff_t>(at), block.size, block.data);
+    at += static_cast<std::size_t>(block.size);
+  }
+  if (at != model.parameters.size()) throw std::invalid_argument("restored: too many parameters");
+  long long redrawn = 0;  // the first training sentences, drawn again as training drew them
+  while (trained->samples.size() < shown_samples) trained->samples.push_back(next_training_sentence(inputs.task, drawing, redrawn));
+  trained->logged_steps = model.logged_steps;
+  trained->loss = model.loss;
+  trained->held_out_accuracy = model.held_out_accuracy;
+  trained->drawn = model.drawn, trained->distinct = model.distinct, trained->redrawn = model.redrawn;
+  trained->seconds = model.seconds;
+  return trained;
+}
+
+nlohmann::json to_json(const SavedModel& model) {
+  return {{"key", model.key},         {"parameters", model.parameters}, {"logged_steps", model.logged_steps},
+          {"loss", model.loss},       {"held_out_accuracy", model.held_out_accuracy},
+          {"drawn", model.drawn},     {"distinct", model.distinct},     {"redrawn", model.redrawn},
+          {"seconds", model.seconds}};
+}
+
+std::string model_key(const Inputs& inputs) {
+  return fmt::format("{} steps={} seed={} layers={} weights={} sentences={}", task_name(inputs.task), inputs.steps,
+                     inputs.seed, inputs.shape.layers, inputs.include_weights, inputs.list_sentences);
 }
 
 Result report(const Trained& trained, const Inputs& given) {
@@ -452,6 +523,7 @@ nlohmann::json language_json() {
   for (Eigen::Index t = 0; t < tag_count; ++t) tags.push_back(tag_name(static_cast<Tag>(t)));
   return {{"rules", grammar_rules()}, {"lexicon", lexicon_lines},  {"vocabulary", vocabulary()},
           {"words", vocabulary().size() - 1}, {"tags", tags},     {"ambiguous", ambiguous_words()},
+          {"ambiguous_count", ambiguous_words().size()}, {"tag_count", tag_count},
           {"verb_slot", verb_slot()}};
 }
 
@@ -465,17 +537,28 @@ nlohmann::json to_json(const Result& result) {
     for (const HeadMeasure& head : layer) row.push_back({{"mean_weight", head.mean_weight}, {"peak_share", head.peak_share}});
     heads.push_back(row);
   }
-  nlohmann::json attention = nlohmann::json::array();
+  std::vector<std::string> words;
+  for (const Eigen::Index word : result.reading.words) words.push_back(vocabulary()[static_cast<std::size_t>(word)]);
+  // Per layer and head, for each word of the reading, the word it puts its largest weight on.
+  nlohmann::json attention = nlohmann::json::array(), looks_at = nlohmann::json::array();
   for (const auto& layer : result.reading.attention) {
-    nlohmann::json row = nlohmann::json::array();
-    for (const attention::Matrix& head : layer) row.push_back(program::matrix_json(head));
+    nlohmann::json row = nlohmann::json::array(), peaks = nlohmann::json::array();
+    for (const attention::Matrix& head : layer) {
+      row.push_back(program::matrix_json(head));
+      nlohmann::json head_peaks = nlohmann::json::array();
+      for (Eigen::Index t = 0; t < head.rows(); ++t) {
+        Eigen::Index peak = 0;
+        head.row(t).maxCoeff(&peak);
+        head_peaks.push_back(words[static_cast<std::size_t>(peak)]);
+      }
+      peaks.push_back(head_peaks);
+    }
     attention.push_back(row);
+    looks_at.push_back(peaks);
   }
   nlohmann::json answers = nlohmann::json::array();
   const std::vector<std::string> names = output_names(task);
   for (const Eigen::Index answer : result.reading.answers) answers.push_back(names[static_cast<std::size_t>(answer)]);
-  std::vector<std::string> words;
-  for (const Eigen::Index word : result.reading.words) words.push_back(vocabulary()[static_cast<std::size_t>(word)]);
   nlohmann::json document{
       {"task", task_name(task)},
       {"inputs", inputs_json(result.inputs)},
@@ -499,7 +582,8 @@ nlohmann::json to_json(const Result& result) {
        {{"words", words},
         {"answers", answers},
         {"probabilities", program::matrix_json(result.reading.probabilities)},
-        {"attention", attention}}},
+        {"attention", attention},
+        {"looks_at", looks_at}}},
       {"seconds", result.seconds}};
   if (task == Task::tagging) {
     document["ambiguous"] = {{"count", result.ambiguous_count},
@@ -525,7 +609,7 @@ nlohmann::json to_json(const Result& result) {
 
 nlohmann::json to_json(const SeedsResult& result) {
   nlohmann::json runs = nlohmann::json::array();
-  std::vector<double> accuracy, hard, peak, seconds;
+  std::vector<double> accuracy, hard, peak, one_word, seconds;
   for (const SeedRun& run : result.runs) {
     runs.push_back({{"seed", run.seed},
                     {"accuracy", run.accuracy},
@@ -533,6 +617,7 @@ nlohmann::json to_json(const SeedsResult& result) {
                     {"best_peak_share", run.best_peak_share},
                     {"one_word_hard", run.one_word_hard}});
     accuracy.push_back(run.accuracy), hard.push_back(run.hard_accuracy), peak.push_back(run.best_peak_share);
+    one_word.push_back(run.one_word_hard);
     seconds.push_back(run.seconds);
   }
   const auto summary = [](const std::vector<double>& values) {
@@ -545,6 +630,7 @@ nlohmann::json to_json(const SeedsResult& result) {
           {"accuracy", summary(accuracy)},
           {"hard_accuracy", summary(hard)},
           {"best_peak_share", summary(peak)},
+          {"one_word_hard", summary(one_word)},
           {"seconds", {{"per_seed", seconds}, {"median", median(seconds)}, {"longest", *std::max_element(seconds.begin(), seconds.end())}}}};
 }
 
@@ -696,7 +782,9 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.flag("--weights", include_weights_, "put every trained weight in the JSON, so that another program can rerun the model");
   command_line.flag("--list-sentences", list_sentences_, "put every training and held-out sentence in the JSON");
   command_line.flag("--language", language_only_, "print the grammar and the words, and train nothing");
-  command_line.excludes("--seeds", {"--seed", "--weights", "--list-sentences", "--sentence"});
+  command_line.flag("--model-for-the-page", model_for_the_page_,
+                    "train, and print the trained model as JSON for the build to put in the page");
+  command_line.excludes("--seeds", {"--seed", "--weights", "--list-sentences", "--sentence", "--model-for-the-page"});
 }
 
 Inputs Flags::read() const {
@@ -726,11 +814,36 @@ Inputs Flags::read() const {
   return completed(inputs);
 }
 
-// The page's way in: the same flags and the same training. The model trained for one set of flags is kept,
-// so that a reader typing sentence after sentence waits for the training once, not at every letter.
+#ifdef __EMSCRIPTEN__
+// The models the book's build trained natively, one per task with the defaults: a source file the build
+// writes (models_for_the_page.py) into the page's module, and only there.
+const std::vector<SavedModel>& models_for_the_page();
+#endif
+
+namespace {
+
+// The page's model: the one the build trained with the same inputs, if it shipped one; otherwise trained here.
+// Training in WebAssembly gives other last bits than training natively (no fused multiply-adds, other
+// summation orders), and 1500 steps of Adam grow those differences until the weights differ in the first
+// digit; a shipped model is the native model, bit for bit, so the page shows the native program's numbers.
+std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
+#ifdef __EMSCRIPTEN__
+  for (const SavedModel& model : models_for_the_page()) {
+    if (model.key == model_key(inputs)) return restored(model, inputs);
+  }
+#endif
+  return train(inputs);
+}
+
+}  // namespace
+
+// The page's way in: the same flags and the same training. The models trained for the page are kept, one
+// per task and setting, so that a reader typing sentence after sentence waits for the training once, not at
+// every letter, and switching task and back does not train again.
 [[maybe_unused]] const bool registered_for_the_page =
     program::register_page_program("sentences", [](const std::vector<std::string>& arguments) {
-      static std::shared_ptr<const Trained> kept;
+      static std::map<std::string, std::shared_ptr<const Trained>> kept;
+      constexpr std::size_t most_kept = 4;
       program::CommandLine command_line{"sentences", ""};
       Flags flags(command_line);
       nlohmann::json result;
@@ -744,14 +857,14 @@ Inputs Flags::read() const {
           result = to_json(compute_over_seeds(inputs));
           return;
         }
-        Inputs without_sentence = inputs;
-        without_sentence.sentence = kept ? kept->inputs.sentence : inputs.sentence;
-        const auto same = [](const Inputs& a, const Inputs& b) {
-          return a.task == b.task && a.steps == b.steps && a.seed == b.seed && a.shape.layers == b.shape.layers &&
-                 a.include_weights == b.include_weights && a.list_sentences == b.list_sentences;
-        };
-        if (!kept || !same(kept->inputs, without_sentence)) kept = train(inputs);
-        result = to_json(report(*kept, inputs));
+        // Everything training depends on; the sentence is not part of it.
+        const std::string key = model_key(inputs);
+        auto found = kept.find(key);
+        if (found == kept.end()) {
+          if (kept.size() >= most_kept) kept.clear();  // a reader trying many settings: start the keeping again
+          found = kept.emplace(key, trained_for_the_page(inputs)).first;
+        }
+        result = to_json(report(*found->second, inputs));
       });
       return result;
     });

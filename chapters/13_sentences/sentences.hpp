@@ -127,6 +127,24 @@ struct Trained;
 std::shared_ptr<const Trained> train(const Inputs& inputs, const Progress& progress = {});
 /// What the book shows of a trained model, with its reading of inputs.sentence.
 Result report(const Trained& trained, const Inputs& inputs);
+/// A trained model as the build ships it to the page: every parameter in parameter_blocks() order, and what
+/// training logged. The page restores it instead of training (see trained_for_the_page in sentences.cpp).
+struct SavedModel {
+  std::string key;  // model_key() of the inputs it was trained with
+  std::vector<double> parameters;
+  std::vector<long long> logged_steps;
+  std::vector<double> loss, held_out_accuracy;
+  long long drawn = 0, distinct = 0, redrawn = 0;
+  double seconds = 0.0;
+};
+/// Everything training depends on, as text: two inputs with the same key train the same model.
+std::string model_key(const Inputs& inputs);
+SavedModel saved(const Trained& trained);
+/// The model @p model holds, with the held-out set and the first training sentences drawn again from the seed.
+/// @throws std::invalid_argument if @p model was trained with other inputs, or its parameters do not fit
+std::shared_ptr<const Trained> restored(const SavedModel& model, const Inputs& inputs);
+nlohmann::json to_json(const SavedModel& model);
+
 /// Trains and reports.
 Result compute(const Inputs& inputs, const Progress& progress = {});
 /// Trains once per seed of inputs.seeds.
@@ -147,6 +165,7 @@ class Flags {
   Flags& operator=(const Flags&) = delete;
   Inputs read() const;
   bool language_only() const { return language_only_; }
+  bool model_for_the_page() const { return model_for_the_page_; }
 
  private:
   const program::CommandLine& command_line_;
@@ -159,6 +178,7 @@ class Flags {
   bool include_weights_ = false;
   bool list_sentences_ = false;
   bool language_only_ = false;
+  bool model_for_the_page_ = false;
 };
 
 }  // namespace sentences

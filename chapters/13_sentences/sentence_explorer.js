@@ -1,0 +1,71 @@
+// Chapter 13's interactive figure: the reader's own sentence, read by the model
+// the chapter trains. The page's module holds the model the build trained
+// natively (chapters/13_sentences/models_for_the_page.py says why it is not
+// trained again here); the chapter's program, compiled to WebAssembly, reads
+// each sentence with one forward pass: the tag of each word (or, for
+// agreement, the verb's number) and each head's attention weights.
+(function () {
+  const defaults = { tagging: 'I saw a saw', agreement: 'the key to the cabinets' };
+  // A new task gets that task's example sentence, since a sentence of one task is rarely an input of the other.
+  const switchTask = (values, set) => set('sentence', defaults[values.task]);
+
+  Book.figure('sentence_explorer', {
+    program: 'sentences',
+    worker: true,
+    // The native build fuses multiply and add (FMA); the WebAssembly build does not, so a
+    // forward pass through the same weights can differ in its last bits.
+    tolerance: 1e-12,
+    controls: [
+      { name: 'task', label: 'Task (--task)', type: 'select', flag: '--task', value: 'tagging', changed: switchTask,
+        options: [['tagging', 'tag every word'], ['agreement', 'the number of the verb after a subject']] },
+      { name: 'sentence', label: 'Sentence (--sentence)', type: 'text', flag: '--sentence', value: defaults.tagging,
+        help: 'words of the language, separated by spaces; for agreement, a subject',
+        samples: ['the fly flies near the watches', 'they watch the watches', 'the dogs that saw a cat can the ducks'],
+        bad: ['the cat sat on a mat', 'I saw a [verb]'] },
+    ],
+    render(json, view) {
+      const words = json.reading.words;
+      const tagging = json.task === 'tagging';
+      const answers = json.reading.answers;
+      const chosen = (answer) => json.outputs.indexOf(answer);
+      if (tagging) {
+        const parts = ['Tags: '];
+        words.forEach((word, t) => {
+          const k = chosen(answers[t]);
+          parts.push(`${t ? '; ' : ''}${word} → ${answers[t]} (p = `,
+            [json.reading.probabilities[t][k], `/reading/probabilities/${t}/${k}`, 3], ')');
+        });
+        view.sentence('answer', parts);
+      } else {
+        const k = chosen(answers[0]);
+        view.sentence('answer', [`The verb takes the form for ${answers[0]} (p = `,
+          [json.reading.probabilities[0][k], `/reading/probabilities/0/${k}`, 3], ').']);
+      }
+      const rows = tagging ? words.map((word, t) => `${word} → ${answers[t]}`) : words;
+      const width = view.slot('head_0_0').parentElement.clientWidth;
+      const cell = width >= 720 ? Math.max(34, Math.min(48, Math.floor((width / 2 - 120) / words.length))) : undefined;
+      json.reading.attention.forEach((layer, l) => layer.forEach((head, h) => {
+        view.heatmap(`head_${l}_${h}`, head, {
+          rows, columns: words, cell,
+          title: `Head ${h + 1}${json.reading.attention.length > 1 ? ` of layer ${l + 1}` : ''}: each row is a word reading the others`,
+        });
+      }));
+      // One row of weights in numbers: the second word's when tagging (the first saw), the slot's for agreement.
+      const reader = tagging ? Math.min(1, words.length - 1) : words.length - 1;
+      const parts = [`Where "${words[reader]}" (word ${reader + 1}) puts its weight. `];
+      json.reading.attention.forEach((layer, l) => layer.forEach((head, h) => {
+        parts.push(`Head ${h + 1}${json.reading.attention.length > 1 ? ` of layer ${l + 1}` : ''}: `);
+        words.forEach((word, j) => {
+          parts.push(`${j ? ', ' : ''}${word} `, [head[reader][j], `/reading/attention/${l}/${h}/${reader}/${j}`, 2]);
+        });
+        parts.push('. ');
+      }));
+      view.sentence('reader_row', parts);
+      view.sentence('held_out', tagging
+        ? ['On the held-out sentences this model tags ', [json.accuracy, '/accuracy'], ' of all words right and ',
+          [json.ambiguous.accuracy, '/ambiguous/accuracy'], ' of the ambiguous ones (as fractions).']
+        : ['On the held-out subjects this model gives the verb the right number in ', [json.accuracy, '/accuracy'],
+          ' of them (as a fraction).']);
+    },
+  });
+})();

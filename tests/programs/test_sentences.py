@@ -1,0 +1,588 @@
+"""Chapter 13's program, sentences: a small Transformer trained on a language
+stated in full, to tag every word or to give a verb its subject's number.
+
+The checks here do not trust the program's grammar. They hold a copy of the
+language written out again (the lexicon and the rules the program prints with
+--language) and a parser of their own that finds, for any sentence, every way
+the rules can make it: the tag of each word, the subject's noun and its number,
+the nouns of the other number between the subject and the verb. Every sentence
+the program trained and judged on must parse, the parser must refuse sentences
+that break the rules, and what the program reports of its sentences (tags,
+numbers, counts, the best a layer that reads one word at a time can do) must be
+what the parser finds. A NumPy forward pass (test_training.model_forward) reruns
+the trained model from its JSON weights.
+
+Under the sanitizers (BOOK_SANITIZE=1, about 25 times slower) the runs are short
+(60 steps) and the book's default runs of 1500 steps are skipped."""
+import itertools
+import os
+import re
+import unittest
+from collections import Counter, namedtuple
+
+import numpy as np
+
+from harness import ProgramTest, run, run_json
+from test_training import model_forward
+
+SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
+SHORT_STEPS = "60" if SLOW else "300"
+FORWARD_SENTENCE = "the watches watch the fly"     # both words are a noun in one place and a verb in another
+AGREEMENT_SENTENCE = "the keys by the old cabinet"  # a subject for many, and a noun for one before the verb
+
+
+def without_timing(document):
+    """The JSON without the training's wall-clock time: everything else must repeat bit for bit."""
+    return {key: value for key, value in document.items() if key != "seconds"}
+
+
+# ---- the language, written out again ----
+
+NUMBERS = ("one", "many")
+TAGS = ("determiner", "adjective", "noun", "pronoun", "verb", "preposition", "relative")
+DETERMINERS = {"one": ("a", "this", "every", "the"), "many": ("these", "many", "the")}
+ADJECTIVES = ("old", "red", "small", "big", "new")
+NOUNS = (("dog", "dogs"), ("cat", "cats"), ("man", "men"), ("woman", "women"), ("key", "keys"),
+         ("cabinet", "cabinets"), ("girl", "girls"), ("book", "books"), ("saw", "saws"), ("watch", "watches"),
+         ("fly", "flies"), ("park", "parks"), ("duck", "ducks"), ("can", "cans"))  # (for one, for many)
+PRESENT_VERBS = (("sees", "see"), ("likes", "like"), ("finds", "find"), ("has", "have"), ("saws", "saw"),
+                 ("watches", "watch"), ("flies", "fly"), ("parks", "park"), ("ducks", "duck"), ("cans", "can"))
+COPULA = {"one": "is", "many": "are"}
+PAST = "saw"  # the past of "see": the same after one noun and after many
+SUBJECT_PRONOUNS = {"one": ("he", "she", "it"), "many": ("I", "you", "we", "they")}
+OBJECT_PRONOUNS = ("me", "you", "us", "them", "him", "her", "it")
+PREPOSITIONS = ("near", "to", "by", "with", "behind")
+RELATIVE = "that"
+SLOT = "[verb]"
+
+NOUN_NUMBER = {form: number for forms in NOUNS for number, form in zip(NUMBERS, forms)}
+PRESENT = {number: {forms[n] for forms in PRESENT_VERBS} for n, number in enumerate(NUMBERS)}
+VERB_FORMS = PRESENT["one"] | PRESENT["many"] | {PAST}
+AMBIGUOUS = [form for forms in NOUNS for form in forms if form in VERB_FORMS]
+WORDS = (set(DETERMINERS["one"]) | set(DETERMINERS["many"]) | set(ADJECTIVES) | set(NOUN_NUMBER) | VERB_FORMS
+         | set(COPULA.values()) | set(SUBJECT_PRONOUNS["one"]) | set(SUBJECT_PRONOUNS["many"])
+         | set(OBJECT_PRONOUNS) | set(PREPOSITIONS) | {RELATIVE})
+MODIFIERS = {"tagging": 2, "agreement": 3}  # at most, after the subject's noun
+
+# One way the rules make a sentence: each word's tag; the subject's number; for a subject that is a noun phrase,
+# its noun's position and how many modifiers follow it; every noun with its number, in order.
+Analysis = namedtuple("Analysis", "tags number subject modifiers nouns")
+
+
+class Parser:
+    """A backtracking parser of the grammar: each rule is a generator of every way it can match from a
+    position, as (end, tags, nouns). The agreement task's sentences are a subject alone, whose relative
+    clauses take only the past "saw" and only a noun phrase as object."""
+
+    def __init__(self, words, task):
+        self.words, self.agreement = words, task == "agreement"
+        self.most_modifiers = MODIFIERS[task]
+
+    def at(self, i):
+        return self.words[i] if i < len(self.words) else None
+
+    def noun_phrase(self, i, number=None):
+        """determiner(a) [adjective] noun(a); a is the noun's number, and must be @p number if given."""
+        for a in (number,) if number else NUMBERS:
+            if self.at(i) not in DETERMINERS[a]:
+                continue
+            for j, tags in ((i + 1, ("determiner",)), (i + 2, ("determiner", "adjective"))):
+                if j == i + 2 and self.at(i + 1) not in ADJECTIVES:
+                    continue
+                if NOUN_NUMBER.get(self.at(j)) == a:
+                    yield j + 1, tags + ("noun",), ((j, a),)
+
+    def verb(self, i, number):
+        """A present form that agrees with @p number, or the past saw (in the agreement task: only saw)."""
+        word = self.at(i)
+        if word == PAST or (not self.agreement and word in PRESENT[number]):
+            yield i + 1, ("verb",), ()
+
+    def object(self, i):
+        yield from self.noun_phrase(i)
+        if not self.agreement and self.at(i) in OBJECT_PRONOUNS:
+            yield i + 1, ("pronoun",), ()
+
+    def modifier(self, i, number):
+        """preposition noun-phrase(b) | that verb(a) object"""
+        if self.at(i) in PREPOSITIONS:
+            for end, tags, nouns in self.noun_phrase(i + 1):
+                yield end, ("preposition",) + tags, nouns
+        if self.at(i) == RELATIVE:
+            for after_verb, verb_tags, _ in self.verb(i + 1, number):
+                for end, tags, nouns in self.object(after_verb):
+                    yield end, ("relative",) + verb_tags + tags, nouns
+
+    def modifiers(self, i, number, left):
+        """Up to @p left modifiers; yields (end, tags, nouns, how many)."""
+        yield i, (), (), 0
+        if left > 0:
+            for middle, tags, nouns in self.modifier(i, number):
+                for end, more_tags, more_nouns, count in self.modifiers(middle, number, left - 1):
+                    yield end, tags + more_tags, nouns + more_nouns, count + 1
+
+    def subject(self, i):
+        """noun-phrase(a) modifier(a)* | pronoun(a); yields (end, tags, number, subject's noun, modifiers,
+        nouns)."""
+        for middle, tags, nouns in self.noun_phrase(i):
+            (head, number), = nouns
+            for end, more_tags, more_nouns, count in self.modifiers(middle, number, self.most_modifiers):
+                yield end, tags + more_tags, number, head, count, nouns + more_nouns
+        if not self.agreement:
+            for number in NUMBERS:
+                if self.at(i) in SUBJECT_PRONOUNS[number]:
+                    yield i + 1, ("pronoun",), number, None, 0, ()
+
+    def predicate(self, i, number):
+        """verb(a) object [preposition noun-phrase(b)] | is/are(a) adjective"""
+        for after_verb, verb_tags, _ in self.verb(i, number):
+            for after_object, object_tags, nouns in self.object(after_verb):
+                yield after_object, verb_tags + object_tags, nouns
+                if self.at(after_object) in PREPOSITIONS:
+                    for end, tags, more_nouns in self.noun_phrase(after_object + 1):
+                        yield end, verb_tags + object_tags + ("preposition",) + tags, nouns + more_nouns
+        if self.at(i) == COPULA[number] and self.at(i + 1) in ADJECTIVES:
+            yield i + 2, ("verb", "adjective"), ()
+
+    def analyses(self):
+        """Every distinct way the rules make the whole of the words."""
+        found = set()
+        if self.agreement:
+            if not self.words or self.words[-1] != SLOT:
+                return found
+            for end, tags, number, head, count, nouns in self.subject(0):
+                if end == len(self.words) - 1:
+                    found.add(Analysis(tags + ("verb",), number, head, count, nouns))
+            return found
+        for middle, tags, number, head, count, nouns in self.subject(0):
+            for end, more_tags, more_nouns in self.predicate(middle, number):
+                if end == len(self.words):
+                    found.add(Analysis(tags + more_tags, number, head, count, nouns + more_nouns))
+        return found
+
+
+def analyses(text, task):
+    return Parser(text.split(" "), task).analyses()
+
+
+def attractors(analysis):
+    """Nouns after the subject's noun whose number is not the subject's."""
+    return sum(1 for at, number in analysis.nouns if at > analysis.subject and number != analysis.number)
+
+
+def as_arrays(weights):
+    """The JSON weights with every matrix an array."""
+    if isinstance(weights, dict):
+        return {key: as_arrays(value) for key, value in weights.items()}
+    if isinstance(weights[0], dict):
+        return [as_arrays(value) for value in weights]
+    return np.array(weights, dtype=float)
+
+
+class SentencesTest(ProgramTest):
+    @classmethod
+    def setUpClass(cls):
+        common = ["--steps", SHORT_STEPS, "--list-sentences", "--weights"]
+        cls.tagging = run_json(*common, "--sentence", FORWARD_SENTENCE)
+        cls.agreement = run_json("--task", "agreement", *common, "--sentence", AGREEMENT_SENTENCE)
+        cls.vocabulary = cls.tagging["language"]["vocabulary"]
+
+    def parse(self, text, task):
+        """The one analysis of @p text; fails the test if the rules make it in no way or in two."""
+        found = analyses(text, task)
+        self.assertEqual(len(found), 1, f"{task}: {text!r} has {len(found)} analyses")
+        return next(iter(found))
+
+    # ---- the sentences are the language's ----
+
+    def test_the_parser_refuses_what_breaks_the_rules(self):
+        for text in ("the dog see the cat",                  # a verb for many after a noun for one
+                     "a dogs sees it",                       # a determiner for one before a noun for many
+                     "I sees the cat",                       # I takes the form for many
+                     "these dog sees the cat",
+                     "the dogs is old",
+                     "the dog sees",                         # a verb needs its object
+                     "the dog is the cat",                   # is/are takes an adjective
+                     "the dog sees he",                      # a subject pronoun as object
+                     "dogs see the cats",                    # no determiner
+                     "the dog that see the cat likes it",    # the relative clause's verb agrees with the subject
+                     "the dog near the cat near the cat near the cat likes it",  # three modifiers
+                     "the dog saw the cat the cat",
+                     "the dog saw the cat [verb]"):
+            self.assertEqual(analyses(text, "tagging"), set(), text)
+        for text in ("the dog that sees the cat [verb]",     # in this task a relative clause's verb is saw
+                     "the dog that saw it [verb]",           # … and its object a noun phrase
+                     "he [verb]",                            # the subject is a noun phrase
+                     "the dog near the cat near the cat near the cat near the cat [verb]",  # four modifiers
+                     "the dog saw the cat [verb]",
+                     "the dog near the cat",                 # no slot
+                     "the dog [verb] [verb]"):
+            self.assertEqual(analyses(text, "agreement"), set(), text)
+        # … and accepts what keeps them, with the tags the book gives.
+        self.assertEqual(self.parse("I saw a saw", "tagging").tags, ("pronoun", "verb", "determiner", "noun"))
+        self.assertEqual(self.parse("the saws saw the old saw near the parks", "tagging").tags,
+                         ("determiner", "noun", "verb", "determiner", "adjective", "noun", "preposition",
+                          "determiner", "noun"))
+        self.assertEqual(self.parse("the fly that saw you flies the can", "tagging").tags,
+                         ("determiner", "noun", "relative", "verb", "pronoun", "verb", "determiner", "noun"))
+        key = self.parse("the key to the cabinets that saw the keys near every dog [verb]", "agreement")
+        self.assertEqual((key.number, key.subject, attractors(key)), ("one", 1, 2))
+
+    def test_every_sentence_trained_and_judged_on_parses(self):
+        for document, task in ((self.tagging, "tagging"), (self.agreement, "agreement")):
+            lists = document["sentences"]
+            self.assertEqual(len(lists["held_out"]), document["data"]["held_out"])
+            self.assertEqual(len(lists["training"]), document["data"]["training_distinct"])
+            for text in itertools.chain(lists["held_out"], lists["training"]):
+                found = analyses(text, task)
+                self.assertEqual(len(found), 1, f"{task}: {text!r} has {len(found)} analyses")
+            most = max(len(text.split(" ")) for text in lists["training"])
+            with self.subTest(task=task):
+                # The longest sentence the rules allow: a subject of 3 words, 2 modifiers of up to 5 ("that saw
+                # the old cat") and a predicate of up to 8 (tagging); 3 words, 3 modifiers and the slot (agreement).
+                self.assertLessEqual(most, 21 if task == "tagging" else 19)
+                self.assertGreater(most, 12)  # and long sentences are drawn
+
+    def test_the_modifiers_and_the_pronouns_of_each_task_are_drawn(self):
+        # The parser's limits are the rules', not looser: sentences of the training set use them to the full.
+        tagged = [self.parse(text, "tagging") for text in self.tagging["sentences"]["training"]]
+        self.assertTrue(any(analysis.subject is None for analysis in tagged))  # a pronoun for subject
+        self.assertEqual({analysis.modifiers for analysis in tagged}, {0, 1, 2})
+        relative_clause_with_pronoun = ("relative", "verb", "pronoun")  # "that saw it": only a modifier has "that"
+        self.assertTrue(any(analysis.tags[t:t + 3] == relative_clause_with_pronoun
+                            for analysis in tagged for t in range(len(analysis.tags))))
+        subjects = [self.parse(text, "agreement") for text in self.agreement["sentences"]["training"]]
+        self.assertEqual({analysis.modifiers for analysis in subjects}, {0, 1, 2, 3})
+        # In the agreement task every modifier holds one noun.
+        for analysis in subjects:
+            self.assertEqual(len(analysis.nouns), 1 + analysis.modifiers)
+
+    def test_the_samples_are_tagged_and_counted_as_the_parser_finds(self):
+        for document, task in ((self.tagging, "tagging"), (self.agreement, "agreement")):
+            self.assertGreaterEqual(len(document["samples"]), 5)
+            for sample in document["samples"]:
+                with self.subTest(task=task, text=sample["text"]):
+                    self.assertEqual([self.vocabulary[word] for word in sample["words"]], sample["text"].split(" "))
+                    analysis = self.parse(sample["text"], task)
+                    if task == "tagging":
+                        self.assertEqual(tuple(sample["tags"]), analysis.tags)
+                    else:
+                        self.assertEqual(sample["number"], analysis.number)
+                        self.assertEqual(sample["subject"], analysis.subject)
+                        self.assertEqual(sample["attractors"], attractors(analysis))
+                        self.assertEqual(sample["text"].split(" ")[-1], SLOT)
+        # The first sentences training draws are in its list of distinct ones.
+        for document in (self.tagging, self.agreement):
+            self.assertLessEqual({sample["text"] for sample in document["samples"]},
+                                 set(document["sentences"]["training"]))
+
+    def test_no_held_out_sentence_is_trained_on_and_none_is_there_twice(self):
+        for document in (self.tagging, self.agreement):
+            held_out, training = document["sentences"]["held_out"], document["sentences"]["training"]
+            self.assertEqual(len(set(held_out)), len(held_out))
+            self.assertEqual(len(set(training)), len(training))
+            self.assertEqual(set(held_out) & set(training), set())
+            self.assertEqual(document["data"]["training_drawn"], 16 * int(SHORT_STEPS))
+            self.assertGreater(document["data"]["held_out_redrawn"], 0)  # the exclusion had work to do
+
+    # ---- what the program counts of its held-out sentences ----
+
+    def test_the_one_word_ceiling_of_tagging(self):
+        # A layer that reads one word at a time gives every occurrence of a word the same tag: at best the
+        # commonest tag of that word in the held-out set.
+        counts = {}
+        for text in self.tagging["sentences"]["held_out"]:
+            for word, tag in zip(text.split(" "), self.parse(text, "tagging").tags):
+                counts.setdefault(word, Counter())[tag] += 1
+        best = sum(max(tags.values()) for tags in counts.values())
+        total = sum(sum(tags.values()) for tags in counts.values())
+        best_ambiguous = sum(max(counts[word].values()) for word in AMBIGUOUS if word in counts)
+        total_ambiguous = sum(sum(counts[word].values()) for word in AMBIGUOUS if word in counts)
+        self.assertAlmostEqual(self.tagging["one_word_ceiling"], best / total, delta=1e-12)
+        self.assertAlmostEqual(self.tagging["ambiguous"]["one_word_ceiling"], best_ambiguous / total_ambiguous,
+                               delta=1e-12)
+        self.assertEqual(self.tagging["ambiguous"]["count"], total_ambiguous)
+        # The ambiguous words are the ones that keep the ceiling below 100 %: every other word has one tag
+        # ("it" and "you" are pronouns as subject and as object).
+        for word, tags in counts.items():
+            if word not in AMBIGUOUS:
+                self.assertEqual(len(tags), 1, word)
+        self.assertLess(best_ambiguous / total_ambiguous, 0.75)  # 59.1-64.1 % over seeds 1-10
+
+    def test_the_agreement_groups_and_the_one_word_share(self):
+        groups = {"by_attractors": [("0", 0, 0), ("1", 1, 1), ("2", 2, 2), ("3+", 3, 99)],
+                  "by_distance": [("1", 1, 1), ("2-6", 2, 6), ("7-9", 7, 9), ("10-12", 10, 12), ("13+", 13, 99)]}
+        count = {key: Counter() for key in groups}
+        nearest = {key: Counter() for key in groups}
+        one = 0
+        held_out = self.agreement["sentences"]["held_out"]
+        for text in held_out:
+            analysis = self.parse(text, "agreement")
+            slot = len(text.split(" ")) - 1
+            last_noun_number = analysis.nouns[-1][1]
+            for key, value in (("by_attractors", attractors(analysis)), ("by_distance", slot - analysis.subject)):
+                label = next(label for label, low, high in groups[key] if low <= value <= high)
+                count[key][label] += 1
+                nearest[key][label] += last_noun_number == analysis.number
+            one += analysis.number == "one"
+        for key, ranges in groups.items():
+            shown = self.agreement[key]
+            self.assertEqual([group["label"] for group in shown], [label for label, _, _ in ranges])
+            for group in shown:
+                with self.subTest(key=key, label=group["label"]):
+                    self.assertEqual(group["count"], count[key][group["label"]])
+                    self.assertGreater(group["count"], 0)
+                    self.assertAlmostEqual(group["nearest_noun"], nearest[key][group["label"]] / group["count"],
+                                           delta=1e-12)
+        # No attractor: every noun has the subject's number. Three: each of the three modifiers holds one noun,
+        # all of the other number, the last one too.
+        self.assertEqual(self.agreement["by_attractors"][0]["nearest_noun"], 1.0)
+        self.assertEqual(self.agreement["by_attractors"][-1]["nearest_noun"], 0.0)
+        self.assertAlmostEqual(self.agreement["one_word"], max(one, len(held_out) - one) / len(held_out), delta=1e-12)
+
+    # ---- the same seed, the same run ----
+
+    def test_the_same_seed_gives_the_same_bits_and_another_seed_does_not(self):
+        again = run_json("--steps", SHORT_STEPS, "--list-sentences", "--weights", "--sentence", FORWARD_SENTENCE)
+        self.assertEqual(without_timing(again), without_timing(self.tagging))
+        other = run_json("--steps", "20", "--seed", "2", "--list-sentences")
+        self.assertNotEqual(other["samples"], self.tagging["samples"])
+        self.assertNotEqual(other["sentences"]["held_out"], self.tagging["sentences"]["held_out"])
+
+    # ---- it learns ----
+
+    def test_a_short_run_learns_beyond_one_word_at_a_time(self):
+        # The floors were chosen from seeds 1-10 (the one run here is seed 1), each with a margin below the
+        # worst seed. At 300 steps: tagging 94.8-96.9 % of held-out words (floor 93.5 %), above the one-word
+        # ceiling of each seed (92.1-93.3 %); ambiguous words 72.4-84.7 %, 12.4 points or more above their
+        # one-word ceiling (59.1-64.1 %; floor 5 points); agreement 91.8-99.9 % (floor 85 %), 91.2-99.8 % on
+        # subjects with an attractor (floor 85 %); the mean loss of the last 100 steps 4.5-6.6 times below that
+        # of the first 100 (floor 3). At 60 steps (SLOW): tagging 91.2-93.6 % (floor 85 %), still at about the
+        # one-word ceiling; agreement 84.8-96.4 % and with an attractor 85.1-94.4 % (floors 75 %), against the
+        # 50-52 % of always saying the commoner number. In every group of 1, 2 or 3+ attractors the model beats
+        # "the verb agrees with the last noun" by 52.6 points or more at 300 steps, 47.8 at 60 (floor 25).
+        tagging, agreement = self.tagging, self.agreement
+        with_attractor = [group for group in agreement["by_attractors"] if group["label"] != "0"]
+        hard = sum(group["model"] * group["count"] for group in with_attractor) / sum(
+            group["count"] for group in with_attractor)
+        for group in with_attractor:  # where the last noun is the wrong one most of the time
+            self.assertGreater(group["model"], group["nearest_noun"] + 0.25, group)
+        self.assertGreater(agreement["accuracy"], agreement["one_word"] + 0.2)
+        if SLOW:
+            self.assertGreater(tagging["accuracy"], 0.85)
+            self.assertGreater(agreement["accuracy"], 0.75)
+            self.assertGreater(hard, 0.75)
+            return
+        self.assertGreater(tagging["accuracy"], 0.935)
+        self.assertGreater(tagging["accuracy"], tagging["one_word_ceiling"])
+        self.assertGreater(tagging["ambiguous"]["accuracy"], tagging["ambiguous"]["one_word_ceiling"] + 0.05)
+        self.assertGreater(agreement["accuracy"], 0.85)
+        self.assertGreater(hard, 0.85)
+        self.assertLess(tagging["training"]["loss"][-1], tagging["training"]["loss"][0] / 3)
+
+    # ---- the model rerun in NumPy ----
+
+    def check_reading(self, document, expected_words):
+        """The reading's probabilities and attention, from the JSON weights by an independent forward pass."""
+        reading = document["reading"]
+        self.assertEqual(reading["words"], expected_words)
+        logits, maps = model_forward(document["weights"], [self.vocabulary.index(word) for word in expected_words])
+        if document["task"] == "agreement":
+            logits = logits[-1:]
+        shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+        probabilities = shifted / shifted.sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(np.array(reading["probabilities"]), probabilities, rtol=1e-9, atol=1e-300)
+        self.assertEqual(reading["answers"], [document["outputs"][k] for k in probabilities.argmax(axis=1)])
+        self.assertEqual(len(reading["attention"]), document["inputs"]["layers"])
+        for shown_layer, peaks, layer in zip(reading["attention"], reading["looks_at"], maps):
+            self.assertEqual(len(shown_layer), len(layer))
+            for shown, head_peaks, computed in zip(shown_layer, peaks, layer):
+                np.testing.assert_allclose(np.array(shown), computed, rtol=1e-9, atol=1e-300)
+                # the word each word puts its largest weight on
+                self.assertEqual(head_peaks, [expected_words[k] for k in computed.argmax(axis=1)])
+
+    def test_a_forward_pass_in_numpy_gives_the_reading(self):
+        self.assertEqual(self.tagging["outputs"], list(TAGS))
+        self.assertEqual(self.agreement["outputs"], list(NUMBERS))
+        self.check_reading(self.tagging, FORWARD_SENTENCE.split(" "))
+        self.check_reading(self.agreement, AGREEMENT_SENTENCE.split(" ") + [SLOT])
+        deeper = run_json("--layers", "2", "--steps", "20", "--weights", "--sentence", "i SAW a Saw")
+        self.check_reading(deeper, ["I", "saw", "a", "saw"])  # any case in, the vocabulary's spelling out
+
+    def test_a_forward_pass_in_numpy_gives_the_held_out_accuracy_and_where_the_heads_look(self):
+        for document in (self.tagging, self.agreement):
+            task = document["task"]
+            weights = as_arrays(document["weights"])  # once, not at every sentence
+            right = total = right_ambiguous = total_ambiguous = 0
+            by_attractors = Counter()
+            rows = 0
+            heads = np.zeros((len(weights["layers"]), len(weights["layers"][0]["heads"]), 2))  # mean weight, peak
+            for text in document["sentences"]["held_out"]:
+                words = text.split(" ")
+                analysis = self.parse(text, task)
+                logits, maps = model_forward(weights, [self.vocabulary.index(word) for word in words])
+                chosen = logits.argmax(axis=1)
+                if task == "tagging":
+                    correct = chosen == [TAGS.index(tag) for tag in analysis.tags]
+                    right, total = right + correct.sum(), total + len(words)
+                    ambiguous = np.array([word in AMBIGUOUS for word in words])
+                    right_ambiguous += correct[ambiguous].sum()
+                    total_ambiguous += ambiguous.sum()
+                    pairs = [(t, t - 1) for t in range(1, len(words)) if ambiguous[t]]
+                else:
+                    correct = chosen[-1] == NUMBERS.index(analysis.number)
+                    right, total = right + correct, total + 1
+                    by_attractors[min(attractors(analysis), 3)] += correct
+                    pairs = [(len(words) - 1, analysis.subject)]
+                for source, target in pairs:
+                    rows += 1
+                    for l, layer in enumerate(maps):
+                        for h, attention in enumerate(layer):
+                            heads[l, h] += attention[source, target], attention[source].argmax() == target
+            with self.subTest(task=task):
+                self.assertAlmostEqual(document["accuracy"], right / total, delta=1e-12)
+                np.testing.assert_allclose(np.array([[[head["mean_weight"], head["peak_share"]] for head in layer]
+                                                     for layer in document["heads"]]), heads / rows, rtol=0, atol=1e-12)
+                if task == "tagging":
+                    self.assertEqual(document["ambiguous"]["count"], total_ambiguous)
+                    self.assertAlmostEqual(document["ambiguous"]["accuracy"], right_ambiguous / total_ambiguous,
+                                           delta=1e-12)
+                else:
+                    for group in document["by_attractors"]:
+                        attractor_count = int(group["label"].rstrip("+"))
+                        self.assertAlmostEqual(group["model"], by_attractors[attractor_count] / group["count"],
+                                               delta=1e-12)
+
+    def test_each_seed_of_the_table_is_that_seed_trained_alone(self):
+        for task in ("tagging", "agreement"):
+            document = run_json("--task", task, "--seeds", "3,1", "--steps", "20")
+            self.assertEqual([row["seed"] for row in document["runs"]], [3, 1])
+            for row in document["runs"]:
+                alone = run_json("--task", task, "--seed", str(row["seed"]), "--steps", "20")
+                with self.subTest(task=task, seed=row["seed"]):
+                    self.assertEqual(row["accuracy"], alone["accuracy"])
+                    self.assertEqual(row["best_peak_share"],
+                                     max(head["peak_share"] for layer in alone["heads"] for head in layer))
+                    if task == "tagging":
+                        self.assertEqual(row["hard_accuracy"], alone["ambiguous"]["accuracy"])
+                        self.assertEqual(row["one_word_hard"], alone["ambiguous"]["one_word_ceiling"])
+                    else:
+                        hard = [group for group in alone["by_attractors"] if group["label"] != "0"]
+                        self.assertAlmostEqual(row["hard_accuracy"],
+                                               sum(group["model"] * group["count"] for group in hard)
+                                               / sum(group["count"] for group in hard), delta=1e-12)
+                        self.assertEqual(row["one_word_hard"], alone["one_word"])
+            for key in ("accuracy", "hard_accuracy", "best_peak_share"):
+                values = [row[key] for row in document["runs"]]
+                self.assertEqual(document[key]["worst"], min(values))
+                self.assertAlmostEqual(document[key]["median"], sum(values) / 2, delta=1e-15)
+
+    # ---- the book's default runs ----
+
+    @unittest.skipIf(SLOW, "1500 steps take about 40 s under the sanitizers")
+    def test_the_default_run_reads_i_saw_a_saw(self):
+        document = run_json()
+        self.assertEqual(document["inputs"]["steps"], 1500)
+        self.assertEqual(document["reading"]["words"], ["I", "saw", "a", "saw"])
+        self.assertEqual(document["reading"]["answers"], ["pronoun", "verb", "determiner", "noun"])
+        self.assertEqual(list(self.parse("I saw a saw", "tagging").tags), document["reading"]["answers"])
+        # The chapter's claim: above what one word at a time can do, on every word and on the ambiguous ones.
+        self.assertGreater(document["accuracy"], document["one_word_ceiling"])
+        self.assertGreater(document["ambiguous"]["accuracy"], document["ambiguous"]["one_word_ceiling"] + 0.2)
+
+    @unittest.skipIf(SLOW, "1500 steps take about 40 s under the sanitizers")
+    def test_the_default_agreement_run_looks_at_the_subject(self):
+        document = run_json("--task", "agreement")
+        # Over seeds 1-5 at 1500 steps the best head's largest weight from the slot lands on the subject's noun
+        # in 58-96 % of the held-out subjects (seed 1: 77 %); the floor, 50 %, is far above what a head that
+        # looks anywhere would give (one word of the 2-19 before the slot).
+        best = max(head["peak_share"] for layer in document["heads"] for head in layer)
+        self.assertGreater(best, 0.5)
+        self.assertEqual(document["reading"]["words"], ["the", "key", "to", "the", "cabinets", SLOT])
+        self.assertEqual(document["reading"]["answers"], ["one"])
+        self.assertEqual(self.parse("the key to the cabinets [verb]", "agreement").number, "one")
+        # Seeds 1-5: 96.5-100 % of held-out subjects.
+        self.assertGreater(document["accuracy"], 0.9)
+
+    # ---- the language ----
+
+    def test_the_language_is_printed_without_training(self):
+        document = run_json("--language")
+        for key in ("rules", "lexicon", "vocabulary", "words", "tags", "ambiguous", "verb_slot"):
+            self.assertIn(key, document)
+        for key in ("samples", "accuracy", "heads", "reading", "seconds", "training"):  # nothing was trained
+            self.assertNotIn(key, document)
+        vocabulary = document["vocabulary"]
+        self.assertEqual(document["words"], len(vocabulary) - 1)
+        self.assertEqual(len(set(vocabulary)), len(vocabulary))
+        self.assertEqual(vocabulary[-1], SLOT)
+        self.assertEqual(document["verb_slot"], SLOT)
+        self.assertEqual(set(vocabulary), WORDS | {SLOT})
+        self.assertEqual(vocabulary, self.vocabulary)
+        self.assertEqual(document["ambiguous"], AMBIGUOUS)
+        self.assertEqual(document["ambiguous_count"], len(AMBIGUOUS))
+        self.assertEqual(len(AMBIGUOUS), 12)
+        self.assertEqual(document["tags"], list(TAGS))
+        # The lexicon it prints is the one written out here.
+        expected = {"determiner(one)": DETERMINERS["one"], "determiner(many)": DETERMINERS["many"],
+                    "adjective": ADJECTIVES, "noun(one)": [forms[0] for forms in NOUNS],
+                    "noun(many)": [forms[1] for forms in NOUNS], "pronoun(one)": SUBJECT_PRONOUNS["one"],
+                    "pronoun(many)": SUBJECT_PRONOUNS["many"], "object-pronoun": OBJECT_PRONOUNS,
+                    "verb(one)": [forms[0] for forms in PRESENT_VERBS] + [COPULA["one"]],
+                    "verb(many)": [forms[1] for forms in PRESENT_VERBS] + [COPULA["many"]],
+                    "verb, past": [PAST], "preposition": PREPOSITIONS, "relative": [RELATIVE]}
+        printed = {line["class"]: re.sub(r"\s*\(.*\)$", "", line["words"]).split(" ") for line in document["lexicon"]}
+        self.assertEqual(printed, {key: list(words) for key, words in expected.items()})
+        self.assertIn("up to 2 modifiers (3 in the agreement task)", document["rules"][-1])
+        tables = run("--language").stdout
+        for rule in document["rules"]:
+            self.assertIn(rule, tables)
+        self.assertIn(" ".join(AMBIGUOUS), tables)
+        self.assertNotIn("Training", tables)
+
+    # ---- the command line ----
+
+    def test_help(self):
+        self.assert_help_lists("--task", "--sentence", "--steps", "--seed", "--seeds", "--layers", "--weights",
+                               "--list-sentences", "--language", "--json", "--json-file")
+
+    def test_bad_inputs(self):
+        self.assert_each_refused([
+            (["--sentence", "the dogg sees it"], "--sentence"),
+            (["--sentence", ""], "--sentence"),
+            (["--sentence", "   "], "--sentence"),
+            (["--sentence", "the dog [verb]"], "--sentence"),
+            (["--sentence", " ".join(["the"] * 41)], "--sentence"),
+            (["--task", "nonsense"], "--task"),
+            (["--steps", "0"], "--steps"),
+            (["--steps", "abc"], "--steps"),
+            (["--steps", "100001"], "--steps"),
+            (["--layers", "0"], "--layers"),
+            (["--layers", "9"], "--layers"),
+            (["--seeds", "1,2", "--seed", "3"], "--seeds"),
+            (["--seeds", "1,,2"], "--seeds"),
+            (["--seeds", "1,2", "--weights"], "--seeds"),
+            (["--seed", "-1"], "--seed"),
+        ])
+        # The word the program does not know is named, as typed.
+        self.assert_refused(["--sentence", "the dogg sees it"], "'dogg'")
+        self.assert_refused(["--sentence", "the dog [verb]"], "'[verb]'")
+
+    def test_an_unknown_word_is_answered_with_a_flag_that_exists(self):
+        message = run("--sentence", "the dogg sees it", check=False).stderr
+        help_text = run("--help").stdout
+        named = re.findall(r"--[a-z][a-z-]*", message)
+        self.assertIn("--sentence", named)
+        for flag in named:
+            self.assertIn(flag, help_text, f"the message names {flag}, which the program does not take: {message!r}")
+        self.assertIn(str(len(WORDS)), message)  # the number of words it says the language has
+
+    def test_forty_words_are_read(self):
+        words = ("the dog near the cat near the cat sees the cat near the cat " * 3).split()[:40]
+        document = run_json("--steps", "1", "--sentence", " ".join(words))
+        self.assertEqual(document["reading"]["words"], words)
+        self.assertEqual(len(document["reading"]["probabilities"]), 40)
+
+
+if __name__ == "__main__":
+    unittest.main()
