@@ -21,22 +21,26 @@ struct Forms {
 };
 
 // [lexicon]
-const std::vector<Forms> nouns{{"dog", "dogs"},     {"cat", "cats"},       {"man", "men"},     {"woman", "women"},
-                               {"key", "keys"},     {"cabinet", "cabinets"}, {"girl", "girls"}, {"book", "books"},
-                               {"saw", "saws"},     {"watch", "watches"},  {"fly", "flies"},   {"park", "parks"},
-                               {"duck", "ducks"},   {"can", "cans"}};
-const std::vector<Forms> verbs{{"sees", "see"},     {"likes", "like"},     {"finds", "find"},  {"has", "have"},
-                               {"saws", "saw"},     {"watches", "watch"},  {"flies", "fly"},   {"parks", "park"},
-                               {"ducks", "duck"},   {"cans", "can"}};
+const std::vector<Forms> nouns{{"dog", "dogs"},   {"cat", "cats"},         {"man", "men"},
+                               {"woman", "women"}, {"key", "keys"},       {"cabinet", "cabinets"},
+                               {"girl", "girls"},  {"book", "books"},     {"saw", "saws"},
+                               {"watch", "watches"}, {"fly", "flies"},    {"park", "parks"},
+                               {"duck", "ducks"},  {"can", "cans"}};
+const std::vector<Forms> verbs{{"sees", "see"},    {"likes", "like"},     {"finds", "find"},
+                               {"has", "have"},    {"saws", "saw"},       {"watches", "watch"},
+                               {"flies", "fly"},   {"parks", "park"},     {"ducks", "duck"},
+                               {"cans", "can"}};
 const Forms copula{"is", "are"};
-const char* const past_verb = "saw";  // the one verb with a past tense here: the same for one and for many
+// The one verb with a past tense here: the same for one and for many.
+const char* const past_verb = "saw";
 const std::vector<const char*> determiners_for_one{"a", "this", "every"};
 const std::vector<const char*> determiners_for_many{"these", "many"};
 const char* const determiner_for_both = "the";
 const std::vector<const char*> adjectives{"old", "red", "small", "big", "new"};
 const std::vector<const char*> prepositions{"near", "to", "by", "with", "behind"};
 const std::vector<const char*> subject_pronouns_for_one{"he", "she", "it"};
-const std::vector<const char*> subject_pronouns_for_many{"I", "you", "we", "they"};  // they take "see", not "sees"
+// These take the form for many: "they see", and "I see", not "I sees".
+const std::vector<const char*> subject_pronouns_for_many{"I", "you", "we", "they"};
 const std::vector<const char*> object_pronouns{"me", "you", "us", "them", "him", "her", "it"};
 const char* const relative = "that";
 // [lexicon]

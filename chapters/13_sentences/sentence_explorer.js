@@ -41,12 +41,13 @@
         view.sentence('answer', [`The verb takes the form for ${answers[0]} (p = `,
           [json.reading.probabilities[0][k], `/reading/probabilities/0/${k}`, 3], ').']);
       }
-      const rows = tagging ? words.map((word, t) => `${word} → ${answers[t]}`) : words;
+      // A word that occurs twice gets its position, so that each row and column has a label of its own.
+      const labels = words.map((word, t) => (words.indexOf(word) === words.lastIndexOf(word) ? word : `${word} (${t + 1})`));
       const width = view.slot('head_0_0').parentElement.clientWidth;
       const cell = width >= 720 ? Math.max(34, Math.min(48, Math.floor((width / 2 - 120) / words.length))) : undefined;
       json.reading.attention.forEach((layer, l) => layer.forEach((head, h) => {
         view.heatmap(`head_${l}_${h}`, head, {
-          rows, columns: words, cell,
+          rows: labels, columns: labels, cell,
           title: `Head ${h + 1}${json.reading.attention.length > 1 ? ` of layer ${l + 1}` : ''}: each row is a word reading the others`,
         });
       }));
@@ -62,10 +63,9 @@
       }));
       view.sentence('reader_row', parts);
       view.sentence('held_out', tagging
-        ? ['On the held-out sentences this model tags ', [json.accuracy, '/accuracy'], ' of all words right and ',
-          [json.ambiguous.accuracy, '/ambiguous/accuracy'], ' of the ambiguous ones (as fractions).']
-        : ['On the held-out subjects this model gives the verb the right number in ', [json.accuracy, '/accuracy'],
-          ' of them (as a fraction).']);
+        ? ['Held-out accuracy of this model, as a fraction: all words ', [json.accuracy, '/accuracy'],
+          ', ambiguous words ', [json.ambiguous.accuracy, '/ambiguous/accuracy'], '.']
+        : ['Held-out accuracy of this model, as a fraction of the subjects: ', [json.accuracy, '/accuracy'], '.']);
     },
   });
 })();

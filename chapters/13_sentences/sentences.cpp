@@ -52,17 +52,19 @@ Sentence draw(Task task, attention::NumpyGenerator& generator) {
 Eigen::Index last(const Sentence& sentence) { return static_cast<Eigen::Index>(sentence.words.size()) - 1; }
 
 // [loss_and_gradient]
-// The loss on one sentence and the gradient of the logits. Tagging scores every word against its tag.
-// Agreement scores only the slot's row against the subject's number: the other rows get no gradient.
-attention::CrossEntropy loss_and_gradient(Task task, const attention::Matrix& logits, const Sentence& sentence) {
+// The loss on one sentence and the gradient of the logits. Tagging scores every word against its
+// tag. Agreement scores only the slot's row against the subject's number: the other rows get no
+// gradient.
+attention::CrossEntropy loss_and_gradient(Task task, const attention::Matrix& logits,
+                                          const Sentence& sentence) {
   if (task == Task::tagging) {
     std::vector<Eigen::Index> tags;
     for (const Tag tag : sentence.tags) tags.push_back(static_cast<Eigen::Index>(tag));
     return attention::softmax_cross_entropy(logits, tags);
   }
   const Eigen::Index slot = last(sentence);
-  attention::CrossEntropy at_slot =
-      attention::softmax_cross_entropy(logits.row(slot), {static_cast<Eigen::Index>(sentence.number)});
+  const Eigen::Index number = static_cast<Eigen::Index>(sentence.number);
+  attention::CrossEntropy at_slot = attention::softmax_cross_entropy(logits.row(slot), {number});
   attention::Matrix gradient = attention::Matrix::Zero(logits.rows(), logits.cols());
   gradient.row(slot) = at_slot.logits_gradient;
   at_slot.logits_gradient = std::move(gradient);
@@ -114,19 +116,24 @@ bool is_ambiguous(Eigen::Index word) {
 }
 
 // [one_word_ceiling]
-// The best any layer that reads one word at a time can do: it gives every occurrence of a word the same tag,
-// so on each word it is right at most as often as that word's commonest tag in the held-out set.
+// The best any layer that reads one word at a time can do: it gives every occurrence of a word the
+// same tag, so on each word it is right at most as often as that word's commonest tag in the
+// held-out set.
 std::pair<double, double> one_word_ceiling(const std::vector<Sentence>& held_out) {
   std::map<Eigen::Index, std::map<Tag, long long>> counts;  // word → tag → occurrences
   for (const Sentence& sentence : held_out) {
-    for (std::size_t t = 0; t < sentence.words.size(); ++t) ++counts[sentence.words[t]][sentence.tags[t]];
+    for (std::size_t t = 0; t < sentence.words.size(); ++t) {
+      ++counts[sentence.words[t]][sentence.tags[t]];
+    }
   }
   double best = 0.0, total = 0.0, best_ambiguous = 0.0, total_ambiguous = 0.0;
   for (const auto& [word, tags] : counts) {
     long long most = 0, all = 0;
     for (const auto& [tag, count] : tags) most = std::max(most, count), all += count;
     best += static_cast<double>(most), total += static_cast<double>(all);
-    if (is_ambiguous(word)) best_ambiguous += static_cast<double>(most), total_ambiguous += static_cast<double>(all);
+    if (is_ambiguous(word)) {
+      best_ambiguous += static_cast<double>(most), total_ambiguous += static_cast<double>(all);
+    }
   }
   return {best / total, best_ambiguous / total_ambiguous};
 }
@@ -290,10 +297,12 @@ std::shared_ptr<const Trained> train(const Inputs& given, const Progress& progre
       if (trained->samples.size() < shown_samples) trained->samples.push_back(sentence);
       if (training_words.insert(sentence.words).second) ++trained->distinct;
       ++trained->drawn;
-      const attention::TokenClassifierSteps steps = attention::token_classifier(trained->weights, sentence.words);
+      attention::TokenClassifierWeights& weights = trained->weights;
+      const attention::TokenClassifierSteps steps =
+          attention::token_classifier(weights, sentence.words);
       const attention::CrossEntropy error = loss_and_gradient(inputs.task, steps.logits, sentence);
-      attention::TokenClassifierWeights gradients =
-          attention::token_classifier_backward(trained->weights, sentence.words, steps, error.logits_gradient);
+      attention::TokenClassifierWeights gradients = attention::token_classifier_backward(
+          weights, sentence.words, steps, error.logits_gradient);
       loss_since_log += error.loss / static_cast<double>(inputs.batch);
       if (b == 0) {
         sum = std::move(gradients);
@@ -307,7 +316,8 @@ std::shared_ptr<const Trained> train(const Inputs& given, const Progress& progre
     }
     adam.step(attention::parameter_blocks(trained->weights), sum_blocks);
     if (step % inputs.log_every == 0 || step == inputs.steps) {
-      const long long since = step - (trained->logged_steps.empty() ? 0 : trained->logged_steps.back());
+      const long long previous = trained->logged_steps.empty() ? 0 : trained->logged_steps.back();
+      const long long since = step - previous;
       trained->logged_steps.push_back(step);
       trained->loss.push_back(loss_since_log / static_cast<double>(since));
       trained->held_out_accuracy.push_back(accuracy_on(*trained, logged_held_out));
