@@ -230,7 +230,7 @@ const std::vector<std::string>& grammar_rules() {
       "object         → noun-phrase(b) | object-pronoun",
       "predicate(a)   → verb(a) object [preposition noun-phrase(b)] | is/are(a) adjective",
       "verb(a)        → a present form that agrees with a, or the past saw",
-      "a, b           ∈ {one, many}, drawn independently; up to 2 modifiers (3 in the agreement task)"};
+      "a, b           ∈ {one, many}, drawn independently; up to 2 modifiers (3 for agreement; --modifiers)"};
   return rules;
 }
 

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "attention/cross_entropy.hpp"
+#include "attention/recurrent_classifier.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/page_program.hpp"
@@ -21,7 +22,8 @@ namespace sentences {
 
 struct Trained {
   Inputs inputs;
-  attention::TokenClassifierWeights weights;
+  attention::TokenClassifierWeights weights;             // with Model::attention
+  attention::RecurrentClassifierWeights recurrent;       // with Model::recurrent
   std::vector<Sentence> held_out;
   std::vector<Sentence> samples;
   std::vector<std::string> training_sentences;  // every distinct one, with inputs.list_sentences
@@ -35,6 +37,7 @@ namespace {
 
 constexpr std::uint64_t max_steps = 100'000;
 constexpr std::uint64_t max_layers = 4;
+constexpr std::uint64_t max_modifiers = 10;
 constexpr std::size_t max_seeds = 20;
 constexpr std::size_t max_sentence_words = 40;
 constexpr std::size_t shown_samples = 6;
@@ -45,8 +48,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-Sentence draw(Task task, attention::NumpyGenerator& generator) {
-  return task == Task::tagging ? draw_sentence(generator) : draw_agreement_prefix(generator);
+Sentence draw(Task task, int modifiers, attention::NumpyGenerator& generator) {
+  return task == Task::tagging ? draw_sentence(generator, modifiers) : draw_agreement_prefix(generator, modifiers);
 }
 
 Eigen::Index last(const Sentence& sentence) { return static_cast<Eigen::Index>(sentence.words.size()) - 1; }
@@ -86,6 +89,12 @@ std::vector<Eigen::Index> answers(Task task, const attention::Matrix& logits) {
   return chosen;
 }
 
+// The logits of the trained model, whichever it is.
+attention::Matrix logits_of(const Trained& trained, const std::vector<Eigen::Index>& words) {
+  return trained.inputs.model == Model::attention ? attention::token_classifier(trained.weights, words).logits
+                                                  : attention::recurrent_classifier(trained.recurrent, words).logits;
+}
+
 // The share of held-out answers that are right: words for tagging, verbs for agreement.
 double accuracy_on(const Trained& trained, std::size_t count) {
   double right = 0.0, total = 0.0;
@@ -93,7 +102,7 @@ double accuracy_on(const Trained& trained, std::size_t count) {
   for (std::size_t s = 0; s < std::min(count, trained.held_out.size()); ++s) {
     const Sentence& sentence = trained.held_out[s];
     const std::vector<Eigen::Index> chosen =
-        answers(task, attention::token_classifier(trained.weights, sentence.words).logits);
+        answers(task, logits_of(trained, sentence.words));
     if (task == Task::agreement) {
       right += chosen[0] == static_cast<Eigen::Index>(sentence.number) ? 1.0 : 0.0;
       total += 1.0;
@@ -142,13 +151,15 @@ std::pair<double, double> one_word_ceiling(const std::vector<Sentence>& held_out
 Reading read(const Trained& trained, const std::vector<Eigen::Index>& words) {
   Reading reading;
   reading.words = words;
-  const attention::TokenClassifierSteps steps = attention::token_classifier(trained.weights, words);
   const Task task = trained.inputs.task;
-  reading.answers = answers(task, steps.logits);
-  const attention::Matrix logits = task == Task::tagging ? steps.logits : attention::Matrix(steps.logits.bottomRows(1));
+  const attention::Matrix all_logits = logits_of(trained, words);
+  reading.answers = answers(task, all_logits);
+  const attention::Matrix logits = task == Task::tagging ? all_logits : attention::Matrix(all_logits.bottomRows(1));
   reading.probabilities = attention::softmax_cross_entropy(logits, std::vector<Eigen::Index>(
                                                                         static_cast<std::size_t>(logits.rows()), 0))
                               .probabilities;
+  if (trained.inputs.model == Model::recurrent) return reading;  // a recurrence has no attention weights
+  const attention::TokenClassifierSteps steps = attention::token_classifier(trained.weights, words);
   for (const attention::EncoderLayerSteps& layer : steps.layers) {
     std::vector<attention::Matrix> heads;
     for (const attention::HeadSteps& head : layer.attention.heads) heads.push_back(head.attention.weights);
@@ -160,6 +171,7 @@ Reading read(const Trained& trained, const std::vector<Eigen::Index>& words) {
 // Where each head looks, over the held-out set. Tagging: from each ambiguous word to the word before it,
 // which in this grammar decides its tag. Agreement: from the slot to the subject's noun.
 HeadMeasures measure_heads(const Trained& trained) {
+  if (trained.inputs.model == Model::recurrent) return {};
   const Task task = trained.inputs.task;
   const auto layers = static_cast<std::size_t>(trained.inputs.shape.layers);
   const auto heads = static_cast<std::size_t>(trained.inputs.shape.heads);
@@ -200,9 +212,9 @@ void group_agreement(const Trained& trained, Result& result) {
     Eigen::Index low, high;
   };
   const std::vector<Range> attractor_ranges{{0, 0}, {1, 1}, {2, 2}, {3, 99}};
-  const std::vector<Range> distance_ranges{{1, 1}, {2, 6}, {7, 9}, {10, 12}, {13, 99}};
+  const std::vector<Range> distance_ranges{{1, 1}, {2, 6}, {7, 12}, {13, 18}, {19, 24}, {25, 999}};
   const auto label = [](const Range& range) {
-    return range.high == 99           ? fmt::format("{}+", range.low)
+    return range.high >= 99           ? fmt::format("{}+", range.low)
            : range.low == range.high ? fmt::format("{}", range.low)
                                      : fmt::format("{}-{}", range.low, range.high);
   };
@@ -215,7 +227,7 @@ void group_agreement(const Trained& trained, Result& result) {
   };
   long long one = 0;
   for (const Sentence& sentence : trained.held_out) {
-    const Eigen::Index chosen = answers(Task::agreement, attention::token_classifier(trained.weights, sentence.words).logits)[0];
+    const Eigen::Index chosen = answers(Task::agreement, logits_of(trained, sentence.words))[0];
     const double model = chosen == static_cast<Eigen::Index>(sentence.number) ? 1.0 : 0.0;
     const double nearest = sentence.nearest_number == sentence.number ? 1.0 : 0.0;
     for (AgreementGroup* group : {&result.by_attractors[group_of(attractor_ranges, sentence.attractors)],
@@ -230,6 +242,8 @@ void group_agreement(const Trained& trained, Result& result) {
     for (AgreementGroup& group : *groups) {
       if (group.count > 0) group.model /= static_cast<double>(group.count), group.nearest_noun /= static_cast<double>(group.count);
     }
+    // A group no held-out sentence falls in (a distance beyond what --modifiers allows) is left out.
+    std::erase_if(*groups, [](const AgreementGroup& group) { return group.count == 0; });
   }
   const auto count = static_cast<double>(trained.held_out.size());
   result.one_word_agreement = std::max(static_cast<double>(one), count - static_cast<double>(one)) / count;
@@ -239,8 +253,11 @@ void group_agreement(const Trained& trained, Result& result) {
 
 std::string task_name(Task task) { return task == Task::tagging ? "tagging" : "agreement"; }
 
+std::string model_name(Model model) { return model == Model::attention ? "attention" : "recurrent"; }
+
 Inputs completed(Inputs inputs) {
   if (inputs.held_out == 0) inputs.held_out = inputs.task == Task::tagging ? 400 : 1000;
+  if (inputs.modifiers < 0) inputs.modifiers = inputs.task == Task::tagging ? 2 : 3;
   if (inputs.sentence.empty()) inputs.sentence = default_sentence(inputs.task);
   inputs.shape.vocabulary = static_cast<Eigen::Index>(vocabulary().size());
   inputs.shape.outputs = inputs.task == Task::tagging ? tag_count : 2;
@@ -257,75 +274,133 @@ struct Drawing {
   std::set<std::vector<Eigen::Index>> held_out_words;
 };
 
-// The untrained model and its held-out set: the weights are drawn first, then the held-out sentences, each
-// different; training draws again whenever it draws one of them.
+// The seed of the weights' draws: a stream of its own, so that both models, whose weights take different
+// numbers of draws, are judged on the same held-out sentences and trained on the same sentences.
+std::uint64_t weights_seed(std::uint64_t seed) { return seed ^ 0x9e3779b97f4a7c15u; }
+
+// The untrained model and its held-out set, each sentence different; training draws again whenever it
+// draws one of them.
 std::shared_ptr<Trained> prepared(const Inputs& given, Drawing& drawing) {
   auto trained = std::make_shared<Trained>();
   trained->inputs = completed(given);
   const Inputs& inputs = trained->inputs;
-  trained->weights = attention::initial_token_classifier(inputs.shape, drawing.generator);
+  attention::NumpyGenerator weights_generator(weights_seed(inputs.seed));
+  if (inputs.model == Model::attention) {
+    trained->weights = attention::initial_token_classifier(inputs.shape, weights_generator);
+  } else {
+    trained->recurrent = attention::initial_recurrent_classifier(inputs.shape.vocabulary, inputs.shape.d_model,
+                                                                 inputs.shape.outputs, weights_generator);
+  }
   for (std::size_t draws = 0; trained->held_out.size() < static_cast<std::size_t>(inputs.held_out); ++draws) {
     if (draws == max_draws) throw std::runtime_error("the language has too few different sentences for the held-out set");
-    Sentence sentence = draw(inputs.task, drawing.generator);
+    Sentence sentence = draw(inputs.task, inputs.modifiers, drawing.generator);
     if (drawing.held_out_words.insert(sentence.words).second) trained->held_out.push_back(std::move(sentence));
   }
   return trained;
 }
 
-Sentence next_training_sentence(Task task, Drawing& drawing, long long& redrawn) {
-  Sentence sentence = draw(task, drawing.generator);
-  while (drawing.held_out_words.count(sentence.words) != 0) sentence = draw(task, drawing.generator), ++redrawn;
+// The two models the chapter trains, behind one interface for the training loop.
+struct AttentionModel {
+  using Weights = attention::TokenClassifierWeights;
+  static Weights& of(Trained& trained) { return trained.weights; }
+  static attention::TokenClassifierSteps forward(const Weights& weights, const std::vector<Eigen::Index>& words) {
+    return attention::token_classifier(weights, words);
+  }
+  static Weights backward(const Weights& weights, const std::vector<Eigen::Index>& words,
+                          const attention::TokenClassifierSteps& steps, const attention::Matrix& gradient) {
+    return attention::token_classifier_backward(weights, words, steps, gradient);
+  }
+  static std::vector<attention::ParameterBlock> blocks(Weights& weights) { return attention::parameter_blocks(weights); }
+};
+
+struct RecurrentModel {
+  using Weights = attention::RecurrentClassifierWeights;
+  static Weights& of(Trained& trained) { return trained.recurrent; }
+  static attention::RecurrentClassifierSteps forward(const Weights& weights, const std::vector<Eigen::Index>& words) {
+    return attention::recurrent_classifier(weights, words);
+  }
+  static Weights backward(const Weights& weights, const std::vector<Eigen::Index>& words,
+                          const attention::RecurrentClassifierSteps& steps, const attention::Matrix& gradient) {
+    return attention::recurrent_classifier_backward(weights, words, steps, gradient);
+  }
+  static std::vector<attention::ParameterBlock> blocks(Weights& weights) {
+    return attention::recurrent_parameter_blocks(weights);
+  }
+};
+
+std::vector<attention::ParameterBlock> parameters_of(Trained& trained) {
+  return trained.inputs.model == Model::attention ? AttentionModel::blocks(trained.weights)
+                                                  : RecurrentModel::blocks(trained.recurrent);
+}
+
+Sentence next_training_sentence(const Inputs& inputs, Drawing& drawing, long long& redrawn) {
+  Sentence sentence = draw(inputs.task, inputs.modifiers, drawing.generator);
+  while (drawing.held_out_words.count(sentence.words) != 0) {
+    sentence = draw(inputs.task, inputs.modifiers, drawing.generator), ++redrawn;
+  }
   return sentence;
 }
 
 }  // namespace
 
+namespace {
+
 // [train]
+template <class Model>
+void train_steps(Trained& trained, Drawing& drawing, std::set<std::vector<Eigen::Index>>& training_words,
+                 const Progress& progress, std::chrono::steady_clock::time_point start) {
+  const Inputs& inputs = trained.inputs;
+  typename Model::Weights& weights = Model::of(trained);
+  attention::Adam adam(Model::blocks(weights), inputs.adam);
+  double loss_since_log = 0.0;
+  for (long long step = 1; step <= inputs.steps; ++step) {
+    typename Model::Weights sum;
+    std::vector<attention::ParameterBlock> sum_blocks;
+    for (Eigen::Index b = 0; b < inputs.batch; ++b) {
+      const Sentence sentence = next_training_sentence(inputs, drawing, trained.redrawn);
+      if (trained.samples.size() < shown_samples) trained.samples.push_back(sentence);
+      if (training_words.insert(sentence.words).second) ++trained.distinct;
+      ++trained.drawn;
+      const auto steps = Model::forward(weights, sentence.words);
+      const attention::CrossEntropy error = loss_and_gradient(inputs.task, steps.logits, sentence);
+      typename Model::Weights gradients = Model::backward(weights, sentence.words, steps, error.logits_gradient);
+      loss_since_log += error.loss / static_cast<double>(inputs.batch);
+      if (b == 0) {
+        sum = std::move(gradients);
+        sum_blocks = Model::blocks(sum);
+      } else {
+        add_into(sum_blocks, Model::blocks(gradients));
+      }
+    }
+    for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
+      Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs.batch);
+    }
+    adam.step(Model::blocks(weights), sum_blocks);
+    if (step % inputs.log_every == 0 || step == inputs.steps) {
+      const long long previous = trained.logged_steps.empty() ? 0 : trained.logged_steps.back();
+      trained.logged_steps.push_back(step);
+      trained.loss.push_back(loss_since_log / static_cast<double>(step - previous));
+      trained.held_out_accuracy.push_back(accuracy_on(trained, logged_held_out));
+      loss_since_log = 0.0;
+      if (progress) progress(step, inputs.steps, seconds_since(start));
+    }
+  }
+}
+// [train]
+
+}  // namespace
+
 std::shared_ptr<const Trained> train(const Inputs& given, const Progress& progress) {
   const auto start = std::chrono::steady_clock::now();
   Drawing drawing(given.seed);
   const std::shared_ptr<Trained> trained = prepared(given, drawing);
   const Inputs& inputs = trained->inputs;
   std::set<std::vector<Eigen::Index>> training_words;
-  attention::Adam adam(attention::parameter_blocks(trained->weights), inputs.adam);
-  double loss_since_log = 0.0;
-  for (long long step = 1; step <= inputs.steps; ++step) {
-    attention::TokenClassifierWeights sum;
-    std::vector<attention::ParameterBlock> sum_blocks;
-    for (Eigen::Index b = 0; b < inputs.batch; ++b) {
-      const Sentence sentence = next_training_sentence(inputs.task, drawing, trained->redrawn);
-      if (trained->samples.size() < shown_samples) trained->samples.push_back(sentence);
-      if (training_words.insert(sentence.words).second) ++trained->distinct;
-      ++trained->drawn;
-      attention::TokenClassifierWeights& weights = trained->weights;
-      const attention::TokenClassifierSteps steps =
-          attention::token_classifier(weights, sentence.words);
-      const attention::CrossEntropy error = loss_and_gradient(inputs.task, steps.logits, sentence);
-      attention::TokenClassifierWeights gradients = attention::token_classifier_backward(
-          weights, sentence.words, steps, error.logits_gradient);
-      loss_since_log += error.loss / static_cast<double>(inputs.batch);
-      if (b == 0) {
-        sum = std::move(gradients);
-        sum_blocks = attention::parameter_blocks(sum);
-      } else {
-        add_into(sum_blocks, attention::parameter_blocks(gradients));
-      }
-    }
-    for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
-      Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs.batch);
-    }
-    adam.step(attention::parameter_blocks(trained->weights), sum_blocks);
-    if (step % inputs.log_every == 0 || step == inputs.steps) {
-      const long long previous = trained->logged_steps.empty() ? 0 : trained->logged_steps.back();
-      const long long since = step - previous;
-      trained->logged_steps.push_back(step);
-      trained->loss.push_back(loss_since_log / static_cast<double>(since));
-      trained->held_out_accuracy.push_back(accuracy_on(*trained, logged_held_out));
-      loss_since_log = 0.0;
-      if (progress) progress(step, inputs.steps, seconds_since(start));
-    }
+  if (inputs.model == Model::attention) {
+    train_steps<AttentionModel>(*trained, drawing, training_words, progress, start);
+  } else {
+    train_steps<RecurrentModel>(*trained, drawing, training_words, progress, start);
   }
-  // [train]
   if (inputs.list_sentences) {
     for (const auto& words : training_words) trained->training_sentences.push_back(text_of(words));
   }
@@ -336,8 +411,8 @@ std::shared_ptr<const Trained> train(const Inputs& given, const Progress& progre
 SavedModel saved(const Trained& trained) {
   SavedModel model;
   model.key = model_key(trained.inputs);
-  attention::TokenClassifierWeights weights = trained.weights;
-  for (const attention::ParameterBlock& block : attention::parameter_blocks(weights)) {
+  Trained copy = trained;
+  for (const attention::ParameterBlock& block : parameters_of(copy)) {
     model.parameters.insert(model.parameters.end(), block.data, block.data + block.size);
   }
   model.logged_steps = trained.logged_steps;
@@ -353,14 +428,14 @@ std::shared_ptr<const Trained> restored(const SavedModel& model, const Inputs& i
   Drawing drawing(inputs.seed);
   const std::shared_ptr<Trained> trained = prepared(inputs, drawing);
   std::size_t at = 0;
-  for (const attention::ParameterBlock& block : attention::parameter_blocks(trained->weights)) {
+  for (const attention::ParameterBlock& block : parameters_of(*trained)) {
     if (at + static_cast<std::size_t>(block.size) > model.parameters.size()) throw std::invalid_argument("restored: too few parameters");
     std::copy_n(model.parameters.begin() + static_cast<std::ptrdiff_t>(at), block.size, block.data);
     at += static_cast<std::size_t>(block.size);
   }
   if (at != model.parameters.size()) throw std::invalid_argument("restored: too many parameters");
   long long redrawn = 0;  // the first training sentences, drawn again as training drew them
-  while (trained->samples.size() < shown_samples) trained->samples.push_back(next_training_sentence(inputs.task, drawing, redrawn));
+  while (trained->samples.size() < shown_samples) trained->samples.push_back(next_training_sentence(trained->inputs, drawing, redrawn));
   trained->logged_steps = model.logged_steps;
   trained->loss = model.loss;
   trained->held_out_accuracy = model.held_out_accuracy;
@@ -377,8 +452,9 @@ nlohmann::json to_json(const SavedModel& model) {
 }
 
 std::string model_key(const Inputs& inputs) {
-  return fmt::format("{} steps={} seed={} layers={} weights={} sentences={}", task_name(inputs.task), inputs.steps,
-                     inputs.seed, inputs.shape.layers, inputs.include_weights, inputs.list_sentences);
+  return fmt::format("{} {} steps={} seed={} layers={} modifiers={} weights={} sentences={}", task_name(inputs.task),
+                     model_name(inputs.model), inputs.steps, inputs.seed, inputs.shape.layers, inputs.modifiers,
+                     inputs.include_weights, inputs.list_sentences);
 }
 
 Result report(const Trained& trained, const Inputs& given) {
@@ -386,6 +462,8 @@ Result report(const Trained& trained, const Inputs& given) {
   result.inputs = trained.inputs;
   result.inputs.sentence = completed(given).sentence;
   result.samples = trained.samples;
+  Trained copy = trained;
+  for (const attention::ParameterBlock& block : parameters_of(copy)) result.parameters += block.size;
   result.held_out_count = static_cast<long long>(trained.held_out.size());
   result.training_drawn = trained.drawn;
   result.training_distinct = trained.distinct;
@@ -398,7 +476,7 @@ Result report(const Trained& trained, const Inputs& given) {
   if (task == Task::tagging) {
     double right = 0.0;
     for (const Sentence& sentence : trained.held_out) {
-      const std::vector<Eigen::Index> chosen = answers(task, attention::token_classifier(trained.weights, sentence.words).logits);
+      const std::vector<Eigen::Index> chosen = answers(task, logits_of(trained, sentence.words));
       for (std::size_t t = 0; t < chosen.size(); ++t) {
         if (!is_ambiguous(sentence.words[t])) continue;
         ++result.ambiguous_count;
@@ -435,7 +513,9 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
       if (progress) progress(static_cast<long long>(s) * steps + step, static_cast<long long>(inputs.seeds.size()) * steps, seconds);
     };
     const Result run = compute(one, overall);
-    SeedRun seed_run{one.seed, run.accuracy};
+    SeedRun seed_run;
+    seed_run.seed = one.seed;
+    seed_run.accuracy = run.accuracy;
     if (inputs.task == Task::tagging) {
       seed_run.hard_accuracy = run.ambiguous_accuracy;
       seed_run.one_word_hard = run.one_word_ceiling_ambiguous;
@@ -447,6 +527,7 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
       }
       seed_run.hard_accuracy = right / count;
       seed_run.one_word_hard = run.one_word_agreement;
+      seed_run.by_distance = run.by_distance;
     }
     for (const auto& layer : run.heads) {
       for (const HeadMeasure& head : layer) seed_run.best_peak_share = std::max(seed_run.best_peak_share, head.peak_share);
@@ -509,7 +590,7 @@ std::vector<std::string> output_names(Task task) {
 }
 
 nlohmann::json inputs_json(const Inputs& inputs) {
-  return {{"steps", inputs.steps},         {"seed", inputs.seed},
+  return {{"model", model_name(inputs.model)}, {"modifiers", inputs.modifiers}, {"steps", inputs.steps},         {"seed", inputs.seed},
           {"batch", inputs.batch},         {"learning_rate", inputs.adam.learning_rate},
           {"d_model", inputs.shape.d_model}, {"heads", inputs.shape.heads},
           {"d_ff", inputs.shape.d_ff},     {"layers", inputs.shape.layers},
@@ -523,6 +604,14 @@ double median(std::vector<double> values) {
 }
 
 std::string percent(double share) { return fmt::format("{:.1f} %", 100.0 * share); }
+
+nlohmann::json groups_json(const std::vector<AgreementGroup>& groups) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const AgreementGroup& group : groups) {
+    list.push_back({{"label", group.label}, {"count", group.count}, {"model", group.model}, {"nearest_noun", group.nearest_noun}});
+  }
+  return list;
+}
 
 }  // namespace
 
@@ -573,6 +662,7 @@ nlohmann::json to_json(const Result& result) {
       {"task", task_name(task)},
       {"inputs", inputs_json(result.inputs)},
       {"outputs", names},
+      {"parameters", result.parameters},
       {"language", language_json()},
       {"samples", samples},
       {"data",
@@ -601,13 +691,8 @@ nlohmann::json to_json(const Result& result) {
                              {"one_word_ceiling", result.one_word_ceiling_ambiguous}};
     document["one_word_ceiling"] = result.one_word_ceiling;
   } else {
-    for (const auto& [key, groups] : {std::pair{"by_attractors", &result.by_attractors}, std::pair{"by_distance", &result.by_distance}}) {
-      nlohmann::json list = nlohmann::json::array();
-      for (const AgreementGroup& group : *groups) {
-        list.push_back({{"label", group.label}, {"count", group.count}, {"model", group.model}, {"nearest_noun", group.nearest_noun}});
-      }
-      document[key] = list;
-    }
+    document["by_attractors"] = groups_json(result.by_attractors);
+    document["by_distance"] = groups_json(result.by_distance);
     document["one_word"] = result.one_word_agreement;
   }
   if (result.weights) document["weights"] = weights_json(*result.weights);
@@ -625,7 +710,8 @@ nlohmann::json to_json(const SeedsResult& result) {
                     {"accuracy", run.accuracy},
                     {"hard_accuracy", run.hard_accuracy},
                     {"best_peak_share", run.best_peak_share},
-                    {"one_word_hard", run.one_word_hard}});
+                    {"one_word_hard", run.one_word_hard},
+                    {"by_distance", groups_json(run.by_distance)}});
     accuracy.push_back(run.accuracy), hard.push_back(run.hard_accuracy), peak.push_back(run.best_peak_share);
     one_word.push_back(run.one_word_hard);
     seconds.push_back(run.seconds);
@@ -634,6 +720,7 @@ nlohmann::json to_json(const SeedsResult& result) {
     return nlohmann::json{{"median", median(values)}, {"worst", *std::min_element(values.begin(), values.end())}};
   };
   return {{"task", task_name(result.inputs.task)},
+          {"model", model_name(result.inputs.model)},
           {"inputs", inputs_json(result.inputs)},
           {"hard_cases", result.inputs.task == Task::tagging ? "ambiguous words" : "sentences with an attractor"},
           {"runs", runs},
@@ -659,10 +746,15 @@ namespace {
 
 std::string training_tables(const Result& result) {
   const Inputs& inputs = result.inputs;
+  const std::string model =
+      inputs.model == Model::attention
+          ? fmt::format("{} encoder layer(s) of {} heads, d_model = {}", inputs.shape.layers, inputs.shape.heads,
+                        inputs.shape.d_model)
+          : fmt::format("a recurrent layer of width {}", inputs.shape.d_model);
   std::string text = fmt::format(
-      "Training: {} steps of {} sentences, {} layer(s) of {} heads, d_model = {}\n"
+      "Training: {} steps of {} sentences; {}, {} parameters\n"
       "  {} sentences drawn, {} of them different; {} drawn from the held-out set were drawn again\n\n",
-      inputs.steps, inputs.batch, inputs.shape.layers, inputs.shape.heads, inputs.shape.d_model,
+      inputs.steps, inputs.batch, model, program::grouped_digits(static_cast<std::uint64_t>(result.parameters)),
       program::grouped_digits(static_cast<std::uint64_t>(result.training_drawn)),
       program::grouped_digits(static_cast<std::uint64_t>(result.training_distinct)), result.held_out_redrawn);
   text += "First sentences drawn\n";
@@ -679,6 +771,7 @@ std::string training_tables(const Result& result) {
 }
 
 std::string heads_table(const Result& result) {
+  if (result.heads.empty()) return "";  // a recurrence has no heads
   std::string text = fmt::format("\nWhere each head looks, over the held-out set: {}\n",
                                  result.inputs.task == Task::tagging ? "from an ambiguous word to the word before it"
                                                                      : "from the slot to the subject's noun");
@@ -744,13 +837,22 @@ std::string tables(const Result& result) {
 
 std::string tables(const SeedsResult& result) {
   const bool tagging = result.inputs.task == Task::tagging;
-  std::string text = fmt::format("{}: {} steps, each seed trained from scratch; held-out accuracy\n\n",
-                                 task_name(result.inputs.task), result.inputs.steps);
+  const bool recurrent = result.inputs.model == Model::recurrent;
+  std::string text = fmt::format("{}, {} model: {} steps, each seed trained from scratch; held-out accuracy\n\n",
+                                 task_name(result.inputs.task), model_name(result.inputs.model), result.inputs.steps);
   const char* hard = tagging ? "ambiguous words" : "with an attractor";
-  text += fmt::format("  {:>5}  {:>9}  {:>18}  {:>17}  {:>14}  {:>8}\n", "seed", "all", hard, "one-word best", "best head peak", "seconds");
+  // A recurrence has no heads: its column says so rather than 0 %.
+  const auto peak = [recurrent](double share) { return recurrent ? std::string("-") : percent(share); };
+  const auto row = [&](const std::string& label, double all, double hard_cases, double one_word, double best_peak,
+                       double seconds) {
+    return fmt::format("  {:>6}  {:>8}  {:>18}  {:>14}  {:>14}  {:>8.2f}\n", label, percent(all), percent(hard_cases),
+                       percent(one_word), peak(best_peak), seconds);
+  };
+  text += fmt::format("  {:>6}  {:>8}  {:>18}  {:>14}  {:>14}  {:>8}\n", "seed", "all", hard, "one-word best",
+                      "best head peak", "seconds");
   for (const SeedRun& run : result.runs) {
-    text += fmt::format("  {:>5}  {:>9}  {:>18}  {:>17}  {:>14}  {:>8.2f}\n", run.seed, percent(run.accuracy),
-                        percent(run.hard_accuracy), percent(run.one_word_hard), percent(run.best_peak_share), run.seconds);
+    text += row(std::to_string(run.seed), run.accuracy, run.hard_accuracy, run.one_word_hard, run.best_peak_share,
+                run.seconds);
   }
   const auto column = [&](double SeedRun::*member) {
     std::vector<double> values;
@@ -758,14 +860,34 @@ std::string tables(const SeedsResult& result) {
     return values;
   };
   const std::vector<double> seconds = column(&SeedRun::seconds);
-  for (const bool worst : {false, true}) {
-    const auto pick = [worst](const std::vector<double>& values) {
-      return worst ? *std::min_element(values.begin(), values.end()) : median(values);
-    };
-    text += fmt::format("  {:>5}  {:>9}  {:>18}  {:>17}  {:>14}  {:>8.2f}\n", worst ? "worst" : "median",
-                        percent(pick(column(&SeedRun::accuracy))), percent(pick(column(&SeedRun::hard_accuracy))),
-                        percent(pick(column(&SeedRun::one_word_hard))), percent(pick(column(&SeedRun::best_peak_share))),
-                        worst ? *std::max_element(seconds.begin(), seconds.end()) : median(seconds));
+  const auto lowest = [](const std::vector<double>& values) { return *std::min_element(values.begin(), values.end()); };
+  text += row("median", median(column(&SeedRun::accuracy)), median(column(&SeedRun::hard_accuracy)),
+              median(column(&SeedRun::one_word_hard)), median(column(&SeedRun::best_peak_share)), median(seconds));
+  text += row("worst", lowest(column(&SeedRun::accuracy)), lowest(column(&SeedRun::hard_accuracy)),
+              lowest(column(&SeedRun::one_word_hard)), lowest(column(&SeedRun::best_peak_share)),
+              *std::max_element(seconds.begin(), seconds.end()));
+  if (tagging) return text;
+  text += "\nAccuracy by distance from the subject's noun to the verb's slot\n";
+  std::vector<std::string> labels;  // every group any seed has, in order of distance
+  for (const SeedRun& run : result.runs) {
+    for (const AgreementGroup& group : run.by_distance) {
+      if (std::find(labels.begin(), labels.end(), group.label) == labels.end()) labels.push_back(group.label);
+    }
+  }
+  std::stable_sort(labels.begin(), labels.end(), [](const std::string& a, const std::string& b) {
+    return std::stoi(a) < std::stoi(b);
+  });
+  text += fmt::format("  {:>6}", "seed");
+  for (const std::string& label : labels) text += fmt::format("  {:>8}", label);
+  text += '\n';
+  for (const SeedRun& run : result.runs) {
+    text += fmt::format("  {:>6}", run.seed);
+    for (const std::string& label : labels) {
+      const auto group = std::find_if(run.by_distance.begin(), run.by_distance.end(),
+                                      [&label](const AgreementGroup& g) { return g.label == label; });
+      text += fmt::format("  {:>8}", group == run.by_distance.end() ? std::string("-") : percent(group->model));
+    }
+    text += '\n';
   }
   return text;
 }
@@ -788,6 +910,15 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                                   "accuracy, the median and the worst",
                                   max_seeds),
                       "LIST");
+  command_line.option("--model", model_text_,
+                      "attention (chapter 11's small Transformer) or recurrent (chapter 7's recurrent layer in place "
+                      "of attention, reading left to right); default attention",
+                      "attention|recurrent");
+  command_line.option("--modifiers", modifiers_text_,
+                      fmt::format("the most phrases after the subject's noun, 0 to {} (default 2 for tagging, 3 for "
+                                  "agreement): longer sentences, and longer distances from subject to verb",
+                                  max_modifiers),
+                      "INTEGER");
   command_line.option("--layers", layers_text_, fmt::format("encoder layers, 1 to {} (default 1)", max_layers), "INTEGER");
   command_line.flag("--weights", include_weights_, "put every trained weight in the JSON, so that another program can rerun the model");
   command_line.flag("--list-sentences", list_sentences_, "put every training and held-out sentence in the JSON");
@@ -806,7 +937,23 @@ Inputs Flags::read() const {
   } else {
     throw program::UsageError(fmt::format("--task: expected tagging or agreement, not '{}'", task_text_));
   }
+  if (model_text_ == "attention") {
+    inputs.model = Model::attention;
+  } else if (model_text_ == "recurrent") {
+    inputs.model = Model::recurrent;
+  } else {
+    throw program::UsageError(fmt::format("--model: expected attention or recurrent, not '{}'", model_text_));
+  }
+  if (inputs.model == Model::recurrent && include_weights_) {
+    throw program::UsageError("--weights: only with --model attention (the NumPy check reruns the Transformer)");
+  }
+  if (inputs.model == Model::recurrent && command_line_.given("--layers")) {
+    throw program::UsageError("--layers: only with --model attention (the recurrent model has one layer)");
+  }
   inputs.steps = static_cast<long long>(program::parse_whole_number(steps_text_, "--steps", 1, max_steps));
+  if (command_line_.given("--modifiers")) {
+    inputs.modifiers = static_cast<int>(program::parse_whole_number(modifiers_text_, "--modifiers", 0, max_modifiers));
+  }
   inputs.seed = program::parse_whole_number(seed_text_, "--seed", 0, UINT64_MAX);
   inputs.shape.layers = static_cast<Eigen::Index>(program::parse_whole_number(layers_text_, "--layers", 1, max_layers));
   inputs.shape.d_model = 32;

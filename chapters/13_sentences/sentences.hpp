@@ -29,6 +29,11 @@ namespace sentences {
 enum class Task { tagging, agreement };
 std::string task_name(Task task);
 
+/// The model: chapter 11's token classifier (attention), or the same with chapter 7's recurrent layer in
+/// place of the encoder layers (attention/recurrent_classifier.hpp).
+enum class Model { attention, recurrent };
+std::string model_name(Model model);
+
 /// Adam's settings with α = 0.006.
 inline attention::AdamSettings faster_adam() {
   attention::AdamSettings settings;
@@ -38,6 +43,8 @@ inline attention::AdamSettings faster_adam() {
 
 struct Inputs {
   Task task = Task::tagging;
+  Model model = Model::attention;
+  int modifiers = -1;              // the most phrases after the subject's noun (below 0: the task's default)
   long long steps = 1500;          // Adam updates
   std::uint64_t seed = 1;          // of the weights, the held-out set and the training sentences
   std::string sentence;            // the sentence the model reads for the reader (empty: the task's default)
@@ -79,6 +86,7 @@ struct Reading {
 
 struct Result {
   Inputs inputs;
+  long long parameters = 0;             // learned numbers in the model
   std::vector<Sentence> samples;        // the first training sentences drawn
   long long held_out_count = 0;
   long long training_drawn = 0;         // sentences training used (with repeats)
@@ -109,6 +117,7 @@ struct SeedRun {
   double hard_accuracy = 0.0;  // tagging: on ambiguous words; agreement: on sentences with an attractor
   double best_peak_share = 0.0;  // of the head whose largest weight most often lands where HeadMeasure says
   double one_word_hard = 0.0;    // the best a layer that reads one word at a time can do on the hard cases
+  std::vector<AgreementGroup> by_distance;  // agreement: accuracy by distance from subject to slot
   double seconds = 0.0;
 };
 
@@ -170,6 +179,8 @@ class Flags {
  private:
   const program::CommandLine& command_line_;
   std::string task_text_ = "tagging";
+  std::string model_text_ = "attention";
+  std::string modifiers_text_;
   std::string steps_text_ = "1500";
   std::string seed_text_ = "1";
   std::string sentence_text_;
