@@ -346,8 +346,10 @@ Sentence next_training_sentence(const Inputs& inputs, Drawing& drawing, long lon
 namespace {
 
 // [train]
+using Words = std::vector<Eigen::Index>;
+
 template <class Model>
-void train_steps(Trained& trained, Drawing& drawing, std::set<std::vector<Eigen::Index>>& training_words,
+void train_steps(Trained& trained, Drawing& drawing, std::set<Words>& training_words,
                  const Progress& progress, std::chrono::steady_clock::time_point start) {
   const Inputs& inputs = trained.inputs;
   typename Model::Weights& weights = Model::of(trained);
@@ -363,7 +365,8 @@ void train_steps(Trained& trained, Drawing& drawing, std::set<std::vector<Eigen:
       ++trained.drawn;
       const auto steps = Model::forward(weights, sentence.words);
       const attention::CrossEntropy error = loss_and_gradient(inputs.task, steps.logits, sentence);
-      typename Model::Weights gradients = Model::backward(weights, sentence.words, steps, error.logits_gradient);
+      typename Model::Weights gradients =
+          Model::backward(weights, sentence.words, steps, error.logits_gradient);
       loss_since_log += error.loss / static_cast<double>(inputs.batch);
       if (b == 0) {
         sum = std::move(gradients);
@@ -533,6 +536,7 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
       for (const HeadMeasure& head : layer) seed_run.best_peak_share = std::max(seed_run.best_peak_share, head.peak_share);
     }
     seed_run.seconds = run.seconds;
+    seed_run.parameters = run.parameters;
     result.runs.push_back(seed_run);
   }
   return result;
@@ -719,8 +723,26 @@ nlohmann::json to_json(const SeedsResult& result) {
   const auto summary = [](const std::vector<double>& values) {
     return nlohmann::json{{"median", median(values)}, {"worst", *std::min_element(values.begin(), values.end())}};
   };
+  // Agreement: per distance group, the median, worst and best accuracy over the seeds that have the group.
+  nlohmann::json by_distance = nlohmann::json::array();
+  if (!result.runs.empty()) {
+    for (const AgreementGroup& first : result.runs.front().by_distance) {
+      std::vector<double> values;
+      for (const SeedRun& run : result.runs) {
+        for (const AgreementGroup& group : run.by_distance) {
+          if (group.label == first.label) values.push_back(group.model);
+        }
+      }
+      by_distance.push_back({{"label", first.label},
+                             {"median", median(values)},
+                             {"worst", *std::min_element(values.begin(), values.end())},
+                             {"best", *std::max_element(values.begin(), values.end())}});
+    }
+  }
   return {{"task", task_name(result.inputs.task)},
           {"model", model_name(result.inputs.model)},
+          {"parameters", result.runs.empty() ? 0 : result.runs.front().parameters},
+          {"by_distance", by_distance},
           {"inputs", inputs_json(result.inputs)},
           {"hard_cases", result.inputs.task == Task::tagging ? "ambiguous words" : "sentences with an attractor"},
           {"runs", runs},
@@ -953,6 +975,10 @@ Inputs Flags::read() const {
   inputs.steps = static_cast<long long>(program::parse_whole_number(steps_text_, "--steps", 1, max_steps));
   if (command_line_.given("--modifiers")) {
     inputs.modifiers = static_cast<int>(program::parse_whole_number(modifiers_text_, "--modifiers", 0, max_modifiers));
+    if (inputs.task == Task::agreement && inputs.modifiers == 0) {
+      throw program::UsageError("--modifiers is 0; the agreement task needs at least 1 (with no phrase after the noun "
+                                "there are fewer different subjects than the 1000 it holds out)");
+    }
   }
   inputs.seed = program::parse_whole_number(seed_text_, "--seed", 0, UINT64_MAX);
   inputs.shape.layers = static_cast<Eigen::Index>(program::parse_whole_number(layers_text_, "--layers", 1, max_layers));

@@ -118,6 +118,7 @@ struct SeedRun {
   double best_peak_share = 0.0;  // of the head whose largest weight most often lands where HeadMeasure says
   double one_word_hard = 0.0;    // the best a layer that reads one word at a time can do on the hard cases
   std::vector<AgreementGroup> by_distance;  // agreement: accuracy by distance from subject to slot
+  long long parameters = 0;      // learned numbers in the model
   double seconds = 0.0;
 };
 

@@ -12,8 +12,15 @@ numbers, counts, the best a layer that reads one word at a time can do) must be
 what the parser finds. A NumPy forward pass (test_training.model_forward) reruns
 the trained model from its JSON weights.
 
+The same checks hold for longer sentences (--modifiers, the most phrases after
+the subject's noun: a parameter of the parser too) and for chapter 7's recurrent
+layer in place of attention (--model recurrent), whose count of learned numbers
+is recomputed from its shapes; it has no --weights, so its reading is checked
+for what holds of any softmax read-out and of a model that reads left to right.
+
 Under the sanitizers (BOOK_SANITIZE=1, about 25 times slower) the runs are short
-(60 steps) and the book's default runs of 1500 steps are skipped."""
+(60 steps of the attention model, 300 of the recurrent one, which cost about
+the same) and the book's default runs of 1500 steps are skipped."""
 import itertools
 import os
 import re
@@ -27,6 +34,12 @@ from test_training import model_forward
 
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
 SHORT_STEPS = "60" if SLOW else "300"
+# A run of 300 steps of the recurrent model takes about as long as one of 60 steps of the attention model (0.11 s
+# each without the sanitizers), and at 60 steps the recurrent model has not yet moved from chance (50.1-65.3 % over
+# seeds 1-10): it runs 300 steps in both modes.
+RECURRENT_STEPS = "300"
+# The sizes of both models (src/attention/token_classifier.hpp, src/attention/recurrent_classifier.hpp).
+D_MODEL, D_FF, HEADS = 32, 64, 2
 FORWARD_SENTENCE = "the watches watch the fly"     # both words are a noun in one place and a verb in another
 AGREEMENT_SENTENCE = "the keys by the old cabinet"  # a subject for many, and a noun for one before the verb
 
@@ -62,7 +75,8 @@ AMBIGUOUS = [form for forms in NOUNS for form in forms if form in VERB_FORMS]
 WORDS = (set(DETERMINERS["one"]) | set(DETERMINERS["many"]) | set(ADJECTIVES) | set(NOUN_NUMBER) | VERB_FORMS
          | set(COPULA.values()) | set(SUBJECT_PRONOUNS["one"]) | set(SUBJECT_PRONOUNS["many"])
          | set(OBJECT_PRONOUNS) | set(PREPOSITIONS) | {RELATIVE})
-MODIFIERS = {"tagging": 2, "agreement": 3}  # at most, after the subject's noun
+MODIFIERS = {"tagging": 2, "agreement": 3}  # at most, after the subject's noun, unless --modifiers says otherwise
+MOST_MODIFIERS = 10                        # what --modifiers takes at most
 
 # One way the rules make a sentence: each word's tag; the subject's number; for a subject that is a noun phrase,
 # its noun's position and how many modifiers follow it; every noun with its number, in order.
@@ -72,11 +86,12 @@ Analysis = namedtuple("Analysis", "tags number subject modifiers nouns")
 class Parser:
     """A backtracking parser of the grammar: each rule is a generator of every way it can match from a
     position, as (end, tags, nouns). The agreement task's sentences are a subject alone, whose relative
-    clauses take only the past "saw" and only a noun phrase as object."""
+    clauses take only the past "saw" and only a noun phrase as object. A subject takes at most
+    @p most_modifiers modifiers (by default the task's)."""
 
-    def __init__(self, words, task):
+    def __init__(self, words, task, most_modifiers=None):
         self.words, self.agreement = words, task == "agreement"
-        self.most_modifiers = MODIFIERS[task]
+        self.most_modifiers = MODIFIERS[task] if most_modifiers is None else most_modifiers
 
     def at(self, i):
         return self.words[i] if i < len(self.words) else None
@@ -161,8 +176,8 @@ class Parser:
         return found
 
 
-def analyses(text, task):
-    return Parser(text.split(" "), task).analyses()
+def analyses(text, task, most_modifiers=None):
+    return Parser(text.split(" "), task, most_modifiers).analyses()
 
 
 def attractors(analysis):
@@ -179,17 +194,43 @@ def as_arrays(weights):
     return np.array(weights, dtype=float)
 
 
+def numbers_in(weights):
+    """How many numbers the JSON weights hold."""
+    if isinstance(weights, dict):
+        return sum(numbers_in(value) for value in weights.values())
+    if isinstance(weights, list):
+        return sum(numbers_in(value) for value in weights)
+    return 1
+
+
+def attention_parameters(vocabulary, outputs, layers):
+    """The learned numbers of the token classifier, from its shapes: the embedding (V × d); in each layer W^Q, W^K,
+    W^V of every head (d × d/h each), W^O (d × d), two LayerNorms (a gain and a bias of d each), W₁ (d × d_ff) and
+    b₁, W₂ (d_ff × d) and b₂; the read-out (d × C) and its bias."""
+    layer = HEADS * 3 * D_MODEL * (D_MODEL // HEADS) + D_MODEL * D_MODEL + 2 * 2 * D_MODEL \
+        + D_MODEL * D_FF + D_FF + D_FF * D_MODEL + D_MODEL
+    return vocabulary * D_MODEL + layers * layer + D_MODEL * outputs + outputs
+
+
+def recurrent_parameters(vocabulary, outputs):
+    """The learned numbers of the recurrent classifier: the embedding (V × d), W and U (d × d each), the read-out
+    (d × C) and its bias."""
+    return vocabulary * D_MODEL + 2 * D_MODEL * D_MODEL + D_MODEL * outputs + outputs
+
+
 class SentencesTest(ProgramTest):
     @classmethod
     def setUpClass(cls):
         common = ["--steps", SHORT_STEPS, "--list-sentences", "--weights"]
         cls.tagging = run_json(*common, "--sentence", FORWARD_SENTENCE)
         cls.agreement = run_json("--task", "agreement", *common, "--sentence", AGREEMENT_SENTENCE)
+        cls.recurrent = run_json("--task", "agreement", "--model", "recurrent", "--steps", RECURRENT_STEPS,
+                                 "--list-sentences", "--sentence", AGREEMENT_SENTENCE)
         cls.vocabulary = cls.tagging["language"]["vocabulary"]
 
-    def parse(self, text, task):
+    def parse(self, text, task, most_modifiers=None):
         """The one analysis of @p text; fails the test if the rules make it in no way or in two."""
-        found = analyses(text, task)
+        found = analyses(text, task, most_modifiers)
         self.assertEqual(len(found), 1, f"{task}: {text!r} has {len(found)} analyses")
         return next(iter(found))
 
@@ -227,6 +268,19 @@ class SentencesTest(ProgramTest):
                          ("determiner", "noun", "relative", "verb", "pronoun", "verb", "determiner", "noun"))
         key = self.parse("the key to the cabinets that saw the keys near every dog [verb]", "agreement")
         self.assertEqual((key.number, key.subject, attractors(key)), ("one", 1, 2))
+        # The most modifiers is the parser's parameter: what is too long by default is made with more allowed, and
+        # a subject with any modifier is refused with none.
+        three = "the dog near the cat near the cat near the cat likes it"
+        self.assertEqual(self.parse(three, "tagging", 3).modifiers, 3)
+        self.assertEqual(analyses(three, "tagging", 2), set())
+        five = "the dog near the cat that saw the old cat by a cat near the cat with the cat [verb]"
+        self.assertEqual(self.parse(five, "agreement", 5).modifiers, 5)
+        self.assertEqual(self.parse(five, "agreement", MOST_MODIFIERS).modifiers, 5)
+        self.assertEqual(analyses(five, "agreement", 4), set())
+        self.assertEqual(self.parse("the old dog [verb]", "agreement", 0).modifiers, 0)
+        self.assertEqual(analyses("the dog near the cat likes it", "tagging", 0), set())
+        self.assertEqual(analyses("the dog that saw it likes it", "tagging", 0), set())
+        self.assertEqual(self.parse("the dog likes it near the cat", "tagging", 0).modifiers, 0)  # the predicate's
 
     def test_every_sentence_trained_and_judged_on_parses(self):
         for document, task in ((self.tagging, "tagging"), (self.agreement, "agreement")):
@@ -277,12 +331,13 @@ class SentencesTest(ProgramTest):
                                  set(document["sentences"]["training"]))
 
     def test_no_held_out_sentence_is_trained_on_and_none_is_there_twice(self):
-        for document in (self.tagging, self.agreement):
+        for document, steps in ((self.tagging, SHORT_STEPS), (self.agreement, SHORT_STEPS),
+                                (self.recurrent, RECURRENT_STEPS)):
             held_out, training = document["sentences"]["held_out"], document["sentences"]["training"]
             self.assertEqual(len(set(held_out)), len(held_out))
             self.assertEqual(len(set(training)), len(training))
             self.assertEqual(set(held_out) & set(training), set())
-            self.assertEqual(document["data"]["training_drawn"], 16 * int(SHORT_STEPS))
+            self.assertEqual(document["data"]["training_drawn"], 16 * int(steps))
             self.assertGreater(document["data"]["held_out_redrawn"], 0)  # the exclusion had work to do
 
     # ---- what the program counts of its held-out sentences ----
@@ -307,17 +362,20 @@ class SentencesTest(ProgramTest):
         for word, tags in counts.items():
             if word not in AMBIGUOUS:
                 self.assertEqual(len(tags), 1, word)
-        self.assertLess(best_ambiguous / total_ambiguous, 0.75)  # 59.1-64.1 % over seeds 1-10
+        self.assertLess(best_ambiguous / total_ambiguous, 0.75)  # 56.9-64.6 % over seeds 1-10
 
-    def test_the_agreement_groups_and_the_one_word_share(self):
-        groups = {"by_attractors": [("0", 0, 0), ("1", 1, 1), ("2", 2, 2), ("3+", 3, 99)],
-                  "by_distance": [("1", 1, 1), ("2-6", 2, 6), ("7-9", 7, 9), ("10-12", 10, 12), ("13+", 13, 99)]}
+    def check_agreement_groups(self, document, most_modifiers=None):
+        """by_attractors, by_distance and one_word of an agreement run, recounted from its held-out sentences by
+        the parser; a group no held-out sentence falls in is left out. Returns the labels left out."""
+        groups = {"by_attractors": [("0", 0, 0), ("1", 1, 1), ("2", 2, 2), ("3+", 3, 999)],
+                  "by_distance": [("1", 1, 1), ("2-6", 2, 6), ("7-12", 7, 12), ("13-18", 13, 18), ("19-24", 19, 24),
+                                  ("25+", 25, 999)]}
         count = {key: Counter() for key in groups}
         nearest = {key: Counter() for key in groups}
         one = 0
-        held_out = self.agreement["sentences"]["held_out"]
+        held_out = document["sentences"]["held_out"]
         for text in held_out:
-            analysis = self.parse(text, "agreement")
+            analysis = self.parse(text, "agreement", most_modifiers)
             slot = len(text.split(" ")) - 1
             last_noun_number = analysis.nouns[-1][1]
             for key, value in (("by_attractors", attractors(analysis)), ("by_distance", slot - analysis.subject)):
@@ -325,42 +383,119 @@ class SentencesTest(ProgramTest):
                 count[key][label] += 1
                 nearest[key][label] += last_noun_number == analysis.number
             one += analysis.number == "one"
+        left_out = []
         for key, ranges in groups.items():
-            shown = self.agreement[key]
-            self.assertEqual([group["label"] for group in shown], [label for label, _, _ in ranges])
+            shown = document[key]
+            self.assertEqual([group["label"] for group in shown],
+                             [label for label, _, _ in ranges if count[key][label] > 0], key)
+            left_out += [label for label, _, _ in ranges if count[key][label] == 0]
             for group in shown:
                 with self.subTest(key=key, label=group["label"]):
                     self.assertEqual(group["count"], count[key][group["label"]])
-                    self.assertGreater(group["count"], 0)
                     self.assertAlmostEqual(group["nearest_noun"], nearest[key][group["label"]] / group["count"],
                                            delta=1e-12)
+        self.assertAlmostEqual(document["one_word"], max(one, len(held_out) - one) / len(held_out), delta=1e-12)
+        return left_out
+
+    def test_the_agreement_groups_and_the_one_word_share(self):
+        # Three modifiers of up to five words ("that saw the old cat") put the slot at most 16 words after the
+        # subject's noun: the two farthest groups are empty, and left out.
+        self.assertEqual(self.check_agreement_groups(self.agreement), ["19-24", "25+"])
         # No attractor: every noun has the subject's number. Three: each of the three modifiers holds one noun,
         # all of the other number, the last one too.
         self.assertEqual(self.agreement["by_attractors"][0]["nearest_noun"], 1.0)
         self.assertEqual(self.agreement["by_attractors"][-1]["nearest_noun"], 0.0)
-        self.assertAlmostEqual(self.agreement["one_word"], max(one, len(held_out) - one) / len(held_out), delta=1e-12)
+        # The recurrent model is judged on the same sentences, so its groups are the same but for its answers.
+        self.check_agreement_groups(self.recurrent)
+        for key in ("by_attractors", "by_distance"):
+            self.assertEqual([(group["label"], group["count"], group["nearest_noun"]) for group in self.recurrent[key]],
+                             [(group["label"], group["count"], group["nearest_noun"]) for group in self.agreement[key]])
+        for key in ("by_attractors", "by_distance"):
+            for group in self.recurrent[key]:  # the model's share in a group is a count of its right answers
+                self.assertAlmostEqual(group["model"] * group["count"], round(group["model"] * group["count"]),
+                                       delta=1e-9)
+        held_out = self.recurrent["sentences"]["held_out"]
+        right = sum(group["model"] * group["count"] for group in self.recurrent["by_attractors"])
+        self.assertAlmostEqual(self.recurrent["accuracy"], right / len(held_out), delta=1e-12)
+        right = sum(group["model"] * group["count"] for group in self.recurrent["by_distance"])
+        self.assertAlmostEqual(self.recurrent["accuracy"], right / len(held_out), delta=1e-12)
+
+    # ---- longer sentences: --modifiers ----
+
+    def test_more_modifiers_make_longer_sentences_within_the_rules(self):
+        for task in ("tagging", "agreement"):
+            document = run_json("--task", task, "--modifiers", "5", "--steps", "20", "--list-sentences")
+            self.assertEqual(document["inputs"]["modifiers"], 5)
+            sentences = document["sentences"]["held_out"] + document["sentences"]["training"]
+            found = [self.parse(text, task, 5) for text in sentences]  # each made in one way with at most 5 …
+            counts = Counter(analysis.modifiers for analysis in found)
+            with self.subTest(task=task):
+                self.assertEqual(set(counts), set(range(6)))             # … and every count up to 5 drawn,
+                self.assertGreater(counts[4] + counts[5], 0)             # more than the default allows
+                self.assertTrue(any(analyses(text, task) == set() for text in sentences))
+                # A parser that allows any number finds the same: no sentence has more than 5.
+                self.assertLessEqual(max(self.parse(text, task, MOST_MODIFIERS).modifiers for text in sentences), 5)
+            if task == "agreement":
+                # The slot up to 1 + 5·5 = 26 words after the subject's noun: the groups reach 19-24.
+                self.assertIn("19-24", [group["label"] for group in document["by_distance"]])
+                self.check_agreement_groups(document, 5)
+
+    def test_no_modifier_leaves_the_subject_bare(self):
+        document = run_json("--modifiers", "0", "--steps", "20", "--list-sentences")
+        self.assertEqual(document["inputs"]["modifiers"], 0)
+        sentences = document["sentences"]["held_out"] + document["sentences"]["training"]
+        for text in sentences:
+            self.assertEqual(self.parse(text, "tagging", MOST_MODIFIERS).modifiers, 0, text)
+            self.assertNotIn(RELATIVE, text.split(" "))  # only a modifier has "that"
+        # The predicate keeps its own phrase: a preposition comes only after the verb.
+        self.assertTrue(any(set(text.split(" ")) & set(PREPOSITIONS) for text in sentences))
+        self.assertEqual(self.tagging["inputs"]["modifiers"], 2)  # the defaults, as --help gives them
+        self.assertEqual(self.agreement["inputs"]["modifiers"], 3)
 
     # ---- the same seed, the same run ----
 
     def test_the_same_seed_gives_the_same_bits_and_another_seed_does_not(self):
         again = run_json("--steps", SHORT_STEPS, "--list-sentences", "--weights", "--sentence", FORWARD_SENTENCE)
         self.assertEqual(without_timing(again), without_timing(self.tagging))
+        again = run_json("--task", "agreement", "--model", "recurrent", "--steps", RECURRENT_STEPS, "--list-sentences",
+                         "--sentence", AGREEMENT_SENTENCE)
+        self.assertEqual(without_timing(again), without_timing(self.recurrent))
         other = run_json("--steps", "20", "--seed", "2", "--list-sentences")
         self.assertNotEqual(other["samples"], self.tagging["samples"])
         self.assertNotEqual(other["sentences"]["held_out"], self.tagging["sentences"]["held_out"])
+
+    def test_both_models_are_judged_and_trained_on_the_same_sentences(self):
+        # Each model's weights come from a stream of their own: the seed alone decides the sentences.
+        self.assertEqual(self.recurrent["inputs"]["model"], "recurrent")
+        self.assertEqual(self.agreement["inputs"]["model"], "attention")
+        self.assertEqual(self.recurrent["sentences"]["held_out"], self.agreement["sentences"]["held_out"])
+        for task in ("tagging", "agreement"):
+            common = ["--task", task, "--steps", "20", "--list-sentences"]
+            attention = run_json(*common)
+            runs = {"recurrent": run_json(*common, "--model", "recurrent")}
+            if task == "tagging":
+                runs["2 layers"] = run_json(*common, "--layers", "2")  # more weights drawn, the same sentences
+            for name, other in runs.items():
+                with self.subTest(task=task, model=name):
+                    self.assertEqual(other["sentences"]["held_out"], attention["sentences"]["held_out"])
+                    self.assertEqual(other["sentences"]["training"], attention["sentences"]["training"])
+                    self.assertEqual(other["samples"], attention["samples"])
+                    self.assertEqual(other["data"], attention["data"])
+                    self.assertNotEqual(other["accuracy"], attention["accuracy"])  # and yet another model
 
     # ---- it learns ----
 
     def test_a_short_run_learns_beyond_one_word_at_a_time(self):
         # The floors were chosen from seeds 1-10 (the one run here is seed 1), each with a margin below the
-        # worst seed. At 300 steps: tagging 94.8-96.9 % of held-out words (floor 93.5 %), above the one-word
-        # ceiling of each seed (92.1-93.3 %); ambiguous words 72.4-84.7 %, 12.4 points or more above their
-        # one-word ceiling (59.1-64.1 %; floor 5 points); agreement 91.8-99.9 % (floor 85 %), 91.2-99.8 % on
-        # subjects with an attractor (floor 85 %); the mean loss of the last 100 steps 4.5-6.6 times below that
-        # of the first 100 (floor 3). At 60 steps (SLOW): tagging 91.2-93.6 % (floor 85 %), still at about the
-        # one-word ceiling; agreement 84.8-96.4 % and with an attractor 85.1-94.4 % (floors 75 %), against the
-        # 50-52 % of always saying the commoner number. In every group of 1, 2 or 3+ attractors the model beats
-        # "the verb agrees with the last noun" by 52.6 points or more at 300 steps, 47.8 at 60 (floor 25).
+        # worst seed. At 300 steps: tagging 95.1-96.7 % of held-out words (floor 93.5 %), above the one-word
+        # ceiling of each seed (91.5-93.1 %); ambiguous words 73.9-83.5 %, 10.6 points or more above their
+        # one-word ceiling (56.9-64.6 %; floor 5 points); agreement 91.9-100 % (floor 85 %), 89.6-100 % on
+        # subjects with an attractor (floor 85 %); the mean loss of the last 100 steps 4.4-6.9 times below that
+        # of the first 100 (floor 3). At 60 steps (SLOW): tagging 91.5-93.4 % (floor 85 %), still at about the
+        # one-word ceiling; agreement 80.1-92.3 % (floor 70 %) and with an attractor 72.6-92.3 % (floor 65 %),
+        # against the 50.0-52.4 % of always saying the commoner number. In every group of 1, 2 or 3+ attractors
+        # the model beats "the verb agrees with the last noun" by 54.3 points or more at 300 steps, 36.1 at 60
+        # (floor 25).
         tagging, agreement = self.tagging, self.agreement
         with_attractor = [group for group in agreement["by_attractors"] if group["label"] != "0"]
         hard = sum(group["model"] * group["count"] for group in with_attractor) / sum(
@@ -370,8 +505,8 @@ class SentencesTest(ProgramTest):
         self.assertGreater(agreement["accuracy"], agreement["one_word"] + 0.2)
         if SLOW:
             self.assertGreater(tagging["accuracy"], 0.85)
-            self.assertGreater(agreement["accuracy"], 0.75)
-            self.assertGreater(hard, 0.75)
+            self.assertGreater(agreement["accuracy"], 0.7)
+            self.assertGreater(hard, 0.65)
             return
         self.assertGreater(tagging["accuracy"], 0.935)
         self.assertGreater(tagging["accuracy"], tagging["one_word_ceiling"])
@@ -379,6 +514,50 @@ class SentencesTest(ProgramTest):
         self.assertGreater(agreement["accuracy"], 0.85)
         self.assertGreater(hard, 0.85)
         self.assertLess(tagging["training"]["loss"][-1], tagging["training"]["loss"][0] / 3)
+
+    def test_a_short_run_of_the_recurrent_model_learns_agreement(self):
+        # The floors were chosen from seeds 1-5 (the one run here is seed 1), each with a margin below the worst
+        # seed. At 300 steps: 87.6-91.4 % of held-out subjects (floor 80 %), 84.3-91.0 % of those with an
+        # attractor (floor 75 %), against the 50.0-52.4 % of always saying the commoner number; in every group of
+        # 1, 2 or 3+ attractors 50.4 points or more above "the verb agrees with the last noun" (floor 25); the
+        # mean loss of the last 100 steps 1.9-2.4 times below that of the first 100 (floor 1.5). Seeds 6-10 give
+        # 86.1-91.5 % but for seed 9, which has not yet learned at 300 steps (54.8 %): the floors are the book
+        # seed's, not any seed's. The attention model at the same steps does better on each of seeds 1-5, by
+        # 3.5-11.8 points.
+        recurrent = self.recurrent
+        with_attractor = [group for group in recurrent["by_attractors"] if group["label"] != "0"]
+        hard = sum(group["model"] * group["count"] for group in with_attractor) / sum(
+            group["count"] for group in with_attractor)
+        for group in with_attractor:
+            self.assertGreater(group["model"], group["nearest_noun"] + 0.25, group)
+        self.assertGreater(recurrent["accuracy"], 0.8)
+        self.assertGreater(hard, 0.75)
+        self.assertGreater(recurrent["accuracy"], recurrent["one_word"] + 0.2)
+        self.assertLess(recurrent["training"]["loss"][-1], recurrent["training"]["loss"][0] / 1.5)
+        if not SLOW:  # the same steps for both models
+            self.assertGreater(self.agreement["accuracy"], recurrent["accuracy"])
+
+    def test_each_model_has_the_learned_numbers_of_its_shapes(self):
+        vocabulary = len(WORDS) + 1  # the language's words and the slot
+        self.assertEqual(self.recurrent["parameters"], recurrent_parameters(vocabulary, len(NUMBERS)))
+        self.assertEqual(self.tagging["parameters"], attention_parameters(vocabulary, len(TAGS), 1))
+        self.assertEqual(self.agreement["parameters"], attention_parameters(vocabulary, len(NUMBERS), 1))
+        # … and as many as the weights the attention model puts in its JSON.
+        for document in (self.tagging, self.agreement):
+            self.assertEqual(document["parameters"], numbers_in(document["weights"]))
+        for document in (self.tagging, self.agreement, self.recurrent):
+            self.assertEqual((document["inputs"]["d_model"], document["inputs"]["d_ff"], document["inputs"]["heads"]),
+                             (D_MODEL, D_FF, HEADS))
+        deeper = run_json("--layers", "2", "--steps", "1", "--sentence", "I saw a saw")
+        self.assertEqual(deeper["parameters"], attention_parameters(vocabulary, len(TAGS), 2))
+        recurrent_tagging = run_json("--model", "recurrent", "--steps", "1")
+        self.assertEqual(recurrent_tagging["parameters"], recurrent_parameters(vocabulary, len(TAGS)))
+        # A recurrence has no heads: nothing to say where they look.
+        for document in (self.recurrent, recurrent_tagging):
+            self.assertEqual(document["heads"], [])
+            self.assertEqual(document["reading"]["attention"], [])
+            self.assertEqual(document["reading"]["looks_at"], [])
+            self.assertNotIn("weights", document)
 
     # ---- the model rerun in NumPy ----
 
@@ -408,6 +587,33 @@ class SentencesTest(ProgramTest):
         self.check_reading(self.agreement, AGREEMENT_SENTENCE.split(" ") + [SLOT])
         deeper = run_json("--layers", "2", "--steps", "20", "--weights", "--sentence", "i SAW a Saw")
         self.check_reading(deeper, ["I", "saw", "a", "saw"])  # any case in, the vocabulary's spelling out
+
+    def check_softmax_reading(self, document, expected_words):
+        """What holds of any model's reading: a row of probabilities per answer, each summing to 1, and the answer
+        the most probable output."""
+        reading = document["reading"]
+        self.assertEqual(reading["words"], expected_words)
+        probabilities = np.array(reading["probabilities"])
+        rows = 1 if document["task"] == "agreement" else len(expected_words)
+        self.assertEqual(probabilities.shape, (rows, len(document["outputs"])))
+        self.assertTrue((probabilities > 0).all())
+        np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+        self.assertEqual(reading["answers"], [document["outputs"][k] for k in probabilities.argmax(axis=1)])
+        return probabilities
+
+    def test_the_recurrent_model_reads_left_to_right(self):
+        self.assertEqual(self.recurrent["outputs"], list(NUMBERS))
+        self.check_softmax_reading(self.recurrent, AGREEMENT_SENTENCE.split(" ") + [SLOT])
+        # Word t's tag comes from words 0 … t alone: changing the last word leaves every earlier row as it was, bit
+        # for bit. Attention reads the whole sentence at every word: there every row changes.
+        first, second = "the dog sees the cat", "the dog sees the cats"
+        for model in ("recurrent", "attention"):
+            before, after = [self.check_softmax_reading(run_json("--model", model, "--steps", "20", "--sentence", text),
+                                                        text.split(" ")) for text in (first, second)]
+            changed = (before != after).any(axis=1)  # for each word, whether its row changed
+            with self.subTest(model=model):
+                self.assertTrue(changed[-1])
+                self.assertEqual(list(changed[:-1]), [model == "attention"] * (len(changed) - 1))
 
     def test_a_forward_pass_in_numpy_gives_the_held_out_accuracy_and_where_the_heads_look(self):
         for document in (self.tagging, self.agreement):
@@ -454,15 +660,17 @@ class SentencesTest(ProgramTest):
                                                delta=1e-12)
 
     def test_each_seed_of_the_table_is_that_seed_trained_alone(self):
-        for task in ("tagging", "agreement"):
-            document = run_json("--task", task, "--seeds", "3,1", "--steps", "20")
+        for task, model in (("tagging", "attention"), ("agreement", "attention"), ("agreement", "recurrent")):
+            document = run_json("--task", task, "--model", model, "--seeds", "3,1", "--steps", "20")
+            self.assertEqual((document["task"], document["model"]), (task, model))
             self.assertEqual([row["seed"] for row in document["runs"]], [3, 1])
             for row in document["runs"]:
-                alone = run_json("--task", task, "--seed", str(row["seed"]), "--steps", "20")
-                with self.subTest(task=task, seed=row["seed"]):
+                alone = run_json("--task", task, "--model", model, "--seed", str(row["seed"]), "--steps", "20")
+                with self.subTest(task=task, model=model, seed=row["seed"]):
                     self.assertEqual(row["accuracy"], alone["accuracy"])
-                    self.assertEqual(row["best_peak_share"],
-                                     max(head["peak_share"] for layer in alone["heads"] for head in layer))
+                    if model == "attention":
+                        self.assertEqual(row["best_peak_share"],
+                                         max(head["peak_share"] for layer in alone["heads"] for head in layer))
                     if task == "tagging":
                         self.assertEqual(row["hard_accuracy"], alone["ambiguous"]["accuracy"])
                         self.assertEqual(row["one_word_hard"], alone["ambiguous"]["one_word_ceiling"])
@@ -472,7 +680,9 @@ class SentencesTest(ProgramTest):
                                                sum(group["model"] * group["count"] for group in hard)
                                                / sum(group["count"] for group in hard), delta=1e-12)
                         self.assertEqual(row["one_word_hard"], alone["one_word"])
-            for key in ("accuracy", "hard_accuracy", "best_peak_share"):
+                        self.assertEqual(row["by_distance"], alone["by_distance"])
+            keys = ("accuracy", "hard_accuracy") + (("best_peak_share",) if model == "attention" else ())
+            for key in keys:
                 values = [row[key] for row in document["runs"]]
                 self.assertEqual(document[key]["worst"], min(values))
                 self.assertAlmostEqual(document[key]["median"], sum(values) / 2, delta=1e-15)
@@ -494,14 +704,14 @@ class SentencesTest(ProgramTest):
     def test_the_default_agreement_run_looks_at_the_subject(self):
         document = run_json("--task", "agreement")
         # Over seeds 1-5 at 1500 steps the best head's largest weight from the slot lands on the subject's noun
-        # in 58-96 % of the held-out subjects (seed 1: 77 %); the floor, 50 %, is far above what a head that
+        # in 52-89 % of the held-out subjects (seed 1: 53 %); the floor, 40 %, is far above what a head that
         # looks anywhere would give (one word of the 2-19 before the slot).
         best = max(head["peak_share"] for layer in document["heads"] for head in layer)
-        self.assertGreater(best, 0.5)
+        self.assertGreater(best, 0.4)
         self.assertEqual(document["reading"]["words"], ["the", "key", "to", "the", "cabinets", SLOT])
         self.assertEqual(document["reading"]["answers"], ["one"])
         self.assertEqual(self.parse("the key to the cabinets [verb]", "agreement").number, "one")
-        # Seeds 1-5: 96.5-100 % of held-out subjects.
+        # Seeds 1-5: 99.0-100 % of held-out subjects.
         self.assertGreater(document["accuracy"], 0.9)
 
     # ---- the language ----
@@ -533,7 +743,8 @@ class SentencesTest(ProgramTest):
                     "verb, past": [PAST], "preposition": PREPOSITIONS, "relative": [RELATIVE]}
         printed = {line["class"]: re.sub(r"\s*\(.*\)$", "", line["words"]).split(" ") for line in document["lexicon"]}
         self.assertEqual(printed, {key: list(words) for key, words in expected.items()})
-        self.assertIn("up to 2 modifiers (3 in the agreement task)", document["rules"][-1])
+        self.assertIn(f"up to {MODIFIERS['tagging']} modifiers ({MODIFIERS['agreement']} for agreement; --modifiers)",
+                      document["rules"][-1])
         tables = run("--language").stdout
         for rule in document["rules"]:
             self.assertIn(rule, tables)
@@ -543,7 +754,8 @@ class SentencesTest(ProgramTest):
     # ---- the command line ----
 
     def test_help(self):
-        self.assert_help_lists("--task", "--sentence", "--steps", "--seed", "--seeds", "--layers", "--weights",
+        self.assert_help_lists("--task", "--model", "attention|recurrent", "--modifiers", f"0 to {MOST_MODIFIERS}",
+                               "--sentence", "--steps", "--seed", "--seeds", "--layers", "--weights",
                                "--list-sentences", "--language", "--json", "--json-file")
 
     def test_bad_inputs(self):
@@ -563,7 +775,17 @@ class SentencesTest(ProgramTest):
             (["--seeds", "1,,2"], "--seeds"),
             (["--seeds", "1,2", "--weights"], "--seeds"),
             (["--seed", "-1"], "--seed"),
+            (["--model", "nonsense"], "--model"),
+            (["--model", "recurrent", "--weights"], "--weights"),
+            (["--model", "recurrent", "--layers", "2"], "--layers"),
+            (["--modifiers", str(MOST_MODIFIERS + 1)], "--modifiers"),
+            (["--modifiers", "x"], "--modifiers"),
+            (["--modifiers", "-1"], "--modifiers"),
+            # With no phrase after the noun there are fewer different subjects than the held-out set's 1000
+            # (4 or 3 determiners, 6 adjective choices, 14 nouns per number: 588), so it is refused, not looped on.
+            (["--task", "agreement", "--modifiers", "0"], "--modifiers"),
         ])
+        self.assert_refused(["--model", "nonsense"], "'nonsense'")
         # The word the program does not know is named, as typed.
         self.assert_refused(["--sentence", "the dogg sees it"], "'dogg'")
         self.assert_refused(["--sentence", "the dog [verb]"], "'[verb]'")

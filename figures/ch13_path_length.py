@@ -1,0 +1,51 @@
+"""Chapter 13: chapter 7's path-length argument, measured. Held-out accuracy
+on agreement against the distance from the subject's noun to the verb's slot,
+for the small Transformer (one step from any word to any other) and for
+chapter 7's recurrent layer (one step per word), both trained on subjects
+with up to 8 phrases after the noun, from five seeds each. A line is the
+median over the seeds, the band runs from the worst seed to the best; the
+grey line is the rule "the verb takes the number of the last noun"."""
+import numpy as np
+
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+series = [("sentences_long_seeds", "attention", "#1f77b4", "o"),
+          ("sentences_long_recurrent_seeds", "recurrent layer", "#d62728", "s")]
+
+
+def by_label(run, key):
+    """Per distance group (in order of distance), the value of `key` in each seed."""
+    labels = []
+    for seed in run["runs"]:
+        labels += [group["label"] for group in seed["by_distance"] if group["label"] not in labels]
+    labels.sort(key=lambda label: int(label.split("-")[0].rstrip("+")))
+    values = [[100.0 * group[key] for seed in run["runs"] for group in seed["by_distance"] if group["label"] == label]
+              for label in labels]
+    return labels, values
+
+
+figure, (whole, near) = plt.subplots(1, 2, figsize=(7.0, 3.0), layout="constrained", width_ratios=[1.0, 1.0])
+rule_labels, rule = by_label(load_run(options.outputs, series[0][0]), "nearest_noun")
+for axes, low in ((whole, 0), (near, 90)):
+    for run_name, name, colour, marker in series:
+        labels, values = by_label(load_run(options.outputs, run_name), "model")
+        x = np.arange(len(labels))
+        axes.fill_between(x, [min(v) for v in values], [max(v) for v in values], color=colour, alpha=0.18,
+                          linewidth=0)
+        axes.plot(x, [np.median(v) for v in values], color=colour, marker=marker, markersize=4,
+                  label=f"{name} (median)")
+    if low == 0:
+        axes.plot(np.arange(len(rule_labels)), [np.median(v) for v in rule], color="0.55", linestyle="--",
+                  marker=".", label="rule: the last noun")
+        axes.legend(loc="lower left", frameon=False, fontsize=8)
+        axes.set_title("Accuracy by distance", fontsize=10)
+    else:
+        axes.set_title("The same, from 90 %", fontsize=10)
+    axes.set_xticks(np.arange(len(rule_labels)), rule_labels, fontsize=8)
+    axes.set_xlabel("positions from the subject's noun to the verb", fontsize=9)
+    axes.set_ylim(low, 100.8 if low else 105)
+    axes.tick_params(axis="y", labelsize=9)
+    axes.spines[["top", "right"]].set_visible(False)
+whole.set_ylabel("held-out accuracy (%)", fontsize=9)
+save(figure, options.out)
