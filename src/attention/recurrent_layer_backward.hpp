@@ -21,10 +21,9 @@ struct RecurrentLayerGradients {
 /// at a time: the gradient reaching h_t is what the loss gives h_t directly
 /// (row t of @p states_gradient) plus what h_(t+1) passes back through W.
 /// With a_t = W h_(t−1) + U x_t and h_t = tanh(a_t):
-///
-///     ∂L/∂a_t = ∂L/∂h_t ⊙ (1 − h_t²)
-///     ∂L/∂W  += ∂L/∂a_t h_(t−1)ᵀ      ∂L/∂U += ∂L/∂a_t x_tᵀ
-///     ∂L/∂x_t = Uᵀ ∂L/∂a_t            ∂L/∂h_(t−1) += Wᵀ ∂L/∂a_t
+/// - ∂L/∂a_t = ∂L/∂h_t ⊙ (1 − h_t²);
+/// - ∂L/∂W gains ∂L/∂a_t h_(t−1)ᵀ, and ∂L/∂U gains ∂L/∂a_t x_tᵀ;
+/// - ∂L/∂x_t = Uᵀ ∂L/∂a_t, and ∂L/∂h_(t−1) gains Wᵀ ∂L/∂a_t.
 ///
 /// A gradient that must travel from step t back to step s is multiplied by
 /// Wᵀ and by a tanh slope at most 1, t − s times: chapter 7's path length,
