@@ -67,7 +67,6 @@ NAMED_AHEAD = {
     ("dot product", "chapters/00_preface/index"): "q · k is the dot product",
     ("self-attention", "chapters/00_preface/index"): "four texts written to teach self-attention",
     ("ReLU", "chapters/00_preface/index"): "softmax has been replaced with ReLU (chapter 3)",
-    ("Transformer", "chapters/00_preface/index"): "a Korean-language worked example titled Transformer example",
     ("weighted sum", "chapters/01_dot_product/index"): "The output is a weighted sum of the values",
     ("NaN", "chapters/02_scaling_variance/index"): "the measured variance infinite or NaN",
     ("NaN", "chapters/03_softmax/index"): "so it gives the NaN below the same way on every build",
