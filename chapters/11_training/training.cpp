@@ -61,44 +61,10 @@ Sequence predictions(const attention::Matrix& logits) {
   return answer;
 }
 
-void add_into(std::vector<attention::ParameterBlock> sum, const std::vector<attention::ParameterBlock>& term) {
-  for (std::size_t b = 0; b < sum.size(); ++b) {
-    Eigen::Map<Eigen::ArrayXd>(sum[b].data, sum[b].size) += Eigen::Map<const Eigen::ArrayXd>(term[b].data, term[b].size);
-  }
-}
-
 bool all_finite(const std::vector<attention::ParameterBlock>& blocks) {
   return std::all_of(blocks.begin(), blocks.end(), [](const attention::ParameterBlock& block) {
     return Eigen::Map<const Eigen::ArrayXd>(block.data, block.size).allFinite();
   });
-}
-
-nlohmann::json weights_json(const attention::TokenClassifierWeights& weights) {
-  const auto norm = [](const attention::LayerNormParameters& p) {
-    return nlohmann::json{{"gain", program::matrix_json(p.gain)}, {"bias", program::matrix_json(p.bias)}};
-  };
-  nlohmann::json layers = nlohmann::json::array();
-  for (const attention::EncoderLayerWeights& layer : weights.layers) {
-    nlohmann::json heads = nlohmann::json::array();
-    for (const attention::HeadProjections& head : layer.attention.heads) {
-      heads.push_back({{"query", program::matrix_json(head.query)},
-                       {"key", program::matrix_json(head.key)},
-                       {"value", program::matrix_json(head.value)}});
-    }
-    layers.push_back({{"heads", heads},
-                      {"output", program::matrix_json(layer.attention.output)},
-                      {"attention_norm", norm(layer.attention_norm)},
-                      {"feed_forward",
-                       {{"w1", program::matrix_json(layer.feed_forward.w1)},
-                        {"b1", program::matrix_json(layer.feed_forward.b1)},
-                        {"w2", program::matrix_json(layer.feed_forward.w2)},
-                        {"b2", program::matrix_json(layer.feed_forward.b2)}}},
-                      {"feed_forward_norm", norm(layer.feed_forward_norm)}});
-  }
-  return {{"embedding", program::matrix_json(weights.embedding)},
-          {"layers", layers},
-          {"readout", program::matrix_json(weights.readout)},
-          {"readout_bias", program::matrix_json(weights.readout_bias)}};
 }
 
 }  // namespace
@@ -177,7 +143,7 @@ double Trainer::train_one_step() {
       gradient_sum = std::move(gradients);
       sum_blocks = attention::parameter_blocks(gradient_sum);
     } else {
-      add_into(sum_blocks, attention::parameter_blocks(gradients));
+      attention::add_into(sum_blocks, attention::parameter_blocks(gradients));
     }
   }
   for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
@@ -507,7 +473,7 @@ nlohmann::json to_json(const Result& result) {
       {"example_source_peak", result.example_source_peak},
       {"seconds", program::number_json(result.seconds)},
   });
-  if (result.weights) document["weights"] = weights_json(*result.weights);
+  if (result.weights) document["weights"] = program::token_classifier_json(*result.weights);
   return document;
 }
 

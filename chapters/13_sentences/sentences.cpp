@@ -75,12 +75,6 @@ attention::CrossEntropy loss_and_gradient(Task task, const attention::Matrix& lo
 }
 // [loss_and_gradient]
 
-void add_into(const std::vector<attention::ParameterBlock>& sum, const std::vector<attention::ParameterBlock>& term) {
-  for (std::size_t b = 0; b < sum.size(); ++b) {
-    Eigen::Map<Eigen::ArrayXd>(sum[b].data, sum[b].size) += Eigen::Map<const Eigen::ArrayXd>(term[b].data, term[b].size);
-  }
-}
-
 // The model's answers: a tag per word, or the number at the slot.
 std::vector<Eigen::Index> answers(Task task, const attention::Matrix& logits) {
   std::vector<Eigen::Index> chosen;
@@ -372,7 +366,7 @@ void train_steps(Trained& trained, Drawing& drawing, std::set<Words>& training_w
         sum = std::move(gradients);
         sum_blocks = Model::blocks(sum);
       } else {
-        add_into(sum_blocks, Model::blocks(gradients));
+        attention::add_into(sum_blocks, Model::blocks(gradients));
       }
     }
     for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
@@ -558,34 +552,6 @@ nlohmann::json sentence_json(Task task, const Sentence& sentence) {
   return document;
 }
 
-nlohmann::json weights_json(const attention::TokenClassifierWeights& weights) {
-  const auto norm = [](const attention::LayerNormParameters& p) {
-    return nlohmann::json{{"gain", program::matrix_json(p.gain)}, {"bias", program::matrix_json(p.bias)}};
-  };
-  nlohmann::json layers = nlohmann::json::array();
-  for (const attention::EncoderLayerWeights& layer : weights.layers) {
-    nlohmann::json heads = nlohmann::json::array();
-    for (const attention::HeadProjections& head : layer.attention.heads) {
-      heads.push_back({{"query", program::matrix_json(head.query)},
-                       {"key", program::matrix_json(head.key)},
-                       {"value", program::matrix_json(head.value)}});
-    }
-    layers.push_back({{"heads", heads},
-                      {"output", program::matrix_json(layer.attention.output)},
-                      {"attention_norm", norm(layer.attention_norm)},
-                      {"feed_forward",
-                       {{"w1", program::matrix_json(layer.feed_forward.w1)},
-                        {"b1", program::matrix_json(layer.feed_forward.b1)},
-                        {"w2", program::matrix_json(layer.feed_forward.w2)},
-                        {"b2", program::matrix_json(layer.feed_forward.b2)}}},
-                      {"feed_forward_norm", norm(layer.feed_forward_norm)}});
-  }
-  return {{"embedding", program::matrix_json(weights.embedding)},
-          {"layers", layers},
-          {"readout", program::matrix_json(weights.readout)},
-          {"readout_bias", program::matrix_json(weights.readout_bias)}};
-}
-
 std::vector<std::string> output_names(Task task) {
   std::vector<std::string> names;
   if (task == Task::agreement) return {number_name(Number::one), number_name(Number::many)};
@@ -699,7 +665,7 @@ nlohmann::json to_json(const Result& result) {
     document["by_distance"] = groups_json(result.by_distance);
     document["one_word"] = result.one_word_agreement;
   }
-  if (result.weights) document["weights"] = weights_json(*result.weights);
+  if (result.weights) document["weights"] = program::token_classifier_json(*result.weights);
   if (result.inputs.list_sentences) {
     document["sentences"] = {{"training", result.training_sentences}, {"held_out", result.held_out_sentences}};
   }

@@ -92,4 +92,16 @@ class Adam {
   long long steps_ = 0;
 };
 
+/// @brief Adds each block of @p term into the matching block of @p sum: how a batch's gradients are summed.
+/// @param sum blocks to add into (they point into a gradient being summed)
+/// @param term blocks of the same sizes, in the same order
+/// @throws std::invalid_argument if the blocks do not match in number or size
+inline void add_into(const std::vector<ParameterBlock>& sum, const std::vector<ParameterBlock>& term) {
+  if (sum.size() != term.size()) throw std::invalid_argument("add_into: the two lists of blocks differ in length");
+  for (std::size_t b = 0; b < sum.size(); ++b) {
+    if (sum[b].size != term[b].size) throw std::invalid_argument("add_into: two matching blocks differ in size");
+    Eigen::Map<Eigen::ArrayXd>(sum[b].data, sum[b].size) += Eigen::Map<const Eigen::ArrayXd>(term[b].data, term[b].size);
+  }
+}
+
 }  // namespace attention
