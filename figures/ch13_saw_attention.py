@@ -1,10 +1,10 @@
 """Chapter 13: where each word of "I saw a saw" looks, in the trained tagger,
 one panel per head. A row is the word that reads, with the tag the model gives
 it; a column is a word it reads; each row sums to 1. The box marks the largest
-weight in each row, and the two "saw" rows are in bold: one head sends each
-"saw" to the word just before it ("I", then "a"), which is what tells verb from
-noun. The panel titles give each head's mean weight, over the held-out
-ambiguous words, from the ambiguous word to the word before it."""
+weight in each row, and the two "saw" rows are in bold: the word just before
+each is what tells a verb from a noun in the chapter's language. The panel
+titles give each head's mean weight, over the held-out ambiguous words, from
+the ambiguous word to the word before it."""
 import numpy as np
 
 from figure_style import arguments, load_run, plt, save
