@@ -110,21 +110,30 @@ function resolvePointer(document, pointer) {
 }
 
 // As interactive.js writes a number (and the programs' tables print it).
-function numberText(value, decimals = 4) {
-  if (value === 'inf') return '∞';
-  if (value === '-inf') return '−∞';
-  if (value === 'NaN') return 'NaN';
-  if (typeof value !== 'number') return String(value);
-  // From 1e15 up in size, in scientific notation ("1.2346e20", "1e308"), as program::number_text writes it.
-  if (Math.abs(value) >= 1e15 && Number.isFinite(value)) {
-    const [mantissa, exponent] = value.toExponential(decimals).split('e');
-    const shortened = mantissa.includes('.') ? mantissa.replace(/0+$/, '').replace(/\.$/, '') : mantissa;
-    return `${shortened}e${exponent.replace('+', '')}`.replace('-', '−');
-  }
-  let text = value.toFixed(decimals);
-  if (text.includes('.')) text = text.replace(/0+$/, '').replace(/\.$/, '');
-  if (/^-0(\.0*)?$/.test(text)) text = '0';
-  return text.replace('-', '−');
+// Whether `text` shows `value` as the book writes numbers, checked from the outside rather
+// than by formatting the value again: a minus sign (U+2212), not a hyphen; at most 4
+// decimals; from 1e15 up, a mantissa and an exponent ("1.2346e20"); infinities and NaN as
+// symbols; and, read back, the exact value rounded to the places shown, or to 2 places if
+// fewer are shown (of the mantissa, in scientific notation).
+function showsRounded(text, value) {
+  if (value === 'inf') return text === '∞';
+  if (value === '-inf') return text === '−∞';
+  if (value === 'NaN') return text === 'NaN';
+  if (typeof value !== 'number') return text === String(value);
+  if (text.includes('-')) return false;
+  const match = /^(−?)(\d+)(?:\.(\d{1,4}))?(?:e(−?\d+))?$/.exec(text);
+  if (!match) return false;
+  const [, sign, whole, decimals = '', exponentText] = match;
+  const scientific = exponentText !== undefined;
+  if (scientific !== (Math.abs(value) >= 1e15)) return false;
+  if (decimals.endsWith('0')) return false;  // trailing zeros are dropped
+  if (sign && Number(whole) === 0 && !decimals && !scientific) return false;  // no "−0"
+  const exponent = scientific ? Number(exponentText.replace('−', '-')) : 0;
+  const shown = Number(`${sign ? '-' : ''}${whole}.${decimals || '0'}`) * 10 ** exponent;
+  // Shown to k decimals, it is a rounding to k or more places with the zeros after them
+  // dropped, and never to fewer than 2: within half a unit of place max(k, 2).
+  const place = Math.max(decimals.length, 2);
+  return Math.abs(shown - value) <= 0.5 * 10 ** (exponent - place) * (1 + 1e-9);
 }
 
 // In the page, in one call: change a control (if `change` says which), wait
@@ -209,9 +218,10 @@ async function compare(shown, bin, what, problems, stats) {
       problems.push(`${what}: ${number.key} is ${number.exact} in the page, ${exact} natively (${JSON.stringify(shown.arguments)})`);
       continue;
     }
-    // The page writes 4 decimals, or fewer where a figure asks (heatmap cells: 3).
-    if (number.text !== numberText(value) && number.text !== numberText(value, 3) && number.text !== numberText(value, 2)) {
-      problems.push(`${what}: ${number.key} reads "${number.text}", expected "${numberText(value)}"`);
+    // What the page shows must be the number, rounded: read back, within half a unit of its
+    // coarsest allowed place (the page writes 4 decimals, or 3 or 2 where a figure asks).
+    if (!showsRounded(number.text, value)) {
+      problems.push(`${what}: ${number.key} reads "${number.text}", which is not ${JSON.stringify(value)} rounded`);
     }
   }
 }

@@ -1,4 +1,5 @@
 // The random numbers of chapter 2: mulberry32, Box–Muller normals, and footnote 4's experiment.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -80,8 +81,17 @@ TEST_CASE("a uniform is exactly the 32-bit output divided by 2³²", "[ch02]") {
   CHECK(generator.next_uniform() == 11749833.0 / 4294967296.0);
   Mulberry32 zero(2463401483);
   CHECK(zero.next_uniform() == 0.0);
-  // The largest output, 2³² − 1, stays below 1.
-  CHECK(4294967295.0 / 4294967296.0 < 1.0);
+  // Every uniform of a long stream lies in [0, 1), the largest output included.
+  Mulberry32 stream(20170612);
+  double smallest = 1.0, largest = 0.0;
+  for (int i = 0; i < 100000; ++i) {
+    const double u = stream.next_uniform();
+    smallest = std::min(smallest, u);
+    largest = std::max(largest, u);
+  }
+  CHECK(smallest >= 0.0);
+  CHECK(largest < 1.0);
+  CHECK(largest > 0.9999);  // and the stream does reach close to 1
 }
 
 // Box–Muller by hand: z = √(−2 ln u₁) · cos(2π u₂), with u = output / 2³² from the
