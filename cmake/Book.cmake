@@ -49,8 +49,34 @@ function(book_python_test)
     COST ${arg_COST})
 endfunction()
 
+# book_chapter([PAGE_SPEED] [PROGRAM name] [LABEL chNN] [SOURCES ...] [FIGURES ...]), called
+# from chapters/NN_slug/CMakeLists.txt. What is not given follows from the folder's name:
+# the program is the slug, the label chNN, the sources every .cpp file of the folder
+# (main.cpp among them), and the figures every figures/chNN_*.py. PAGE_SPEED compiles
+# the computation for speed in the page's module (cmake/BookPage.cmake).
 function(book_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 arg "PAGE_SPEED" "PROGRAM;LABEL" "SOURCES;FIGURES")
+  cmake_path(GET CMAKE_CURRENT_SOURCE_DIR FILENAME folder)
+  if(NOT folder MATCHES "^([0-9][0-9])_([a-z0-9_]+)$")
+    message(FATAL_ERROR "book_chapter: the folder ${folder} is not named NN_slug (two digits, an underscore, a slug)")
+  endif()
+  set(number ${CMAKE_MATCH_1})
+  if(NOT arg_PROGRAM)
+    set(arg_PROGRAM ${CMAKE_MATCH_2})
+  endif()
+  if(NOT arg_LABEL)
+    set(arg_LABEL ch${number})
+  endif()
+  if(NOT arg_SOURCES)
+    file(GLOB arg_SOURCES RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+    list(SORT arg_SOURCES)
+  endif()
+  if(NOT arg_FIGURES)
+    file(GLOB figure_scripts RELATIVE ${PROJECT_SOURCE_DIR}/figures CONFIGURE_DEPENDS
+         ${PROJECT_SOURCE_DIR}/figures/ch${number}_*.py)
+    list(SORT figure_scripts)
+    list(TRANSFORM figure_scripts REPLACE "\\.py$" "" OUTPUT_VARIABLE arg_FIGURES)
+  endif()
   set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_LABELS ${arg_LABEL})
   # The chapter's computation (its sources but main.cpp), compiled once: the
   # program links it, and so does what calls the chapters' page programs
