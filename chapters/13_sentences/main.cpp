@@ -9,7 +9,8 @@
 // as one JSON document.
 //
 // While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
-// The computation is in sentences.cpp and grammar.cpp; this file reads the command line and prints.
+// The computation is in sentences.cpp and grammar.cpp, the JSON, tables and flags in sentences_output.cpp;
+// this file reads the command line and prints.
 #include <iostream>
 
 #include <fmt/format.h>

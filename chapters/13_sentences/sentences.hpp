@@ -34,6 +34,9 @@ std::string task_name(Task task);
 enum class Model { attention, recurrent };
 std::string model_name(Model model);
 
+/// Held-out sentences measured at each logged point of training (all of them after the last step).
+inline constexpr std::size_t logged_held_out = 200;
+
 /// Adam's settings with α = 0.006.
 inline attention::AdamSettings faster_adam() {
   attention::AdamSettings settings;

@@ -1,0 +1,513 @@
+// Chapter 13's front ends: the JSON, the tables, the flags and the page's entry. The computation they
+// report is in sentences.cpp (training, the measures) and grammar.cpp (the language).
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "program/integer_list.hpp"
+#include "program/json_output.hpp"
+#include "program/page_program.hpp"
+#include "program/table.hpp"
+#include "program/usage_error.hpp"
+#include "sentences.hpp"
+
+namespace sentences {
+
+namespace {
+
+constexpr std::uint64_t max_steps = 100'000;
+constexpr std::uint64_t max_layers = 4;
+constexpr std::uint64_t max_modifiers = 10;
+constexpr std::size_t max_seeds = 20;
+constexpr std::size_t max_sentence_words = 40;
+
+}  // namespace
+
+namespace {
+
+nlohmann::json sentence_json(Task task, const Sentence& sentence) {
+  nlohmann::json tags = nlohmann::json::array();
+  for (const Tag tag : sentence.tags) tags.push_back(tag_name(tag));
+  nlohmann::json document{{"text", text_of(sentence.words)}, {"words", sentence.words}};
+  if (task == Task::tagging) {
+    document["tags"] = tags;
+  } else {
+    document["number"] = number_name(sentence.number);
+    document["subject"] = sentence.subject;
+    document["attractors"] = sentence.attractors;
+  }
+  return document;
+}
+
+std::vector<std::string> output_names(Task task) {
+  std::vector<std::string> names;
+  if (task == Task::agreement) return {number_name(Number::one), number_name(Number::many)};
+  for (Eigen::Index t = 0; t < tag_count; ++t) names.push_back(tag_name(static_cast<Tag>(t)));
+  return names;
+}
+
+nlohmann::json inputs_json(const Inputs& inputs) {
+  return {{"model", model_name(inputs.model)}, {"modifiers", inputs.modifiers}, {"steps", inputs.steps},         {"seed", inputs.seed},
+          {"batch", inputs.batch},         {"learning_rate", inputs.adam.learning_rate},
+          {"d_model", inputs.shape.d_model}, {"heads", inputs.shape.heads},
+          {"d_ff", inputs.shape.d_ff},     {"layers", inputs.shape.layers},
+          {"held_out", inputs.held_out},   {"sentence", inputs.sentence}};
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
+std::string percent(double share) { return fmt::format("{:.1f} %", 100.0 * share); }
+
+nlohmann::json groups_json(const std::vector<AgreementGroup>& groups) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const AgreementGroup& group : groups) {
+    list.push_back({{"label", group.label}, {"count", group.count}, {"model", group.model}, {"nearest_noun", group.nearest_noun}});
+  }
+  return list;
+}
+
+}  // namespace
+
+nlohmann::json language_json() {
+  nlohmann::json lexicon_lines = nlohmann::json::array();
+  for (const auto& [word_class, words] : lexicon()) lexicon_lines.push_back({{"class", word_class}, {"words", words}});
+  std::vector<std::string> tags;
+  for (Eigen::Index t = 0; t < tag_count; ++t) tags.push_back(tag_name(static_cast<Tag>(t)));
+  return {{"rules", grammar_rules()}, {"lexicon", lexicon_lines},  {"vocabulary", vocabulary()},
+          {"words", vocabulary().size() - 1}, {"tags", tags},     {"ambiguous", ambiguous_words()},
+          {"ambiguous_count", ambiguous_words().size()}, {"tag_count", tag_count},
+          {"verb_slot", verb_slot()}};
+}
+
+nlohmann::json to_json(const Result& result) {
+  const Task task = result.inputs.task;
+  nlohmann::json samples = nlohmann::json::array();
+  for (const Sentence& sentence : result.samples) samples.push_back(sentence_json(task, sentence));
+  nlohmann::json heads = nlohmann::json::array();
+  for (const auto& layer : result.heads) {
+    nlohmann::json row = nlohmann::json::array();
+    for (const HeadMeasure& head : layer) row.push_back({{"mean_weight", head.mean_weight}, {"peak_share", head.peak_share}});
+    heads.push_back(row);
+  }
+  std::vector<std::string> words;
+  for (const Eigen::Index word : result.reading.words) words.push_back(vocabulary()[static_cast<std::size_t>(word)]);
+  // Per layer and head, for each word of the reading, the word it puts its largest weight on.
+  nlohmann::json attention = nlohmann::json::array(), looks_at = nlohmann::json::array();
+  for (const auto& layer : result.reading.attention) {
+    nlohmann::json row = nlohmann::json::array(), peaks = nlohmann::json::array();
+    for (const attention::Matrix& head : layer) {
+      row.push_back(program::matrix_json(head));
+      nlohmann::json head_peaks = nlohmann::json::array();
+      for (Eigen::Index t = 0; t < head.rows(); ++t) {
+        Eigen::Index peak = 0;
+        head.row(t).maxCoeff(&peak);
+        head_peaks.push_back(words[static_cast<std::size_t>(peak)]);
+      }
+      peaks.push_back(head_peaks);
+    }
+    attention.push_back(row);
+    looks_at.push_back(peaks);
+  }
+  nlohmann::json answers = nlohmann::json::array();
+  const std::vector<std::string> names = output_names(task);
+  for (const Eigen::Index answer : result.reading.answers) answers.push_back(names[static_cast<std::size_t>(answer)]);
+  nlohmann::json document{
+      {"task", task_name(task)},
+      {"inputs", inputs_json(result.inputs)},
+      {"outputs", names},
+      {"parameters", result.parameters},
+      {"language", language_json()},
+      {"samples", samples},
+      {"data",
+       {{"held_out", result.held_out_count},
+        {"training_drawn", result.training_drawn},
+        {"training_distinct", result.training_distinct},
+        {"held_out_redrawn", result.held_out_redrawn}}},
+      {"training",
+       {{"steps", result.logged_steps},
+        {"loss", result.loss},
+        {"held_out_accuracy", result.held_out_accuracy},
+        {"measured_on", std::min<long long>(result.held_out_count, static_cast<long long>(logged_held_out))}}},
+      {"accuracy", result.accuracy},
+      {"heads", heads},
+      {"heads_measure", task == Task::tagging ? "from an ambiguous word to the word before it" : "from the slot to the subject's noun"},
+      {"reading",
+       {{"words", words},
+        {"answers", answers},
+        {"probabilities", program::matrix_json(result.reading.probabilities)},
+        {"attention", attention},
+        {"looks_at", looks_at}}},
+      {"seconds", result.seconds}};
+  if (task == Task::tagging) {
+    document["ambiguous"] = {{"count", result.ambiguous_count},
+                             {"accuracy", result.ambiguous_accuracy},
+                             {"one_word_ceiling", result.one_word_ceiling_ambiguous}};
+    document["one_word_ceiling"] = result.one_word_ceiling;
+  } else {
+    document["by_attractors"] = groups_json(result.by_attractors);
+    document["by_distance"] = groups_json(result.by_distance);
+    document["one_word"] = result.one_word_agreement;
+  }
+  if (result.weights) document["weights"] = program::token_classifier_json(*result.weights);
+  if (result.inputs.list_sentences) {
+    document["sentences"] = {{"training", result.training_sentences}, {"held_out", result.held_out_sentences}};
+  }
+  return document;
+}
+
+nlohmann::json to_json(const SeedsResult& result) {
+  nlohmann::json runs = nlohmann::json::array();
+  std::vector<double> accuracy, hard, peak, one_word, seconds;
+  for (const SeedRun& run : result.runs) {
+    runs.push_back({{"seed", run.seed},
+                    {"accuracy", run.accuracy},
+                    {"hard_accuracy", run.hard_accuracy},
+                    {"best_peak_share", run.best_peak_share},
+                    {"one_word_hard", run.one_word_hard},
+                    {"by_distance", groups_json(run.by_distance)}});
+    accuracy.push_back(run.accuracy), hard.push_back(run.hard_accuracy), peak.push_back(run.best_peak_share);
+    one_word.push_back(run.one_word_hard);
+    seconds.push_back(run.seconds);
+  }
+  const auto summary = [](const std::vector<double>& values) {
+    return nlohmann::json{{"median", median(values)}, {"worst", *std::min_element(values.begin(), values.end())}};
+  };
+  // Agreement: per distance group, the median, worst and best accuracy over the seeds that have the group.
+  nlohmann::json by_distance = nlohmann::json::array();
+  if (!result.runs.empty()) {
+    for (const AgreementGroup& first : result.runs.front().by_distance) {
+      std::vector<double> values;
+      for (const SeedRun& run : result.runs) {
+        for (const AgreementGroup& group : run.by_distance) {
+          if (group.label == first.label) values.push_back(group.model);
+        }
+      }
+      by_distance.push_back({{"label", first.label},
+                             {"median", median(values)},
+                             {"worst", *std::min_element(values.begin(), values.end())},
+                             {"best", *std::max_element(values.begin(), values.end())}});
+    }
+  }
+  return {{"task", task_name(result.inputs.task)},
+          {"model", model_name(result.inputs.model)},
+          {"parameters", result.runs.empty() ? 0 : result.runs.front().parameters},
+          {"by_distance", by_distance},
+          {"inputs", inputs_json(result.inputs)},
+          {"hard_cases", result.inputs.task == Task::tagging ? "ambiguous words" : "sentences with an attractor"},
+          {"runs", runs},
+          {"accuracy", summary(accuracy)},
+          {"hard_accuracy", summary(hard)},
+          {"best_peak_share", summary(peak)},
+          {"one_word_hard", summary(one_word)},
+          {"seconds", {{"per_seed", seconds}, {"median", median(seconds)}, {"longest", *std::max_element(seconds.begin(), seconds.end())}}}};
+}
+
+std::string language_tables() {
+  std::string text = fmt::format("The language: {} words, {} tags; {} words are a noun in one place and a verb in another\n\n",
+                                 vocabulary().size() - 1, tag_count, ambiguous_words().size());
+  text += "Grammar\n";
+  for (const std::string& rule : grammar_rules()) text += fmt::format("  {}\n", rule);
+  text += "\nWords\n";
+  for (const auto& [word_class, words] : lexicon()) text += fmt::format("  {:<17} {}\n", word_class, words);
+  text += fmt::format("\nBoth noun and verb\n  {}\n", fmt::join(ambiguous_words(), " "));
+  return text;
+}
+
+namespace {
+
+std::string training_tables(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  const std::string model =
+      inputs.model == Model::attention
+          ? fmt::format("{} encoder layer(s) of {} heads, d_model = {}", inputs.shape.layers, inputs.shape.heads,
+                        inputs.shape.d_model)
+          : fmt::format("a recurrent layer of width {}", inputs.shape.d_model);
+  std::string text = fmt::format(
+      "Training: {} steps of {} sentences; {}, {} parameters\n"
+      "  {} sentences drawn, {} of them different; {} drawn from the held-out set were drawn again\n\n",
+      inputs.steps, inputs.batch, model, program::grouped_digits(static_cast<std::uint64_t>(result.parameters)),
+      program::grouped_digits(static_cast<std::uint64_t>(result.training_drawn)),
+      program::grouped_digits(static_cast<std::uint64_t>(result.training_distinct)), result.held_out_redrawn);
+  text += "First sentences drawn\n";
+  for (const Sentence& sentence : result.samples) {
+    text += fmt::format("  {}", text_of(sentence.words));
+    if (inputs.task == Task::agreement) text += fmt::format("  ({})", number_name(sentence.number));
+    text += "\n";
+  }
+  text += fmt::format("\n{:>7}  {:>8}  {}\n", "step", "loss", "held-out accuracy");
+  for (std::size_t i = 0; i < result.logged_steps.size(); ++i) {
+    text += fmt::format("{:>7}  {:>8.4f}  {:>8}\n", result.logged_steps[i], result.loss[i], percent(result.held_out_accuracy[i]));
+  }
+  return text;
+}
+
+std::string heads_table(const Result& result) {
+  if (result.heads.empty()) return "";  // a recurrence has no heads
+  std::string text = fmt::format("\nWhere each head looks, over the held-out set: {}\n",
+                                 result.inputs.task == Task::tagging ? "from an ambiguous word to the word before it"
+                                                                     : "from the slot to the subject's noun");
+  text += fmt::format("  {:<14} {:>11}  {:>24}\n", "", "mean weight", "rows with the most there");
+  for (std::size_t l = 0; l < result.heads.size(); ++l) {
+    for (std::size_t h = 0; h < result.heads[l].size(); ++h) {
+      text += fmt::format("  layer {} head {} {:>11.3f}  {:>24}\n", l + 1, h + 1, result.heads[l][h].mean_weight,
+                          percent(result.heads[l][h].peak_share));
+    }
+  }
+  return text;
+}
+
+std::string reading_tables(const Result& result) {
+  const Reading& reading = result.reading;
+  std::vector<std::string> words;
+  for (const Eigen::Index word : reading.words) words.push_back(vocabulary()[static_cast<std::size_t>(word)]);
+  const std::vector<std::string> names = output_names(result.inputs.task);
+  std::string text = fmt::format("\nThe model reads \"{}\"\n", text_of(reading.words));
+  text += program::table(result.inputs.task == Task::tagging ? "Probability of each tag" : "Probability of each number at the slot",
+                         reading.probabilities,
+                         result.inputs.task == Task::tagging ? words : std::vector<std::string>{verb_slot()}, names, 3);
+  text += "  Answer:";
+  for (const Eigen::Index answer : reading.answers) text += fmt::format(" {}", names[static_cast<std::size_t>(answer)]);
+  text += "\n";
+  for (std::size_t l = 0; l < reading.attention.size(); ++l) {
+    for (std::size_t h = 0; h < reading.attention[l].size(); ++h) {
+      text += '\n';
+      text += program::table(fmt::format("Attention weights, layer {} head {} (each row: the word that reads)", l + 1, h + 1),
+                                    reading.attention[l][h], words, words, 2);
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string tables(const Result& result) {
+  std::string text = training_tables(result);
+  if (result.inputs.task == Task::tagging) {
+    text += fmt::format("\nHeld-out: {} sentences, none of them drawn in training\n", result.held_out_count);
+    text += fmt::format("  {:<28} {:>11}  {:>25}\n", "", "this model", "best one-word-at-a-time");
+    text += fmt::format("  {:<28} {:>11}  {:>25}\n", "every word", percent(result.accuracy), percent(result.one_word_ceiling));
+    text += fmt::format("  {:<28} {:>11}  {:>25}\n", fmt::format("ambiguous words ({})", result.ambiguous_count),
+                        percent(result.ambiguous_accuracy), percent(result.one_word_ceiling_ambiguous));
+  } else {
+    text += fmt::format("\nHeld-out: {} subjects, none of them drawn in training; accuracy {}\n", result.held_out_count,
+                        percent(result.accuracy));
+    text += fmt::format("  (a layer that reads only the slot can do no better than {})\n", percent(result.one_word_agreement));
+    for (const auto& [title, groups] : {std::pair{"attractors", &result.by_attractors}, std::pair{"distance", &result.by_distance}}) {
+      text += fmt::format("\n  {:<11} {:>6}  {:>11}  {:>26}\n", title, "count", "this model", "the verb takes the last noun");
+      for (const AgreementGroup& group : *groups) {
+        text += fmt::format("  {:<11} {:>6}  {:>11}  {:>26}\n", group.label, group.count, percent(group.model),
+                            percent(group.nearest_noun));
+      }
+    }
+  }
+  text += heads_table(result);
+  text += reading_tables(result);
+  text += fmt::format("\nTraining took {:.2f} s\n", result.seconds);
+  return text;
+}
+
+std::string tables(const SeedsResult& result) {
+  const bool tagging = result.inputs.task == Task::tagging;
+  const bool recurrent = result.inputs.model == Model::recurrent;
+  std::string text = fmt::format("{}, {} model: {} steps, each seed trained from scratch; held-out accuracy\n\n",
+                                 task_name(result.inputs.task), model_name(result.inputs.model), result.inputs.steps);
+  const char* hard = tagging ? "ambiguous words" : "with an attractor";
+  // A recurrence has no heads: its column says so rather than 0 %.
+  const auto peak = [recurrent](double share) { return recurrent ? std::string("-") : percent(share); };
+  const auto row = [&](const std::string& label, double all, double hard_cases, double one_word, double best_peak,
+                       double seconds) {
+    return fmt::format("  {:>6}  {:>8}  {:>18}  {:>14}  {:>14}  {:>8.2f}\n", label, percent(all), percent(hard_cases),
+                       percent(one_word), peak(best_peak), seconds);
+  };
+  text += fmt::format("  {:>6}  {:>8}  {:>18}  {:>14}  {:>14}  {:>8}\n", "seed", "all", hard, "one-word best",
+                      "best head peak", "seconds");
+  for (const SeedRun& run : result.runs) {
+    text += row(std::to_string(run.seed), run.accuracy, run.hard_accuracy, run.one_word_hard, run.best_peak_share,
+                run.seconds);
+  }
+  const auto column = [&](double SeedRun::*member) {
+    std::vector<double> values;
+    for (const SeedRun& run : result.runs) values.push_back(run.*member);
+    return values;
+  };
+  const std::vector<double> seconds = column(&SeedRun::seconds);
+  const auto lowest = [](const std::vector<double>& values) { return *std::min_element(values.begin(), values.end()); };
+  text += row("median", median(column(&SeedRun::accuracy)), median(column(&SeedRun::hard_accuracy)),
+              median(column(&SeedRun::one_word_hard)), median(column(&SeedRun::best_peak_share)), median(seconds));
+  text += row("worst", lowest(column(&SeedRun::accuracy)), lowest(column(&SeedRun::hard_accuracy)),
+              lowest(column(&SeedRun::one_word_hard)), lowest(column(&SeedRun::best_peak_share)),
+              *std::max_element(seconds.begin(), seconds.end()));
+  if (tagging) return text;
+  text += "\nAccuracy by distance from the subject's noun to the verb's slot\n";
+  std::vector<std::string> labels;  // every group any seed has, in order of distance
+  for (const SeedRun& run : result.runs) {
+    for (const AgreementGroup& group : run.by_distance) {
+      if (std::find(labels.begin(), labels.end(), group.label) == labels.end()) labels.push_back(group.label);
+    }
+  }
+  std::stable_sort(labels.begin(), labels.end(), [](const std::string& a, const std::string& b) {
+    return std::stoi(a) < std::stoi(b);
+  });
+  text += fmt::format("  {:>6}", "seed");
+  for (const std::string& label : labels) text += fmt::format("  {:>8}", label);
+  text += '\n';
+  for (const SeedRun& run : result.runs) {
+    text += fmt::format("  {:>6}", run.seed);
+    for (const std::string& label : labels) {
+      const auto group = std::find_if(run.by_distance.begin(), run.by_distance.end(),
+                                      [&label](const AgreementGroup& g) { return g.label == label; });
+      text += fmt::format("  {:>8}", group == run.by_distance.end() ? std::string("-") : percent(group->model));
+    }
+    text += '\n';
+  }
+  return text;
+}
+
+Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
+  command_line.option("--task", task_text_,
+                      "tagging (a tag for every word) or agreement (the number of the verb after a subject); "
+                      "default tagging",
+                      "tagging|agreement");
+  command_line.option("--sentence", sentence_text_,
+                      "the words the trained model reads for you, separated by spaces; for agreement, a subject "
+                      "(the program adds the verb's slot); default \"I saw a saw\", or \"the key to the cabinets\"",
+                      "TEXT");
+  command_line.option("--steps", steps_text_, fmt::format("Adam updates of 16 sentences, 1 to {} (default 1500)", max_steps),
+                      "INTEGER");
+  command_line.option("--seed", seed_text_, "seed of the weights, the held-out set and the training sentences (default 1)",
+                      "INTEGER");
+  command_line.option("--seeds", seeds_text_,
+                      fmt::format("train once for each of these seeds (at most {}) and print each one's held-out "
+                                  "accuracy, the median and the worst",
+                                  max_seeds),
+                      "LIST");
+  command_line.option("--model", model_text_,
+                      "attention (chapter 11's small Transformer) or recurrent (chapter 7's recurrent layer in place "
+                      "of attention, reading left to right); default attention",
+                      "attention|recurrent");
+  command_line.option("--modifiers", modifiers_text_,
+                      fmt::format("the most phrases after the subject's noun, 0 to {} (default 2 for tagging, 3 for "
+                                  "agreement): longer sentences, and longer distances from subject to verb",
+                                  max_modifiers),
+                      "INTEGER");
+  command_line.option("--layers", layers_text_, fmt::format("encoder layers, 1 to {} (default 1)", max_layers), "INTEGER");
+  command_line.flag("--weights", include_weights_, "put every trained weight in the JSON, so that another program can rerun the model");
+  command_line.flag("--list-sentences", list_sentences_, "put every training and held-out sentence in the JSON");
+  command_line.flag("--language", language_only_, "print the grammar and the words, and train nothing");
+  command_line.flag("--model-for-the-page", model_for_the_page_,
+                    "train, and print the trained model as JSON for the build to put in the page");
+  command_line.excludes("--seeds", {"--seed", "--weights", "--list-sentences", "--sentence", "--model-for-the-page"});
+}
+
+Inputs Flags::read() const {
+  Inputs inputs;
+  if (task_text_ == "tagging") {
+    inputs.task = Task::tagging;
+  } else if (task_text_ == "agreement") {
+    inputs.task = Task::agreement;
+  } else {
+    throw program::UsageError(fmt::format("--task: expected tagging or agreement, not '{}'", task_text_));
+  }
+  if (model_text_ == "attention") {
+    inputs.model = Model::attention;
+  } else if (model_text_ == "recurrent") {
+    inputs.model = Model::recurrent;
+  } else {
+    throw program::UsageError(fmt::format("--model: expected attention or recurrent, not '{}'", model_text_));
+  }
+  if (inputs.model == Model::recurrent && include_weights_) {
+    throw program::UsageError("--weights: only with --model attention (the NumPy check reruns the Transformer)");
+  }
+  if (inputs.model == Model::recurrent && command_line_.given("--layers")) {
+    throw program::UsageError("--layers: only with --model attention (the recurrent model has one layer)");
+  }
+  inputs.steps = static_cast<long long>(program::parse_whole_number(steps_text_, "--steps", 1, max_steps));
+  if (command_line_.given("--modifiers")) {
+    inputs.modifiers = static_cast<int>(program::parse_whole_number(modifiers_text_, "--modifiers", 0, max_modifiers));
+    if (inputs.task == Task::agreement && inputs.modifiers == 0) {
+      throw program::UsageError("--modifiers is 0; the agreement task needs at least 1 (with no phrase after the noun "
+                                "there are fewer different subjects than the 1000 it holds out)");
+    }
+  }
+  inputs.seed = program::parse_whole_number(seed_text_, "--seed", 0, UINT64_MAX);
+  inputs.shape.layers = static_cast<Eigen::Index>(program::parse_whole_number(layers_text_, "--layers", 1, max_layers));
+  inputs.shape.d_model = 32;
+  inputs.shape.heads = 2;
+  inputs.include_weights = include_weights_;
+  inputs.list_sentences = list_sentences_;
+  if (command_line_.given("--sentence")) {
+    const std::vector<Eigen::Index> words = words_of(sentence_text_, "--sentence");
+    if (words.size() > max_sentence_words) {
+      throw program::UsageError(fmt::format("--sentence has {} words; at most {}", words.size(), max_sentence_words));
+    }
+    inputs.sentence = sentence_text_;
+  }
+  if (command_line_.given("--seeds")) inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
+  return completed(inputs);
+}
+
+#ifdef __EMSCRIPTEN__
+// The models the book's build trained natively, one per task with the defaults: a source file the build
+// writes (models_for_the_page.py) into the page's module, and only there.
+const std::vector<SavedModel>& models_for_the_page();
+#endif
+
+namespace {
+
+// The page's model: the one the build trained with the same inputs, if it shipped one; otherwise trained here.
+// Training in WebAssembly gives other last bits than training natively (no fused multiply-adds, other
+// summation orders), and 1500 steps of Adam grow those differences until the weights differ in the first
+// digit; a shipped model is the native model, bit for bit, so the page shows the native program's numbers.
+std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
+#ifdef __EMSCRIPTEN__
+  for (const SavedModel& model : models_for_the_page()) {
+    if (model.key == model_key(inputs)) return restored(model, inputs);
+  }
+#endif
+  return train(inputs);
+}
+
+}  // namespace
+
+// The page's way in: the same flags and the same training. The models trained for the page are kept, one
+// per task and setting, so that a reader typing sentence after sentence waits for the training once, not at
+// every letter, and switching task and back does not train again.
+[[maybe_unused]] const bool registered_for_the_page =
+    program::register_page_program("sentences", [](const std::vector<std::string>& arguments) {
+      static std::map<std::string, std::shared_ptr<const Trained>> kept;
+      constexpr std::size_t most_kept = 4;
+      program::CommandLine command_line{"sentences", ""};
+      Flags flags(command_line);
+      nlohmann::json result;
+      command_line.parse_for_page(arguments, [&] {
+        if (flags.language_only()) {
+          result = language_json();
+          return;
+        }
+        const Inputs inputs = flags.read();
+        if (!inputs.seeds.empty()) {
+          result = to_json(compute_over_seeds(inputs));
+          return;
+        }
+        // Everything training depends on; the sentence is not part of it.
+        const std::string key = model_key(inputs);
+        auto found = kept.find(key);
+        if (found == kept.end()) {
+          if (kept.size() >= most_kept) kept.clear();  // a reader trying many settings: start the keeping again
+          found = kept.emplace(key, trained_for_the_page(inputs)).first;
+        }
+        result = to_json(report(*found->second, inputs));
+      });
+      return result;
+    });
+
+}  // namespace sentences
