@@ -37,6 +37,11 @@ def readme_commands() -> list:
 BUILD_COMMAND, TEST_COMMAND = readme_commands()
 
 
+def fuzz_steps(job: dict) -> list:
+    """The steps of a job that run tools/fuzz: the scheduled fuzzing, not the test suite."""
+    return [step for step in job.get("steps", []) if "tools/fuzz" in str(step.get("run", ""))]
+
+
 def action_validator(path: Path) -> subprocess.CompletedProcess:
     return subprocess.run([str(NODE_BIN / "action-validator"), str(path)], capture_output=True, text=True,
                           timeout=120)
@@ -71,13 +76,32 @@ class TheReadmesCommands(unittest.TestCase):
             for name, job in yaml.safe_load(path.read_text())["jobs"].items():
                 jobs[f"{path.name}:{name}"] = job
         test_jobs = {name: job for name, job in jobs.items()
-                     if any("tools/" in str(step.get("run", "")) for step in job.get("steps", []))}
+                     if any("tools/" in str(step.get("run", "")) for step in job.get("steps", []))
+                     and not fuzz_steps(job)}
         self.assertTrue(test_jobs, "no job runs the test suite")
         for name, job in test_jobs.items():
             with self.subTest(job=name):
                 runs = [step["run"].strip() for step in job["steps"] if "tools/" in str(step.get("run", ""))]
                 self.assertEqual(runs, [TEST_COMMAND])
                 self.assertEqual(job["container"], "debian:12")
+
+    def test_the_scheduled_fuzzing_fuzzes_and_only_on_a_schedule(self):
+        fuzzing = []
+        for path in WORKFLOWS:
+            workflow = yaml.safe_load(path.read_text())
+            triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads the key on as true
+            for name, job in workflow["jobs"].items():
+                if fuzz_steps(job):
+                    fuzzing.append(name)
+                    with self.subTest(workflow=path.name, job=name):
+                        runs = [step["run"].strip() for step in job["steps"] if "tools/" in str(step.get("run", ""))]
+                        self.assertEqual(runs, ["tools/install-dependencies", "tools/fuzz 600"])
+                        self.assertEqual(job["container"], "debian:12")
+                        self.assertEqual(set(triggers), {"schedule", "workflow_dispatch"})
+        self.assertEqual(fuzzing, ["fuzz"], "expected one scheduled fuzzing job on GitHub")
+        pipeline = yaml.safe_load((SOURCE / ".gitlab-ci.yml").read_text())
+        self.assertEqual(pipeline["fuzz"]["script"], ["tools/install-dependencies", "tools/fuzz 600"])
+        self.assertEqual(pipeline["fuzz"]["rules"], [{"if": '$CI_PIPELINE_SOURCE == "schedule"'}])
 
     def test_the_gitlab_test_job_runs_the_test_command_exactly(self):
         pipeline = yaml.safe_load((SOURCE / ".gitlab-ci.yml").read_text())
@@ -118,7 +142,8 @@ class TheSchemas(unittest.TestCase):
                 self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 
     def test_the_github_validator_refuses_a_broken_workflow(self):
-        broken = WORKFLOWS[0].read_text().replace("runs-on: ubuntu-latest", "runs-on: ubuntu-latest\n    timeout-minutes: soon", 1)
+        test_workflow = SOURCE / ".github" / "workflows" / "test.yml"
+        broken = test_workflow.read_text().replace("runs-on: ubuntu-latest", "runs-on: ubuntu-latest\n    timeout-minutes: soon", 1)
         with tempfile.TemporaryDirectory() as scratch:
             path = Path(scratch, "broken.yml")
             path.write_text(broken)
