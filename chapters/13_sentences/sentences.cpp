@@ -77,23 +77,32 @@ attention::Matrix logits_of(const Trained& trained, const std::vector<Eigen::Ind
                                                   : attention::recurrent_classifier(trained.recurrent, words).logits;
 }
 
-// The share of held-out answers that are right: words for tagging, verbs for agreement.
-double accuracy_on(const Trained& trained, std::size_t count) {
+// The share of answers that are right, for the first held-out sentences, one list of answers each: words for
+// tagging, verbs for agreement.
+double accuracy_of(const Trained& trained, const std::vector<std::vector<Eigen::Index>>& chosen) {
   double right = 0.0, total = 0.0;
-  const Task task = trained.inputs.task;
-  for (std::size_t s = 0; s < std::min(count, trained.held_out.size()); ++s) {
+  for (std::size_t s = 0; s < chosen.size(); ++s) {
     const Sentence& sentence = trained.held_out[s];
-    const std::vector<Eigen::Index> chosen =
-        answers(task, logits_of(trained, sentence.words));
-    if (task == Task::agreement) {
-      right += chosen[0] == static_cast<Eigen::Index>(sentence.number) ? 1.0 : 0.0;
+    if (trained.inputs.task == Task::agreement) {
+      right += chosen[s][0] == static_cast<Eigen::Index>(sentence.number) ? 1.0 : 0.0;
       total += 1.0;
       continue;
     }
-    for (std::size_t t = 0; t < chosen.size(); ++t) right += chosen[t] == static_cast<Eigen::Index>(sentence.tags[t]) ? 1.0 : 0.0;
-    total += static_cast<double>(chosen.size());
+    for (std::size_t t = 0; t < chosen[s].size(); ++t) {
+      right += chosen[s][t] == static_cast<Eigen::Index>(sentence.tags[t]) ? 1.0 : 0.0;
+    }
+    total += static_cast<double>(chosen[s].size());
   }
   return right / total;
+}
+
+// The same for the first @p count held-out sentences, answered now (while training goes on).
+double accuracy_on(const Trained& trained, std::size_t count) {
+  std::vector<std::vector<Eigen::Index>> chosen;
+  for (std::size_t s = 0; s < std::min(count, trained.held_out.size()); ++s) {
+    chosen.push_back(answers(trained.inputs.task, logits_of(trained, trained.held_out[s].words)));
+  }
+  return accuracy_of(trained, chosen);
 }
 
 const std::string& default_sentence(Task task) {
@@ -102,8 +111,13 @@ const std::string& default_sentence(Task task) {
 }
 
 bool is_ambiguous(Eigen::Index word) {
-  const std::vector<std::string>& both = ambiguous_words();
-  return std::find(both.begin(), both.end(), vocabulary()[static_cast<std::size_t>(word)]) != both.end();
+  static const std::vector<bool> ambiguous = [] {  // by word number, looked up once
+    const std::vector<std::string>& both = ambiguous_words();
+    std::vector<bool> table;
+    for (const std::string& known : vocabulary()) table.push_back(std::find(both.begin(), both.end(), known) != both.end());
+    return table;
+  }();
+  return ambiguous[static_cast<std::size_t>(word)];
 }
 
 // [one_word_ceiling]
@@ -130,37 +144,62 @@ std::pair<double, double> one_word_ceiling(const std::vector<Sentence>& held_out
 }
 // [one_word_ceiling]
 
+// The attention weights of one forward pass: per layer, per head.
+std::vector<std::vector<attention::Matrix>> attention_of(const attention::TokenClassifierSteps& steps) {
+  std::vector<std::vector<attention::Matrix>> maps;
+  for (const attention::EncoderLayerSteps& layer : steps.layers) {
+    std::vector<attention::Matrix> heads;
+    for (const attention::HeadSteps& head : layer.attention.heads) heads.push_back(head.attention.weights);
+    maps.push_back(std::move(heads));
+  }
+  return maps;
+}
+
 Reading read(const Trained& trained, const std::vector<Eigen::Index>& words) {
   Reading reading;
   reading.words = words;
   const Task task = trained.inputs.task;
-  const attention::Matrix all_logits = logits_of(trained, words);
+  attention::Matrix all_logits;
+  if (trained.inputs.model == Model::attention) {
+    const attention::TokenClassifierSteps steps = attention::token_classifier(trained.weights, words);
+    all_logits = steps.logits;
+    reading.attention = attention_of(steps);
+  } else {
+    all_logits = attention::recurrent_classifier(trained.recurrent, words).logits;  // a recurrence has no attention
+  }
   reading.answers = answers(task, all_logits);
   const attention::Matrix logits = task == Task::tagging ? all_logits : attention::Matrix(all_logits.bottomRows(1));
   reading.probabilities = attention::softmax_cross_entropy(logits, std::vector<Eigen::Index>(
                                                                         static_cast<std::size_t>(logits.rows()), 0))
                               .probabilities;
-  if (trained.inputs.model == Model::recurrent) return reading;  // a recurrence has no attention weights
-  const attention::TokenClassifierSteps steps = attention::token_classifier(trained.weights, words);
-  for (const attention::EncoderLayerSteps& layer : steps.layers) {
-    std::vector<attention::Matrix> heads;
-    for (const attention::HeadSteps& head : layer.attention.heads) heads.push_back(head.attention.weights);
-    reading.attention.push_back(std::move(heads));
-  }
   return reading;
 }
 
-// Where each head looks, over the held-out set. Tagging: from each ambiguous word to the word before it,
-// which in this grammar decides its tag. Agreement: from the slot to the subject's noun.
-HeadMeasures measure_heads(const Trained& trained) {
-  if (trained.inputs.model == Model::recurrent) return {};
+// The trained model on the whole held-out set, one forward pass per sentence: its answers, and where each
+// head looks. Tagging: from each ambiguous word to the word before it, which in this grammar decides its tag.
+// Agreement: from the slot to the subject's noun. A recurrence has no heads to measure.
+struct HeldOutPass {
+  std::vector<std::vector<Eigen::Index>> answers;  // one list per held-out sentence
+  HeadMeasures heads;
+};
+
+HeldOutPass pass_over_held_out(const Trained& trained) {
   const Task task = trained.inputs.task;
+  HeldOutPass pass;
+  if (trained.inputs.model == Model::recurrent) {
+    for (const Sentence& sentence : trained.held_out) {
+      pass.answers.push_back(answers(task, attention::recurrent_classifier(trained.recurrent, sentence.words).logits));
+    }
+    return pass;
+  }
   const auto layers = static_cast<std::size_t>(trained.inputs.shape.layers);
   const auto heads = static_cast<std::size_t>(trained.inputs.shape.heads);
-  HeadMeasures measures(layers, std::vector<HeadMeasure>(heads));
+  HeadMeasures& measures = pass.heads;
+  measures.assign(layers, std::vector<HeadMeasure>(heads));
   double rows = 0.0;
   for (const Sentence& sentence : trained.held_out) {
     const attention::TokenClassifierSteps steps = attention::token_classifier(trained.weights, sentence.words);
+    pass.answers.push_back(answers(task, steps.logits));
     std::vector<std::pair<Eigen::Index, Eigen::Index>> pairs;  // (from, to)
     if (task == Task::agreement) {
       pairs.emplace_back(last(sentence), sentence.subject);
@@ -185,11 +224,12 @@ HeadMeasures measure_heads(const Trained& trained) {
   for (auto& layer : measures) {
     for (HeadMeasure& head : layer) head.mean_weight /= rows, head.peak_share /= rows;
   }
-  return measures;
+  return pass;
 }
 
 // Agreement accuracy by the number of attractors, and by the distance from subject to verb.
-void group_agreement(const Trained& trained, Result& result) {
+void group_agreement(const Trained& trained, const std::vector<std::vector<Eigen::Index>>& chosen,
+                     Result& result) {
   struct Range {
     Eigen::Index low, high;
   };
@@ -208,9 +248,9 @@ void group_agreement(const Trained& trained, Result& result) {
     return g;
   };
   long long one = 0;
-  for (const Sentence& sentence : trained.held_out) {
-    const Eigen::Index chosen = answers(Task::agreement, logits_of(trained, sentence.words))[0];
-    const double model = chosen == static_cast<Eigen::Index>(sentence.number) ? 1.0 : 0.0;
+  for (std::size_t s = 0; s < trained.held_out.size(); ++s) {
+    const Sentence& sentence = trained.held_out[s];
+    const double model = chosen[s][0] == static_cast<Eigen::Index>(sentence.number) ? 1.0 : 0.0;
     const double nearest = sentence.nearest_number == sentence.number ? 1.0 : 0.0;
     for (AgreementGroup* group : {&result.by_attractors[group_of(attractor_ranges, sentence.attractors)],
                                   &result.by_distance[group_of(distance_ranges, last(sentence) - sentence.subject)]}) {
@@ -315,6 +355,22 @@ std::vector<attention::ParameterBlock> parameters_of(Trained& trained) {
                                                   : RecurrentModel::blocks(trained.recurrent);
 }
 
+// Every learned number of the trained model, in the order of its parameter blocks.
+std::vector<double> parameter_values(const Trained& trained) {
+  std::vector<double> values;
+  const auto append = [&values](auto weights, const auto& blocks_of) {  // a copy: the blocks point into it
+    for (const attention::ParameterBlock& block : blocks_of(weights)) {
+      values.insert(values.end(), block.data, block.data + block.size);
+    }
+  };
+  if (trained.inputs.model == Model::attention) {
+    append(trained.weights, AttentionModel::blocks);
+  } else {
+    append(trained.recurrent, RecurrentModel::blocks);
+  }
+  return values;
+}
+
 Sentence next_training_sentence(const Inputs& inputs, Drawing& drawing, long long& redrawn) {
   Sentence sentence = draw(inputs.task, inputs.modifiers, drawing.generator);
   while (drawing.held_out_words.count(sentence.words) != 0) {
@@ -396,10 +452,7 @@ std::shared_ptr<const Trained> train(const Inputs& given, const Progress& progre
 SavedModel saved(const Trained& trained) {
   SavedModel model;
   model.key = model_key(trained.inputs);
-  Trained copy = trained;
-  for (const attention::ParameterBlock& block : parameters_of(copy)) {
-    model.parameters.insert(model.parameters.end(), block.data, block.data + block.size);
-  }
+  model.parameters = parameter_values(trained);
   model.logged_steps = trained.logged_steps;
   model.loss = trained.loss;
   model.held_out_accuracy = trained.held_out_accuracy;
@@ -447,8 +500,7 @@ Result report(const Trained& trained, const Inputs& given) {
   result.inputs = trained.inputs;
   result.inputs.sentence = completed(given).sentence;
   result.samples = trained.samples;
-  Trained copy = trained;
-  for (const attention::ParameterBlock& block : parameters_of(copy)) result.parameters += block.size;
+  result.parameters = static_cast<long long>(parameter_values(trained).size());
   result.held_out_count = static_cast<long long>(trained.held_out.size());
   result.training_drawn = trained.drawn;
   result.training_distinct = trained.distinct;
@@ -456,24 +508,25 @@ Result report(const Trained& trained, const Inputs& given) {
   result.logged_steps = trained.logged_steps;
   result.loss = trained.loss;
   result.held_out_accuracy = trained.held_out_accuracy;
-  result.accuracy = accuracy_on(trained, trained.held_out.size());
+  const HeldOutPass pass = pass_over_held_out(trained);
+  result.accuracy = accuracy_of(trained, pass.answers);
+  result.heads = pass.heads;
   const Task task = trained.inputs.task;
   if (task == Task::tagging) {
     double right = 0.0;
-    for (const Sentence& sentence : trained.held_out) {
-      const std::vector<Eigen::Index> chosen = answers(task, logits_of(trained, sentence.words));
-      for (std::size_t t = 0; t < chosen.size(); ++t) {
+    for (std::size_t s = 0; s < trained.held_out.size(); ++s) {
+      const Sentence& sentence = trained.held_out[s];
+      for (std::size_t t = 0; t < sentence.words.size(); ++t) {
         if (!is_ambiguous(sentence.words[t])) continue;
         ++result.ambiguous_count;
-        right += chosen[t] == static_cast<Eigen::Index>(sentence.tags[t]) ? 1.0 : 0.0;
+        right += pass.answers[s][t] == static_cast<Eigen::Index>(sentence.tags[t]) ? 1.0 : 0.0;
       }
     }
     result.ambiguous_accuracy = right / static_cast<double>(result.ambiguous_count);
     std::tie(result.one_word_ceiling, result.one_word_ceiling_ambiguous) = one_word_ceiling(trained.held_out);
   } else {
-    group_agreement(trained, result);
+    group_agreement(trained, pass.answers, result);
   }
-  result.heads = measure_heads(trained);
   std::vector<Eigen::Index> words = words_of(result.inputs.sentence, "--sentence");
   if (task == Task::agreement) words.push_back(static_cast<Eigen::Index>(vocabulary().size()) - 1);  // the slot
   result.reading = read(trained, words);
