@@ -185,6 +185,101 @@ class Writer {
   std::vector<std::pair<Eigen::Index, Number>> nouns_;  // every noun written, with its number
 };
 
+// [parser]
+// Where a phrase that starts at a position can end: a reading of the words that follow, for each end.
+using Ends = std::vector<std::size_t>;
+
+// The grammar of grammar_rules(), read backwards: each rule gives the ends of its phrase.
+class Parser {
+ public:
+  Parser(const std::vector<Eigen::Index>& words, int modifiers) : modifiers_(modifiers) {
+    for (const Eigen::Index word : words) words_.push_back(vocabulary()[static_cast<std::size_t>(word)]);
+  }
+
+  bool sentence() const {
+    for (const Number a : {Number::one, Number::many}) {
+      for (const std::size_t middle : subject(0, a)) {
+        for (const std::size_t end : predicate(middle, a)) {
+          if (end == words_.size()) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+ private:
+  template <class List>
+  bool in(std::size_t at, const List& list) const {
+    return at < words_.size() && std::any_of(list.begin(), list.end(), [&](const auto& word) { return words_[at] == word; });
+  }
+  bool is(std::size_t at, const char* word) const { return at < words_.size() && words_[at] == word; }
+  static Ends joined(Ends first, const Ends& second) {
+    first.insert(first.end(), second.begin(), second.end());
+    return first;
+  }
+  template <class Rule>
+  static Ends then(const Ends& starts, Rule rule) {  // every end of @p rule from every end in @p starts
+    Ends ends;
+    for (const std::size_t at : starts) ends = joined(std::move(ends), rule(at));
+    return ends;
+  }
+  std::vector<const char*> forms(const std::vector<Forms>& list, Number a) const {
+    std::vector<const char*> chosen;
+    for (const Forms& word : list) chosen.push_back(a == Number::one ? word.one : word.many);
+    return chosen;
+  }
+
+  // noun-phrase(a) → determiner(a) [adjective] noun(a)
+  Ends noun_phrase(std::size_t at, Number a) const {
+    const bool determiner = is(at, determiner_for_both) ||
+                            in(at, a == Number::one ? determiners_for_one : determiners_for_many);
+    if (!determiner) return {};
+    Ends ends;
+    const std::vector<const char*> noun = forms(nouns, a);
+    if (in(at + 1, noun)) ends.push_back(at + 2);
+    if (in(at + 1, adjectives) && in(at + 2, noun)) ends.push_back(at + 3);
+    return ends;
+  }
+  Ends any_noun_phrase(std::size_t at) const { return joined(noun_phrase(at, Number::one), noun_phrase(at, Number::many)); }
+  // verb(a) → a present form that agrees with a, or the past "saw"
+  Ends verb(std::size_t at, Number a) const {
+    return in(at, forms(verbs, a)) || is(at, past_verb) ? Ends{at + 1} : Ends{};
+  }
+  // object → noun-phrase(b) | object-pronoun
+  Ends object(std::size_t at) const {
+    return joined(any_noun_phrase(at), in(at, object_pronouns) ? Ends{at + 1} : Ends{});
+  }
+  // modifier(a) → preposition noun-phrase(b) | that verb(a) object
+  Ends modifier(std::size_t at, Number a) const {
+    const Ends phrase = in(at, prepositions) ? any_noun_phrase(at + 1) : Ends{};
+    const Ends clause = is(at, relative) ? then(verb(at + 1, a), [this](std::size_t next) { return object(next); }) : Ends{};
+    return joined(phrase, clause);
+  }
+  // subject(a) → noun-phrase(a) modifier(a)* | pronoun(a), with at most modifiers_ modifiers
+  Ends subject(std::size_t at, Number a) const {
+    Ends ends = in(at, a == Number::one ? subject_pronouns_for_one : subject_pronouns_for_many) ? Ends{at + 1} : Ends{};
+    Ends frontier = noun_phrase(at, a);
+    for (int m = 0; m <= modifiers_ && !frontier.empty(); ++m) {
+      ends = joined(std::move(ends), frontier);
+      frontier = then(frontier, [this, a](std::size_t next) { return modifier(next, a); });
+    }
+    return ends;
+  }
+  // predicate(a) → verb(a) object [preposition noun-phrase(b)] | is/are(a) adjective
+  Ends predicate(std::size_t at, Number a) const {
+    const Ends objects = then(verb(at, a), [this](std::size_t next) { return object(next); });
+    const Ends phrases = then(objects, [this](std::size_t next) {
+      return in(next, prepositions) ? any_noun_phrase(next + 1) : Ends{};
+    });
+    const bool copula_fits = is(at, a == Number::one ? copula.one : copula.many) && in(at + 1, adjectives);
+    return joined(joined(objects, phrases), copula_fits ? Ends{at + 2} : Ends{});
+  }
+
+  std::vector<std::string> words_;
+  int modifiers_;
+};
+// [parser]
+
 }  // namespace
 
 std::string tag_name(Tag tag) {
@@ -279,6 +374,8 @@ Sentence draw_agreement_prefix(attention::NumpyGenerator& generator, int modifie
   writer.sentence.tags.push_back(Tag::verb);
   return writer.sentence;
 }
+
+bool is_sentence(const std::vector<Eigen::Index>& words, int modifiers) { return Parser(words, modifiers).sentence(); }
 
 std::vector<Eigen::Index> words_of(const std::string& text, const std::string& flag) {
   std::vector<Eigen::Index> words;

@@ -58,6 +58,11 @@ Sentence draw_sentence(attention::NumpyGenerator& generator, int modifiers = 2);
 /// many, so only the subject tells the number.
 Sentence draw_agreement_prefix(attention::NumpyGenerator& generator, int modifiers = 3);
 
+/// True when @p words are a whole sentence of the grammar with at most @p modifiers phrases after the subject's
+/// noun: the check of chapter 14's generated sentences. The parser tries every reading, so a word that is both a
+/// noun and a verb is accepted wherever either fits.
+bool is_sentence(const std::vector<Eigen::Index>& words, int modifiers = 2);
+
 /// The words of @p text (separated by spaces, any case), as places in vocabulary().
 /// @throws program::UsageError naming @p flag and the first word outside the vocabulary
 std::vector<Eigen::Index> words_of(const std::string& text, const std::string& flag);

@@ -2,8 +2,8 @@
 /// @brief The book's smallest trainable Transformer: embedding, sinusoidal positions, encoder layers and a linear read-out that scores every word at every position.
 ///
 /// Forward: x = embedding rows of the input words + positional encoding
-/// (§3.5); then a stack of encoder layers (§3.1, unmasked: every position
-/// may read every other); then logits = x·W_out + b_out, one row of C scores
+/// (§3.5); then a stack of encoder layers (§3.1; unmasked, every position
+/// reading every other, or with the causal mask of a decoder); then logits = x·W_out + b_out, one row of C scores
 /// per position (C = V to predict a word, the number of tags to tag one). Backward walks the same path in reverse with the
 /// backward passes of chapter 10. Everything is the library's own pieces;
 /// this header only wires them together and lists the parameters for an
@@ -44,6 +44,23 @@ struct TokenClassifierWeights {
   Matrix readout;                             ///< W_out, d_model × C
   Vector readout_bias;                        ///< b_out, C entries
 };
+
+/// @brief Which positions each position may read.
+enum class Visibility {
+  everything,  ///< every position reads every position: an encoder, which tags words (chapter 13)
+  causal,      ///< each position reads itself and the positions before it (chapter 4's causal mask): a decoder,
+               ///< which predicts the next word without seeing it
+};
+
+/// @brief The attention options of a stack that reads @p positions positions with @p visibility.
+/// @param visibility every position, or only the earlier ones
+/// @param positions n, the input's length
+/// @return no mask, or causal_mask(n)
+inline AttentionOptions attention_options(Visibility visibility, Eigen::Index positions) {
+  AttentionOptions options;
+  if (visibility == Visibility::causal) options.mask = causal_mask(positions);
+  return options;
+}
 
 /// @brief Every intermediate of one forward pass.
 struct TokenClassifierSteps {
@@ -101,17 +118,19 @@ inline TokenClassifierWeights initial_token_classifier(const TokenClassifierShap
 ///
 /// @param weights the model
 /// @param words the input, one word number (0 to V − 1) per position; at least one
+/// @param visibility which positions each position reads (every one unless told)
 /// @return every intermediate and the logits
 /// @throws std::invalid_argument if there is no word or a word number is out of range
 inline TokenClassifierSteps token_classifier(const TokenClassifierWeights& weights,
-                                             const std::vector<Eigen::Index>& words) {
+                                             const std::vector<Eigen::Index>& words,
+                                             Visibility visibility = Visibility::everything) {
   if (words.empty()) {
     throw std::invalid_argument("token_classifier: the input needs at least one word");
   }
   TokenClassifierSteps steps;
   // [token_classifier]
   steps.input = add_positional_encoding(embedding_lookup(weights.embedding, words));
-  steps.layers = encoder_stack(steps.input, weights.layers);
+  steps.layers = encoder_stack(steps.input, weights.layers, attention_options(visibility, steps.input.rows()));
   steps.logits = (steps.layers.back().feed_forward_norm.output * weights.readout).rowwise() +
                  weights.readout_bias.transpose();
   // [token_classifier]
@@ -124,11 +143,13 @@ inline TokenClassifierSteps token_classifier(const TokenClassifierWeights& weigh
 /// @param words the input of the forward pass
 /// @param steps what token_classifier(weights, words) returned
 /// @param logits_gradient ∂L/∂logits, n × C (softmax_cross_entropy() gives it)
+/// @param visibility the forward pass's
 /// @return the gradients, shaped like the weights
 inline TokenClassifierWeights token_classifier_backward(const TokenClassifierWeights& weights,
                                                         const std::vector<Eigen::Index>& words,
                                                         const TokenClassifierSteps& steps,
-                                                        const Matrix& logits_gradient) {
+                                                        const Matrix& logits_gradient,
+                                                        Visibility visibility = Visibility::everything) {
   TokenClassifierWeights gradients;
   gradients.layers.resize(weights.layers.size());
   // [token_classifier_backward]
@@ -137,11 +158,12 @@ inline TokenClassifierWeights token_classifier_backward(const TokenClassifierWei
   gradients.readout_bias = logits_gradient.colwise().sum().transpose();
   // ∂L/∂(the last layer's output), then walked down through the layers:
   Matrix gradient = logits_gradient * weights.readout.transpose();
+  const AttentionOptions options = attention_options(visibility, steps.input.rows());
   for (std::size_t l = weights.layers.size(); l-- > 0;) {
     const Matrix& layer_input =
         l == 0 ? steps.input : steps.layers[l - 1].feed_forward_norm.output;
     EncoderLayerGradients layer =
-        encoder_layer_backward(layer_input, weights.layers[l], steps.layers[l], gradient);
+        encoder_layer_backward(layer_input, weights.layers[l], steps.layers[l], gradient, options);
     gradients.layers[l] = std::move(layer.weights);
     gradient = std::move(layer.input);
   }

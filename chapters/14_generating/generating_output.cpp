@@ -1,0 +1,451 @@
+// Chapter 14's front ends: the JSON, the tables, the flags and the page's entry. The computation they report
+// is in generating.cpp.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "attention/kv_cache.hpp"
+#include "chapters/13_sentences/grammar.hpp"
+#include "generating.hpp"
+#include "program/integer_list.hpp"
+#include "program/json_output.hpp"
+#include "program/page_program.hpp"
+#include "program/real_number.hpp"
+#include "program/table.hpp"
+#include "program/text.hpp"
+#include "program/timing_report.hpp"
+#include "program/usage_error.hpp"
+
+namespace generating {
+
+namespace {
+
+constexpr std::uint64_t max_training_steps = 100'000;
+constexpr std::uint64_t max_steps = 200;
+constexpr std::size_t max_prompt_words = 40;
+constexpr std::size_t max_seeds = 20;
+constexpr std::uint64_t max_length = 4096;
+constexpr std::uint64_t max_reps = 101;
+constexpr double max_temperature = 100.0;
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
+std::string percent(double share) { return fmt::format("{:.1f} %", 100.0 * share); }
+
+nlohmann::json inputs_json(const Inputs& inputs) {
+  return {{"model_seed", inputs.model_seed},       {"training_steps", inputs.training_steps},
+          {"key_value_heads", inputs.key_value_heads}, {"d_model", inputs.shape.d_model},
+          {"heads", inputs.shape.heads},            {"d_ff", inputs.shape.d_ff},
+          {"layers", inputs.shape.layers},          {"batch", inputs.batch},
+          {"learning_rate", inputs.adam.learning_rate}, {"modifiers", inputs.modifiers},
+          {"held_out", inputs.held_out},            {"judged", inputs.judged},
+          {"prompt", text_of(inputs.prompt)},       {"steps", inputs.steps},
+          {"temperature", inputs.sampling.temperature}, {"top_k", inputs.sampling.top_k},
+          {"seed", inputs.seed},                    {"cache", inputs.use_cache}};
+}
+
+nlohmann::json quality_json(const Quality& quality) {
+  nlohmann::json examples = nlohmann::json::array();
+  for (const auto& [text, parses] : quality.examples) examples.push_back({{"text", text}, {"grammatical", parses}});
+  return {{"held_out_loss", quality.held_out_loss}, {"held_out_words", quality.held_out_words},
+          {"no_context_loss", quality.no_context_loss}, {"grammatical", quality.grammatical},
+          {"novel", quality.novel},                 {"examples", examples}};
+}
+
+nlohmann::json generation_json(const Generation& generation) {
+  nlohmann::json words = nlohmann::json::array();
+  std::vector<Eigen::Index> read = generation.prompt;
+  for (const GeneratedWord& word : generation.words) {
+    nlohmann::json top = nlohmann::json::array();
+    for (const auto& [candidate, probability] : word.top) top.push_back({{"word", tokens()[static_cast<std::size_t>(candidate)]}, {"probability", probability}});
+    std::vector<std::string> read_words;
+    for (const Eigen::Index w : read) read_words.push_back(tokens()[static_cast<std::size_t>(w)]);
+    words.push_back({{"word", tokens()[static_cast<std::size_t>(word.word)]},
+                     {"number", word.word},
+                     {"probability", word.probability},
+                     {"drawn_with", word.drawn_with},
+                     {"top", top},
+                     {"reads", read_words},
+                     {"attention", word.attention},
+                     {"cache_numbers", word.cache_numbers}});
+    read.push_back(word.word);
+  }
+  std::vector<Eigen::Index> sentence(generation.prompt.begin() + 1, generation.prompt.end());
+  for (const GeneratedWord& word : generation.words) {
+    if (word.word != end_token()) sentence.push_back(word.word);
+  }
+  return {{"prompt", text_of(std::vector<Eigen::Index>(generation.prompt.begin() + 1, generation.prompt.end()))},
+          {"text", text_of(sentence)},
+          {"words", words},
+          {"ended", generation.ended},
+          {"grammatical", generation.grammatical},
+          {"largest_difference", generation.largest_difference},
+          {"seconds", generation.seconds},
+          {"seconds_per_word", generation.words.empty() ? 0.0 : generation.seconds / static_cast<double>(generation.words.size())}};
+}
+
+nlohmann::json timing_json(const attention::TimingSummary& timing) {
+  return {{"median", timing.median}, {"low", timing.spread_low}, {"high", timing.spread_high}};
+}
+
+std::string faster_name(attention::Faster faster) {
+  return faster == attention::Faster::first ? "cache" : faster == attention::Faster::second ? "recompute" : "too close to call";
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Result& result) {
+  nlohmann::json document{{"inputs", inputs_json(result.inputs)},
+                          {"parameters", result.parameters},
+                          {"tokens", tokens()},
+                          {"training", {{"steps", result.logged_steps}, {"loss", result.loss}}},
+                          {"quality", quality_json(result.quality)},
+                          {"generation", generation_json(result.generation)},
+                          {"cache_numbers_per_word",
+                           attention::key_value_cache_numbers(result.inputs.shape.layers, 1, result.inputs.key_value_heads,
+                                                              result.inputs.shape.d_model / result.inputs.shape.heads)},
+                          {"seconds", result.seconds}};
+  if (result.weights) {
+    document["weights"] = program::token_classifier_json(*result.weights);
+    document["weights"]["key_value_heads"] = result.inputs.key_value_heads;
+  }
+  return document;
+}
+
+nlohmann::json to_json(const SeedsResult& result) {
+  nlohmann::json runs = nlohmann::json::array(), by_groups = nlohmann::json::array();
+  for (const SeedRun& run : result.runs) {
+    runs.push_back({{"seed", run.seed},
+                    {"key_value_heads", run.key_value_heads},
+                    {"parameters", run.parameters},
+                    {"cache_numbers_per_word", run.cache_numbers},
+                    {"held_out_loss", run.quality.held_out_loss},
+                    {"grammatical", run.quality.grammatical},
+                    {"novel", run.quality.novel},
+                    {"seconds", run.seconds}});
+  }
+  for (const Eigen::Index groups : result.inputs.key_value_heads_list) {
+    std::vector<double> loss, grammatical, seconds;
+    nlohmann::json first;
+    for (const SeedRun& run : result.runs) {
+      if (run.key_value_heads != groups) continue;
+      loss.push_back(run.quality.held_out_loss), grammatical.push_back(run.quality.grammatical), seconds.push_back(run.seconds);
+      first = {{"parameters", run.parameters}, {"cache_numbers_per_word", run.cache_numbers}};
+    }
+    first["key_value_heads"] = groups;
+    first["held_out_loss"] = {{"median", median(loss)},
+                              {"best", *std::min_element(loss.begin(), loss.end())},
+                              {"worst", *std::max_element(loss.begin(), loss.end())}};
+    first["grammatical"] = {{"median", median(grammatical)},
+                            {"best", *std::max_element(grammatical.begin(), grammatical.end())},
+                            {"worst", *std::min_element(grammatical.begin(), grammatical.end())}};
+    first["seconds"] = {{"median", median(seconds)}};
+    by_groups.push_back(first);
+  }
+  return {{"inputs", inputs_json(result.inputs)}, {"seeds", result.inputs.seeds}, {"runs", runs}, {"by_key_value_heads", by_groups}};
+}
+
+nlohmann::json to_json(const BenchmarkResult& result) {
+  nlohmann::json lengths = nlohmann::json::array();
+  for (const BenchmarkLength& length : result.lengths) {
+    lengths.push_back({{"n", length.n},
+                       {"cached", timing_json(length.cached)},
+                       {"recomputed", timing_json(length.recomputed)},
+                       {"faster", faster_name(length.faster)},
+                       {"cached_last", timing_json(length.cached_last)},
+                       {"recomputed_last", timing_json(length.recomputed_last)},
+                       {"cached_multiply_adds", length.cached_multiply_adds},
+                       {"recomputed_multiply_adds", length.recomputed_multiply_adds},
+                       {"cache_numbers", length.cache_numbers},
+                       {"cache_bytes", length.cache_numbers * static_cast<long long>(sizeof(double))}});
+  }
+  return {{"reps", result.inputs.reps},
+          {"key_value_heads", result.inputs.key_value_heads},
+          {"shape",
+           {{"d_model", result.shape.d_model}, {"heads", result.shape.heads}, {"d_ff", result.shape.d_ff},
+            {"layers", result.shape.layers}, {"vocabulary", result.shape.vocabulary}}},
+          {"processor", result.processor},
+          {"lengths", lengths}};
+}
+
+namespace {
+
+std::string generation_table(const Result& result) {
+  const Generation& generation = result.generation;
+  const Inputs& inputs = result.inputs;
+  const std::string how = inputs.sampling.temperature == 0.0
+                              ? std::string("greedy: the likeliest word each time")
+                              : fmt::format("drawn with T = {}, {}, seed {}", program::number_text(inputs.sampling.temperature),
+                                            inputs.sampling.top_k == 0 ? std::string("every word")
+                                                                       : fmt::format("top-{}", inputs.sampling.top_k),
+                                            inputs.seed);
+  std::string text = fmt::format("\nGenerating from \"{}\" ({}), {}\n", generation_json(generation)["prompt"].get<std::string>(),
+                                 how, inputs.use_cache ? "reading a cache of keys and values" : "recomputing the whole prefix");
+  text += fmt::format("  {:>4}  {:<9} {:>6}  {:<32}  {:>13}\n", "step", "word", "p", "likeliest three", "cache numbers");
+  for (std::size_t s = 0; s < generation.words.size(); ++s) {
+    const GeneratedWord& word = generation.words[s];
+    std::string top;
+    for (const auto& [candidate, probability] : word.top) {
+      top += fmt::format("{} {:.2f}  ", tokens()[static_cast<std::size_t>(candidate)], probability);
+    }
+    text += fmt::format("  {:>4}  {:<9} {:>6.3f}  {:<32}  {:>13}\n", s + 1, tokens()[static_cast<std::size_t>(word.word)],
+                        word.probability, top, word.cache_numbers);
+  }
+  text += fmt::format("  Sentence: \"{}\"  {}\n", generation_json(generation)["text"].get<std::string>(),
+                      !generation.ended     ? "(not finished)"
+                      : generation.grammatical ? "(the grammar accepts it)"
+                                               : "(not a sentence of the grammar)");
+  text += fmt::format("  Largest difference between the cached and the recomputed scores: {:.3g}\n",
+                      generation.largest_difference);
+  if (!generation.words.empty()) {
+    // Where the position that chose the last word looked, in the last layer.
+    const GeneratedWord& last = generation.words.back();
+    const auto& layer = last.attention.back();
+    std::vector<Eigen::Index> read = generation.prompt;
+    for (std::size_t s = 0; s + 1 < generation.words.size(); ++s) read.push_back(generation.words[s].word);
+    attention::Matrix weights(static_cast<Eigen::Index>(layer.size()), static_cast<Eigen::Index>(read.size()));
+    for (std::size_t h = 0; h < layer.size(); ++h) {
+      for (std::size_t t = 0; t < read.size(); ++t) weights(static_cast<Eigen::Index>(h), static_cast<Eigen::Index>(t)) = layer[h][t];
+    }
+    std::vector<std::string> columns;
+    for (const Eigen::Index w : read) columns.push_back(tokens()[static_cast<std::size_t>(w)]);
+    text += '\n' + program::table(fmt::format("Attention of the position that chose \"{}\", last layer",
+                                              tokens()[static_cast<std::size_t>(last.word)]),
+                                  weights, program::numbered_labels("head ", weights.rows()), columns, 2);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string tables(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  std::string text = fmt::format(
+      "Training: {} steps of {} sentences; {} decoder layer(s) of {} query heads sharing {} key/value head(s), "
+      "d_model = {}; {} parameters; {:.2f} s\n",
+      inputs.training_steps, inputs.batch, inputs.shape.layers, inputs.shape.heads, inputs.key_value_heads,
+      inputs.shape.d_model, program::grouped_digits(static_cast<std::uint64_t>(result.parameters)), result.seconds);
+  text += fmt::format("\n{:>7}  {}\n", "step", "loss per word");
+  for (std::size_t i = 0; i < result.logged_steps.size(); ++i) {
+    if (i % 4 == 3 || i + 1 == result.logged_steps.size()) text += fmt::format("{:>7}  {:>8.4f}\n", result.logged_steps[i], result.loss[i]);
+  }
+  const Quality& quality = result.quality;
+  text += fmt::format("\nHeld-out: {} sentences, {} words to predict\n", inputs.held_out, quality.held_out_words);
+  text += fmt::format("  loss per word        {:.4f}  (a model that ignores the earlier words: at best {:.4f})\n",
+                      quality.held_out_loss, quality.no_context_loss);
+  text += fmt::format("Sentences drawn from the model (T = 1, every word): {}\n", inputs.judged);
+  text += fmt::format("  grammatical          {}  (and never a training sentence: {})\n", percent(quality.grammatical),
+                      percent(quality.novel));
+  for (const auto& [sentence, parses] : quality.examples) text += fmt::format("  {} {}\n", parses ? "   " : " x ", sentence);
+  text += generation_table(result);
+  return text;
+}
+
+std::string tables(const SeedsResult& result) {
+  std::string text = fmt::format("{} steps, {} query heads; each seed and h_kv trained from scratch on the same sentences\n\n",
+                                 result.inputs.training_steps, result.inputs.shape.heads);
+  text += fmt::format("  {:>4}  {:>4}  {:>10}  {:>14}  {:>13}  {:>11}  {:>7}\n", "h_kv", "seed", "parameters",
+                      "cache per word", "held-out loss", "grammatical", "seconds");
+  for (const SeedRun& run : result.runs) {
+    text += fmt::format("  {:>4}  {:>4}  {:>10}  {:>14}  {:>13.4f}  {:>11}  {:>7.2f}\n", run.key_value_heads, run.seed,
+                        program::grouped_digits(static_cast<std::uint64_t>(run.parameters)), run.cache_numbers,
+                        run.quality.held_out_loss, percent(run.quality.grammatical), run.seconds);
+  }
+  text += fmt::format("\nOver the seeds: median [best, worst]\n  {:>4}  {:>14}  {:>26}  {:>26}\n", "h_kv", "cache per word",
+                      "held-out loss", "grammatical");
+  for (const nlohmann::json& group : to_json(result)["by_key_value_heads"]) {
+    const auto loss = group["held_out_loss"], grammatical = group["grammatical"];
+    text += fmt::format("  {:>4}  {:>14}  {:>26}  {:>26}\n", group["key_value_heads"].get<long long>(),
+                        group["cache_numbers_per_word"].get<long long>(),
+                        fmt::format("{:.4f} [{:.4f}, {:.4f}]", loss["median"].get<double>(), loss["best"].get<double>(),
+                                    loss["worst"].get<double>()),
+                        fmt::format("{} [{}, {}]", percent(grammatical["median"].get<double>()),
+                                    percent(grammatical["best"].get<double>()), percent(grammatical["worst"].get<double>())));
+  }
+  return text;
+}
+
+std::string tables(const BenchmarkResult& result) {
+  std::string text = fmt::format(
+      "Decoding n words with the cache and by recomputing the prefix: an untrained model of {} layer(s), d_model = {}, "
+      "{} query heads, {} key/value head(s); median [spread] of {} repetitions in turns\n",
+      result.shape.layers, result.shape.d_model, result.shape.heads, result.inputs.key_value_heads, result.inputs.reps);
+  text += program::processor_lines(result.processor);
+  text += fmt::format("\n  {:>5}  {:>29}  {:>29}  {:<17}  {:>12}  {:>12}\n", "n", "cache, ms for all n",
+                      "recompute, ms for all n", "faster", "multiply-adds", "cache bytes");
+  for (const BenchmarkLength& length : result.lengths) {
+    text += fmt::format("  {:>5}  {:>29}  {:>29}  {:<17}  {:>12}  {:>12}\n", length.n,
+                        program::milliseconds_text(length.cached), program::milliseconds_text(length.recomputed),
+                        faster_name(length.faster),
+                        fmt::format("1 : {:.0f}", length.recomputed_multiply_adds / length.cached_multiply_adds),
+                        program::grouped_digits(static_cast<std::uint64_t>(length.cache_numbers) * sizeof(double)));
+  }
+  text += fmt::format("\n  {:>5}  {:>29}  {:>29}\n", "n", "cache, ms for word n", "recompute, ms for word n");
+  for (const BenchmarkLength& length : result.lengths) {
+    text += fmt::format("  {:>5}  {:>29}  {:>29}\n", length.n, program::milliseconds_text(length.cached_last),
+                        program::milliseconds_text(length.recomputed_last));
+  }
+  return text;
+}
+
+Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
+  command_line.option("--prompt", prompt_text_, "the words the sentence starts with, separated by spaces (default: none)", "TEXT");
+  command_line.option("--steps", steps_text_, fmt::format("the most words to generate, 1 to {} (default 16); it stops at \".\"", max_steps),
+                      "INTEGER");
+  command_line.option("--temperature", temperature_text_,
+                      fmt::format("T, 0 to {}: 0 takes the likeliest word (default), above 0 draws from softmax(logits / T)",
+                                  program::number_text(max_temperature)),
+                      "NUMBER");
+  command_line.option("--top-k", top_k_text_, "draw only among the k likeliest words; 0 (default) keeps every word", "INTEGER");
+  command_line.option("--seed", seed_text_, "seed of the draws when T > 0 (default 1)", "INTEGER");
+  command_line.option("--kv-heads", key_value_heads_text_,
+                      "h_kv, heads of keys and values shared by the 4 query heads: 4 (default), 2 or 1; with --seeds, a list",
+                      "INTEGER");
+  command_line.flag("--no-cache", no_cache_, "run the model on the whole prefix at every step instead of reading the cache");
+  command_line.option("--model-seed", model_seed_text_, "seed of the weights, the held-out set and the training sentences (default 1)",
+                      "INTEGER");
+  command_line.option("--training-steps", training_steps_text_,
+                      fmt::format("Adam updates of 16 sentences, 1 to {} (default 1500)", max_training_steps), "INTEGER");
+  command_line.option("--seeds", seeds_text_,
+                      fmt::format("train once for each of these model seeds (at most {}) and each h_kv of --kv-heads, and "
+                                  "print each one's held-out loss and grammatical share",
+                                  max_seeds),
+                      "LIST");
+  command_line.flag("--weights", include_weights_, "put every trained weight in the JSON, so that another program can rerun the model");
+  command_line.flag("--benchmark", benchmark_,
+                    "time decoding with the cache against recomputing, on an untrained model, and train nothing");
+  command_line.option("--n", lengths_text_, fmt::format("with --benchmark: the lengths to time, 1 to {} (default 32,64,128,256)", max_length),
+                      "LIST");
+  command_line.option("--reps", reps_text_, fmt::format("with --benchmark: repetitions, 3 to {} (default 5)", max_reps), "INTEGER");
+  command_line.flag("--model-for-the-page", model_for_the_page_, "train, and print the trained model as JSON for the build to put in the page");
+  command_line.excludes("--seeds", {"--model-seed", "--weights", "--prompt", "--model-for-the-page", "--benchmark"});
+  command_line.excludes("--benchmark", {"--prompt", "--model-seed", "--weights", "--model-for-the-page", "--training-steps"});
+  command_line.add_check([&command_line] {
+    for (const char* flag : {"--n", "--reps"}) {
+      if (command_line.given(flag) && !command_line.given("--benchmark")) {
+        throw program::UsageError(fmt::format("{}: only with --benchmark", flag));
+      }
+    }
+  });
+}
+
+namespace {
+
+Eigen::Index key_value_heads_of(std::uint64_t value, Eigen::Index heads) {
+  if (heads % static_cast<Eigen::Index>(value) != 0) {
+    throw program::UsageError(fmt::format("--kv-heads: {} does not divide the {} query heads; expected 4, 2 or 1", value, heads));
+  }
+  return static_cast<Eigen::Index>(value);
+}
+
+}  // namespace
+
+Inputs Flags::read() const {
+  Inputs inputs;
+  const Eigen::Index heads = inputs.shape.heads;
+  if (command_line_.given("--seeds")) {
+    inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
+    for (const std::uint64_t value : program::parse_whole_numbers(key_value_heads_text_, "--kv-heads", 1,
+                                                                  static_cast<std::uint64_t>(heads), 3)) {
+      inputs.key_value_heads_list.push_back(key_value_heads_of(value, heads));
+    }
+  } else {
+    inputs.key_value_heads = key_value_heads_of(
+        program::parse_whole_number(key_value_heads_text_, "--kv-heads", 1, static_cast<std::uint64_t>(heads)), heads);
+  }
+  inputs.model_seed = program::parse_whole_number(model_seed_text_, "--model-seed", 0, UINT64_MAX);
+  inputs.training_steps = static_cast<long long>(
+      program::parse_whole_number(training_steps_text_, "--training-steps", 1, max_training_steps));
+  inputs.steps = static_cast<long long>(program::parse_whole_number(steps_text_, "--steps", 1, max_steps));
+  inputs.sampling.temperature = program::parse_real_number(temperature_text_, "--temperature");
+  if (inputs.sampling.temperature < 0.0 || inputs.sampling.temperature > max_temperature) {
+    throw program::UsageError(fmt::format("--temperature: expected a number from 0 to {}, got {}",
+                                          program::number_text(max_temperature), temperature_text_));
+  }
+  inputs.sampling.top_k = static_cast<Eigen::Index>(
+      program::parse_whole_number(top_k_text_, "--top-k", 0, static_cast<std::uint64_t>(tokens().size())));
+  inputs.seed = program::parse_whole_number(seed_text_, "--seed", 0, UINT64_MAX);
+  inputs.use_cache = !no_cache_;
+  inputs.include_weights = include_weights_;
+  if (command_line_.given("--prompt")) {
+    const std::string text(program::trim(prompt_text_));
+    if (!text.empty()) inputs.prompt = sentences::words_of(text, "--prompt");
+    if (inputs.prompt.size() > max_prompt_words) {
+      throw program::UsageError(fmt::format("--prompt has {} words; at most {}", inputs.prompt.size(), max_prompt_words));
+    }
+  }
+  return inputs;
+}
+
+BenchmarkInputs Flags::read_benchmark() const {
+  BenchmarkInputs inputs;
+  const Inputs model = read();
+  inputs.key_value_heads = model.key_value_heads;
+  inputs.lengths.clear();
+  for (const std::uint64_t n : program::parse_whole_numbers(lengths_text_, "--n", 1, max_length, 20)) {
+    inputs.lengths.push_back(static_cast<Eigen::Index>(n));
+  }
+  inputs.reps = static_cast<std::size_t>(program::parse_whole_number(reps_text_, "--reps", 3, max_reps));
+  return inputs;
+}
+
+#ifdef __EMSCRIPTEN__
+// The model the build trained natively with the defaults: a source file the build writes
+// (models_for_the_page.py) into the page's module, and only there.
+const std::vector<SavedModel>& models_for_the_page();
+#endif
+
+namespace {
+
+// The page's model: the one the build trained with the same inputs, if it shipped one; otherwise trained here
+// (chapter 13 says why the page does not train its own: WebAssembly's last bits differ, and training grows them).
+std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
+#ifdef __EMSCRIPTEN__
+  for (const SavedModel& model : models_for_the_page()) {
+    if (model.key == model_key(inputs)) return restored(model, inputs);
+  }
+#endif
+  return train(inputs);
+}
+
+}  // namespace
+
+// The page's way in: the same flags. The trained models are kept, so that each click of "next word" decodes
+// and does not train again.
+[[maybe_unused]] const bool registered_for_the_page =
+    program::register_page_program("generating", [](const std::vector<std::string>& arguments) {
+      static std::map<std::string, std::shared_ptr<const Trained>> kept;
+      constexpr std::size_t most_kept = 4;
+      program::CommandLine command_line{"generating", ""};
+      Flags flags(command_line);
+      nlohmann::json result;
+      command_line.parse_for_page(arguments, [&] {
+        if (flags.benchmark()) {
+          result = to_json(benchmark(flags.read_benchmark()));
+          return;
+        }
+        const Inputs inputs = flags.read();
+        if (!inputs.seeds.empty()) {
+          result = to_json(compute_over_seeds(inputs));
+          return;
+        }
+        const std::string key = model_key(inputs);
+        auto found = kept.find(key);
+        if (found == kept.end()) {
+          if (kept.size() >= most_kept) kept.clear();
+          found = kept.emplace(key, trained_for_the_page(inputs)).first;
+        }
+        result = to_json(report(*found->second, inputs));
+      });
+      return result;
+    });
+
+}  // namespace generating

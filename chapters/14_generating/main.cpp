@@ -1,0 +1,61 @@
+// Chapter 14: generating.
+//
+// With no arguments: trains the book's small Transformer with the causal mask for 1500 steps to predict the
+// next word of chapter 13's language, prints its loss per word on held-out sentences and the share of the
+// sentences it writes that the grammar accepts, then writes a sentence one word at a time, reading the
+// earlier words through a cache of keys and values. --prompt starts the sentence; --temperature, --top-k and
+// --seed draw the words instead of taking the likeliest; --no-cache recomputes the whole prefix at each step;
+// --kv-heads shares the keys and values between query heads; --seeds 1,2,3,4,5 trains once per seed (and per
+// --kv-heads value); --benchmark times the cache against recomputing; --json prints it all as one JSON document.
+//
+// While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
+// The computation is in generating.cpp, the JSON, tables and flags in generating_output.cpp; this file reads the
+// command line and prints.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "generating.hpp"
+#include "program/command_line.hpp"
+#include "program/json_flags.hpp"
+#include "program/progress_line.hpp"
+
+int main(int argc, char** argv) {
+  program::CommandLine command_line{
+      "generating",
+      "Chapter 14 of Attention, Compiled: a small Transformer with the causal mask, trained to predict the next word "
+      "of a language stated in full, writes sentences one word at a time through a cache of keys and values; its "
+      "held-out loss, the share of its sentences the grammar accepts, and the cache against recomputing."};
+  generating::Flags flags(command_line);
+  const program::JsonFlags output(command_line, "print the results as one JSON document instead of tables",
+                                  "also write the JSON document to this file, from the same run as the tables");
+
+  return command_line.run(argc, argv, [&] {
+    if (flags.benchmark()) {
+      const generating::BenchmarkResult result = generating::benchmark(flags.read_benchmark());
+      output.print([&] { return generating::to_json(result); }, [&] { return generating::tables(result); });
+      return;
+    }
+    program::ProgressLine line;
+    generating::Progress progress;
+    if (line.shown()) {
+      progress = [&line](long long step, long long steps, double seconds) {
+        const double left = seconds / static_cast<double>(step) * static_cast<double>(steps - step);
+        line.update(fmt::format("step {}/{}  {} left", step, steps, program::duration_text(left)));
+        if (step == steps) std::cerr << '\n';
+      };
+    }
+    const generating::Inputs inputs = flags.read();
+    if (!inputs.seeds.empty()) {
+      const generating::SeedsResult result = generating::compute_over_seeds(inputs, progress);
+      output.print([&] { return generating::to_json(result); }, [&] { return generating::tables(result); });
+      return;
+    }
+    if (flags.model_for_the_page()) {
+      std::cout << generating::to_json(generating::saved(*generating::train(inputs, progress))).dump() << '\n';
+      return;
+    }
+    const generating::Result result = generating::compute(inputs, progress);
+    output.print([&] { return generating::to_json(result); }, [&] { return generating::tables(result); });
+  });
+}

@@ -1,0 +1,90 @@
+/// @file sampling.hpp
+/// @brief Choosing the next word from a decoder's scores: greedily, or by drawing with a temperature and top-k.
+///
+/// The decoder gives a score (a logit) to every word of the vocabulary.
+/// Greedy decoding takes the highest. Sampling turns the scores into
+/// probabilities, softmax(logits / T), and draws one: a temperature T below 1
+/// sharpens the distribution towards the highest score, above 1 flattens it.
+/// Top-k sampling first keeps only the k highest scores, so that the many
+/// unlikely words, whose small probabilities add up, are never drawn.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "attention/matrix.hpp"
+#include "attention/numpy_random.hpp"
+#include "attention/softmax.hpp"
+
+namespace attention {
+
+/// @brief How the next word is chosen.
+struct SamplingSettings {
+  double temperature = 1.0;  ///< T; 0 chooses greedily (the highest score, no draw)
+  Eigen::Index top_k = 0;    ///< keep only the k highest scores; 0 keeps every word
+};
+
+/// @brief The probabilities the next word is drawn with: softmax(logits / T) over the k highest scores, 0 elsewhere.
+///
+/// With T = 0, all of the probability is on the highest score (the first, if
+/// several are equal). Among equal scores at the k-th place, the words that
+/// come first in the vocabulary are kept.
+/// @param logits the decoder's scores, one per word
+/// @param settings T and k
+/// @return one probability per word; they add up to 1
+/// @throws std::invalid_argument if T is negative or not finite, k is negative, or there is no score
+inline Vector sampling_probabilities(const Vector& logits, const SamplingSettings& settings) {
+  if (logits.size() == 0) throw std::invalid_argument("sampling_probabilities: there is no score");
+  if (!(settings.temperature >= 0.0) || !std::isfinite(settings.temperature)) {
+    throw std::invalid_argument("sampling_probabilities: the temperature must be a finite number, at least 0");
+  }
+  if (settings.top_k < 0) throw std::invalid_argument("sampling_probabilities: top-k must be at least 0");
+  Vector probabilities = Vector::Zero(logits.size());
+  if (settings.temperature == 0.0) {
+    Eigen::Index best = 0;
+    logits.maxCoeff(&best);
+    probabilities(best) = 1.0;
+    return probabilities;
+  }
+  // [sampling_probabilities]
+  std::vector<Eigen::Index> order(static_cast<std::size_t>(logits.size()));
+  std::iota(order.begin(), order.end(), Eigen::Index{0});
+  std::stable_sort(order.begin(), order.end(), [&logits](Eigen::Index a, Eigen::Index b) { return logits(a) > logits(b); });
+  const Eigen::Index kept = settings.top_k == 0 ? logits.size() : std::min(settings.top_k, logits.size());
+  Matrix scaled = Matrix::Constant(1, logits.size(), -std::numeric_limits<double>::infinity());
+  for (Eigen::Index i = 0; i < kept; ++i) {
+    const Eigen::Index word = order[static_cast<std::size_t>(i)];
+    scaled(0, word) = logits(word) / settings.temperature;
+  }
+  probabilities = softmax_rows(scaled).row(0).transpose();  // the words left out get exactly 0
+  // [sampling_probabilities]
+  return probabilities;
+}
+
+/// @brief Draws a word with the given probabilities: the first word at which their running sum exceeds u.
+///
+/// u is one uniform number in [0, 1) from @p generator (`rng.random()` in
+/// NumPy). A one-hot distribution (greedy decoding) draws nothing.
+/// @param probabilities one per word, adding up to 1
+/// @param generator the stream of draws
+/// @return the word
+inline Eigen::Index draw_word(const Vector& probabilities, NumpyGenerator& generator) {
+  Eigen::Index only = 0;
+  if (probabilities.maxCoeff(&only) == 1.0) return only;
+  const double u = generator.next_double();
+  double running = 0.0;
+  Eigen::Index last_possible = 0;
+  for (Eigen::Index word = 0; word < probabilities.size(); ++word) {
+    if (probabilities(word) == 0.0) continue;
+    running += probabilities(word);
+    last_possible = word;
+    if (u < running) return word;
+  }
+  return last_possible;  // u fell in the rounding left at the top of the running sum
+}
+
+}  // namespace attention
