@@ -87,9 +87,7 @@ nlohmann::json generation_json(const Generation& generation) {
           {"words", words},
           {"ended", generation.ended},
           {"grammatical", generation.grammatical},
-          {"largest_difference", generation.largest_difference},
-          {"seconds", generation.seconds},
-          {"seconds_per_word", generation.words.empty() ? 0.0 : generation.seconds / static_cast<double>(generation.words.size())}};
+          {"largest_difference", generation.largest_difference}};
 }
 
 nlohmann::json timing_json(const attention::TimingSummary& timing) {
@@ -112,7 +110,10 @@ nlohmann::json to_json(const Result& result) {
                           {"cache_numbers_per_word",
                            attention::key_value_cache_numbers(result.inputs.shape.layers, 1, result.inputs.key_value_heads,
                                                               result.inputs.shape.d_model / result.inputs.shape.heads)},
-                          {"seconds", result.seconds}};
+                          {"seconds", result.seconds},
+                          {"decoding_seconds", result.generation.seconds},
+                          {"seconds_per_word", result.generation.words.empty() ? 0.0
+                                                   : result.generation.seconds / static_cast<double>(result.generation.words.size())}};
   if (result.weights) {
     document["weights"] = program::token_classifier_json(*result.weights);
     document["weights"]["key_value_heads"] = result.inputs.key_value_heads;
@@ -122,6 +123,7 @@ nlohmann::json to_json(const Result& result) {
 
 nlohmann::json to_json(const SeedsResult& result) {
   nlohmann::json runs = nlohmann::json::array(), by_groups = nlohmann::json::array();
+  std::vector<double> seconds_per_run;
   for (const SeedRun& run : result.runs) {
     runs.push_back({{"seed", run.seed},
                     {"key_value_heads", run.key_value_heads},
@@ -129,15 +131,15 @@ nlohmann::json to_json(const SeedsResult& result) {
                     {"cache_numbers_per_word", run.cache_numbers},
                     {"held_out_loss", run.quality.held_out_loss},
                     {"grammatical", run.quality.grammatical},
-                    {"novel", run.quality.novel},
-                    {"seconds", run.seconds}});
+                    {"novel", run.quality.novel}});
+    seconds_per_run.push_back(run.seconds);
   }
   for (const Eigen::Index groups : result.inputs.key_value_heads_list) {
-    std::vector<double> loss, grammatical, seconds;
+    std::vector<double> loss, grammatical;
     nlohmann::json first;
     for (const SeedRun& run : result.runs) {
       if (run.key_value_heads != groups) continue;
-      loss.push_back(run.quality.held_out_loss), grammatical.push_back(run.quality.grammatical), seconds.push_back(run.seconds);
+      loss.push_back(run.quality.held_out_loss), grammatical.push_back(run.quality.grammatical);
       first = {{"parameters", run.parameters}, {"cache_numbers_per_word", run.cache_numbers}};
     }
     first["key_value_heads"] = groups;
@@ -147,10 +149,10 @@ nlohmann::json to_json(const SeedsResult& result) {
     first["grammatical"] = {{"median", median(grammatical)},
                             {"best", *std::max_element(grammatical.begin(), grammatical.end())},
                             {"worst", *std::min_element(grammatical.begin(), grammatical.end())}};
-    first["seconds"] = {{"median", median(seconds)}};
     by_groups.push_back(first);
   }
-  return {{"inputs", inputs_json(result.inputs)}, {"seeds", result.inputs.seeds}, {"runs", runs}, {"by_key_value_heads", by_groups}};
+  return {{"inputs", inputs_json(result.inputs)}, {"seeds", result.inputs.seeds}, {"runs", runs}, {"by_key_value_heads", by_groups},
+          {"seconds", {{"per_run", seconds_per_run}, {"median", median(seconds_per_run)}}}};
 }
 
 nlohmann::json to_json(const BenchmarkResult& result) {
