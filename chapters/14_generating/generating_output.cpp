@@ -263,7 +263,8 @@ std::string tables(const SeedsResult& result) {
   }
   text += fmt::format("\nOver the seeds: median [best, worst]\n  {:>4}  {:>14}  {:>26}  {:>26}\n", "h_kv", "cache per word",
                       "held-out loss", "grammatical");
-  for (const nlohmann::json& group : to_json(result)["by_key_value_heads"]) {
+  const nlohmann::json document = to_json(result);
+  for (const nlohmann::json& group : document["by_key_value_heads"]) {
     const auto loss = group["held_out_loss"], grammatical = group["grammatical"];
     text += fmt::format("  {:>4}  {:>14}  {:>26}  {:>26}\n", group["key_value_heads"].get<long long>(),
                         group["cache_numbers_per_word"].get<long long>(),
