@@ -45,6 +45,10 @@ inline Eigen::Index key_value_group(Eigen::Index head, Eigen::Index heads, Eigen
 }
 
 /// @brief True for the first head of its group: the head whose W^K and W^V the group uses.
+/// @param head the query head, 0 to h − 1
+/// @param heads h
+/// @param key_value_heads h_kv; it must divide h
+/// @return whether @p head is the first of its group
 inline bool leads_its_group(Eigen::Index head, Eigen::Index heads, Eigen::Index key_value_heads) {
   return head == 0 || key_value_group(head, heads, key_value_heads) != key_value_group(head - 1, heads, key_value_heads);
 }
