@@ -450,6 +450,11 @@ BenchmarkResult benchmark(const BenchmarkInputs& inputs) {
                                                               result.shape.d_model / result.shape.heads);
     result.lengths.push_back(length);
   }
+  LargeCache& large = result.large;
+  for (const long long groups : {large.query_heads, 8LL, 1LL}) {
+    large.bytes.emplace_back(groups, attention::key_value_cache_numbers(large.layers, large.positions, groups, large.head_width) *
+                                         large.bytes_per_number);
+  }
   return result;
 }
 

@@ -136,11 +136,18 @@ struct BenchmarkLength {
   long long cache_numbers = 0;
 };
 
+/// The cache of a larger decoder than the book's, at a longer length, for each h_kv: the formula at scale.
+struct LargeCache {
+  long long layers = 80, query_heads = 64, head_width = 128, positions = 4096, bytes_per_number = 2;
+  std::vector<std::pair<long long, long long>> bytes;  // (h_kv, bytes)
+};
+
 struct BenchmarkResult {
   BenchmarkInputs inputs;
   attention::TokenClassifierShape shape;
   std::string processor;
   std::vector<BenchmarkLength> lengths;
+  LargeCache large;
 };
 
 using Progress = std::function<void(long long, long long, double)>;

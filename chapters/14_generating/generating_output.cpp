@@ -169,13 +169,21 @@ nlohmann::json to_json(const BenchmarkResult& result) {
                        {"cache_numbers", length.cache_numbers},
                        {"cache_bytes", length.cache_numbers * static_cast<long long>(sizeof(double))}});
   }
+  const LargeCache& scale = result.large;
+  nlohmann::json large{{"layers", scale.layers},       {"query_heads", scale.query_heads},
+                       {"head_width", scale.head_width}, {"positions", scale.positions},
+                       {"bytes_per_number", scale.bytes_per_number}, {"caches", nlohmann::json::array()}};
+  for (const auto& [groups, bytes] : scale.bytes) {
+    large["caches"].push_back({{"key_value_heads", groups}, {"bytes", bytes}, {"gibibytes", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0)}});
+  }
   return {{"reps", result.inputs.reps},
           {"key_value_heads", result.inputs.key_value_heads},
           {"shape",
            {{"d_model", result.shape.d_model}, {"heads", result.shape.heads}, {"d_ff", result.shape.d_ff},
             {"layers", result.shape.layers}, {"vocabulary", result.shape.vocabulary}}},
           {"processor", result.processor},
-          {"lengths", lengths}};
+          {"lengths", lengths},
+          {"large", large}};
 }
 
 namespace {
@@ -295,6 +303,13 @@ std::string tables(const BenchmarkResult& result) {
   for (const BenchmarkLength& length : result.lengths) {
     text += fmt::format("  {:>5}  {:>29}  {:>29}\n", length.n, program::milliseconds_text(length.cached_last),
                         program::milliseconds_text(length.recomputed_last));
+  }
+  const LargeCache& large = result.large;
+  text += fmt::format("\nThe cache of a larger decoder: {} layers, {} query heads of width {}, {} words, {} bytes a number\n",
+                      large.layers, large.query_heads, large.head_width, large.positions, large.bytes_per_number);
+  for (const auto& [groups, bytes] : large.bytes) {
+    text += fmt::format("  h_kv = {:<3} {:>16} bytes  ({:.2f} GiB)\n", groups, program::grouped_digits(static_cast<std::uint64_t>(bytes)),
+                        static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
   }
   return text;
 }
