@@ -1,6 +1,7 @@
 // Chapter 14's front ends: the JSON, the tables, the flags and the page's entry. The computation they report
 // is in generating.cpp.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -42,7 +43,7 @@ std::string percent(double share) { return fmt::format("{:.1f} %", 100.0 * share
 
 nlohmann::json inputs_json(const Inputs& inputs) {
   return {{"model_seed", inputs.model_seed},       {"training_steps", inputs.training_steps},
-          {"key_value_heads", inputs.key_value_heads}, {"d_model", inputs.shape.d_model},
+          {"key_value_heads", inputs.key_value_heads}, {"d_model", inputs.shape.d_model}, {"vocabulary", inputs.shape.vocabulary},
           {"heads", inputs.shape.heads},            {"d_ff", inputs.shape.d_ff},
           {"layers", inputs.shape.layers},          {"batch", inputs.batch},
           {"learning_rate", inputs.adam.learning_rate}, {"modifiers", inputs.modifiers},
@@ -55,7 +56,9 @@ nlohmann::json inputs_json(const Inputs& inputs) {
 nlohmann::json quality_json(const Quality& quality) {
   nlohmann::json examples = nlohmann::json::array();
   for (const auto& [text, parses] : quality.examples) examples.push_back({{"text", text}, {"grammatical", parses}});
+  // e^loss, the perplexity: as unsure as a fair choice among that many words.
   return {{"held_out_loss", quality.held_out_loss}, {"held_out_words", quality.held_out_words},
+          {"held_out_perplexity", std::exp(quality.held_out_loss)}, {"no_context_perplexity", std::exp(quality.no_context_loss)},
           {"no_context_loss", quality.no_context_loss}, {"grammatical", quality.grammatical},
           {"novel", quality.novel},                 {"examples", examples}};
 }
