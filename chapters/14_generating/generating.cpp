@@ -427,6 +427,7 @@ BenchmarkResult benchmark(const BenchmarkInputs& inputs) {
       recomputed[r].push_back(std::chrono::duration<double>(Clock::now() - before).count());
     }
   }
+  result.peak = attention::measure_multiply_add_peak(1);
   for (const Eigen::Index n : inputs.lengths) {
     BenchmarkLength length;
     length.n = n;
@@ -446,6 +447,10 @@ BenchmarkResult benchmark(const BenchmarkInputs& inputs) {
       length.cached_multiply_adds += cached_step_multiply_adds(result.shape, inputs.key_value_heads, static_cast<double>(t));
       length.recomputed_multiply_adds += recomputed_step_multiply_adds(result.shape, static_cast<double>(t));
     }
+    // A multiply-add is two floating-point operations, as the peak counts them.
+    length.cached_rate = attention::against_peak(2.0 * length.cached_multiply_adds / length.cached.median, result.peak.flops);
+    length.recomputed_rate =
+        attention::against_peak(2.0 * length.recomputed_multiply_adds / length.recomputed.median, result.peak.flops);
     length.cache_numbers = attention::key_value_cache_numbers(result.shape.layers, n, inputs.key_value_heads,
                                                               result.shape.d_model / result.shape.heads);
     result.lengths.push_back(length);

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention/adam.hpp"
+#include "attention/multiply_add_peak.hpp"
 #include "attention/sampling.hpp"
 #include "attention/timing_comparison.hpp"
 #include "attention/token_classifier.hpp"
@@ -134,6 +135,7 @@ struct BenchmarkLength {
   attention::TimingSummary cached_last, recomputed_last;  // seconds for the n-th word alone
   double cached_multiply_adds = 0.0, recomputed_multiply_adds = 0.0;  // counted, for all n words
   long long cache_numbers = 0;
+  attention::RateAgainstPeak cached_rate, recomputed_rate;  // counted multiply-adds per second (median), against the peak
 };
 
 /// The cache of a larger decoder than the book's, at a longer length, for each h_kv: the formula at scale.
@@ -147,6 +149,7 @@ struct BenchmarkResult {
   attention::TokenClassifierShape shape;
   std::string processor;
   std::vector<BenchmarkLength> lengths;
+  attention::MultiplyAddPeak peak;  // one thread's, measured in the same run
   LargeCache large;
 };
 

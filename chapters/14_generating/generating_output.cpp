@@ -169,6 +169,9 @@ nlohmann::json to_json(const BenchmarkResult& result) {
                        {"recomputed_last", timing_json(length.recomputed_last)},
                        {"cached_multiply_adds", length.cached_multiply_adds},
                        {"recomputed_multiply_adds", length.recomputed_multiply_adds},
+                       {"cached_share_of_peak", length.cached_rate.share},
+                       {"recomputed_share_of_peak", length.recomputed_rate.share},
+                       {"above_peak", length.cached_rate.above_peak || length.recomputed_rate.above_peak},
                        {"cache_numbers", length.cache_numbers},
                        {"cache_bytes", length.cache_numbers * static_cast<long long>(sizeof(double))}});
   }
@@ -185,6 +188,7 @@ nlohmann::json to_json(const BenchmarkResult& result) {
            {{"d_model", result.shape.d_model}, {"heads", result.shape.heads}, {"d_ff", result.shape.d_ff},
             {"layers", result.shape.layers}, {"vocabulary", result.shape.vocabulary}}},
           {"processor", result.processor},
+          {"peak", {{"gflops", result.peak.flops / 1e9}, {"instructions", result.peak.instructions}, {"threads", 1}}},
           {"lengths", lengths},
           {"large", large}};
 }
@@ -302,11 +306,17 @@ std::string tables(const BenchmarkResult& result) {
                         fmt::format("1 : {:.0f}", length.recomputed_multiply_adds / length.cached_multiply_adds),
                         program::grouped_digits(static_cast<std::uint64_t>(length.cache_numbers) * sizeof(double)));
   }
-  text += fmt::format("\n  {:>5}  {:>29}  {:>29}\n", "n", "cache, ms for word n", "recompute, ms for word n");
+  text += fmt::format("\n  {:>5}  {:>29}  {:>29}  {:>14}  {:>14}\n", "n", "cache, ms for word n", "recompute, ms for word n",
+                      "cache, peak", "recompute, peak");
   for (const BenchmarkLength& length : result.lengths) {
-    text += fmt::format("  {:>5}  {:>29}  {:>29}\n", length.n, program::milliseconds_text(length.cached_last),
-                        program::milliseconds_text(length.recomputed_last));
+    const auto share = [](const attention::RateAgainstPeak& rate) {
+      return rate.above_peak ? std::string("above the peak!") : fmt::format("{:.1f} %", 100.0 * rate.share);
+    };
+    text += fmt::format("  {:>5}  {:>29}  {:>29}  {:>14}  {:>14}\n", length.n, program::milliseconds_text(length.cached_last),
+                        program::milliseconds_text(length.recomputed_last), share(length.cached_rate), share(length.recomputed_rate));
   }
+  text += fmt::format("  (peak: {:.1f} GFLOP/s, one thread, {}, measured in this run; the share is of the whole sentence)\n",
+                      result.peak.flops / 1e9, result.peak.instructions);
   const LargeCache& large = result.large;
   text += fmt::format("\nThe cache of a larger decoder: {} layers, {} query heads of width {}, {} words, {} bytes a number\n",
                       large.layers, large.query_heads, large.head_width, large.positions, large.bytes_per_number);
