@@ -15,7 +15,9 @@
 #include "attention/kv_cache.hpp"
 #include "attention/numpy_random.hpp"
 #include "attention/stopwatch.hpp"
+#include "attention/worker_threads.hpp"
 #include "chapters/13_sentences/grammar.hpp"
+#include "program/processors.hpp"
 
 namespace generating {
 
@@ -344,28 +346,41 @@ Result compute(const Inputs& inputs, const Progress& progress) { return report(*
 SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
   SeedsResult result;
   result.inputs = inputs;
-  const auto total = static_cast<long long>(inputs.seeds.size() * inputs.key_value_heads_list.size());
-  long long done = 0;
+  std::vector<Inputs> plan;  // for each h_kv, for each seed
   for (const Eigen::Index groups : inputs.key_value_heads_list) {
     for (const std::uint64_t seed : inputs.seeds) {
       Inputs one = inputs;
       one.model_seed = seed;
       one.key_value_heads = groups;
-      const Progress overall = [&](long long step, long long steps, double seconds) {
-        if (progress) progress(done * steps + step, total * steps, seconds);
-      };
-      const std::shared_ptr<const Trained> trained = train(one, overall);
-      ++done;
-      SeedRun run;
-      run.seed = seed;
-      run.key_value_heads = groups;
-      run.parameters = static_cast<long long>(parameter_values(trained->weights, groups).size());
-      run.cache_numbers = attention::key_value_cache_numbers(one.shape.layers, 1, groups, one.shape.d_model / one.shape.heads);
-      run.quality = trained->quality;
-      run.seconds = trained->seconds;
-      result.runs.push_back(run);
+      plan.push_back(one);
     }
   }
+  result.runs.resize(plan.size());
+  // The trainings are independent: one per processor at a time (the page has one). Each run's numbers are the
+  // same whichever processor trains it; only its seconds depend on what else runs.
+#ifdef __EMSCRIPTEN__
+  const unsigned shares = 1;
+#else
+  const unsigned shares = std::min<unsigned>(program::usable_processors(), static_cast<unsigned>(plan.size()));
+#endif
+  const auto per_share = static_cast<long long>((plan.size() + shares - 1) / shares);
+  attention::run_shares(shares, [&](unsigned share) {
+    long long done = 0;
+    for (std::size_t r = share; r < plan.size(); r += shares, ++done) {
+      const Progress overall = [&](long long step, long long steps, double seconds) {
+        if (progress && share == 0) progress(done * steps + step, per_share * steps, seconds);
+      };
+      const std::shared_ptr<const Trained> trained = train(plan[r], overall);
+      SeedRun& run = result.runs[r];
+      run.seed = plan[r].model_seed;
+      run.key_value_heads = plan[r].key_value_heads;
+      run.parameters = static_cast<long long>(parameter_values(trained->weights, run.key_value_heads).size());
+      run.cache_numbers = attention::key_value_cache_numbers(plan[r].shape.layers, 1, run.key_value_heads,
+                                                             plan[r].shape.d_model / plan[r].shape.heads);
+      run.quality = trained->quality;
+      run.seconds = trained->seconds;
+    }
+  });
   return result;
 }
 
