@@ -143,7 +143,11 @@
         grid.append(row);
       });
       view.slot('cache').replaceChildren(
-        element('p', { class: 'interactive-plot-title next-word-narrow', text: 'The cache: a row per word read, holding a key (dark) and a value (light) for each key/value head; this step’s row in orange' }),
+        element('p', {
+          class: 'interactive-plot-title next-word-narrow',
+          text: 'The cache: a row per word read, holding a key (dark) and a value (light) for each key/value head; ' +
+            (ended ? 'the final “.” is not read, so it gains no row' : 'this step’s row in orange'),
+        }),
         grid,
         element('p', { class: 'interactive-sentence next-word-narrow' }, [
           'It holds ', view.number(newest.cache_numbers, `${at}/cache_numbers`), ' numbers, ',
