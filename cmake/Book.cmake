@@ -198,3 +198,35 @@ function(book_chapter)
   set_property(GLOBAL APPEND PROPERTY BOOK_GENERATED_FILES ${run_outputs} ${figures} ${numpy_checks})
   set_property(GLOBAL APPEND PROPERTY BOOK_GENERATED_TARGETS ${arg_PROGRAM}_for_the_book)
 endfunction()
+
+# book_models_for_the_page(): the models a chapter's program trains with its
+# defaults, shipped in the page's WebAssembly module, so that the page restores
+# the native model instead of training its own (tools/models_for_the_page.py
+# says why). Called from the chapter's CMakeLists.txt, after book_chapter():
+#
+#   book_models_for_the_page(PROGRAM sentences HEADER chapters/13_sentences/sentences.hpp
+#     NAMESPACE sentences RUNS "--task tagging" "--task agreement"
+#     FIELDS key:text parameters:reals ...)
+#
+# RUNS: the arguments of each training, one string each (default: one training,
+# with none); FIELDS: the SavedModel's members in order, as name:kind. The
+# chapter declares `const std::vector<SavedModel>& models_for_the_page();` under
+# __EMSCRIPTEN__; the source written here defines it, in the page's module only.
+function(book_models_for_the_page)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "PROGRAM;HEADER;NAMESPACE" "RUNS;FIELDS")
+  set(out ${PROJECT_BINARY_DIR}/page/generated/${arg_PROGRAM}_models.cpp)
+  set(run_arguments "")
+  foreach(run IN LISTS arg_RUNS)
+    list(APPEND run_arguments "--run=${run}")
+  endforeach()
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/models_for_the_page.py
+            --program $<TARGET_FILE:${arg_PROGRAM}> --out ${out} --header ${arg_HEADER}
+            --namespace ${arg_NAMESPACE} ${run_arguments} --fields ${arg_FIELDS}
+    DEPENDS ${arg_PROGRAM} ${PROJECT_SOURCE_DIR}/tools/models_for_the_page.py
+    COMMENT "Training ${arg_PROGRAM}'s models for the page"
+    VERBATIM)
+  set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SOURCES ${out})
+  # A custom command's rule is written only for a target of its own folder that needs it.
+  add_custom_target(${arg_PROGRAM}_models_for_the_page DEPENDS ${out})
+endfunction()

@@ -1,6 +1,6 @@
 // Chapter 13's interactive figure: the reader's own sentence, read by the model
 // the chapter trains. The page's module holds the model the build trained
-// natively (chapters/13_sentences/models_for_the_page.py says why it is not
+// natively (tools/models_for_the_page.py says why it is not
 // trained again here); the chapter's program, compiled to WebAssembly, reads
 // each sentence with one forward pass: the tag of each word (or, for
 // agreement, the verb's number) and each head's attention weights.

@@ -78,7 +78,8 @@ nlohmann::json generation_json(const Generation& generation) {
                      {"top", top},
                      {"reads", read_words},
                      {"attention", word.attention},
-                     {"cache_numbers", word.cache_numbers}});
+                     {"cache_numbers", word.cache_numbers},
+                     {"cache_bytes", word.cache_numbers * static_cast<long long>(sizeof(double))}});
     read.push_back(word.word);
   }
   std::vector<Eigen::Index> sentence(generation.prompt.begin() + 1, generation.prompt.end());

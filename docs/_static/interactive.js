@@ -20,18 +20,25 @@
 //
 // Control types: 'range', 'number' (a text field for a number: what is typed
 // goes to the program as typed), 'text', 'select' (options: [[value, label], ...]),
+// 'checkbox' (adds its flag when ticked), 'button' (calls onClick(values, set)).
 // A control may list samples (values the tests try) and bad (values the
 // program must refuse, its message then shown next to the control).
-// 'checkbox' (adds its flag when ticked), 'button' (calls onClick(values, set)).
+// A text field whose flag takes an empty value (say, no prompt) says
+// optional: true; a button a reader presses again and again says how many
+// presses the tests make in a row (presses: 4).
 // A control's changed(values, set) runs before the update: it may set other
 // controls (set(name, value)), e.g. a slider that edits one row of a matrix.
 //
 // What a test reads (tests/book/interactive_check.mjs): the figure's root
 // element carries data-state (loading | busy | ready | error), data-program,
-// data-arguments (the JSON list of arguments of the last call) and
-// data-milliseconds (how long the last update took); every number shown
+// data-arguments (the JSON list of arguments of the last call),
+// data-milliseconds (how long the last update took) and data-updates (how
+// many updates it has made, so that a test sees a button press compute
+// again even where the arguments stay the same); every number shown
 // carries data-key (a JSON pointer into the program's JSON) and data-exact
-// (the number exactly as the program returned it).
+// (the number exactly as the program returned it), except a time the program
+// measured while it ran (a wall clock, different at every run), which carries
+// data-measured (its JSON pointer) and data-exact instead.
 (function () {
   'use strict';
   const here = document.currentScript.src.replace(/[^/]*$/, '');  // .../_static/
@@ -169,6 +176,15 @@
     return {
       slot,
       numberText,
+      // One number, as an element to place in a figure's own drawing.
+      number(value, pointer, decimals = 4) {
+        return numberNode('span', value, pointer, decimals);
+      },
+      // A time the program measured while it ran, written as `text` (say, in
+      // microseconds): the tests check that the native program has it too, not its value.
+      measured(value, pointer, text) {
+        return element('span', { 'data-measured': pointer, 'data-exact': JSON.stringify(value), text });
+      },
       // A matrix as a table of numbers: a row per row label, a column per column label.
       matrix(name, matrix, { title, rows, columns, pointer, decimals = 4 }) {
         const table = element('table', { class: 'interactive-numbers' });
@@ -329,12 +345,16 @@
     // For the tests: values worth trying, and values the program must refuse.
     if (control.samples) input.dataset.samples = JSON.stringify(control.samples);
     if (control.bad) input.dataset.bad = JSON.stringify(control.bad);
+    if (control.optional) input.dataset.optional = 'true';
+    if (control.presses) input.dataset.presses = String(control.presses);
     const shown = control.type === 'range' ? element('output', { for: id, text: String(control.value) }) : null;
     const error = element('div', { class: 'interactive-error', role: 'alert', hidden: '' });
     const help = control.help ? element('div', { class: 'interactive-help', text: control.help }) : null;
     const box = element('div', { class: `interactive-control interactive-${control.type}` },
       control.type === 'button' ? [input, error] : [label, input, ...(shown ? [shown] : []), ...(help ? [help] : []), error]);
-    const event = control.type === 'text' || control.type === 'number' ? 'change' : 'input';
+    // A button is pressed (a click, or Enter or Space on it), a text field changed, anything else moved.
+    const event = control.type === 'button' ? 'click'
+      : control.type === 'text' || control.type === 'number' ? 'change' : 'input';
     input.addEventListener(event, () => {
       if (shown) shown.textContent = input.value;
       onChange(control);
@@ -445,6 +465,7 @@
         root.dataset.state = 'ready';
       }
       root.dataset.milliseconds = (performance.now() - started).toFixed(2);
+      root.dataset.updates = String(Number(root.dataset.updates || '0') + 1);
       if (response.status === 0 && definition.next && definition.next(response.json, current)) schedule();
     }
 

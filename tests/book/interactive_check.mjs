@@ -10,20 +10,26 @@
 //     failed or off-machine request;
 //   * drives its controls: the defaults; each range at its ends and at three
 //     random steps; each other option of a select; each checkbox the other way; each
-//     button; each text field's samples (data-samples);
+//     button, as many times in a row as it asks (data-presses, else once),
+//     each press having to make the figure compute again (data-updates); each
+//     text field's samples (data-samples);
 //   * after every change, runs the native program (--bin/<program>) with the
 //     same arguments the page sent (data-arguments) and --json (once per
 //     distinct command line), and compares
 //     every number the figure shows (data-key, a JSON pointer; data-exact, the
 //     number as the page got it): the same double, bit for bit, unless the
 //     figure declares a tolerance (data-tolerance on its root), and the same
-//     text as the programs' tables print;
+//     text as the programs' tables print; a time the program measured
+//     (data-measured, a JSON pointer) must be in the native JSON too, and be a
+//     number of seconds in both, but is not compared: the line printed for the
+//     figure gives its median in the page;
 //   * types each bad value (data-bad) into its control: the figure must show
 //     the native program's own message (its stderr line after "<program>: ",
 //     exit status 2) next to that control, and keep working afterwards; so
 //     too for an empty field and "abc", in the figure's first text field and
 //     its first number field: the page must pass them on (left out, they
-//     would let the figure show the default's numbers);
+//     would let the figure show the default's numbers); a field whose program
+//     takes an empty value (data-optional) gets the empty value as a setting;
 //   * at 390 px: the figure fits its column (nothing wider than the screen);
 //     there each control is tried with one setting and one bad value only
 //     (the numbers are the 1280 px ones again; what is new is the layout);
@@ -141,6 +147,7 @@ function showsRounded(text, value) {
 // number it shows. One round trip to the browser per setting, not three.
 async function settleAndRead({ name, change, timeoutMs }) {
   const root = document.querySelector(`div.interactive[data-figure="${name}"]`);
+  const updatesBefore = Number(root.dataset.updates || '0');
   if (change) {
     const input = root.querySelector(`[data-control="${change.control}"]`);
     if (input.tagName === 'BUTTON') {
@@ -160,6 +167,9 @@ async function settleAndRead({ name, change, timeoutMs }) {
   const numbers = [...root.querySelectorAll('[data-key]')].map((node) => ({
     key: node.dataset.key, exact: node.dataset.exact, text: node.textContent,
   }));
+  const measured = [...root.querySelectorAll('[data-measured]')].map((node) => ({
+    key: node.dataset.measured, exact: node.dataset.exact,
+  }));
   const errors = [...root.querySelectorAll('.interactive-error')].filter((node) => !node.hidden).map((node) => ({
     text: node.textContent,
     control: node.closest('.interactive-control')?.querySelector('[data-control]')?.dataset.control ?? null,
@@ -171,8 +181,10 @@ async function settleAndRead({ name, change, timeoutMs }) {
     milliseconds: Number(root.dataset.milliseconds || 'NaN'),
     tolerance: root.dataset.tolerance ? Number(root.dataset.tolerance) : 0,
     numbers,
+    measured,
     errors,
     overflow: root.scrollWidth - root.clientWidth,
+    updated: Number(root.dataset.updates || '0') > updatesBefore,
   };
 }
 
@@ -186,6 +198,8 @@ function controlsOf(name) {
     options: input.tagName === 'SELECT' ? [...input.options].map((o) => o.value) : [],
     samples: JSON.parse(input.dataset.samples || '[]'),
     bad: JSON.parse(input.dataset.bad || '[]'),
+    optional: input.dataset.optional === 'true',
+    presses: Number(input.dataset.presses || '1'),
     value: input.type === 'checkbox' ? input.checked : input.value,
     flag: input.dataset.flag || null,
     // The kind of control the figure declared ('text', 'number', ...), from its box's class.
@@ -224,6 +238,15 @@ async function compare(shown, bin, what, problems, stats) {
       problems.push(`${what}: ${number.key} reads "${number.text}", which is not ${JSON.stringify(value)} rounded`);
     }
   }
+  // A time measured while the program ran: the same key natively, seconds in both, the values free.
+  const seconds = (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+  for (const time of shown.measured) {
+    const value = resolvePointer(expected.json, time.key);
+    const inPage = Number(time.exact);
+    if (!seconds(value)) problems.push(`${what}: the measured ${time.key} is ${JSON.stringify(value)} natively, not a time`);
+    if (!seconds(inPage)) problems.push(`${what}: the measured ${time.key} is ${time.exact} in the page, not a time`);
+    else (stats.measured[time.key] ??= []).push(inPage);
+  }
 }
 
 // What the seeds printed, which a figure's defaults must show (to 4 decimals):
@@ -251,7 +274,7 @@ function checkPublished(name, shown, what, problems) {
 }
 
 async function checkFigure(page, name, bin, width, problems, report) {
-  const stats = { compared: 0, identical: 0, largest: 0, settings: 0, times: [] };
+  const stats = { compared: 0, identical: 0, largest: 0, settings: 0, times: [], measured: {} };
   const random = generator(width * 7919 + name.length);
   const settle = (change) => page.evaluate(settleAndRead, { name, change, timeoutMs: WAIT_MS });
   // Apply the change (none: the figure as it is), and compare what the figure then shows.
@@ -274,7 +297,11 @@ async function checkFigure(page, name, bin, width, problems, report) {
   for (const control of await page.evaluate(controlsOf, name)) {
     const label = `${name} at ${width} px, ${control.name}`;
     if (control.tag === 'button') {
-      await observe(`${label} pressed`, { control: control.name, value: null });
+      for (let press = 1; press <= control.presses; press++) {
+        const what = `${label} pressed${control.presses > 1 ? ` (${press} of ${control.presses})` : ''}`;
+        const shown = await observe(what, { control: control.name, value: null });
+        if (!shown.updated) problems.push(`${what}: the figure did not compute again`);
+      }
       continue;
     }
     const tries = [];
@@ -292,6 +319,7 @@ async function checkFigure(page, name, bin, width, problems, report) {
       tries.push(!control.value);  // and back to the default below
     }
     tries.push(...control.samples);
+    if (control.optional && !tries.includes('')) tries.push('');
     // At a phone's width the numbers are those already compared at 1280 px (the same arguments give the
     // same JSON); what is new there is the layout. So one setting and one refused value per control.
     const narrow = width < 600;
@@ -302,7 +330,7 @@ async function checkFigure(page, name, bin, width, problems, report) {
     // of the arguments (the figure would show the default's numbers): tried on
     // the first text field and the first number field of each figure.
     const emptyAndUnreadable = !narrow && control.flag && ['text', 'number'].includes(control.kind) &&
-      !triedEmpty.has(control.kind) ? ['', 'abc'] : [];
+      !triedEmpty.has(control.kind) ? (control.optional ? ['abc'] : ['', 'abc']) : [];
     if (emptyAndUnreadable.length) triedEmpty.add(control.kind);
     for (const bad of [...(narrow ? control.bad.slice(0, 1) : control.bad), ...emptyAndUnreadable]) {
       const shown = await settle({ control: control.name, value: bad });
@@ -342,9 +370,14 @@ async function checkFigure(page, name, bin, width, problems, report) {
   }
   const times = stats.times.sort((a, b) => a - b);
   const median = times.length ? times[Math.floor(times.length / 2)] : NaN;
+  const measured = Object.entries(stats.measured).map(([key, values]) => {
+    const sorted = values.sort((a, b) => a - b);
+    return `; ${key} measured in the page: ${sorted[Math.floor(sorted.length / 2)].toExponential(2)} median of ${sorted.length}, ` +
+      `${sorted[0].toExponential(2)} to ${sorted[sorted.length - 1].toExponential(2)}`;
+  }).join('');
   report.push(`${name} at ${width} px: ${stats.settings} settings, ${stats.compared} numbers compared, ` +
     `${stats.identical} bit-identical` + (stats.largest > 0 ? `, largest relative difference ${stats.largest.toExponential(2)}` : '') +
-    `; update ${median.toFixed(1)} ms median, ${times.length ? times[times.length - 1].toFixed(1) : 'NaN'} ms slowest`);
+    `; update ${median.toFixed(1)} ms median, ${times.length ? times[times.length - 1].toFixed(1) : 'NaN'} ms slowest` + measured);
 }
 
 // Every interactive figure of the page open in `tab` (loaded at `width`),

@@ -1,0 +1,174 @@
+// Chapter 14's interactive figure: the reader writes a sentence with the
+// chapter's model, one word per press of "Next word". The page's module holds
+// the model the book's build trained natively (tools/models_for_the_page.py
+// says why it is not trained again here); each press calls the chapter's
+// program, compiled to WebAssembly, with the same prompt and settings and one
+// more step (--steps k for k presses). The run is deterministic, so the first
+// k - 1 words are the ones already shown, and the newest is drawn as the
+// native program draws it. The page draws what the program returns: the
+// sentence, the newest word's likeliest three, where the position that chose
+// it looked, the cache of keys and values, and the time per word the C++
+// clock measured here.
+(function () {
+  const MOST_WORDS = 40;  // presses the page goes up to (the program allows 200)
+  let steps = 1;
+  let ended = false;      // the last sentence shown ended with "."
+
+  const element = (tag, attributes = {}, children = []) => {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attributes)) {
+      if (key === 'text') node.textContent = value;
+      else node.setAttribute(key, value);
+    }
+    for (const child of children) node.append(child);
+    return node;
+  };
+  const quoted = (word) => `“${word}”`;
+  // A weight as a shade of blue on the figure's white sheet, with text that stays readable on it.
+  const shaded = (cell, weight) => {
+    const level = Math.max(0, Math.min(1, weight));
+    cell.style.background = `rgba(31, 119, 180, ${level.toFixed(3)})`;
+    cell.style.color = level > 0.55 ? '#ffffff' : '#1a1a1a';
+  };
+
+  Book.figure('next_word', {
+    program: 'generating',
+    worker: true,
+    // The native build fuses multiply and add; the WebAssembly build does not, so the same weights can
+    // give other last bits.
+    tolerance: 1e-12,
+    controls: [
+      { name: 'prompt', label: 'Prompt (--prompt)', type: 'text', flag: '--prompt', value: 'the key to the cabinets',
+        optional: true, help: 'the first words, from chapter 13’s language; empty: the model starts the sentence',
+        samples: ['the dogs that', 'I saw'], bad: ['the cat sat on a mat', 'I saw a .'] },
+      { name: 'next', label: 'Next word', type: 'button', presses: 4,
+        onClick: () => { if (!ended && steps < MOST_WORDS) steps += 1; } },
+      { name: 'temperature', label: 'Temperature (--temperature)', type: 'range', flag: '--temperature',
+        min: 0, max: 2, step: 0.1, value: 1, help: '0: always the likeliest word' },
+      { name: 'top_k', label: 'Top-k (--top-k)', type: 'range', flag: '--top-k', min: 0, max: 10, step: 1, value: 5,
+        help: 'draw among the k likeliest words; 0: among all' },
+      { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', value: '6',
+        help: 'of the draws', samples: ['1', '7'], bad: ['-1', '18446744073709551616'] },
+      { name: 'again', label: 'Start again', type: 'button', onClick: () => { steps = 1; } },
+    ],
+    arguments(values) {
+      return ['--prompt', values.prompt, '--temperature', values.temperature, '--top-k', values.top_k,
+        '--seed', values.seed, '--steps', String(steps)];
+    },
+    render(json, view) {
+      const generation = json.generation;
+      const words = generation.words;
+      const last = words.length - 1;
+      const newest = words[last];
+      const at = `/generation/words/${last}`;
+      ended = generation.ended;
+      const root = view.slot('sentence').closest('.interactive');
+      const nextButton = root.querySelector('[data-control="next"]');
+      nextButton.setAttribute('aria-disabled', String(ended || steps >= MOST_WORDS));
+
+      // The sentence: the prompt, then the words written, the newest marked.
+      const prompt = generation.prompt ? generation.prompt.split(' ') : [];
+      const chips = [
+        ...prompt.map((word) => element('span', { class: 'next-word-chip next-word-prompt', text: word })),
+        ...words.map((word, i) => element('span', {
+          class: `next-word-chip next-word-written${i === last ? ' next-word-newest' : ''}`, text: word.word,
+        })),
+      ];
+      const line = element('p', { class: 'next-word-sentence' }, chips);
+      line.setAttribute('aria-label', `The sentence: ${[...prompt, ...words.map((word) => word.word)].join(' ')}`);
+      const status = ended
+        ? `The model wrote “.”: the sentence has ended, and the grammar ${generation.grammatical ? 'accepts it' : 'does not accept it'}.`
+        : steps >= MOST_WORDS ? `Not ended after ${MOST_WORDS} words, where the page stops.`
+          : 'Not ended yet: press Next word for one more.';
+
+      // The newest word: how it was chosen, and the three words the model gave most.
+      const inputs = json.inputs;
+      const how = inputs.temperature === 0 ? ['the likeliest word (T = 0)']
+        : ['drawn at T = ', view.number(inputs.temperature, '/inputs/temperature'), ' among ',
+          ...(inputs.top_k === 0 ? ['every word'] : ['the ', view.number(inputs.top_k, '/inputs/top_k'), ' likeliest']),
+          ', with probability ', view.number(newest.drawn_with, `${at}/drawn_with`, 3)];
+      const top = element('table', { class: 'next-word-top' }, [
+        element('caption', { text: 'The model’s likeliest three' }),
+        ...newest.top.map((candidate, i) => {
+          const bar = element('span', { class: 'next-word-bar' });
+          bar.style.width = `${(100 * candidate.probability).toFixed(1)}%`;
+          return element('tr', { class: candidate.word === newest.word ? 'next-word-chosen' : '' }, [
+            element('th', { scope: 'row', text: candidate.word }),
+            element('td', { class: 'next-word-bar-cell' }, [bar]),
+            element('td', {}, [view.number(candidate.probability, `${at}/top/${i}/probability`, 3)]),
+          ]);
+        }),
+      ]);
+      view.slot('sentence').replaceChildren(line, element('p', { class: 'next-word-status', text: status }),
+        element('p', { class: 'interactive-sentence' }, [
+          element('strong', { text: `Word ${last + 1}: ${quoted(newest.word)}` }), ', ', ...how,
+          '; the model gave it ', view.number(newest.probability, `${at}/probability`, 3), '.',
+        ]));
+      view.slot('newest').replaceChildren(top);
+
+      // Where the position that chose it looked, over the words read so far: a row per head
+      // (on a narrow screen a row per word), the last layer.
+      const layer = newest.attention.length - 1;
+      const heads = newest.attention[layer];
+      const reads = newest.reads;
+      const narrow = view.slot('attention').parentElement.clientWidth < 600;
+      const cell = (h, j) => {
+        const td = element('td', {}, [view.number(heads[h][j], `${at}/attention/${layer}/${h}/${j}`, 2)]);
+        shaded(td, heads[h][j]);
+        return td;
+      };
+      const headNames = heads.map((_, h) => `head ${h + 1}`);
+      const rows = narrow
+        ? [element('tr', {}, [element('th'), ...headNames.map((name) => element('th', { scope: 'col', text: name }))]),
+          ...reads.map((word, j) => element('tr', {}, [element('th', { scope: 'row', text: word }), ...heads.map((_, h) => cell(h, j))]))]
+        : [element('tr', {}, [element('th'), ...reads.map((word) => element('th', { scope: 'col', class: 'next-word-column', text: word }))]),
+          ...heads.map((_, h) => element('tr', {}, [element('th', { scope: 'row', text: headNames[h] }), ...reads.map((_, j) => cell(h, j))]))];
+      const layers = newest.attention.length > 1 ? `, layer ${layer + 1} of ${newest.attention.length}` : '';
+      view.slot('attention').replaceChildren(element('table', { class: 'next-word-attention' }, [
+        element('caption', { text: `Where the position that chose ${quoted(newest.word)} looked${layers}: each head’s weights over the words it read (the first “.” is the start)` }),
+        ...rows,
+      ]));
+
+      // The cache: a row per word read, a key and a value per key/value head; this step's row is new.
+      const cached = ended ? reads : [...reads, newest.word];
+      const blocks = json.inputs.key_value_heads;
+      const grid = element('div', { class: 'next-word-cache-grid', role: 'img' });
+      grid.setAttribute('aria-label', `The cache holds a row for each of ${cached.length} words: ${cached.join(' ')}`);
+      cached.forEach((word, t) => {
+        const row = element('div', { class: `next-word-cache-row${!ended && t === cached.length - 1 ? ' next-word-cache-new' : ''}` },
+          [element('span', { class: 'next-word-cache-word', text: word })]);
+        for (const kind of ['key', 'value']) {
+          for (let b = 0; b < blocks; b++) row.append(element('span', { class: `next-word-cache-${kind}` }));
+        }
+        grid.append(row);
+      });
+      view.slot('cache').replaceChildren(
+        element('p', {
+          class: 'interactive-plot-title next-word-narrow',
+          text: 'The cache: a row per word read, holding a key (dark) and a value (light) for each key/value head; ' +
+            (ended ? 'the final “.” is not read, so it gains no row' : 'this step’s row in orange'),
+        }),
+        grid,
+        element('p', { class: 'interactive-sentence next-word-narrow' }, [
+          'It holds ', view.number(newest.cache_numbers, `${at}/cache_numbers`), ' numbers, ',
+          view.number(newest.cache_bytes, `${at}/cache_bytes`), ' bytes; ',
+          view.number(json.cache_numbers_per_word, '/cache_numbers_per_word'), ' more per word, for ',
+          view.number(blocks, '/inputs/key_value_heads'), ' key/value heads.',
+        ]));
+
+      view.slot('timing').replaceChildren(element('p', { class: 'interactive-sentence' }, [
+        'Time per word written, measured in this page by the C++ clock: ',
+        view.measured(json.seconds_per_word, '/seconds_per_word', `${view.numberText(json.seconds_per_word * 1e6, 1)} µs`),
+        ` (the ${words.length} word${words.length === 1 ? '' : 's'} of this call, the prompt read first; `,
+        'the browser rounds this clock, to a tenth of a millisecond or coarser, so a few words read roughly).',
+      ]));
+      view.slot('model').replaceChildren(element('p', { class: 'interactive-sentence' }, [
+        'The model was trained by the book’s build, natively (', view.number(inputs.training_steps, '/inputs/training_steps'),
+        ' steps); its held-out loss per word is ', view.number(json.quality.held_out_loss, '/quality/held_out_loss'),
+        ' (a model that ignores the earlier words: at best ', view.number(json.quality.no_context_loss, '/quality/no_context_loss'),
+        '), and of the sentences it wrote at T = 1, a share of ', view.number(json.quality.grammatical, '/quality/grammatical'),
+        ' are grammatical.',
+      ]));
+    },
+  });
+})();

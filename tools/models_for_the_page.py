@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""Writes the C++ source that ships a chapter's trained models in the page's
+WebAssembly module: it runs the native program once per --run with
+--model-for-the-page, reads the JSON it prints (one saved model), and writes
+it as the chapter's SavedModel, each field as --fields says: every real
+number as a hexadecimal floating-point literal, which C++ reads back to the
+same bits.
+
+Training in WebAssembly would not give the native model: without fused
+multiply-adds and with other summation orders its last bits differ, and 1500
+steps of Adam grow the difference until the weights differ in the first
+digit. With the native model, the page shows the native program's numbers.
+
+    models_for_the_page.py --program build/bin/sentences --out sentences_models.cpp \\
+        --header chapters/13_sentences/sentences.hpp --namespace sentences \\
+        --run="--task tagging" --run="--task agreement" \\
+        --fields key:text parameters:reals logged_steps:integers ...
+
+Each field is name:kind, in the order of the SavedModel's members, name being
+the key in the program's JSON; the kinds are text, real, reals, integer and
+integers. cmake/Book.cmake's book_models_for_the_page() calls this.
+"""
+import argparse
+import json
+import math
+import pathlib
+import shlex
+import subprocess
+
+
+def text_literal(text: str) -> str:
+    """A C++ string literal with the same bytes as the UTF-8 of `text`: what is not
+    printable ASCII as three-digit octal escapes, which end where they must."""
+    out = []
+    for byte in text.encode("utf-8"):
+        char = chr(byte)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif 0x20 <= byte < 0x7F:
+            out.append(char)
+        else:
+            out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
+
+
+def text_field(value) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected text, got {value!r}")
+    return text_literal(value)
+
+
+def real_literal(value) -> str:
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"a saved model holds {value}, which has no C++ literal")
+    return float.hex(value)
+
+
+def integer_literal(value) -> str:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"expected an integer, got {value!r}")
+    return str(value)
+
+
+KINDS = {
+    "text": text_field,
+    "real": real_literal,
+    "integer": integer_literal,
+    "reals": lambda values: "{" + ", ".join(real_literal(value) for value in values) + "}",
+    "integers": lambda values: "{" + ", ".join(integer_literal(value) for value in values) + "}",
+}
+
+
+def field(spec: str):
+    name, _, kind = spec.partition(":")
+    if not name or kind not in KINDS:
+        raise argparse.ArgumentTypeError(f"{spec!r}: expected name:kind, kind one of {', '.join(KINDS)}")
+    return name, kind
+
+
+def model_source(model: dict, fields) -> str:
+    missing = [name for name, _ in fields if name not in model]
+    if missing or len(model) != len(fields):
+        raise SystemExit(f"models_for_the_page.py: the program's model has the keys {sorted(model)}, "
+                         f"--fields lists {[name for name, _ in fields]}")
+    return "    {" + ",\n     ".join(KINDS[kind](model[name]) for name, kind in fields) + "}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--program", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--header", required=True, help="the chapter's header, from the repository's root")
+    parser.add_argument("--namespace", required=True)
+    parser.add_argument("--run", action="append", default=[],
+                        help="the arguments of one training, as one string (default: one, with none)")
+    parser.add_argument("--fields", nargs="+", type=field, required=True)
+    options = parser.parse_args()
+    models = []
+    for run in options.run or [""]:
+        printed = subprocess.run([options.program, *shlex.split(run), "--model-for-the-page"],
+                                 check=True, capture_output=True, text=True).stdout
+        models.append(json.loads(printed))
+    source = ("// Written by tools/models_for_the_page.py from the native program's\n"
+              "// --model-for-the-page, for the page's module only. Not to be edited.\n"
+              f'#include "{options.header}"\n\n'
+              f"namespace {options.namespace} {{\n\n"
+              "const std::vector<SavedModel>& models_for_the_page() {\n"
+              "  static const std::vector<SavedModel> models{\n"
+              + ",\n".join(model_source(model, options.fields) for model in models) + "};\n"
+              "  return models;\n"
+              "}\n\n"
+              f"}}  // namespace {options.namespace}\n")
+    out = pathlib.Path(options.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not out.exists() or out.read_text() != source:  # unchanged: em++ need not compile it again
+        out.write_text(source)
+
+
+if __name__ == "__main__":
+    main()
