@@ -186,14 +186,17 @@ class Writer {
 };
 
 // [parser]
-// Where a phrase that starts at a position can end: a reading of the words that follow, for each end.
+// Where a phrase that starts at a position can end: one end for each reading
+// of the words that follow.
 using Ends = std::vector<std::size_t>;
 
 // The grammar of grammar_rules(), read backwards: each rule gives the ends of its phrase.
 class Parser {
  public:
   Parser(const std::vector<Eigen::Index>& words, int modifiers) : modifiers_(modifiers) {
-    for (const Eigen::Index word : words) words_.push_back(vocabulary()[static_cast<std::size_t>(word)]);
+    for (const Eigen::Index word : words) {
+      words_.push_back(vocabulary()[static_cast<std::size_t>(word)]);
+    }
   }
 
   bool sentence() const {
@@ -210,15 +213,18 @@ class Parser {
  private:
   template <class List>
   bool in(std::size_t at, const List& list) const {
-    return at < words_.size() && std::any_of(list.begin(), list.end(), [&](const auto& word) { return words_[at] == word; });
+    return at < words_.size() &&
+           std::any_of(list.begin(), list.end(), [&](const auto& word) { return words_[at] == word; });
   }
-  bool is(std::size_t at, const char* word) const { return at < words_.size() && words_[at] == word; }
+  bool is(std::size_t at, const char* word) const {
+    return at < words_.size() && words_[at] == word;
+  }
   static Ends joined(Ends first, const Ends& second) {
     first.insert(first.end(), second.begin(), second.end());
     return first;
   }
   template <class Rule>
-  static Ends then(const Ends& starts, Rule rule) {  // every end of @p rule from every end in @p starts
+  static Ends then(const Ends& starts, Rule rule) {  // every end of rule from every start
     Ends ends;
     for (const std::size_t at : starts) ends = joined(std::move(ends), rule(at));
     return ends;
@@ -240,7 +246,9 @@ class Parser {
     if (in(at + 1, adjectives) && in(at + 2, noun)) ends.push_back(at + 3);
     return ends;
   }
-  Ends any_noun_phrase(std::size_t at) const { return joined(noun_phrase(at, Number::one), noun_phrase(at, Number::many)); }
+  Ends any_noun_phrase(std::size_t at) const {
+    return joined(noun_phrase(at, Number::one), noun_phrase(at, Number::many));
+  }
   // verb(a) → a present form that agrees with a, or the past "saw"
   Ends verb(std::size_t at, Number a) const {
     return in(at, forms(verbs, a)) || is(at, past_verb) ? Ends{at + 1} : Ends{};
@@ -252,12 +260,14 @@ class Parser {
   // modifier(a) → preposition noun-phrase(b) | that verb(a) object
   Ends modifier(std::size_t at, Number a) const {
     const Ends phrase = in(at, prepositions) ? any_noun_phrase(at + 1) : Ends{};
-    const Ends clause = is(at, relative) ? then(verb(at + 1, a), [this](std::size_t next) { return object(next); }) : Ends{};
+    const auto object_after = [this](std::size_t next) { return object(next); };
+    const Ends clause = is(at, relative) ? then(verb(at + 1, a), object_after) : Ends{};
     return joined(phrase, clause);
   }
   // subject(a) → noun-phrase(a) modifier(a)* | pronoun(a), with at most modifiers_ modifiers
   Ends subject(std::size_t at, Number a) const {
-    Ends ends = in(at, a == Number::one ? subject_pronouns_for_one : subject_pronouns_for_many) ? Ends{at + 1} : Ends{};
+    const auto& pronouns = a == Number::one ? subject_pronouns_for_one : subject_pronouns_for_many;
+    Ends ends = in(at, pronouns) ? Ends{at + 1} : Ends{};
     Ends frontier = noun_phrase(at, a);
     for (int m = 0; m <= modifiers_ && !frontier.empty(); ++m) {
       ends = joined(std::move(ends), frontier);
@@ -271,7 +281,8 @@ class Parser {
     const Ends phrases = then(objects, [this](std::size_t next) {
       return in(next, prepositions) ? any_noun_phrase(next + 1) : Ends{};
     });
-    const bool copula_fits = is(at, a == Number::one ? copula.one : copula.many) && in(at + 1, adjectives);
+    const char* copula_form = a == Number::one ? copula.one : copula.many;
+    const bool copula_fits = is(at, copula_form) && in(at + 1, adjectives);
     return joined(joined(objects, phrases), copula_fits ? Ends{at + 2} : Ends{});
   }
 

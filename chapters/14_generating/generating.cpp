@@ -87,7 +87,8 @@ std::vector<Eigen::Index> with_start(const std::vector<Eigen::Index>& words) {
 // [next_word_loss]
 // Next-word prediction: position t reads the words up to t (the causal mask) and is scored on the
 // word at t + 1; the last word is scored on the end, ".".
-attention::CrossEntropy next_word_loss(const attention::Matrix& logits, const std::vector<Eigen::Index>& words) {
+attention::CrossEntropy next_word_loss(const attention::Matrix& logits,
+                                       const std::vector<Eigen::Index>& words) {
   std::vector<Eigen::Index> next(words.begin() + 1, words.end());
   next.push_back(end_token());
   return attention::softmax_cross_entropy(logits, next);
@@ -143,9 +144,10 @@ void train_steps(Trained& trained, Drawing& drawing, const Progress& progress,
       const attention::CrossEntropy error = next_word_loss(steps.logits, words);
       attention::TokenClassifierWeights gradients = attention::token_classifier_backward(
           weights, words, steps, error.logits_gradient, attention::Visibility::causal);
-      attention::sum_key_value_gradients(gradients.layers, groups);  // a shared W^K, W^V: the group's sum
+      // A W^K or W^V shared by a group gets the sum of the group's gradients.
+      attention::sum_key_value_gradients(gradients.layers, groups);
       const auto count = static_cast<double>(words.size());
-      loss_since_log += error.loss * count, words_since_log += count;  // the loss is a mean over the words
+      loss_since_log += error.loss * count, words_since_log += count;  // loss: a mean per word
       if (b == 0) {
         sum = std::move(gradients);
       } else {
@@ -153,12 +155,13 @@ void train_steps(Trained& trained, Drawing& drawing, const Progress& progress,
                             attention::grouped_parameter_blocks(gradients, groups));
       }
     }
-    const std::vector<attention::ParameterBlock> sum_blocks = attention::grouped_parameter_blocks(sum, groups);
+    const std::vector<attention::ParameterBlock> sum_blocks =
+        attention::grouped_parameter_blocks(sum, groups);
     for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
       Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs.batch);
     }
     adam.step(attention::grouped_parameter_blocks(weights, groups), sum_blocks);
-    attention::share_key_value_heads(weights.layers, groups);  // the group's first head was updated
+    attention::share_key_value_heads(weights.layers, groups);  // the first head was updated
     if (step % 100 == 0 || step == inputs.training_steps) {
       trained.logged_steps.push_back(step);
       trained.loss.push_back(loss_since_log / words_since_log);
@@ -191,7 +194,8 @@ Quality judged(const Trained& trained, const std::vector<std::vector<Eigen::Inde
   Quality quality;
   double loss = 0.0;
   for (const auto& words : held_out) {
-    const auto steps = attention::token_classifier(trained.weights, words, attention::Visibility::causal);
+    const auto steps =
+        attention::token_classifier(trained.weights, words, attention::Visibility::causal);
     loss += next_word_loss(steps.logits, words).loss * static_cast<double>(words.size());
     quality.held_out_words += static_cast<long long>(words.size());
   }
@@ -201,8 +205,9 @@ Quality judged(const Trained& trained, const std::vector<std::vector<Eigen::Inde
   attention::NumpyGenerator seeds(judging_seed(inputs.model_seed));
   double grammatical = 0.0, novel = 0.0;
   for (Eigen::Index s = 0; s < inputs.judged; ++s) {
-    const Generation sentence = generate(trained.weights, inputs.key_value_heads, {end_token()}, judged_words,
-                                         attention::SamplingSettings{1.0, 0}, seeds.next_uint64(), true, inputs.modifiers);
+    const Generation sentence =
+        generate(trained.weights, inputs.key_value_heads, {end_token()}, judged_words,
+                 attention::SamplingSettings{1.0, 0}, seeds.next_uint64(), true, inputs.modifiers);
     std::vector<Eigen::Index> words{end_token()};
     for (const GeneratedWord& word : sentence.words) {
       if (word.word != end_token()) words.push_back(word.word);
@@ -210,7 +215,8 @@ Quality judged(const Trained& trained, const std::vector<std::vector<Eigen::Inde
     grammatical += sentence.grammatical ? 1.0 : 0.0;
     novel += sentence.grammatical && trained.training_sentences.count(words) == 0 ? 1.0 : 0.0;
     if (quality.examples.size() < shown_examples) {
-      quality.examples.emplace_back(text_of(std::vector<Eigen::Index>(words.begin() + 1, words.end())), sentence.grammatical);
+      const std::vector<Eigen::Index> shown(words.begin() + 1, words.end());  // no start "."
+      quality.examples.emplace_back(text_of(shown), sentence.grammatical);
     }
   }
   quality.grammatical = grammatical / static_cast<double>(inputs.judged);
@@ -238,55 +244,87 @@ std::vector<std::pair<Eigen::Index, double>> top_three(const attention::Vector& 
 
 }  // namespace
 
-// [generate]
+namespace {
+
+// The decoder reading one word after another: with the cache, one step per word; without it, the whole prefix
+// again at every word, and its last row.
+class Reader {
+ public:
+  Reader(const attention::TokenClassifierWeights& weights, Eigen::Index key_value_heads, Eigen::Index capacity,
+         bool use_cache)
+      : weights_(weights),
+        groups_(key_value_heads),
+        use_cache_(use_cache),
+        cache_(attention::empty_key_value_cache(weights, key_value_heads, use_cache ? capacity : 1)) {}
+
+  // The scores of the word after @p word, and where each head of the new position looks.
+  attention::DecodingStep read(Eigen::Index word) {
+    words_.push_back(word);
+    if (use_cache_) return attention::decode_step(weights_, cache_, word);
+    const attention::TokenClassifierSteps whole =
+        attention::token_classifier(weights_, words_, attention::Visibility::causal);
+    attention::DecodingStep step;
+    step.logits = whole.logits.bottomRows(1).transpose();
+    for (const attention::EncoderLayerSteps& layer : whole.layers) {
+      std::vector<attention::Vector>& heads = step.weights.emplace_back();
+      for (const attention::HeadSteps& head : layer.attention.heads) {
+        heads.push_back(head.attention.weights.bottomRows(1).transpose());
+      }
+    }
+    return step;
+  }
+
+  // The numbers the cache holds now (0 without one).
+  long long cache_numbers() const {
+    if (!use_cache_) return 0;
+    return attention::key_value_cache_numbers(static_cast<long long>(weights_.layers.size()), cache_.length, groups_,
+                                              weights_.layers.front().attention.heads.front().key.cols());
+  }
+
+ private:
+  const attention::TokenClassifierWeights& weights_;
+  Eigen::Index groups_;
+  bool use_cache_;
+  attention::KeyValueCache cache_;
+  std::vector<Eigen::Index> words_;
+};
+
+// What the book shows of one chosen word: the model's own probabilities (T = 1, every word), the probability
+// it was drawn with, and where the position that chose it looked.
+GeneratedWord described(Eigen::Index word, const attention::DecodingStep& step, const attention::Vector& drawn_from) {
+  GeneratedWord generated;
+  generated.word = word;
+  generated.drawn_with = drawn_from(word);
+  const attention::Vector model = attention::sampling_probabilities(step.logits, {1.0, 0});
+  generated.probability = model(word);
+  generated.top = top_three(model);
+  for (const auto& layer : step.weights) {
+    auto& heads = generated.attention.emplace_back();
+    for (const attention::Vector& head : layer) heads.emplace_back(head.data(), head.data() + head.size());
+  }
+  return generated;
+}
+
+}  // namespace
+
 Generation generate(const attention::TokenClassifierWeights& weights, Eigen::Index key_value_heads,
-                    const std::vector<Eigen::Index>& prompt, long long steps, const attention::SamplingSettings& sampling,
-                    std::uint64_t seed, bool use_cache, int modifiers) {
+                    const std::vector<Eigen::Index>& prompt, long long steps,
+                    const attention::SamplingSettings& sampling, std::uint64_t seed, bool use_cache, int modifiers) {
   const auto start = std::chrono::steady_clock::now();
   Generation generation;
   generation.prompt = prompt;
   attention::NumpyGenerator draws(seed);
-  const Eigen::Index capacity = static_cast<Eigen::Index>(prompt.size()) + steps;
-  attention::KeyValueCache cache = attention::empty_key_value_cache(weights, key_value_heads, use_cache ? capacity : 1);
-  std::vector<Eigen::Index> words;  // read so far
+  Reader reader(weights, key_value_heads, static_cast<Eigen::Index>(prompt.size()) + steps, use_cache);
+  // [generate]
   attention::DecodingStep step;
-  // The prompt is read first, one word at a time; each generated word is then read in turn.
-  const auto read = [&](Eigen::Index word) {
-    words.push_back(word);
-    if (use_cache) {
-      step = attention::decode_step(weights, cache, word);
-    } else {  // the whole prefix again, and its last row
-      const attention::TokenClassifierSteps whole =
-          attention::token_classifier(weights, words, attention::Visibility::causal);
-      step.logits = whole.logits.bottomRows(1).transpose();
-      step.weights.clear();
-      for (const attention::EncoderLayerSteps& layer : whole.layers) {
-        std::vector<attention::Vector>& heads = step.weights.emplace_back();
-        for (const attention::HeadSteps& head : layer.attention.heads) {
-          heads.push_back(head.attention.weights.bottomRows(1).transpose());
-        }
-      }
-    }
-  };
-  for (const Eigen::Index word : prompt) read(word);
+  for (const Eigen::Index word : prompt) step = reader.read(word);  // the prompt, one word at a time
   for (long long s = 0; s < steps && !generation.ended; ++s) {
     const attention::Vector probabilities = attention::sampling_probabilities(step.logits, sampling);
-    GeneratedWord generated;
-    generated.word = attention::draw_word(probabilities, draws);
-    generated.drawn_with = probabilities(generated.word);
-    const attention::Vector model = attention::sampling_probabilities(step.logits, {1.0, 0});  // the model's own
-    generated.probability = model(generated.word);
-    generated.top = top_three(model);
-    for (const auto& layer : step.weights) {
-      auto& heads = generated.attention.emplace_back();
-      for (const attention::Vector& head : layer) heads.emplace_back(head.data(), head.data() + head.size());
-    }
-    generation.ended = generated.word == end_token();
-    if (!generation.ended) read(generated.word);
-    generated.cache_numbers = use_cache ? attention::key_value_cache_numbers(
-                                              static_cast<long long>(weights.layers.size()), cache.length, key_value_heads,
-                                              weights.layers.front().attention.heads.front().key.cols())
-                                        : 0;
+    const Eigen::Index word = attention::draw_word(probabilities, draws);
+    GeneratedWord generated = described(word, step, probabilities);
+    generation.ended = word == end_token();
+    if (!generation.ended) step = reader.read(word);  // the new word joins what the model reads
+    generated.cache_numbers = reader.cache_numbers();
     generation.words.push_back(std::move(generated));
   }
   // [generate]
@@ -385,25 +423,28 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
 }
 
 // [multiply_adds]
-// The multiply-adds of the matrix products one decoding step makes at position t (t + 1 words read),
-// with the cache and by recomputing the prefix. Softmax, LayerNorm and the additions are left out.
+// The multiply-adds of the matrix products one decoding step makes at position t
+// (t + 1 words read), with the cache and by recomputing the prefix. Softmax,
+// LayerNorm and the additions are left out.
 namespace {
 
-double cached_step_multiply_adds(const attention::TokenClassifierShape& shape, Eigen::Index groups, double t) {
+double cached_step_multiply_adds(const attention::TokenClassifierShape& shape, Eigen::Index groups,
+                                 double t) {
   const double d = static_cast<double>(shape.d_model), h = static_cast<double>(shape.heads);
   const double d_k = d / h, f = static_cast<double>(shape.d_ff), kv = static_cast<double>(groups);
   const double per_layer = d * d             // the queries, every head
                            + 2.0 * d * kv * d_k  // this position's keys and values, once per group
-                           + 2.0 * h * (t + 1.0) * d_k  // scores over t + 1 keys, and the weighted values
+                           + 2.0 * h * (t + 1.0) * d_k  // t + 1 scores, t + 1 weighted values
                            + d * d           // W^O
                            + 2.0 * d * f;    // the feed-forward network
   return static_cast<double>(shape.layers) * per_layer + d * static_cast<double>(shape.outputs);
 }
 
 double recomputed_step_multiply_adds(const attention::TokenClassifierShape& shape, double t) {
-  const double d = static_cast<double>(shape.d_model), f = static_cast<double>(shape.d_ff), n = t + 1.0;
-  const double per_layer = n * 3.0 * d * d  // queries, keys and values of every position, every head
-                           + 2.0 * n * n * d  // every score and every weighted value, masked ones too
+  const double d = static_cast<double>(shape.d_model), f = static_cast<double>(shape.d_ff);
+  const double n = t + 1.0;
+  const double per_layer = n * 3.0 * d * d  // queries, keys, values: every position, every head
+                           + 2.0 * n * n * d  // every score and weighted value, masked ones too
                            + n * d * d + n * 2.0 * d * f;
   return static_cast<double>(shape.layers) * per_layer + n * d * static_cast<double>(shape.outputs);
 }

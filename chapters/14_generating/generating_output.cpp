@@ -246,11 +246,13 @@ std::string generation_table(const Result& result) {
 
 std::string tables(const Result& result) {
   const Inputs& inputs = result.inputs;
-  std::string text = fmt::format(
-      "Training: {} steps of {} sentences; {} decoder layer(s) of {} query heads sharing {} key/value head(s), "
-      "d_model = {}; {} parameters; {:.2f} s\n",
-      inputs.training_steps, inputs.batch, inputs.shape.layers, inputs.shape.heads, inputs.key_value_heads,
-      inputs.shape.d_model, program::grouped_digits(static_cast<std::uint64_t>(result.parameters)), result.seconds);
+  std::string text = program::wrapped(
+      fmt::format("Training: {} steps of {} sentences; {} decoder layer(s) of {} query heads sharing {} key/value "
+                  "head(s), d_model = {}; {} parameters; {:.2f} s",
+                  inputs.training_steps, inputs.batch, inputs.shape.layers, inputs.shape.heads,
+                  inputs.key_value_heads, inputs.shape.d_model,
+                  program::grouped_digits(static_cast<std::uint64_t>(result.parameters)), result.seconds),
+      78, "  ");
   text += fmt::format("\n{:>7}  {}\n", "step", "loss per word");
   for (std::size_t i = 0; i < result.logged_steps.size(); ++i) {
     if (i % 4 == 3 || i + 1 == result.logged_steps.size()) text += fmt::format("{:>7}  {:>8.4f}\n", result.logged_steps[i], result.loss[i]);
@@ -262,7 +264,12 @@ std::string tables(const Result& result) {
   text += fmt::format("Sentences drawn from the model (T = 1, every word): {}\n", inputs.judged);
   text += fmt::format("  grammatical          {}  (and never a training sentence: {})\n", percent(quality.grammatical),
                       percent(quality.novel));
-  for (const auto& [sentence, parses] : quality.examples) text += fmt::format("  {} {}\n", parses ? "   " : " x ", sentence);
+  for (const auto& [sentence, parses] : quality.examples) {
+    // A sentence that never ended runs to 40 words: the table shows its start (the JSON has it whole).
+    constexpr std::size_t widest = 72;
+    const std::string shown = sentence.size() <= widest ? sentence : sentence.substr(0, sentence.rfind(' ', widest)) + " ...";
+    text += fmt::format("  {} {}\n", parses ? "   " : " x ", shown);
+  }
   text += generation_table(result);
   return text;
 }
@@ -293,17 +300,26 @@ std::string tables(const SeedsResult& result) {
 }
 
 std::string tables(const BenchmarkResult& result) {
-  std::string text = fmt::format(
-      "Decoding n words with the cache and by recomputing the prefix: an untrained model of {} layer(s), d_model = {}, "
-      "{} query heads, {} key/value head(s); median [spread] of {} repetitions in turns\n",
-      result.shape.layers, result.shape.d_model, result.shape.heads, result.inputs.key_value_heads, result.inputs.reps);
+  std::string text = program::wrapped(
+      fmt::format("Decoding n words with the cache and by recomputing the prefix: an untrained model of {} "
+                  "layer(s), d_model = {}, {} query heads, {} key/value head(s); median [spread] of {} "
+                  "repetitions in turns",
+                  result.shape.layers, result.shape.d_model, result.shape.heads, result.inputs.key_value_heads,
+                  result.inputs.reps),
+      78, "  ");
   text += program::processor_lines(result.processor);
-  text += fmt::format("\n  {:>5}  {:>29}  {:>29}  {:<17}  {:>12}  {:>12}\n", "n", "cache, ms for all n",
-                      "recompute, ms for all n", "faster", "multiply-adds", "cache bytes");
+  text += fmt::format("\n  {:>5}  {:>29}  {:>29}  {}\n", "n", "cache, ms for all n", "recompute, ms for all n",
+                      "faster");
   for (const BenchmarkLength& length : result.lengths) {
-    text += fmt::format("  {:>5}  {:>29}  {:>29}  {:<17}  {:>12}  {:>12}\n", length.n,
-                        program::milliseconds_text(length.cached), program::milliseconds_text(length.recomputed),
-                        faster_name(length.faster),
+    text += fmt::format("  {:>5}  {:>29}  {:>29}  {}\n", length.n, program::milliseconds_text(length.cached),
+                        program::milliseconds_text(length.recomputed), faster_name(length.faster));
+  }
+  text += fmt::format("\nMultiply-adds counted for all n words, and the cache's memory at n\n  {:>5}  {:>16}  {:>18}  {:>9}  {:>12}\n",
+                      "n", "cache", "recompute", "ratio", "cache bytes");
+  for (const BenchmarkLength& length : result.lengths) {
+    text += fmt::format("  {:>5}  {:>16}  {:>18}  {:>9}  {:>12}\n", length.n,
+                        program::grouped_digits(static_cast<std::uint64_t>(length.cached_multiply_adds)),
+                        program::grouped_digits(static_cast<std::uint64_t>(length.recomputed_multiply_adds)),
                         fmt::format("1 : {:.0f}", length.recomputed_multiply_adds / length.cached_multiply_adds),
                         program::grouped_digits(static_cast<std::uint64_t>(length.cache_numbers) * sizeof(double)));
   }
@@ -316,11 +332,17 @@ std::string tables(const BenchmarkResult& result) {
     text += fmt::format("  {:>5}  {:>29}  {:>29}  {:>14}  {:>14}\n", length.n, program::milliseconds_text(length.cached_last),
                         program::milliseconds_text(length.recomputed_last), share(length.cached_rate), share(length.recomputed_rate));
   }
-  text += fmt::format("  (peak: {:.1f} GFLOP/s, one thread, {}, measured in this run; the share is of the whole sentence)\n",
-                      result.peak.flops / 1e9, result.peak.instructions);
+  text += program::wrapped(fmt::format("(the share of the peak is the whole sentence's; peak: {:.1f} GFLOP/s, one "
+                                       "thread, {}, measured in this run)",
+                                       result.peak.flops / 1e9, result.peak.instructions),
+                           78, "  ");
   const LargeCache& large = result.large;
-  text += fmt::format("\nThe cache of a larger decoder: {} layers, {} query heads of width {}, {} words, {} bytes a number\n",
-                      large.layers, large.query_heads, large.head_width, large.positions, large.bytes_per_number);
+  text += '\n';
+  text += program::wrapped(fmt::format("The cache of a larger decoder: {} layers, {} query heads of width {}, "
+                                              "{} words, {} bytes a number",
+                                              large.layers, large.query_heads, large.head_width, large.positions,
+                                              large.bytes_per_number),
+                                  78, "  ");
   for (const auto& [groups, bytes] : large.bytes) {
     text += fmt::format("  h_kv = {:<3} {:>16} bytes  ({:.2f} GiB)\n", groups, program::grouped_digits(static_cast<std::uint64_t>(bytes)),
                         static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));

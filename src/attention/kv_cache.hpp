@@ -115,7 +115,8 @@ inline DecodingStep decode_step(const TokenClassifierWeights& weights, KeyValueC
     // [decode_step]
     // This position's key and value join the cache: once per group of heads.
     for (Eigen::Index g = 0; g < groups; ++g) {
-      const HeadProjections& first = layer.attention.heads[static_cast<std::size_t>(g * (heads / groups))];
+      const auto first_head = static_cast<std::size_t>(g * (heads / groups));
+      const HeadProjections& first = layer.attention.heads[first_head];
       keys[g].row(t) = x * first.key;
       values[g].row(t) = x * first.value;
     }
@@ -125,7 +126,8 @@ inline DecodingStep decode_step(const TokenClassifierWeights& weights, KeyValueC
       const HeadProjections& head = layer.attention.heads[static_cast<std::size_t>(h)];
       const Eigen::Index g = key_value_group(h, heads, groups);
       const Matrix query = x * head.query;
-      const Matrix scores = query * keys[g].topRows(t + 1).transpose() / std::sqrt(double(query.cols()));
+      const double d_k = static_cast<double>(query.cols());
+      const Matrix scores = query * keys[g].topRows(t + 1).transpose() / std::sqrt(d_k);
       const Matrix attention_weights = softmax_rows(scores);  // 1 × (t + 1)
       const Matrix output = attention_weights * values[g].topRows(t + 1);
       concatenation.conservativeResize(1, concatenation.cols() + output.cols());
@@ -133,7 +135,8 @@ inline DecodingStep decode_step(const TokenClassifierWeights& weights, KeyValueC
       layer_weights.push_back(attention_weights.row(0).transpose());
     }
     // The rest of the layer works on this position alone, as in encoder_layer().
-    const Matrix y = layer_norm(x + concatenation * layer.attention.output, layer.attention_norm).output;
+    const Matrix attended = x + concatenation * layer.attention.output;
+    const Matrix y = layer_norm(attended, layer.attention_norm).output;
     x = layer_norm(y + feed_forward(y, layer.feed_forward).output, layer.feed_forward_norm).output;
     // [decode_step]
   }

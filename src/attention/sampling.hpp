@@ -53,8 +53,11 @@ inline Vector sampling_probabilities(const Vector& logits, const SamplingSetting
   // [sampling_probabilities]
   std::vector<Eigen::Index> order(static_cast<std::size_t>(logits.size()));
   std::iota(order.begin(), order.end(), Eigen::Index{0});
-  std::stable_sort(order.begin(), order.end(), [&logits](Eigen::Index a, Eigen::Index b) { return logits(a) > logits(b); });
-  const Eigen::Index kept = settings.top_k == 0 ? logits.size() : std::min(settings.top_k, logits.size());
+  // Highest score first; equal scores in the vocabulary's order.
+  std::stable_sort(order.begin(), order.end(),
+                   [&logits](Eigen::Index a, Eigen::Index b) { return logits(a) > logits(b); });
+  const Eigen::Index kept =
+      settings.top_k == 0 ? logits.size() : std::min(settings.top_k, logits.size());
   Matrix scaled = Matrix::Constant(1, logits.size(), -std::numeric_limits<double>::infinity());
   for (Eigen::Index i = 0; i < kept; ++i) {
     const Eigen::Index word = order[static_cast<std::size_t>(i)];
