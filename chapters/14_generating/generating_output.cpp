@@ -308,8 +308,8 @@ std::string tables(const BenchmarkResult& result) {
                   result.inputs.reps),
       78, "  ");
   text += program::processor_lines(result.processor);
-  text += fmt::format("\n  {:>5}  {:>29}  {:>29}  {}\n", "n", "cache, ms for all n", "recompute, ms for all n",
-                      "faster");
+  text += fmt::format("\nTime for all n words, ms: median [spread]\n  {:>5}  {:>29}  {:>29}  {}\n", "n", "cache",
+                      "recompute", "faster");
   for (const BenchmarkLength& length : result.lengths) {
     text += fmt::format("  {:>5}  {:>29}  {:>29}  {}\n", length.n, program::milliseconds_text(length.cached),
                         program::milliseconds_text(length.recomputed), faster_name(length.faster));
@@ -323,13 +323,13 @@ std::string tables(const BenchmarkResult& result) {
                         fmt::format("1 : {:.0f}", length.recomputed_multiply_adds / length.cached_multiply_adds),
                         program::grouped_digits(static_cast<std::uint64_t>(length.cache_numbers) * sizeof(double)));
   }
-  text += fmt::format("\n  {:>5}  {:>29}  {:>29}  {:>14}  {:>14}\n", "n", "cache, ms for word n", "recompute, ms for word n",
-                      "cache, peak", "recompute, peak");
+  text += fmt::format("\nTime for word n alone, ms, and the share of the peak\n  {:>5}  {:>29}  {:>29}  {:>11}  {:>15}\n",
+                      "n", "cache", "recompute", "cache, peak", "recompute, peak");
   for (const BenchmarkLength& length : result.lengths) {
     const auto share = [](const attention::RateAgainstPeak& rate) {
       return rate.above_peak ? std::string("above the peak!") : fmt::format("{:.1f} %", 100.0 * rate.share);
     };
-    text += fmt::format("  {:>5}  {:>29}  {:>29}  {:>14}  {:>14}\n", length.n, program::milliseconds_text(length.cached_last),
+    text += fmt::format("  {:>5}  {:>29}  {:>29}  {:>11}  {:>15}\n", length.n, program::milliseconds_text(length.cached_last),
                         program::milliseconds_text(length.recomputed_last), share(length.cached_rate), share(length.recomputed_rate));
   }
   text += program::wrapped(fmt::format("(the share of the peak is the whole sentence's; peak: {:.1f} GFLOP/s, one "
