@@ -12,23 +12,24 @@ own generator. Its counts (parameters, numbers in the cache, multiply-adds) are
 recomputed from the shapes. Timings are reported, never asserted: the suite must
 pass on any machine.
 
-Most runs train a short model (300 steps; under the sanitizers, BOOK_SANITIZE=1,
-about 25 times slower, 100): it writes sentences the grammar accepts and others
-it refuses, which is what the checks of the grammar need. Only the quality of
-the book's default run of 1500 steps is held to a floor, and that run is
-skipped under the sanitizers."""
+Most runs train a short model of 300 steps: it writes sentences the grammar
+accepts and others it refuses, which is what the checks of the grammar need.
+Only the quality of the book's default run of 1500 steps is held to a floor.
+Under the sanitizers (BOOK_SANITIZE=1, about 25 times slower) the short model
+has 60 steps and writes no sentence of the grammar yet, there are fewer runs,
+and the default run is skipped."""
 import math
 import os
 import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import ProgramTest, run_json
 from test_sentences import WORDS, analyses, numbers_in
 from test_training import layer_norm, positional_encoding
 
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
-STEPS = "100" if SLOW else "300"
+STEPS = "60" if SLOW else "300"
 END = "."
 # The book's model (chapters/14_generating/generating.hpp, Inputs::default_shape): V words, 1 layer of h = 4 heads.
 D_MODEL, HEADS, D_FF, LAYERS = 32, 4, 64, 1
@@ -43,8 +44,12 @@ GREEDY = SHORT
 SAMPLED = SHORT + ("--prompt", "the key to the cabinets", "--temperature", "1", "--top-k", "5", "--seed", "3")
 GROUPED = {2: SHORT + ("--kv-heads", "2", "--prompt", "the dogs", "--temperature", "0.7", "--seed", "5"),
            1: SHORT + ("--kv-heads", "1", "--temperature", "1.5", "--top-k", "10", "--seed", "2")}
-DRAW_SEEDS = ("1", "2") if SLOW else ("1", "2", "3", "4")
-DRAWN = {seed: ("--training-steps", STEPS, "--temperature", "1", "--seed", seed) for seed in DRAW_SEEDS}
+# Prompts that put the grammar's edges in reach: a subject with three modifiers, one more than the rules allow
+# (the model of 300 steps goes on to a predicate: "… is big"); one with two; and a sentence cut off before its ".".
+EDGES = (SHORT + ("--prompt", "the dog near the cat near the cat near the cat"),
+         SHORT + ("--prompt", "the dog near the cat that saw the old cat"),
+         SHORT + ("--prompt", "the dog sees the big", "--steps", "1"))[:1 if SLOW else 3]
+DRAWN = {seed: SHORT + ("--temperature", "1", "--seed", seed) for seed in ("1", "3") + (() if SLOW else ("2",))}
 SEEDS = ("--seeds", "1,2", "--kv-heads", "4,1", "--training-steps", "50")
 
 _documents = {}
@@ -59,6 +64,12 @@ def document(*arguments):
 
 def without_timing(document):
     return {key: value for key, value in document.items() if key not in TIMING_KEYS}
+
+
+def run_label(inputs):
+    """The inputs that tell this file's runs apart, for a failure's message."""
+    return {key: inputs[key] for key in ("training_steps", "key_value_heads", "prompt", "steps", "temperature", "top_k",
+                                         "seed")}
 
 
 def judged_by_the_parser(text, ended):
@@ -164,16 +175,16 @@ class GeneratingTest(ProgramTest):
         self.assertEqual(set(tokens[:-1]), WORDS)
 
     def test_every_sentence_is_judged_as_the_parser_judges_it(self):
-        runs = [document(*GREEDY), document(*SAMPLED), *(document(*arguments) for arguments in DRAWN.values()),
-                *(document(*arguments) for arguments in GROUPED.values())]
+        runs = [document(*arguments) for arguments in (GREEDY, SAMPLED, *DRAWN.values(), *GROUPED.values(), *EDGES)]
         if not SLOW:
             runs.append(document("--weights"))
         verdicts = []
         for run_document in runs:
             generation = run_document["generation"]
             self.check_generation(run_document)
-            with self.subTest(text=generation["text"], inputs=run_document["inputs"]):
-                self.assertEqual(generation["grammatical"], judged_by_the_parser(generation["text"], generation["ended"]))
+            with self.subTest(text=generation["text"], run=run_label(run_document["inputs"])):
+                self.assertEqual(generation["grammatical"],
+                                 judged_by_the_parser(generation["text"], generation["ended"]))
             verdicts.append(generation["grammatical"])
             for example in run_document["quality"]["examples"]:
                 words = example["text"].split(" ") if example["text"] else []
@@ -182,8 +193,10 @@ class GeneratingTest(ProgramTest):
                 with self.subTest(text=example["text"]):
                     self.assertEqual(example["grammatical"], expected)
                 verdicts.append(example["grammatical"])
-        # Both verdicts are given, so the parser and the program agree on sentences of each kind.
-        self.assertIn(True, verdicts)
+        # Both verdicts are given, so the parser and the program agree on sentences of each kind (the model of 60
+        # steps, under the sanitizers, writes no sentence of the grammar yet).
+        if not SLOW:
+            self.assertIn(True, verdicts)
         self.assertIn(False, verdicts)
 
     def test_the_shares_are_counts_of_the_judged_sentences(self):
@@ -193,7 +206,6 @@ class GeneratingTest(ProgramTest):
                 self.assertAlmostEqual(quality[key] * judged, round(quality[key] * judged), delta=1e-9)
             self.assertLessEqual(quality["novel"], quality["grammatical"])
             self.assertLess(quality["held_out_loss"], quality["no_context_loss"])
-            self.assertEqual(len(quality["examples"]), 8)
 
     @unittest.skipIf(SLOW, "1500 steps take about 40 s under the sanitizers")
     def test_the_default_model_writes_mostly_grammatical_sentences(self):
@@ -215,11 +227,6 @@ class GeneratingTest(ProgramTest):
         self.assertEqual(without_timing(again), without_timing(document(*SAMPLED)))
         texts = [document(*arguments)["generation"]["text"] for arguments in DRAWN.values()]
         self.assertEqual(len(set(texts)), len(texts), texts)
-        # Greedy decoding draws nothing: another seed, the same sentence.
-        if not SLOW:
-            other = run_json(*GREEDY, "--seed", "7")
-            self.assertEqual(other["inputs"]["seed"], 7)
-            self.assertEqual(other["generation"], document(*GREEDY)["generation"])
 
     # ---- NumPy ----
 
@@ -234,7 +241,7 @@ class GeneratingTest(ProgramTest):
             t = len(prompt) + s  # the position whose logits choose word s
             model = softmax(logits[t])
             chances = sampling_probabilities(logits[t], inputs["temperature"], inputs["top_k"])
-            with self.subTest(inputs=inputs, step=s):
+            with self.subTest(run=run_label(inputs), step=s):
                 self.assertEqual(word["number"], draw(chances, rng))
                 self.assertAlmostEqual(word["probability"], model[word["number"]], delta=1e-9)
                 self.assertAlmostEqual(word["drawn_with"], chances[word["number"]], delta=1e-9)
@@ -247,7 +254,9 @@ class GeneratingTest(ProgramTest):
                                            rtol=0, atol=1e-9)
 
     def test_numpy_reruns_every_step_greedy_and_drawn(self):
-        runs = [document(*GREEDY), document(*SAMPLED)] + ([] if SLOW else [document("--weights")])
+        runs = [document(*arguments) for arguments in (GREEDY, SAMPLED, *DRAWN.values(), *EDGES)]
+        if not SLOW:
+            runs.append(document("--weights"))
         for run_document in runs:
             self.check_against_numpy(run_document)
         self.assertGreater(len(document(*SAMPLED)["generation"]["words"]), 2)
@@ -279,17 +288,19 @@ class GeneratingTest(ProgramTest):
             self.assertEqual(run_document["parameters"], numbers_in(weights) - copies)
             self.assertEqual(run_document["parameters"], parameters_of_the_shape(key_value_heads))
 
-    def test_a_temperature_near_zero_is_greedy(self):
-        # The smallest double above 0: every score but the highest, divided by it, is −∞.
-        near_zero = run_json(*GREEDY, "--temperature", "5e-324")
-        greedy = document(*GREEDY)["generation"]["words"]
-        self.assertEqual([word["word"] for word in near_zero["generation"]["words"]], [word["word"] for word in greedy])
+    @unittest.skipIf(SLOW, "a question of floating point, not of memory, and a run of 3 s under the sanitizers")
+    def test_a_temperature_near_zero_is_greedy_whatever_the_seed(self):
+        # The smallest double above 0: every score but the highest, divided by it, is −∞, and a distribution with
+        # all of it on one word draws nothing.
+        near_zero = run_json(*GREEDY, "--temperature", "5e-324", "--seed", "7")
+        self.assertEqual((near_zero["inputs"]["temperature"], near_zero["inputs"]["seed"]), (5e-324, 7))
+        self.assertEqual(near_zero["generation"], document(*GREEDY)["generation"])
         self.assertEqual({word["drawn_with"] for word in near_zero["generation"]["words"]}, {1.0})
 
     # ---- the cache ----
 
     def test_recomputing_gives_the_cached_words_and_probabilities(self):
-        for arguments in (GREEDY, SAMPLED, GROUPED[1]):
+        for arguments in (GREEDY, GROUPED[1]) + (() if SLOW else (SAMPLED,)):
             cached, recomputed = document(*arguments), run_json(*arguments, "--no-cache")
             self.assertFalse(recomputed["inputs"]["cache"])
             a, b = cached["generation"], recomputed["generation"]
@@ -306,8 +317,7 @@ class GeneratingTest(ProgramTest):
                     self.assertLess(run_document["generation"]["largest_difference"], 1e-12)
 
     def test_each_word_counts_the_keys_and_values_it_has_cached(self):
-        runs = [document(*GREEDY), document(*SAMPLED), *(document(*arguments) for arguments in GROUPED.values())]
-        for run_document in runs:
+        for run_document in (document(*arguments) for arguments in (GREEDY, SAMPLED, *GROUPED.values(), *EDGES)):
             inputs = run_document["inputs"]
             self.assertEqual((inputs["d_model"], inputs["heads"], inputs["layers"]), (D_MODEL, HEADS, LAYERS))
             key_value_heads = inputs["key_value_heads"]
@@ -315,7 +325,7 @@ class GeneratingTest(ProgramTest):
             for s, word in enumerate(words):
                 # The start, the prompt, and the words read so far: this one too unless it is the end.
                 positions = 1 + len(prompt) + s + (word != END)
-                with self.subTest(inputs=inputs, step=s):
+                with self.subTest(run=run_label(inputs), step=s):
                     self.assertEqual(run_document["generation"]["words"][s]["cache_numbers"],
                                      cache_numbers(positions, key_value_heads))
             self.assertEqual(run_document["cache_numbers_per_word"], cache_numbers(1, key_value_heads))
@@ -369,7 +379,8 @@ class GeneratingTest(ProgramTest):
             self.assertEqual(row["cache_numbers_per_word"], cache_numbers(1, row["key_value_heads"]))
         # h − h_kv heads of each layer lose their own W^K and W^V.
         self.assertEqual(full["parameters"] - shared["parameters"], 2 * LAYERS * (HEADS - 1) * D_MODEL * D_K)
-        self.assertEqual(full["cache_numbers_per_word"], HEADS // 1 * shared["cache_numbers_per_word"])
+        self.assertEqual(full["cache_numbers_per_word"],
+                         HEADS // shared["key_value_heads"] * shared["cache_numbers_per_word"])
         for group in seeds["by_key_value_heads"]:
             rows = [row for row in runs if row["key_value_heads"] == group["key_value_heads"]]
             loss = [row["held_out_loss"] for row in rows]
