@@ -32,7 +32,9 @@ struct SamplingSettings {
 ///
 /// With T = 0, all of the probability is on the highest score (the first, if
 /// several are equal). Among equal scores at the k-th place, the words that
-/// come first in the vocabulary are kept.
+/// come first in the vocabulary are kept. Any T above 0 is taken, however
+/// small: the highest score is taken away from every score before they are
+/// divided by T, so that none overflows.
 /// @param logits the decoder's scores, one per word
 /// @param settings T and k
 /// @return one probability per word; they add up to 1
@@ -58,10 +60,13 @@ inline Vector sampling_probabilities(const Vector& logits, const SamplingSetting
                    [&logits](Eigen::Index a, Eigen::Index b) { return logits(a) > logits(b); });
   const Eigen::Index kept =
       settings.top_k == 0 ? logits.size() : std::min(settings.top_k, logits.size());
+  // The highest score is taken away before dividing by T: the same probabilities (softmax does not
+  // change when every score moves by the same amount), and no score overflows to +∞ however small T is.
+  const double highest = logits(order.front());
   Matrix scaled = Matrix::Constant(1, logits.size(), -std::numeric_limits<double>::infinity());
   for (Eigen::Index i = 0; i < kept; ++i) {
     const Eigen::Index word = order[static_cast<std::size_t>(i)];
-    scaled(0, word) = logits(word) / settings.temperature;
+    scaled(0, word) = (logits(word) - highest) / settings.temperature;
   }
   probabilities = softmax_rows(scaled).row(0).transpose();  // the words left out get exactly 0
   // [sampling_probabilities]
