@@ -380,8 +380,14 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                       "LIST");
   command_line.option("--reps", reps_text_, fmt::format("with --benchmark: repetitions, 3 to {} (default 5)", max_reps), "INTEGER");
   command_line.flag("--model-for-the-page", model_for_the_page_, "train, and print the trained model as JSON for the build to put in the page");
-  command_line.excludes("--seeds", {"--model-seed", "--weights", "--prompt", "--model-for-the-page", "--benchmark"});
-  command_line.excludes("--benchmark", {"--prompt", "--model-seed", "--weights", "--model-for-the-page", "--training-steps"});
+  // The flags of one sentence's decoding mean nothing to the seeds' table or the benchmark: refused, not ignored.
+  const std::vector<std::string> decoding{"--prompt", "--steps", "--temperature", "--top-k", "--seed", "--no-cache"};
+  std::vector<std::string> not_with_seeds{"--model-seed", "--weights", "--model-for-the-page", "--benchmark"};
+  not_with_seeds.insert(not_with_seeds.end(), decoding.begin(), decoding.end());
+  command_line.excludes("--seeds", not_with_seeds);
+  std::vector<std::string> not_with_benchmark{"--model-seed", "--weights", "--model-for-the-page", "--training-steps"};
+  not_with_benchmark.insert(not_with_benchmark.end(), decoding.begin(), decoding.end());
+  command_line.excludes("--benchmark", not_with_benchmark);
   command_line.add_check([&command_line] {
     for (const char* flag : {"--n", "--reps"}) {
       if (command_line.given(flag) && !command_line.given("--benchmark")) {
@@ -409,7 +415,12 @@ Inputs Flags::read() const {
     inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
     for (const std::uint64_t value : program::parse_whole_numbers(key_value_heads_text_, "--kv-heads", 1,
                                                                   static_cast<std::uint64_t>(heads), 3)) {
-      inputs.key_value_heads_list.push_back(key_value_heads_of(value, heads));
+      const Eigen::Index groups = key_value_heads_of(value, heads);
+      if (std::find(inputs.key_value_heads_list.begin(), inputs.key_value_heads_list.end(), groups) !=
+          inputs.key_value_heads_list.end()) {
+        throw program::UsageError(fmt::format("--kv-heads: {} is listed twice", groups));
+      }
+      inputs.key_value_heads_list.push_back(groups);
     }
   } else {
     inputs.key_value_heads = key_value_heads_of(
