@@ -86,7 +86,20 @@ nlohmann::json generation_json(const Generation& generation) {
   for (const GeneratedWord& word : generation.words) {
     if (word.word != end_token()) sentence.push_back(word.word);
   }
+  // For the last word: the word each head of each layer put its largest weight on.
+  nlohmann::json last_looks_at = nlohmann::json::array();
+  if (!generation.words.empty()) {
+    for (const auto& layer : generation.words.back().attention) {
+      nlohmann::json heads = nlohmann::json::array();
+      for (const std::vector<double>& weights : layer) {
+        const auto peak = static_cast<std::size_t>(std::max_element(weights.begin(), weights.end()) - weights.begin());
+        heads.push_back(words.back()["reads"][peak]);
+      }
+      last_looks_at.push_back(heads);
+    }
+  }
   return {{"prompt", text_of(std::vector<Eigen::Index>(generation.prompt.begin() + 1, generation.prompt.end()))},
+          {"last_looks_at", last_looks_at},
           {"text", text_of(sentence)},
           {"words", words},
           {"ended", generation.ended},
@@ -155,7 +168,25 @@ nlohmann::json to_json(const SeedsResult& result) {
                             {"worst", *std::min_element(grammatical.begin(), grammatical.end())}};
     by_groups.push_back(first);
   }
+  // Can the seeds tell the groupings apart? Only if some median lies outside the range of the first grouping's seeds.
+  std::string verdict;
+  if (!by_groups.empty()) {
+    verdict = fmt::format("the seeds cannot tell the groupings apart: every median lies within the range of the "
+                          "seeds of h_kv = {}",
+                          by_groups.front()["key_value_heads"].get<long long>());
+    const double best = by_groups.front()["held_out_loss"]["best"], worst = by_groups.front()["held_out_loss"]["worst"];
+    for (const nlohmann::json& group : by_groups) {
+      const double middle = group["held_out_loss"]["median"];
+      if (middle < best || middle > worst) {
+        verdict = fmt::format("the median loss with h_kv = {} lies outside the range of the seeds of h_kv = {}",
+                              group["key_value_heads"].get<long long>(),
+                              by_groups.front()["key_value_heads"].get<long long>());
+        break;
+      }
+    }
+  }
   return {{"inputs", inputs_json(result.inputs)}, {"seeds", result.inputs.seeds}, {"runs", runs}, {"by_key_value_heads", by_groups},
+          {"verdict", verdict},
           {"seconds", {{"per_run", seconds_per_run}, {"median", median(seconds_per_run)}}}};
 }
 

@@ -14,15 +14,7 @@
   let steps = 1;
   let ended = false;      // the last sentence shown ended with "."
 
-  const element = (tag, attributes = {}, children = []) => {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attributes)) {
-      if (key === 'text') node.textContent = value;
-      else node.setAttribute(key, value);
-    }
-    for (const child of children) node.append(child);
-    return node;
-  };
+  const { element } = Book;
   const quoted = (word) => `“${word}”`;
   // A weight as a shade of blue on the figure's white sheet, with text that stays readable on it.
   const shaded = (cell, weight) => {

@@ -528,6 +528,7 @@
       pending.push({ name, definition });
       if (document.readyState !== 'loading') start();
     },
+    element,  // element(tag, attributes, children): a figure's own markup, built as the frame builds its own
   };
   document.addEventListener('DOMContentLoaded', start);
 })();

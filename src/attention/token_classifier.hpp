@@ -130,7 +130,8 @@ inline TokenClassifierSteps token_classifier(const TokenClassifierWeights& weigh
   TokenClassifierSteps steps;
   // [token_classifier]
   steps.input = add_positional_encoding(embedding_lookup(weights.embedding, words));
-  steps.layers = encoder_stack(steps.input, weights.layers, attention_options(visibility, steps.input.rows()));
+  const AttentionOptions options = attention_options(visibility, steps.input.rows());  // a mask, or none
+  steps.layers = encoder_stack(steps.input, weights.layers, options);
   steps.logits = (steps.layers.back().feed_forward_norm.output * weights.readout).rowwise() +
                  weights.readout_bias.transpose();
   // [token_classifier]
