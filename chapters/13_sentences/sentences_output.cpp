@@ -11,6 +11,7 @@
 
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
+#include "program/kept_models.hpp"
 #include "program/page_program.hpp"
 #include "program/table.hpp"
 #include "program/usage_error.hpp"
@@ -483,8 +484,7 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
 // every letter, and switching task and back does not train again.
 [[maybe_unused]] const bool registered_for_the_page =
     program::register_page_program("sentences", [](const std::vector<std::string>& arguments) {
-      static std::map<std::string, std::shared_ptr<const Trained>> kept;
-      constexpr std::size_t most_kept = 4;
+      static program::KeptModels<Trained> kept(4);
       program::CommandLine command_line{"sentences", ""};
       Flags flags(command_line);
       nlohmann::json result;
@@ -498,14 +498,9 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
           result = to_json(compute_over_seeds(inputs));
           return;
         }
-        // Everything training depends on; the sentence is not part of it.
-        const std::string key = model_key(inputs);
-        auto found = kept.find(key);
-        if (found == kept.end()) {
-          if (kept.size() >= most_kept) kept.clear();  // a reader trying many settings: start the keeping again
-          found = kept.emplace(key, trained_for_the_page(inputs)).first;
-        }
-        result = to_json(report(*found->second, inputs));
+        // The key holds everything training depends on; the sentence is not part of it.
+        const auto trained = kept.get(model_key(inputs), [&] { return trained_for_the_page(inputs); });
+        result = to_json(report(*trained, inputs));
       });
       return result;
     });

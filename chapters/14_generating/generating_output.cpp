@@ -14,6 +14,7 @@
 #include "generating.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
+#include "program/kept_models.hpp"
 #include "program/page_program.hpp"
 #include "program/real_number.hpp"
 #include "program/table.hpp"
@@ -518,8 +519,7 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
 // and does not train again.
 [[maybe_unused]] const bool registered_for_the_page =
     program::register_page_program("generating", [](const std::vector<std::string>& arguments) {
-      static std::map<std::string, std::shared_ptr<const Trained>> kept;
-      constexpr std::size_t most_kept = 4;
+      static program::KeptModels<Trained> kept(4);
       program::CommandLine command_line{"generating", ""};
       Flags flags(command_line);
       nlohmann::json result;
@@ -533,13 +533,9 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
           result = to_json(compute_over_seeds(inputs));
           return;
         }
-        const std::string key = model_key(inputs);
-        auto found = kept.find(key);
-        if (found == kept.end()) {
-          if (kept.size() >= most_kept) kept.clear();
-          found = kept.emplace(key, trained_for_the_page(inputs)).first;
-        }
-        result = to_json(report(*found->second, inputs));
+        // The key holds everything training depends on; the prompt and the decoding are not part of it.
+        const auto trained = kept.get(model_key(inputs), [&] { return trained_for_the_page(inputs); });
+        result = to_json(report(*trained, inputs));
       });
       return result;
     });
