@@ -70,7 +70,6 @@ attention::TokenClassifierShape Inputs::default_shape() {
 namespace {
 
 constexpr std::size_t shown_examples = 8;
-constexpr long long judged_words = 40;  // a judged sentence with no "." by then is not a sentence
 constexpr std::size_t max_draws = 1'000'000;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -206,7 +205,7 @@ Quality judged(const Trained& trained, const std::vector<std::vector<Eigen::Inde
   double grammatical = 0.0, novel = 0.0;
   for (Eigen::Index s = 0; s < inputs.judged; ++s) {
     const Generation sentence =
-        generate(trained.weights, inputs.key_value_heads, {end_token()}, judged_words,
+        generate(trained.weights, inputs.key_value_heads, {end_token()}, inputs.judged_words,
                  attention::SamplingSettings{1.0, 0}, seeds.next_uint64(), true, inputs.modifiers);
     std::vector<Eigen::Index> words{end_token()};
     for (const GeneratedWord& word : sentence.words) {

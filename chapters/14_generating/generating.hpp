@@ -49,6 +49,7 @@ struct Inputs {
   int modifiers = 2;                // the most phrases after a subject's noun, as chapter 13's tagging
   Eigen::Index held_out = 400;      // held-out sentences
   Eigen::Index judged = 200;        // sentences generated (T = 1, every word) to count the grammatical ones
+  long long judged_words = 40;      // … each cut off here: a judged sentence with no "." by then is not a sentence
   // Decoding, for the reader
   std::vector<Eigen::Index> prompt;   // the words the sentence starts with, after the start "."
   long long steps = 16;               // the most words to add; it stops at "."

@@ -48,7 +48,7 @@ nlohmann::json inputs_json(const Inputs& inputs) {
           {"heads", inputs.shape.heads},            {"d_ff", inputs.shape.d_ff},
           {"layers", inputs.shape.layers},          {"batch", inputs.batch},
           {"learning_rate", inputs.adam.learning_rate}, {"modifiers", inputs.modifiers},
-          {"held_out", inputs.held_out},            {"judged", inputs.judged},
+          {"held_out", inputs.held_out},            {"judged", inputs.judged}, {"judged_words", inputs.judged_words},
           {"prompt", text_of(inputs.prompt)},       {"steps", inputs.steps},
           {"temperature", inputs.sampling.temperature}, {"top_k", inputs.sampling.top_k},
           {"seed", inputs.seed},                    {"cache", inputs.use_cache}};
