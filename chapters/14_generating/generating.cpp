@@ -347,6 +347,8 @@ std::shared_ptr<const Trained> train(const Inputs& inputs, const Progress& progr
   return trained;
 }
 
+namespace {
+
 // The largest difference between the logits of the cache's steps and of the whole prefix, over a sentence.
 double largest_difference(const attention::TokenClassifierWeights& weights, Eigen::Index key_value_heads,
                           const std::vector<Eigen::Index>& words) {
@@ -360,6 +362,8 @@ double largest_difference(const attention::TokenClassifierWeights& weights, Eige
   }
   return largest;
 }
+
+}  // namespace
 
 Result report(const Trained& trained, const Inputs& given) {
   Result result;
