@@ -701,16 +701,19 @@ std::vector<MethodRow> timed_at(const BenchmarkInputs& inputs, std::size_t index
     python.reset();
   };
   // [timed_in_turns]
-  for (std::size_t repeat = 0; repeat < inputs.repeats; ++repeat) {
-    clock.report(index, repeat + 1);  // the progress line, on a terminal
-    for (std::size_t t = 0; t < timed.size(); ++t) {
-      const Method& method = methods[timed[t]];
-      rows[timed[t]].samples.push_back(attention::seconds_per_call([&] { return method.run()(0, 0); }, calls[t]));
-    }
-    numpy_turn();  // one repetition in NumPy's process
-  }
+  std::vector<attention::TimedWork> works;
+  for (const std::size_t i : timed) works.push_back([&methods, i] { return methods[i].run()(0, 0); });
+  clock.report(index, 1);  // the progress line, on a terminal
+  const std::vector<std::vector<double>> samples =
+      attention::timed_in_turns(works, calls, inputs.repeats, [&](std::size_t repeat) {
+        numpy_turn();  // one repetition in NumPy's process, after the methods'
+        if (repeat + 1 < inputs.repeats) clock.report(index, repeat + 2);
+      });
   // [timed_in_turns]
-  for (const std::size_t i : timed) rows[i].time = attention::summarize_timings(rows[i].samples);
+  for (std::size_t t = 0; t < timed.size(); ++t) {
+    rows[timed[t]].samples = samples[t];
+    rows[timed[t]].time = attention::summarize_timings(samples[t]);
+  }
   if (!numpy.samples.empty()) numpy.time = attention::summarize_timings(numpy.samples);
   if (!inputs.python.empty() && (!numpy.skipped.empty() || !numpy.samples.empty())) rows.push_back(std::move(numpy));
   return rows;

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,10 +57,49 @@ inline double seconds_per_call(const TimedWork& work, std::size_t calls) {
   return std::chrono::duration<double>(clock::now() - start).count() / static_cast<double>(std::max<std::size_t>(calls, 1));
 }
 
+/// @brief How many calls make one repetition of @p work last at least @p minimum_seconds, from one untimed call
+/// (which also warms the caches).
+/// @param work the computation
+/// @param minimum_seconds the least time one repetition should last
+/// @return the number of calls, at least 1
+inline std::size_t calls_for(const TimedWork& work, double minimum_seconds) {
+  const double once = std::max(seconds_per_call(work, 1), 1e-9);
+  return std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(minimum_seconds / once)));
+}
+
+/// @brief Seconds per call of several computations, one time per repetition each, taken in turns.
+///
+/// Each repetition calls every computation in order, each as many times in a
+/// row as @p calls says, so that a busy moment of the machine falls on all of
+/// them. @p other_turn, if given, runs at the end of every repetition with its
+/// index: the turn of a computation timed another way (chapter 12's NumPy, in
+/// a process of its own).
+/// @param works the computations
+/// @param calls for each computation, the calls one repetition makes
+/// @param repeats the number of repetitions
+/// @param other_turn called after each repetition's computations, with the repetition's index
+/// @return for each computation, its times, one per repetition, in seconds per call
+/// @throws std::invalid_argument if @p calls does not have one count per computation
+inline std::vector<std::vector<double>> timed_in_turns(const std::vector<TimedWork>& works,
+                                                       const std::vector<std::size_t>& calls, std::size_t repeats,
+                                                       const std::function<void(std::size_t)>& other_turn = {}) {
+  if (calls.size() != works.size()) throw std::invalid_argument("timed_in_turns: one count of calls per computation");
+  std::vector<std::vector<double>> seconds(works.size());
+  // [timed_in_turns]
+  for (std::size_t repeat = 0; repeat < repeats; ++repeat) {
+    for (std::size_t w = 0; w < works.size(); ++w) {
+      seconds[w].push_back(seconds_per_call(works[w], calls[w]));
+    }
+    if (other_turn) other_turn(repeat);
+  }
+  // [timed_in_turns]
+  return seconds;
+}
+
 /// @brief Seconds per call of two computations, one time per repetition each, taken in turns.
 ///
 /// One untimed call of each first (it warms the caches) says how many calls
-/// make a repetition last at least @p minimum_seconds.
+/// make a repetition last at least @p minimum_seconds (calls_for()).
 /// @param first the first computation
 /// @param second the second computation
 /// @param repeats the number of repetitions
@@ -69,20 +109,9 @@ inline std::pair<std::vector<double>, std::vector<double>> timed_in_turns(const 
                                                                           const TimedWork& second,
                                                                           std::size_t repeats,
                                                                           double minimum_seconds) {
-  const auto calls_for = [&](const TimedWork& work) {
-    const double once = std::max(seconds_per_call(work, 1), 1e-9);
-    return static_cast<std::size_t>(std::ceil(minimum_seconds / once));
-  };
-  const std::size_t first_calls = calls_for(first);
-  const std::size_t second_calls = calls_for(second);
-  std::pair<std::vector<double>, std::vector<double>> seconds;
-  // [timed_in_turns]
-  for (std::size_t repeat = 0; repeat < repeats; ++repeat) {
-    seconds.first.push_back(seconds_per_call(first, first_calls));
-    seconds.second.push_back(seconds_per_call(second, second_calls));
-  }
-  // [timed_in_turns]
-  return seconds;
+  const std::vector<std::size_t> calls{calls_for(first, minimum_seconds), calls_for(second, minimum_seconds)};
+  std::vector<std::vector<double>> seconds = timed_in_turns({first, second}, calls, repeats);
+  return {std::move(seconds[0]), std::move(seconds[1])};
 }
 
 }  // namespace attention

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -152,4 +153,20 @@ TEST_CASE("timing in turns gives one time per repetition for each computation", 
   CHECK(first_calls >= 6);  // one untimed call, then at least one per repetition
   CHECK(second_calls >= 6);
   for (const double seconds : first) CHECK(seconds >= 0.0);
+}
+
+TEST_CASE("timing in turns of several computations: each round calls each in order, then the other turn", "[ch09]") {
+  std::string order;  // what ran, in order: a letter per call, a digit per other turn
+  const std::vector<attention::TimedWork> works{[&] { order += 'a'; return 0.0; }, [&] { order += 'b'; return 0.0; },
+                                                [&] { order += 'c'; return 0.0; }};
+  const std::vector<std::vector<double>> seconds = attention::timed_in_turns(
+      works, {2, 1, 3}, 3, [&](std::size_t repeat) { order += static_cast<char>('0' + repeat); });
+  CHECK(order == "aabccc0aabccc1aabccc2");
+  REQUIRE(seconds.size() == 3);
+  for (const std::vector<double>& times : seconds) CHECK(times.size() == 3);
+  CHECK_THROWS_AS(attention::timed_in_turns(works, {1, 1}, 3), std::invalid_argument);
+  // calls_for: one untimed call, and at least one call per repetition
+  int calls = 0;
+  CHECK(attention::calls_for([&] { return static_cast<double>(++calls); }, 0.0) == 1);
+  CHECK(calls == 1);
 }
