@@ -64,14 +64,19 @@ def stack_depth(layers) -> tuple[int, list[np.ndarray]]:
 
 
 def expected_rows(n: int, d: int, kernel: int, radius: int) -> dict:
-    """layer → (layers, max path, sequential steps, multiply-adds of one layer, of the stack, connected pairs)."""
+    """layer → (layers, max path, sequential steps, multiply-adds of one layer, of the stack, connected pairs,
+    edges of one layer, multiply-adds of an edge)."""
+    # An edge of attention is q_i · k_j and then w_ij v_j, 2d multiply-adds; any other edge is a d × d matrix
+    # times a vector, d².
     rows = {
-        "self_attention": (1, 1, 1, 2 * n * n * d, 2 * n * n * d, n * n),
+        # Every output reads every input: n² edges.
+        "self_attention": (1, 1, 1, 2 * n * n * d, 2 * n * n * d, n * n, n * n, 2 * d),
         # x_1 → h_1 → … → h_n: n edges; h_0 → h_1 → … → h_n: n steps; output t sees inputs 1 … t.
-        "recurrent": (1, n, n, 2 * n * d * d, 2 * n * d * d, n * (n + 1) // 2),
-        # A chain each way and a read-out y_t = A h→_t + B h←_t: six d × d products per position.
+        # Each h_t reads x_t and h_{t−1}: 2n edges.
+        "recurrent": (1, n, n, 2 * n * d * d, 2 * n * d * d, n * (n + 1) // 2, 2 * n, d * d),
+        # A chain each way and a read-out y_t = A h→_t + B h←_t: six d × d products per position, six edges.
         # x_1 → h→_1 → … → h→_n → y_n: n + 1 edges, and as many steps; every output sees every input.
-        "bidirectional_recurrent": (1, n + 1, n + 1, 6 * n * d * d, 6 * n * d * d, n * n),
+        "bidirectional_recurrent": (1, n + 1, n + 1, 6 * n * d * d, 6 * n * d * d, n * n, 6 * n, d * d),
     }
     per_edge = {"convolutional": d * d, "convolutional_dilated": d * d, "restricted_self_attention": 2 * d}
     stacks = {
@@ -83,7 +88,8 @@ def expected_rows(n: int, d: int, kernel: int, radius: int) -> dict:
         depth, used = stack_depth(layers)
         # Every edge of a stack climbs one layer, so every path from the bottom to the top has `depth` edges.
         rows[name] = (depth, depth, 1, int(used[0].sum()) * per_edge[name],
-                      sum(int(layer.sum()) for layer in used) * per_edge[name], n * n)
+                      sum(int(layer.sum()) for layer in used) * per_edge[name], n * n, int(used[0].sum()),
+                      per_edge[name])
     return rows
 
 
@@ -101,7 +107,8 @@ class CountedAgainstNumPy(ProgramTest):
             for row in document["rows"][index * len(LAYERS):(index + 1) * len(LAYERS)]:
                 with self.subTest(n=n, layer=row["layer"], kernel=kernel, radius=radius):
                     self.assertEqual(row["n"], n)
-                    layers, path, steps, operations, stack_operations, connected = expected[row["layer"]]
+                    layers, path, steps, operations, stack_operations, connected, edges, per_edge = \
+                        expected[row["layer"]]
                     self.assertEqual(row["layers"], layers)
                     self.assertEqual(row["max_path_length"], path)
                     self.assertEqual(row["sequential_steps"], steps)
@@ -110,7 +117,7 @@ class CountedAgainstNumPy(ProgramTest):
                     self.assertEqual(row["stack_operations"], stack_operations)
                     self.assertEqual(row["connected_pairs"], connected)
                     self.assertEqual(row["pairs"], n * n)
-                    self.assertEqual(row["operations"], row["edges"] * row["operations_per_edge"])
+                    self.assertEqual((row["edges"], row["operations_per_edge"]), (edges, per_edge))
                     last = {"recurrent": [n - j for j in range(n)],
                             "bidirectional_recurrent": [n + 1 - j for j in range(n)]}.get(row["layer"], [path] * n)
                     self.assertEqual(row["paths_to_last_output"], last)
@@ -225,21 +232,22 @@ class Timing(ProgramTest):
                 samples = sorted(row[layer]["samples"])
                 self.assertEqual(len(samples), 7)
                 self.assertTrue(all(seconds > 0 for seconds in samples))
-                # The median is the 4th of 7, the spread the 2nd to the 6th.
-                self.assertEqual((row[layer]["spread_low"], row[layer]["median"], row[layer]["spread_high"]),
-                                 (samples[1], samples[3], samples[5]))
-            self.assertEqual(row["attention_seconds"], row["attention"]["median"])
-            self.assertEqual(row["recurrent_seconds"], row["recurrent"]["median"])
-            self.assertEqual(row["time_ratio"], row["attention_seconds"] / row["recurrent_seconds"])
+                # The median by its definition (NumPy's); the spread is the 2nd to the 6th of 7, as the chapter says.
+                self.assertEqual(row[layer]["median"], np.median(samples))
+                self.assertEqual((row[layer]["spread_low"], row[layer]["spread_high"]), (samples[1], samples[5]))
+            attention = np.median(row["attention"]["samples"])
+            recurrent = np.median(row["recurrent"]["samples"])
+            self.assertEqual((row["attention_seconds"], row["recurrent_seconds"]), (attention, recurrent))
             self.assertEqual(row["attention_operations"], 2 * n * n * 16)
             self.assertEqual(row["recurrent_operations"], 2 * n * 16 * 16)
             self.assertEqual(row["operations_ratio"], n / 16)
-            self.assertAlmostEqual(row["attention_rate"], row["attention_operations"] / row["attention_seconds"] / 1e9,
-                                   delta=1e-12 * row["attention_rate"])
-            self.assertAlmostEqual(row["recurrent_rate"], row["recurrent_operations"] / row["recurrent_seconds"] / 1e9,
-                                   delta=1e-12 * row["recurrent_rate"])
-            self.assertAlmostEqual(row["rate_ratio"], row["attention_rate"] / row["recurrent_rate"],
-                                   delta=1e-12 * row["rate_ratio"])
+            # A rate is the work, counted here from n and d = 16, over the median time.
+            self.assertAlmostEqual(row["attention_rate"] * 1e9 * attention, 2 * n * n * 16, delta=1e-12 * n * n * 32)
+            self.assertAlmostEqual(row["recurrent_rate"] * 1e9 * recurrent, 2 * n * 16 * 16,
+                                   delta=1e-12 * n * 16 * 32)
+            # Time is work over speed: the time ratio times the rate ratio is the work ratio, n / d.
+            self.assertAlmostEqual(row["time_ratio"], attention / recurrent, delta=1e-12 * attention / recurrent)
+            self.assertAlmostEqual(row["time_ratio"] * row["rate_ratio"], n / 16, delta=1e-12 * n / 16)
             self.assertEqual(row["score_matrix_bytes"], 8 * n * n)
         self.assertEqual(timing["hidden_weights_bytes"], 8 * 16 * 16)
         self.assertEqual(timing["at_width"], timing["rows"][2])  # n = d = 16
