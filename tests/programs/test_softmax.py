@@ -125,10 +125,20 @@ class SaturationAgainstTheSeed(ProgramTest):
 
     def test_sensitivity_is_w_times_1_minus_w(self):
         sensitivity = self.demo["sensitivity"]
-        # The digest's check: 0.01766 and 0.21283; per unit of the large scores, 0.21283 / 8.
+        # The digest's check: 0.01766 and 0.21283.
         self.assertAlmostEqual(sensitivity["large"], 0.01766, places=5)
         self.assertAlmostEqual(sensitivity["divided"], 0.21283, places=5)
-        self.assertAlmostEqual(sensitivity["divided_per_unit_of_scores"], sensitivity["divided"] / 8, places=15)
+
+        # A sensitivity is how fast slot two's weight moves as its score moves: a central difference of NumPy's
+        # softmax says so without the closed form. Per unit of the large scores, the score moved is 8's, not 1's.
+        def slope(divide: float, step: float = 1e-5) -> float:
+            def weight(shift: float) -> float:
+                return numpy_softmax(np.array([8.0, 4.0 + shift, 0.0]) / divide)[0][1]
+            return (weight(step) - weight(-step)) / (2 * step)
+
+        self.assertAlmostEqual(sensitivity["large"], slope(1), delta=1e-9)
+        self.assertAlmostEqual(sensitivity["divided"], 8 * slope(8), delta=1e-9)
+        self.assertAlmostEqual(sensitivity["divided_per_unit_of_scores"], slope(8), delta=1e-9)
 
     def test_textbook_and_stable_agree_on_small_scores(self):
         textbook = self.demo["textbook"]
