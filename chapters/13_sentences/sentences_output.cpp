@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "attention/timing_comparison.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/kept_models.hpp"
@@ -58,12 +59,6 @@ nlohmann::json inputs_json(const Inputs& inputs) {
           {"d_model", inputs.shape.d_model}, {"heads", inputs.shape.heads},
           {"d_ff", inputs.shape.d_ff},     {"layers", inputs.shape.layers},
           {"held_out", inputs.held_out},   {"sentence", inputs.sentence}};
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
 std::string percent(double share) { return fmt::format("{:.1f} %", 100.0 * share); }
@@ -180,7 +175,7 @@ nlohmann::json to_json(const SeedsResult& result) {
     seconds.push_back(run.seconds);
   }
   const auto summary = [](const std::vector<double>& values) {
-    return nlohmann::json{{"median", median(values)}, {"worst", *std::min_element(values.begin(), values.end())}};
+    return nlohmann::json{{"median", attention::median(values)}, {"worst", *std::min_element(values.begin(), values.end())}};
   };
   // Agreement: per distance group, the median, worst and best accuracy over the seeds that have the group.
   nlohmann::json by_distance = nlohmann::json::array();
@@ -193,7 +188,7 @@ nlohmann::json to_json(const SeedsResult& result) {
         }
       }
       by_distance.push_back({{"label", first.label},
-                             {"median", median(values)},
+                             {"median", attention::median(values)},
                              {"worst", *std::min_element(values.begin(), values.end())},
                              {"best", *std::max_element(values.begin(), values.end())}});
     }
@@ -209,7 +204,7 @@ nlohmann::json to_json(const SeedsResult& result) {
           {"hard_accuracy", summary(hard)},
           {"best_peak_share", summary(peak)},
           {"one_word_hard", summary(one_word)},
-          {"seconds", {{"per_seed", seconds}, {"median", median(seconds)}, {"longest", *std::max_element(seconds.begin(), seconds.end())}}}};
+          {"seconds", {{"per_seed", seconds}, {"median", attention::median(seconds)}, {"longest", *std::max_element(seconds.begin(), seconds.end())}}}};
 }
 
 std::string language_tables() {
@@ -342,8 +337,8 @@ std::string tables(const SeedsResult& result) {
   };
   const std::vector<double> seconds = column(&SeedRun::seconds);
   const auto lowest = [](const std::vector<double>& values) { return *std::min_element(values.begin(), values.end()); };
-  text += row("median", median(column(&SeedRun::accuracy)), median(column(&SeedRun::hard_accuracy)),
-              median(column(&SeedRun::one_word_hard)), median(column(&SeedRun::best_peak_share)), median(seconds));
+  text += row("median", attention::median(column(&SeedRun::accuracy)), attention::median(column(&SeedRun::hard_accuracy)),
+              attention::median(column(&SeedRun::one_word_hard)), attention::median(column(&SeedRun::best_peak_share)), attention::median(seconds));
   text += row("worst", lowest(column(&SeedRun::accuracy)), lowest(column(&SeedRun::hard_accuracy)),
               lowest(column(&SeedRun::one_word_hard)), lowest(column(&SeedRun::best_peak_share)),
               *std::max_element(seconds.begin(), seconds.end()));

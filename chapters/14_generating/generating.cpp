@@ -328,11 +328,11 @@ Generation generate(const attention::TokenClassifierWeights& weights, Eigen::Ind
   }
   // [generate]
   generation.seconds = seconds_since(start);
-  std::vector<Eigen::Index> sentence(prompt.begin() + 1, prompt.end());
+  generation.sentence.assign(prompt.begin() + 1, prompt.end());
   for (const GeneratedWord& word : generation.words) {
-    if (word.word != end_token()) sentence.push_back(word.word);
+    if (word.word != end_token()) generation.sentence.push_back(word.word);
   }
-  generation.grammatical = generation.ended && sentences::is_sentence(sentence, modifiers);
+  generation.grammatical = generation.ended && sentences::is_sentence(generation.sentence, modifiers);
   return generation;
 }
 

@@ -77,6 +77,7 @@ struct GeneratedWord {
 struct Generation {
   std::vector<Eigen::Index> prompt;  // with the start "."
   std::vector<GeneratedWord> words;
+  std::vector<Eigen::Index> sentence;  // the prompt without the start "." and the words without the final "."
   bool ended = false;                // it wrote "."
   bool grammatical = false;          // the prompt and the words form a sentence of the grammar
   double seconds = 0.0;              // decoding only, wall clock

@@ -34,12 +34,6 @@ constexpr std::uint64_t max_length = 4096;
 constexpr std::uint64_t max_reps = 101;
 constexpr double max_temperature = 100.0;
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
-}
-
 std::string percent(double share) { return fmt::format("{:.1f} %", 100.0 * share); }
 
 nlohmann::json inputs_json(const Inputs& inputs) {
@@ -64,6 +58,11 @@ nlohmann::json quality_json(const Quality& quality) {
           {"novel", quality.novel},                 {"examples", examples}};
 }
 
+// The words the reader gave, without the start ".".
+std::string prompt_text(const Generation& generation) {
+  return text_of(std::vector<Eigen::Index>(generation.prompt.begin() + 1, generation.prompt.end()));
+}
+
 nlohmann::json generation_json(const Generation& generation) {
   nlohmann::json words = nlohmann::json::array();
   std::vector<Eigen::Index> read = generation.prompt;
@@ -83,10 +82,6 @@ nlohmann::json generation_json(const Generation& generation) {
                      {"cache_bytes", word.cache_numbers * static_cast<long long>(sizeof(double))}});
     read.push_back(word.word);
   }
-  std::vector<Eigen::Index> sentence(generation.prompt.begin() + 1, generation.prompt.end());
-  for (const GeneratedWord& word : generation.words) {
-    if (word.word != end_token()) sentence.push_back(word.word);
-  }
   // For the last word: the word each head of each layer put its largest weight on.
   nlohmann::json last_looks_at = nlohmann::json::array();
   if (!generation.words.empty()) {
@@ -99,9 +94,9 @@ nlohmann::json generation_json(const Generation& generation) {
       last_looks_at.push_back(heads);
     }
   }
-  return {{"prompt", text_of(std::vector<Eigen::Index>(generation.prompt.begin() + 1, generation.prompt.end()))},
+  return {{"prompt", prompt_text(generation)},
           {"last_looks_at", last_looks_at},
-          {"text", text_of(sentence)},
+          {"text", text_of(generation.sentence)},
           {"words", words},
           {"ended", generation.ended},
           {"grammatical", generation.grammatical},
@@ -161,10 +156,10 @@ nlohmann::json to_json(const SeedsResult& result) {
       first = {{"parameters", run.parameters}, {"cache_numbers_per_word", run.cache_numbers}};
     }
     first["key_value_heads"] = groups;
-    first["held_out_loss"] = {{"median", median(loss)},
+    first["held_out_loss"] = {{"median", attention::median(loss)},
                               {"best", *std::min_element(loss.begin(), loss.end())},
                               {"worst", *std::max_element(loss.begin(), loss.end())}};
-    first["grammatical"] = {{"median", median(grammatical)},
+    first["grammatical"] = {{"median", attention::median(grammatical)},
                             {"best", *std::max_element(grammatical.begin(), grammatical.end())},
                             {"worst", *std::min_element(grammatical.begin(), grammatical.end())}};
     by_groups.push_back(first);
@@ -188,7 +183,7 @@ nlohmann::json to_json(const SeedsResult& result) {
   }
   return {{"inputs", inputs_json(result.inputs)}, {"seeds", result.inputs.seeds}, {"runs", runs}, {"by_key_value_heads", by_groups},
           {"verdict", verdict},
-          {"seconds", {{"per_run", seconds_per_run}, {"median", median(seconds_per_run)}}}};
+          {"seconds", {{"per_run", seconds_per_run}, {"median", attention::median(seconds_per_run)}}}};
 }
 
 nlohmann::json to_json(const BenchmarkResult& result) {
@@ -237,7 +232,7 @@ std::string generation_table(const Result& result) {
                                             inputs.sampling.top_k == 0 ? std::string("every word")
                                                                        : fmt::format("top-{}", inputs.sampling.top_k),
                                             inputs.seed);
-  std::string text = fmt::format("\nGenerating from \"{}\" ({}), {}\n", generation_json(generation)["prompt"].get<std::string>(),
+  std::string text = fmt::format("\nGenerating from \"{}\" ({}), {}\n", prompt_text(generation),
                                  how, inputs.use_cache ? "reading a cache of keys and values" : "recomputing the whole prefix");
   text += fmt::format("  {:>4}  {:<9} {:>6}  {:<32}  {:>13}\n", "step", "word", "p", "likeliest three", "cache numbers");
   for (std::size_t s = 0; s < generation.words.size(); ++s) {
@@ -249,7 +244,7 @@ std::string generation_table(const Result& result) {
     text += fmt::format("  {:>4}  {:<9} {:>6.3f}  {:<32}  {:>13}\n", s + 1, tokens()[static_cast<std::size_t>(word.word)],
                         word.probability, top, word.cache_numbers);
   }
-  text += fmt::format("  Sentence: \"{}\"  {}\n", generation_json(generation)["text"].get<std::string>(),
+  text += fmt::format("  Sentence: \"{}\"  {}\n", text_of(generation.sentence),
                       !generation.ended     ? "(not finished)"
                       : generation.grammatical ? "(the grammar accepts it)"
                                                : "(not a sentence of the grammar)");

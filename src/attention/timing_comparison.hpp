@@ -32,6 +32,17 @@ struct TimingSummary {
                              ///< out: the second slowest of 7
 };
 
+/// @brief The middle value of @p values, or the mean of the two middle ones for an even count.
+/// @param values any numbers, in any order
+/// @return the median
+/// @throws std::invalid_argument if @p values is empty
+inline double median(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("median: no values");
+  std::sort(values.begin(), values.end());
+  const std::size_t count = values.size();
+  return count % 2 == 1 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2.0;
+}
+
 /// @brief The median and spread of repeated timings of one layer at one length.
 /// @param seconds one time per repetition, in any order
 /// @return the summary
@@ -42,7 +53,7 @@ inline TimingSummary summarize_timings(std::vector<double> seconds) {
   const std::size_t count = seconds.size();
   const std::size_t left_out = count / 4;  // from each end
   TimingSummary summary;
-  summary.median = count % 2 == 1 ? seconds[count / 2] : (seconds[count / 2 - 1] + seconds[count / 2]) / 2.0;
+  summary.median = median(seconds);
   summary.spread_low = seconds[left_out];
   summary.spread_high = seconds[count - 1 - left_out];
   return summary;
