@@ -164,19 +164,22 @@ nlohmann::json to_json(const SeedsResult& result) {
                             {"worst", *std::min_element(grammatical.begin(), grammatical.end())}};
     by_groups.push_back(first);
   }
-  // Can the seeds tell the groupings apart? Only if some median lies outside the range of the first grouping's seeds.
+  // Can the seeds tell the groupings apart? The book's spread rule (chapter 7's, for times), on losses: one
+  // grouping is better than the first only if every seed's loss lies below every seed's loss of the first.
   std::string verdict;
   if (!by_groups.empty()) {
-    verdict = fmt::format("the seeds cannot tell the groupings apart: every median lies within the range of the "
-                          "seeds of h_kv = {}",
-                          by_groups.front()["key_value_heads"].get<long long>());
-    const double best = by_groups.front()["held_out_loss"]["best"], worst = by_groups.front()["held_out_loss"]["worst"];
+    const nlohmann::json& reference = by_groups.front();
+    const long long reference_heads = reference["key_value_heads"].get<long long>();
+    const double best = reference["held_out_loss"]["best"], worst = reference["held_out_loss"]["worst"];
+    verdict = fmt::format("the seeds cannot tell the groupings apart: each one's losses over the seeds overlap "
+                          "those of h_kv = {}",
+                          reference_heads);
     for (const nlohmann::json& group : by_groups) {
-      const double middle = group["held_out_loss"]["median"];
-      if (middle < best || middle > worst) {
-        verdict = fmt::format("the median loss with h_kv = {} lies outside the range of the seeds of h_kv = {}",
-                              group["key_value_heads"].get<long long>(),
-                              by_groups.front()["key_value_heads"].get<long long>());
+      const double group_best = group["held_out_loss"]["best"], group_worst = group["held_out_loss"]["worst"];
+      if (group_worst < best || group_best > worst) {
+        verdict = fmt::format("with h_kv = {} every seed's loss lies {} every seed's loss with h_kv = {}",
+                              group["key_value_heads"].get<long long>(), group_worst < best ? "below" : "above",
+                              reference_heads);
         break;
       }
     }

@@ -390,6 +390,11 @@ class GeneratingTest(ProgramTest):
             self.assertEqual((group["grammatical"]["best"], group["grammatical"]["worst"]),
                              (max(grammatical), min(grammatical)))
             self.assertEqual(group["parameters"], rows[0]["parameters"])
+        # The verdict follows the spread rule on the seeds' losses, worked out here from the rows.
+        def losses(heads):
+            return [row["held_out_loss"] for row in runs if row["key_value_heads"] == heads]
+        apart = max(losses(1)) < min(losses(4)) or min(losses(1)) > max(losses(4))
+        self.assertEqual("cannot tell" not in seeds["verdict"], apart, seeds["verdict"])
         # A row of the table is that seed and h_kv trained alone.
         alone = document("--model-seed", "2", "--kv-heads", "1", "--training-steps", "50")
         self.assertEqual(alone["parameters"], runs[3]["parameters"])
