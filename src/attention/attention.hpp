@@ -22,6 +22,9 @@ struct AttentionOptions {
   std::optional<Mask> mask;
   /// The value written into masked scores, after scaling and before softmax.
   double fill = -std::numeric_limits<double>::infinity();
+  /// Rotary positions (chapter 15): multi_head_attention() turns each head's queries and keys by their
+  /// positions (rotated_by_position()) before the scores. This function takes Q and K as given.
+  bool rotary = false;
 };
 
 /// @brief Every step of one pass through the formula, in the order of the paper's Figure 2 (left).

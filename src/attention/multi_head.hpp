@@ -16,6 +16,7 @@
 
 #include "attention/attention.hpp"
 #include "attention/matrix.hpp"
+#include "attention/rotary.hpp"
 
 namespace attention {
 
@@ -83,6 +84,11 @@ inline Eigen::Index head_width(Eigen::Index d_model, Eigen::Index heads) {
 /// block of rows of W^O that meets head i, every head contributes through its
 /// own block of W^O: nothing is averaged and nothing is voted on.
 ///
+/// With `options.rotary` (chapter 15), each head turns its projected queries
+/// and keys by their positions before the scores: key j stands at position j,
+/// and the n queries at the last n of the m keys' positions (all of them in
+/// self-attention). HeadSteps then holds the turned queries and keys.
+///
 /// The paper gives every head the same widths, d_k = d_v = d_model / h (see
 /// head_width()); this function only needs the shapes to fit together.
 ///
@@ -116,6 +122,11 @@ inline MultiHeadSteps multi_head_attention(const Matrix& queries, const Matrix& 
                                 std::to_string(width) + "), not " + std::to_string(weights.output.rows()));
   }
 
+  if (options.rotary && keys.rows() < queries.rows()) {
+    throw std::invalid_argument("multi_head_attention: with rotary positions the queries are the last of the keys' "
+                                "positions, so there must be at least as many keys as queries");
+  }
+  const Eigen::Index first_query_position = keys.rows() - queries.rows();  // the queries are the last positions
   MultiHeadSteps steps;
   // [heads]
   for (const auto& w : weights.heads) {
@@ -123,6 +134,10 @@ inline MultiHeadSteps multi_head_attention(const Matrix& queries, const Matrix& 
     head.queries = queries * w.query;
     head.keys = keys * w.key;
     head.values = values * w.value;
+    if (options.rotary) {  // chapter 15: each query and key turned by its position
+      head.queries = rotated_by_position(head.queries, first_query_position);
+      head.keys = rotated_by_position(head.keys);
+    }
     head.attention =
         scaled_dot_product_attention(
             head.queries, head.keys,

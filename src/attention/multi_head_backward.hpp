@@ -7,7 +7,8 @@
 /// its own columns of that gradient through attention_backward(); a
 /// projection X·W gives dW = Xᵀ·dY and passes dY·Wᵀ back to X. In
 /// self-attention Q, K and V are the same matrix x, and its gradient is the
-/// sum of the three.
+/// sum of the three. With rotary positions (chapter 15) the gradients of the
+/// turned queries and keys are turned back before they reach the projections.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,7 @@
 #include "attention/attention_backward.hpp"
 #include "attention/matrix.hpp"
 #include "attention/multi_head.hpp"
+#include "attention/rotary.hpp"
 
 namespace attention {
 
@@ -44,6 +46,7 @@ inline MultiHeadGradients multi_head_backward(const Matrix& queries, const Matri
   if (output_gradient.rows() != steps.output.rows() || output_gradient.cols() != steps.output.cols()) {
     throw std::invalid_argument("multi_head_backward: the output gradient must have the output's shape");
   }
+  const Eigen::Index first_query_position = keys.rows() - queries.rows();  // with rotary positions
   MultiHeadGradients gradients;
   gradients.queries = Matrix::Zero(queries.rows(), queries.cols());
   gradients.keys = Matrix::Zero(keys.rows(), keys.cols());
@@ -59,11 +62,15 @@ inline MultiHeadGradients multi_head_backward(const Matrix& queries, const Matri
     const AttentionGradients inner = attention_backward(head.queries, head.keys, head.values, head.attention,
                                                         concatenation_gradient.middleCols(at, width), options);
     at += width;
-    gradients.weights.heads.push_back({queries.transpose() * inner.queries,    // dW^Q_i = Qᵀ·dQ_i
-                                       keys.transpose() * inner.keys,          // dW^K_i = Kᵀ·dK_i
+    // With rotary positions (chapter 15), the gradients of the turned queries and keys are turned back.
+    const Matrix query_gradient =
+        options.rotary ? rotated_back(inner.queries, first_query_position) : inner.queries;
+    const Matrix key_gradient = options.rotary ? rotated_back(inner.keys) : inner.keys;
+    gradients.weights.heads.push_back({queries.transpose() * query_gradient,   // dW^Q_i = Qᵀ·dQ_i
+                                       keys.transpose() * key_gradient,        // dW^K_i = Kᵀ·dK_i
                                        values.transpose() * inner.values});    // dW^V_i = Vᵀ·dV_i
-    gradients.queries += inner.queries * projection.query.transpose();
-    gradients.keys += inner.keys * projection.key.transpose();
+    gradients.queries += query_gradient * projection.query.transpose();
+    gradients.keys += key_gradient * projection.key.transpose();
     gradients.values += inner.values * projection.value.transpose();
   }
   // [multi_head_backward]

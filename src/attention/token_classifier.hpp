@@ -2,7 +2,7 @@
 /// @brief The book's smallest trainable Transformer: embedding, sinusoidal positions, encoder layers and a linear read-out that scores every word at every position.
 ///
 /// Forward: x = embedding rows of the input words + positional encoding
-/// (§3.5); then a stack of encoder layers (§3.1; unmasked, every position
+/// (§3.5; or, with Positions::rotary, no addition and every head turns its queries and keys); then a stack of encoder layers (§3.1; unmasked, every position
 /// reading every other, or with the causal mask of a decoder); then logits = x·W_out + b_out, one row of C scores
 /// per position (C = V to predict a word, the number of tags to tag one). Backward walks the same path in reverse with the
 /// backward passes of chapter 10. Everything is the library's own pieces;
@@ -52,14 +52,35 @@ enum class Visibility {
                ///< which predicts the next word without seeing it
 };
 
+/// @brief How the model knows where each word stands.
+enum class Positions {
+  added,   ///< chapter 6's sinusoidal encoding, added to the embeddings once, below the first layer (§3.5)
+  rotary,  ///< chapter 15's rotary positions: every head turns its queries and keys by their positions
+  none,    ///< no position at all: the model reads a set of words (chapter 6's permutation argument)
+};
+
 /// @brief The attention options of a stack that reads @p positions positions with @p visibility.
 /// @param visibility every position, or only the earlier ones
 /// @param positions n, the input's length
-/// @return no mask, or causal_mask(n)
-inline AttentionOptions attention_options(Visibility visibility, Eigen::Index positions) {
+/// @param scheme how positions enter: with Positions::rotary every head turns its queries and keys
+/// @return no mask, or causal_mask(n); rotary or not
+inline AttentionOptions attention_options(Visibility visibility, Eigen::Index positions,
+                                          Positions scheme = Positions::added) {
   AttentionOptions options;
   if (visibility == Visibility::causal) options.mask = causal_mask(positions);
+  options.rotary = scheme == Positions::rotary;
   return options;
+}
+
+/// @brief The first layer's input: the embedding rows of @p words, with chapter 6's encoding added if @p scheme says so.
+/// @param embedding V × d_model
+/// @param words word numbers, one per position
+/// @param scheme Positions::added adds PE(position) to each row; rotary and none leave the rows as they are
+/// @return n × d_model
+inline Matrix first_layer_input(const Matrix& embedding, const std::vector<Eigen::Index>& words,
+                                Positions scheme = Positions::added) {
+  const Matrix rows = embedding_lookup(embedding, words);
+  return scheme == Positions::added ? add_positional_encoding(rows) : rows;
 }
 
 /// @brief Every intermediate of one forward pass.
@@ -119,18 +140,20 @@ inline TokenClassifierWeights initial_token_classifier(const TokenClassifierShap
 /// @param weights the model
 /// @param words the input, one word number (0 to V − 1) per position; at least one
 /// @param visibility which positions each position reads (every one unless told)
+/// @param positions how positions enter (chapter 6's added encoding unless told)
 /// @return every intermediate and the logits
 /// @throws std::invalid_argument if there is no word or a word number is out of range
 inline TokenClassifierSteps token_classifier(const TokenClassifierWeights& weights,
                                              const std::vector<Eigen::Index>& words,
-                                             Visibility visibility = Visibility::everything) {
+                                             Visibility visibility = Visibility::everything,
+                                             Positions positions = Positions::added) {
   if (words.empty()) {
     throw std::invalid_argument("token_classifier: the input needs at least one word");
   }
   TokenClassifierSteps steps;
   // [token_classifier]
-  steps.input = add_positional_encoding(embedding_lookup(weights.embedding, words));
-  const AttentionOptions options = attention_options(visibility, steps.input.rows());  // a mask, or none
+  steps.input = first_layer_input(weights.embedding, words, positions);  // + PE(pos), unless told
+  const AttentionOptions options = attention_options(visibility, steps.input.rows(), positions);
   steps.layers = encoder_stack(steps.input, weights.layers, options);
   steps.logits = (steps.layers.back().feed_forward_norm.output * weights.readout).rowwise() +
                  weights.readout_bias.transpose();
@@ -145,12 +168,14 @@ inline TokenClassifierSteps token_classifier(const TokenClassifierWeights& weigh
 /// @param steps what token_classifier(weights, words) returned
 /// @param logits_gradient ∂L/∂logits, n × C (softmax_cross_entropy() gives it)
 /// @param visibility the forward pass's
+/// @param positions the forward pass's
 /// @return the gradients, shaped like the weights
 inline TokenClassifierWeights token_classifier_backward(const TokenClassifierWeights& weights,
                                                         const std::vector<Eigen::Index>& words,
                                                         const TokenClassifierSteps& steps,
                                                         const Matrix& logits_gradient,
-                                                        Visibility visibility = Visibility::everything) {
+                                                        Visibility visibility = Visibility::everything,
+                                                        Positions positions = Positions::added) {
   TokenClassifierWeights gradients;
   gradients.layers.resize(weights.layers.size());
   // [token_classifier_backward]
@@ -159,7 +184,7 @@ inline TokenClassifierWeights token_classifier_backward(const TokenClassifierWei
   gradients.readout_bias = logits_gradient.colwise().sum().transpose();
   // ∂L/∂(the last layer's output), then walked down through the layers:
   Matrix gradient = logits_gradient * weights.readout.transpose();
-  const AttentionOptions options = attention_options(visibility, steps.input.rows());
+  const AttentionOptions options = attention_options(visibility, steps.input.rows(), positions);
   for (std::size_t l = weights.layers.size(); l-- > 0;) {
     const Matrix& layer_input =
         l == 0 ? steps.input : steps.layers[l - 1].feed_forward_norm.output;
@@ -168,7 +193,7 @@ inline TokenClassifierWeights token_classifier_backward(const TokenClassifierWei
     gradients.layers[l] = std::move(layer.weights);
     gradient = std::move(layer.input);
   }
-  // the positional encoding is fixed: the whole input gradient goes to the embedding rows
+  // an added positional encoding is fixed: the whole input gradient goes to the embedding rows
   gradients.embedding = embedding_backward(weights.embedding.rows(), words, gradient);
   // [token_classifier_backward]
   return gradients;
