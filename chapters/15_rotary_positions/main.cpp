@@ -1,0 +1,44 @@
+// Chapter 15: rotary positions.
+//
+// With no arguments: turns the toy's query of "fish", (1, 1), and key of "cat", (2, 0), by their positions and
+// prints their score at several pairs of positions (equal offsets, equal scores); then trains the book's small
+// Transformer, with the causal mask, to say the digit that stood 3 places back, once with chapter 6's added
+// positions, once with rotary ones and once with none, on sequences of 4 to 16 digits, and tests it on 32.
+// --q, --k and --placements change the turn; --schemes, --seeds, --back, --longest-trained and --tested-length
+// change the training; --no-training trains nothing; --json prints it all as one JSON document.
+//
+// While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
+// The computation is in rotary_positions.cpp, the JSON, tables and flags in rotary_positions_output.cpp; this
+// file reads the command line and prints.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "program/command_line.hpp"
+#include "program/json_flags.hpp"
+#include "program/progress_line.hpp"
+#include "rotary_positions.hpp"
+
+int main(int argc, char** argv) {
+  program::CommandLine command_line{
+      "rotary_positions",
+      "Chapter 15 of Attention, Compiled: rotary positions turn each query and key by its position, so that a "
+      "score depends on the offset between two words; a small Transformer trained on short sequences with added, "
+      "rotary or no positions, and tested on longer ones."};
+  rotary_positions::Flags flags(command_line);
+  const program::JsonFlags output(command_line, "print the results as one JSON document instead of tables",
+                                  "also write the JSON document to this file, from the same run as the tables");
+  return command_line.run(argc, argv, [&] {
+    program::ProgressLine line;
+    rotary_positions::Progress progress;
+    if (line.shown()) {
+      progress = [&line](long long step, long long steps, double seconds) {
+        const double left = seconds / static_cast<double>(step) * static_cast<double>(steps - step);
+        line.update(fmt::format("step {}/{}  {} left", step, steps, program::duration_text(left)));
+        if (step == steps) std::cerr << '\n';
+      };
+    }
+    const rotary_positions::Result result = rotary_positions::compute(flags.read(), progress);
+    output.print([&] { return rotary_positions::to_json(result); }, [&] { return rotary_positions::tables(result); });
+  });
+}

@@ -1,0 +1,244 @@
+#include "rotary_positions.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "attention/cross_entropy.hpp"
+#include "attention/numpy_random.hpp"
+#include "attention/positional_encoding.hpp"
+#include "attention/rotary.hpp"
+#include "attention/worker_threads.hpp"
+#include "program/processors.hpp"
+
+namespace rotary_positions {
+
+std::string scheme_name(attention::Positions scheme) {
+  switch (scheme) {
+    case attention::Positions::added: return "added";
+    case attention::Positions::rotary: return "rotary";
+    case attention::Positions::none: return "none";
+  }
+  return "?";
+}
+
+attention::TokenClassifierShape Inputs::default_shape() {
+  attention::TokenClassifierShape shape;
+  shape.vocabulary = shape.outputs = 10;  // the digits 0 to 9, read and said
+  shape.d_model = 32;
+  shape.heads = 2;
+  shape.d_ff = 64;
+  shape.layers = 1;
+  return shape;
+}
+
+attention::AdamSettings Inputs::faster_adam() {
+  attention::AdamSettings settings;
+  settings.learning_rate = 0.006;
+  return settings;
+}
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The score of q at position m with k at position n: both turned, then the dot product of chapter 1.
+Placement placed(const attention::Vector& query, const attention::Vector& key, Eigen::Index m, Eigen::Index n) {
+  Placement placement;
+  placement.query_position = m;
+  placement.key_position = n;
+  // [turned_score]
+  placement.turned_query = attention::rotated_by_position(query.transpose(), m).transpose();
+  placement.turned_key = attention::rotated_by_position(key.transpose(), n).transpose();
+  placement.score = placement.turned_query.dot(placement.turned_key);
+  // [turned_score]
+  return placement;
+}
+
+// A whole number from 0 to count − 1 (the remainder of 64 random bits: its bias is below 2⁻⁵⁹ here).
+Eigen::Index below(attention::NumpyGenerator& generator, Eigen::Index count) {
+  return static_cast<Eigen::Index>(generator.next_uint64() % static_cast<std::uint64_t>(count));
+}
+
+std::vector<Eigen::Index> random_digits(attention::NumpyGenerator& generator, Eigen::Index length, Eigen::Index digits) {
+  std::vector<Eigen::Index> words(static_cast<std::size_t>(length));
+  for (Eigen::Index& word : words) word = below(generator, digits);
+  return words;
+}
+
+// [task_loss]
+// The task: at position t ≥ back, say the word at t − back. Positions before `back` have no answer: the loss
+// and its gradient leave them out.
+attention::CrossEntropy task_loss(const attention::Matrix& logits, const std::vector<Eigen::Index>& words,
+                                  Eigen::Index back) {
+  const Eigen::Index answered = logits.rows() - back;
+  const std::vector<Eigen::Index> answers(words.begin(), words.begin() + answered);  // word t − back at t
+  attention::CrossEntropy error = attention::softmax_cross_entropy(logits.bottomRows(answered), answers);
+  attention::Matrix gradient = attention::Matrix::Zero(logits.rows(), logits.cols());
+  gradient.bottomRows(answered) = error.logits_gradient;
+  error.logits_gradient = std::move(gradient);
+  return error;
+}
+// [task_loss]
+
+std::uint64_t weights_seed(std::uint64_t seed) { return seed ^ 0x9e3779b97f4a7c15u; }
+std::uint64_t test_seed(std::uint64_t seed) { return seed ^ 0x5851f42d4c957f2du; }
+
+}  // namespace
+
+Turn turn(const Inputs& inputs) {
+  Turn result;
+  result.query = inputs.query.size() ? inputs.query : attention::Vector{{1.0, 1.0}};
+  result.key = inputs.key.size() ? inputs.key : attention::Vector{{2.0, 0.0}};
+  if (result.query.size() != result.key.size()) {
+    throw std::invalid_argument("the query and the key must be equally wide");
+  }
+  attention::require_even_width(result.query.size(), "the query and the key");
+  result.unturned_score = result.query.dot(result.key);
+  for (Eigen::Index i = 0; 2 * i < result.query.size(); ++i) {
+    result.angles.push_back(attention::angular_frequency(i, result.query.size()));
+  }
+  for (const auto& [m, n] : inputs.placements) result.placements.push_back(placed(result.query, result.key, m, n));
+  for (Eigen::Index offset = -inputs.largest_offset; offset <= inputs.largest_offset; ++offset) {
+    result.offsets.push_back(offset);
+    result.scores.push_back(placed(result.query, result.key, std::max<Eigen::Index>(offset, 0),
+                                   std::max<Eigen::Index>(-offset, 0))
+                                .score);
+  }
+  return result;
+}
+
+TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_t seed, const Progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  TrainedRun run;
+  run.scheme = scheme;
+  run.seed = seed;
+  attention::NumpyGenerator weights_generator(weights_seed(seed));
+  attention::TokenClassifierWeights weights = attention::initial_token_classifier(inputs.shape, weights_generator);
+  attention::NumpyGenerator data(seed);
+  attention::Adam adam(attention::parameter_blocks(weights), inputs.adam);
+  const auto causal = attention::Visibility::causal;
+  double loss_since_log = 0.0;
+  long long since_log = 0;
+  // [train]
+  for (long long step = 1; step <= inputs.training_steps; ++step) {
+    attention::TokenClassifierWeights sum;
+    for (Eigen::Index b = 0; b < inputs.batch; ++b) {
+      const auto length = inputs.back + 1 + below(data, inputs.longest_trained - inputs.back);
+      const std::vector<Eigen::Index> words = random_digits(data, length, inputs.shape.vocabulary);
+      const auto steps = attention::token_classifier(weights, words, causal, scheme);
+      const attention::CrossEntropy error = task_loss(steps.logits, words, inputs.back);
+      attention::TokenClassifierWeights gradients =
+          attention::token_classifier_backward(weights, words, steps, error.logits_gradient, causal, scheme);
+      loss_since_log += error.loss, ++since_log;
+      if (b == 0) {
+        sum = std::move(gradients);
+      } else {
+        attention::add_into(attention::parameter_blocks(sum), attention::parameter_blocks(gradients));
+      }
+    }
+    const std::vector<attention::ParameterBlock> sum_blocks = attention::parameter_blocks(sum);
+    for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
+      Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs.batch);
+    }
+    adam.step(attention::parameter_blocks(weights), sum_blocks);
+    // [train]
+    if (step % 100 == 0 || step == inputs.training_steps) {
+      run.logged_steps.push_back(step);
+      run.loss.push_back(loss_since_log / static_cast<double>(since_log));
+      loss_since_log = 0.0, since_log = 0;
+      if (progress) progress(step, inputs.training_steps, seconds_since(start));
+    }
+  }
+  // Tested on sequences of tested_length words, drawn apart from the training ones.
+  attention::NumpyGenerator test(test_seed(seed));
+  std::vector<double> right(static_cast<std::size_t>(inputs.tested_length), 0.0);
+  run.attention_on_answer.assign(static_cast<std::size_t>(inputs.tested_length), 0.0);
+  const auto heads = static_cast<std::size_t>(inputs.shape.heads);
+  std::vector<double> on_answer(heads, 0.0);  // each head's weight on the answer, at the trained positions
+  std::vector<std::vector<double>> score_sum(heads, std::vector<double>(static_cast<std::size_t>(inputs.tested_length)));
+  std::vector<double> score_count(static_cast<std::size_t>(inputs.tested_length), 0.0);
+  for (Eigen::Index s = 0; s < inputs.tested; ++s) {
+    const std::vector<Eigen::Index> words = random_digits(test, inputs.tested_length, inputs.shape.vocabulary);
+    const auto steps = attention::token_classifier(weights, words, causal, scheme);
+    for (Eigen::Index t = inputs.back; t < inputs.tested_length; ++t) {
+      Eigen::Index said = 0;
+      steps.logits.row(t).maxCoeff(&said);
+      if (said == words[static_cast<std::size_t>(t - inputs.back)]) right[static_cast<std::size_t>(t)] += 1.0;
+      double most = 0.0;
+      for (std::size_t h = 0; h < heads; ++h) {
+        const double weight = steps.layers.front().attention.heads[h].attention.weights(t, t - inputs.back);
+        most = std::max(most, weight);
+        if (t < inputs.longest_trained) on_answer[h] += weight;
+      }
+      run.attention_on_answer[static_cast<std::size_t>(t)] += most / static_cast<double>(inputs.tested);
+    }
+    for (Eigen::Index t = 0; t < inputs.tested_length; ++t) {
+      for (Eigen::Index offset = 0; offset <= t; ++offset) {
+        for (std::size_t h = 0; h < heads; ++h) {
+          score_sum[h][static_cast<std::size_t>(offset)] +=
+              steps.layers.front().attention.heads[h].attention.scaled_scores(t, t - offset);
+        }
+        score_count[static_cast<std::size_t>(offset)] += 1.0;
+      }
+    }
+  }
+  run.looking_head = static_cast<Eigen::Index>(std::max_element(on_answer.begin(), on_answer.end()) - on_answer.begin());
+  for (Eigen::Index offset = 0; offset < inputs.tested_length; ++offset) {
+    run.score_by_offset.push_back(score_sum[static_cast<std::size_t>(run.looking_head)][static_cast<std::size_t>(offset)] /
+                                  score_count[static_cast<std::size_t>(offset)]);
+  }
+  double trained = 0.0, beyond = 0.0;
+  for (Eigen::Index t = 0; t < inputs.tested_length; ++t) {
+    const double share = right[static_cast<std::size_t>(t)] / static_cast<double>(inputs.tested);
+    run.accuracy.push_back(share);
+    if (t >= inputs.back && t < inputs.longest_trained) trained += share;
+    if (t >= inputs.longest_trained) beyond += share;
+  }
+  run.accuracy_trained = trained / static_cast<double>(inputs.longest_trained - inputs.back);
+  run.accuracy_beyond = inputs.tested_length > inputs.longest_trained
+                            ? beyond / static_cast<double>(inputs.tested_length - inputs.longest_trained)
+                            : 0.0;
+  run.seconds = seconds_since(start);
+  return run;
+}
+
+Result compute(const Inputs& inputs, const Progress& progress) {
+  Result result;
+  result.inputs = inputs;
+  result.turn = turn(inputs);
+  {
+    attention::NumpyGenerator generator(1);
+    attention::TokenClassifierWeights weights = attention::initial_token_classifier(inputs.shape, generator);
+    for (const attention::ParameterBlock& block : attention::parameter_blocks(weights)) result.parameters += block.size;
+  }
+  if (!inputs.train) return result;
+  std::vector<std::pair<attention::Positions, std::uint64_t>> plan;  // for each scheme, for each seed
+  for (const attention::Positions scheme : inputs.schemes) {
+    for (const std::uint64_t seed : inputs.seeds) plan.emplace_back(scheme, seed);
+  }
+  result.runs.resize(plan.size());
+  // The trainings are independent: one per processor at a time. Each run's numbers are the same whichever
+  // processor trains it; only its seconds depend on what else runs.
+#ifdef __EMSCRIPTEN__
+  const unsigned shares = 1;
+#else
+  const unsigned shares = std::min<unsigned>(program::usable_processors(), static_cast<unsigned>(plan.size()));
+#endif
+  const auto per_share = static_cast<long long>((plan.size() + shares - 1) / shares);
+  attention::run_shares(shares, [&](unsigned share) {
+    long long done = 0;
+    for (std::size_t r = share; r < plan.size(); r += shares, ++done) {
+      const Progress overall = [&](long long step, long long steps, double seconds) {
+        if (progress && share == 0) progress(done * steps + step, per_share * steps, seconds);
+      };
+      result.runs[r] = train(inputs, plan[r].first, plan[r].second, overall);
+    }
+  });
+  return result;
+}
+
+}  // namespace rotary_positions

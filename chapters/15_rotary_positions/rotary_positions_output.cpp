@@ -1,0 +1,311 @@
+// Chapter 15's front ends: the JSON, the tables, the flags and the page's entry. The computation they report
+// is in rotary_positions.cpp.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "attention/timing_comparison.hpp"
+#include "program/integer_list.hpp"
+#include "program/matrix_text.hpp"
+#include "program/page_program.hpp"
+#include "program/table.hpp"
+#include "program/usage_error.hpp"
+#include "rotary_positions.hpp"
+
+namespace rotary_positions {
+
+namespace {
+
+constexpr std::uint64_t max_training_steps = 20'000;
+constexpr std::size_t max_seeds = 10;
+constexpr std::uint64_t max_length = 128;
+constexpr std::uint64_t max_offset = 1000;
+constexpr std::uint64_t max_position = 100'000;
+constexpr std::size_t max_width = 64;
+constexpr std::size_t max_placements = 20;
+constexpr double max_entry = 1e6;
+// A model "holds" a position when the seeds' median accuracy there is at least this.
+constexpr double holds = 0.9;
+
+std::vector<double> numbers(const attention::Vector& vector) { return {vector.data(), vector.data() + vector.size()}; }
+
+struct Spread {
+  double median = 0.0, best = 0.0, worst = 0.0;
+};
+
+Spread spread_of(std::vector<double> values) {
+  Spread spread;
+  spread.median = attention::median(values);
+  spread.best = *std::max_element(values.begin(), values.end());
+  spread.worst = *std::min_element(values.begin(), values.end());
+  return spread;
+}
+
+nlohmann::json spread_json(const Spread& spread) {
+  return {{"median", spread.median}, {"best", spread.best}, {"worst", spread.worst}};
+}
+
+// What every seed of one scheme did.
+struct SchemeSummary {
+  attention::Positions scheme = attention::Positions::added;
+  Spread trained, beyond;
+  std::vector<double> accuracy_median, accuracy_best, accuracy_worst;  // per position
+  std::vector<double> attention_median;                                // per position
+  Eigen::Index holds_until = 0;  // the first position from `back` on where the median accuracy falls below `holds`
+};
+
+std::vector<SchemeSummary> summaries(const Result& result) {
+  std::vector<SchemeSummary> list;
+  const Inputs& inputs = result.inputs;
+  for (const attention::Positions scheme : inputs.schemes) {
+    std::vector<const TrainedRun*> runs;
+    for (const TrainedRun& run : result.runs) {
+      if (run.scheme == scheme) runs.push_back(&run);
+    }
+    SchemeSummary summary;
+    summary.scheme = scheme;
+    std::vector<double> trained, beyond;
+    for (const TrainedRun* run : runs) trained.push_back(run->accuracy_trained), beyond.push_back(run->accuracy_beyond);
+    summary.trained = spread_of(trained);
+    summary.beyond = spread_of(beyond);
+    summary.holds_until = inputs.tested_length;
+    for (Eigen::Index t = 0; t < inputs.tested_length; ++t) {
+      std::vector<double> at, looked;
+      for (const TrainedRun* run : runs) {
+        at.push_back(run->accuracy[static_cast<std::size_t>(t)]);
+        looked.push_back(run->attention_on_answer[static_cast<std::size_t>(t)]);
+      }
+      const Spread here = spread_of(at);
+      summary.accuracy_median.push_back(here.median);
+      summary.accuracy_best.push_back(here.best);
+      summary.accuracy_worst.push_back(here.worst);
+      summary.attention_median.push_back(attention::median(looked));
+      if (t >= inputs.back && here.median < holds && summary.holds_until == inputs.tested_length) summary.holds_until = t;
+    }
+    list.push_back(std::move(summary));
+  }
+  return list;
+}
+
+// The book's spread rule on the seeds: one scheme is better beyond the trained lengths only if every one of its
+// seeds does better there than every seed of the other.
+std::string verdict(const Result& result, attention::Positions first, attention::Positions second) {
+  double first_worst = 1.0, first_best = 0.0, second_worst = 1.0, second_best = 0.0;
+  for (const TrainedRun& run : result.runs) {
+    if (run.scheme == first) first_worst = std::min(first_worst, run.accuracy_beyond), first_best = std::max(first_best, run.accuracy_beyond);
+    if (run.scheme == second) second_worst = std::min(second_worst, run.accuracy_beyond), second_best = std::max(second_best, run.accuracy_beyond);
+  }
+  if (first_worst > second_best) return scheme_name(first);
+  if (second_worst > first_best) return scheme_name(second);
+  return "too close to call";
+}
+
+bool has(const Inputs& inputs, attention::Positions scheme) {
+  return std::find(inputs.schemes.begin(), inputs.schemes.end(), scheme) != inputs.schemes.end();
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  const Turn& turn = result.turn;
+  nlohmann::json placements = nlohmann::json::array();
+  for (const Placement& placement : turn.placements) {
+    placements.push_back({{"query_position", placement.query_position}, {"key_position", placement.key_position},
+                          {"offset", placement.query_position - placement.key_position},
+                          {"turned_query", numbers(placement.turned_query)}, {"turned_key", numbers(placement.turned_key)},
+                          {"score", placement.score}});
+  }
+  std::vector<std::string> schemes;
+  for (const attention::Positions scheme : inputs.schemes) schemes.push_back(scheme_name(scheme));
+  nlohmann::json json = {
+      {"inputs",
+       {{"schemes", schemes}, {"seeds", inputs.seeds}, {"training_steps", inputs.training_steps},
+        {"batch", inputs.batch}, {"back", inputs.back}, {"longest_trained", inputs.longest_trained},
+        {"tested_length", inputs.tested_length}, {"tested", inputs.tested}, {"d_model", inputs.shape.d_model},
+        {"heads", inputs.shape.heads}, {"head_width", inputs.shape.d_model / inputs.shape.heads},
+        {"d_ff", inputs.shape.d_ff}, {"layers", inputs.shape.layers}, {"vocabulary", inputs.shape.vocabulary},
+        {"learning_rate", inputs.adam.learning_rate}, {"train", inputs.train}}},
+      {"turn",
+       {{"query", numbers(turn.query)}, {"key", numbers(turn.key)}, {"unturned_score", turn.unturned_score},
+        {"angles", turn.angles}, {"placements", placements}, {"offsets", turn.offsets}, {"scores", turn.scores}}},
+      {"parameters", result.parameters},
+      {"holds", holds}};
+  if (!inputs.train) return json;
+  double seconds = 0.0;
+  nlohmann::json runs = nlohmann::json::array();
+  for (const TrainedRun& run : result.runs) {
+    runs.push_back({{"scheme", scheme_name(run.scheme)}, {"seed", run.seed}, {"logged_steps", run.logged_steps},
+                    {"loss", run.loss}, {"accuracy", run.accuracy}, {"attention_on_answer", run.attention_on_answer},
+                    {"looking_head", run.looking_head}, {"score_by_offset", run.score_by_offset},
+                    {"accuracy_trained", run.accuracy_trained}, {"accuracy_beyond", run.accuracy_beyond}});
+    seconds += run.seconds;
+  }
+  json["seconds"] = seconds;  // every training's, added up
+  json["runs"] = runs;
+  nlohmann::json by_scheme = nlohmann::json::object();
+  for (const SchemeSummary& summary : summaries(result)) {
+    by_scheme[scheme_name(summary.scheme)] = {
+        {"accuracy_trained", spread_json(summary.trained)}, {"accuracy_beyond", spread_json(summary.beyond)},
+        {"accuracy_median", summary.accuracy_median}, {"accuracy_best", summary.accuracy_best},
+        {"accuracy_worst", summary.accuracy_worst}, {"attention_on_answer_median", summary.attention_median},
+        {"holds_until", summary.holds_until}};
+  }
+  json["schemes"] = by_scheme;
+  if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {
+    json["better_beyond"] = verdict(result, attention::Positions::rotary, attention::Positions::added);
+  }
+  return json;
+}
+
+std::string tables(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  const Turn& turn = result.turn;
+  std::string text;
+  text += fmt::format("The turn: q = ({}), k = ({}); unturned, q · k = {}\n",
+                      fmt::join(numbers(turn.query), ", "), fmt::join(numbers(turn.key), ", "),
+                      program::number_text(turn.unturned_score));
+  text += "  pair i   turns by ω_i radians per position\n";
+  for (std::size_t i = 0; i < turn.angles.size(); ++i) {
+    text += fmt::format("  {:>6}   {}\n", i, program::number_text(turn.angles[i], 6));
+  }
+  text += "\n  query at m   key at n   m − n   turned q · turned k\n";
+  for (const Placement& placement : turn.placements) {
+    text += fmt::format("  {:>10}   {:>8}   {:>5}   {:>19}\n", placement.query_position, placement.key_position,
+                        placement.query_position - placement.key_position, program::number_text(placement.score));
+  }
+  if (!inputs.train) return text;
+  text += fmt::format(
+      "\nThe task: at each position, say the digit that stood {} places back. Trained on {} to {} digits "
+      "({} Adam steps of {}), tested on {} sequences of {}.\n",
+      inputs.back, inputs.back + 1, inputs.longest_trained, inputs.training_steps, inputs.batch, inputs.tested,
+      inputs.tested_length);
+  text += fmt::format("  Accuracy over the seeds ({}): median [worst, best]\n",
+                      fmt::join(inputs.seeds, ", "));
+  text += fmt::format("  {:<8}  {:>30}  {:>30}  {}\n", "positions",
+                      fmt::format("at {} to {} (trained)", inputs.back, inputs.longest_trained - 1),
+                      fmt::format("at {} to {} (never trained)", inputs.longest_trained, inputs.tested_length - 1),
+                      fmt::format("median ≥ {} until", program::number_text(holds, 1)));
+  const auto cell = [](const Spread& spread) {
+    return fmt::format("{:.1f} % [{:.1f}, {:.1f}]", 100 * spread.median, 100 * spread.worst, 100 * spread.best);
+  };
+  for (const SchemeSummary& summary : summaries(result)) {
+    text += fmt::format("  {:<9}  {:>30}  {:>30}  {}\n", scheme_name(summary.scheme), cell(summary.trained),
+                        cell(summary.beyond), summary.holds_until);
+  }
+  if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {
+    text += fmt::format("  Better beyond the trained lengths, by the spread rule: {}\n",
+                        verdict(result, attention::Positions::rotary, attention::Positions::added));
+  }
+  return text;
+}
+
+Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
+  command_line.option("--q", query_text_, "the query, an even number of entries (default: the toy's fish, 1,1)", "VECTOR");
+  command_line.option("--k", key_text_, "the key, as wide as the query (default: the toy's cat, 2,0)", "VECTOR");
+  command_line.option("--placements", placements_text_,
+                      fmt::format("pairs of positions m,n for the query and the key, separated by ';' "
+                                  "(default \"0,0;2,0;5,3;12,10;0,2;7,9\"), each from 0 to {}",
+                                  max_position),
+                      "PAIRS");
+  command_line.option("--largest-offset", largest_offset_text_,
+                      fmt::format("the score against the offset, from minus this to this, 1 to {} (default 40)", max_offset),
+                      "INTEGER");
+  command_line.option("--schemes", schemes_text_, "the ways to give positions, trained in turn: added, rotary, none (default all three)",
+                      "LIST");
+  command_line.option("--seeds", seeds_text_, fmt::format("train once for each of these seeds, at most {} (default 1)", max_seeds), "LIST");
+  command_line.option("--training-steps", training_steps_text_,
+                      fmt::format("Adam updates of 16 sequences, 1 to {} (default 1000)", max_training_steps), "INTEGER");
+  command_line.option("--back", back_text_, "the task: say the digit that stood this many places back, 1 to 8 (default 3)", "INTEGER");
+  command_line.option("--longest-trained", longest_trained_text_,
+                      fmt::format("the longest training sequence, from --back + 1 to {} (default 16)", max_length), "INTEGER");
+  command_line.option("--tested-length", tested_length_text_,
+                      fmt::format("the length of the test sequences, from --longest-trained to {} (default 32)", max_length),
+                      "INTEGER");
+  command_line.flag("--no-training", no_training_, "only turn the query and the key; train nothing");
+  command_line.excludes("--no-training", {"--schemes", "--seeds", "--training-steps", "--back", "--longest-trained",
+                                          "--tested-length"});
+}
+
+namespace {
+
+attention::Vector vector_of(const std::string& text, const char* flag) {
+  const std::vector<double> entries = program::parse_numbers(text, flag);
+  if (entries.empty() || entries.size() % 2 != 0 || entries.size() > max_width) {
+    throw program::UsageError(fmt::format("{}: expected an even number of entries, 2 to {}, got {}", flag, max_width,
+                                          entries.size()));
+  }
+  for (const double entry : entries) {
+    if (std::abs(entry) > max_entry) {
+      throw program::UsageError(fmt::format("{}: entries must lie within ±{}", flag, program::typed_number(max_entry)));
+    }
+  }
+  return Eigen::Map<const attention::Vector>(entries.data(), static_cast<Eigen::Index>(entries.size()));
+}
+
+attention::Positions scheme_of(const std::string& name) {
+  for (const attention::Positions scheme :
+       {attention::Positions::added, attention::Positions::rotary, attention::Positions::none}) {
+    if (name == scheme_name(scheme)) return scheme;
+  }
+  throw program::UsageError(fmt::format("--schemes: expected added, rotary or none, got \"{}\"", name));
+}
+
+}  // namespace
+
+Inputs Flags::read() const {
+  Inputs inputs;
+  if (command_line_.given("--q")) inputs.query = vector_of(query_text_, "--q");
+  if (command_line_.given("--k")) inputs.key = vector_of(key_text_, "--k");
+  const Eigen::Index query_width = inputs.query.size() ? inputs.query.size() : 2;
+  const Eigen::Index key_width = inputs.key.size() ? inputs.key.size() : 2;
+  if (query_width != key_width) {
+    throw program::UsageError(fmt::format("--k: the key has {} entries and the query {}; they must be equally wide",
+                                          key_width, query_width));
+  }
+  if (command_line_.given("--placements")) {
+    inputs.placements.clear();
+    const attention::Matrix pairs = program::parse_matrix(placements_text_, "--placements");
+    if (pairs.cols() != 2 || pairs.rows() > static_cast<Eigen::Index>(max_placements)) {
+      throw program::UsageError(fmt::format("--placements: expected 1 to {} pairs m,n separated by ';'", max_placements));
+    }
+    for (Eigen::Index r = 0; r < pairs.rows(); ++r) {
+      for (Eigen::Index c = 0; c < 2; ++c) {
+        const double value = pairs(r, c);
+        if (value < 0 || value > static_cast<double>(max_position) || value != std::floor(value)) {
+          throw program::UsageError(fmt::format("--placements: positions are whole numbers from 0 to {}, got {}",
+                                                max_position, program::typed_number(value)));
+        }
+      }
+      inputs.placements.emplace_back(static_cast<Eigen::Index>(pairs(r, 0)), static_cast<Eigen::Index>(pairs(r, 1)));
+    }
+  }
+  inputs.largest_offset =
+      static_cast<Eigen::Index>(program::parse_whole_number(largest_offset_text_, "--largest-offset", 1, max_offset));
+  inputs.train = !no_training_;
+  inputs.schemes.clear();
+  for (const std::string& name : program::parse_names(schemes_text_, "--schemes")) {
+    const attention::Positions scheme = scheme_of(name);
+    if (has(inputs, scheme)) throw program::UsageError(fmt::format("--schemes: {} is listed twice", name));
+    inputs.schemes.push_back(scheme);
+  }
+  inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
+  inputs.training_steps =
+      static_cast<long long>(program::parse_whole_number(training_steps_text_, "--training-steps", 1, max_training_steps));
+  inputs.back = static_cast<Eigen::Index>(program::parse_whole_number(back_text_, "--back", 1, 8));
+  inputs.longest_trained = static_cast<Eigen::Index>(program::parse_whole_number(
+      longest_trained_text_, "--longest-trained", static_cast<std::uint64_t>(inputs.back) + 1, max_length));
+  inputs.tested_length = static_cast<Eigen::Index>(program::parse_whole_number(
+      tested_length_text_, "--tested-length", static_cast<std::uint64_t>(inputs.longest_trained), max_length));
+  return inputs;
+}
+
+// The page's way in: the same flags, the same computation.
+[[maybe_unused]] const bool registered_for_the_page = program::register_chapter_for_page<Flags>(
+    "rotary_positions", [](const Inputs& inputs) { return compute(inputs); },
+    [](const Result& result) { return to_json(result); });
+
+}  // namespace rotary_positions
