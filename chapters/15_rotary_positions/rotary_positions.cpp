@@ -93,6 +93,7 @@ Turn turn(const Inputs& inputs) {
   Turn result;
   result.query = inputs.query.size() ? inputs.query : attention::Vector{{1.0, 1.0}};
   result.key = inputs.key.size() ? inputs.key : attention::Vector{{2.0, 0.0}};
+  if (inputs.ones > 0) result.query = result.key = attention::Vector::Ones(inputs.ones);
   if (result.query.size() != result.key.size()) {
     throw std::invalid_argument("the query and the key must be equally wide");
   }
@@ -191,6 +192,20 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
     run.score_by_offset.push_back(score_sum[static_cast<std::size_t>(run.looking_head)][static_cast<std::size_t>(offset)] /
                                   score_count[static_cast<std::size_t>(offset)]);
   }
+  run.rival_offset = -1;
+  for (Eigen::Index offset = 0; offset < inputs.tested_length; ++offset) {
+    const double score = run.score_by_offset[static_cast<std::size_t>(offset)];
+    if (offset != inputs.back &&
+        (run.rival_offset < 0 || score > run.score_by_offset[static_cast<std::size_t>(run.rival_offset)])) {
+      run.rival_offset = offset;
+    }
+  }
+  // Pair 0 turns 1 radian per position: the rival's turn against the answer's, brought into −π … π.
+  const double full_turn = 2.0 * std::acos(-1.0);
+  const Eigen::Index head_width = inputs.shape.d_model / inputs.shape.heads;
+  run.turn_between = static_cast<double>(run.rival_offset - inputs.back) * attention::angular_frequency(0, head_width);
+  run.full_turns = std::llround(run.turn_between / full_turn);
+  run.turn_from_answer = run.turn_between - static_cast<double>(run.full_turns) * full_turn;
   double trained = 0.0, beyond = 0.0;
   for (Eigen::Index t = 0; t < inputs.tested_length; ++t) {
     const double share = right[static_cast<std::size_t>(t)] / static_cast<double>(inputs.tested);

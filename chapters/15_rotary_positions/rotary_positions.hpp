@@ -30,6 +30,7 @@ struct Inputs {
   // The turn
   attention::Vector query = attention::Vector::Zero(0);  // q, even width (empty: the toy's fish query, (1, 1))
   attention::Vector key = attention::Vector::Zero(0);    // k (empty: the toy's cat key, (2, 0))
+  Eigen::Index ones = 0;                                   // above 0: q = k = this many ones, instead
   std::vector<std::pair<Eigen::Index, Eigen::Index>> placements{{0, 0}, {2, 0}, {5, 3}, {12, 10}, {0, 2}, {7, 9}};
   Eigen::Index largest_offset = 40;   // the score against the offset, from −this to +this
   // Training
@@ -77,6 +78,10 @@ struct TrainedRun {
   Eigen::Index looking_head = 0;           // the head that puts most weight on the answer at trained positions
   std::vector<double> score_by_offset;     // that head's scaled score of a query with the key `offset` places
                                            // back, offset 0 to tested_length − 1, averaged over the test
+  Eigen::Index rival_offset = 0;           // the offset, other than `back`, that head scores highest
+  double turn_between = 0.0;               // how far pair 0 turns between offset `back` and it, in radians
+  long long full_turns = 0;                // … that many whole turns, nearest
+  double turn_from_answer = 0.0;           // … and this much more or less (radians, −π to π)
   double accuracy_trained = 0.0;        // over the positions a training sequence has (back … longest − 1)
   double accuracy_beyond = 0.0;         // over the positions it never has (longest … tested_length − 1)
   double seconds = 0.0;
@@ -111,7 +116,7 @@ class Flags {
 
  private:
   const program::CommandLine& command_line_;
-  std::string query_text_, key_text_;
+  std::string query_text_, key_text_, ones_text_;
   std::string placements_text_ = "0,0;2,0;5,3;12,10;0,2;7,9";
   std::string largest_offset_text_ = "40";
   std::string schemes_text_ = "added,rotary,none";

@@ -2,6 +2,7 @@
 // is in rotary_positions.cpp.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "program/matrix_text.hpp"
 #include "program/page_program.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/usage_error.hpp"
 #include "rotary_positions.hpp"
 
@@ -55,6 +57,7 @@ struct SchemeSummary {
   std::vector<double> accuracy_median, accuracy_best, accuracy_worst;  // per position
   std::vector<double> attention_median;                                // per position
   Eigen::Index holds_until = 0;  // the first position from `back` on where the median accuracy falls below `holds`
+  std::vector<Eigen::Index> rival_offsets;  // each seed's
 };
 
 std::vector<SchemeSummary> summaries(const Result& result) {
@@ -68,7 +71,10 @@ std::vector<SchemeSummary> summaries(const Result& result) {
     SchemeSummary summary;
     summary.scheme = scheme;
     std::vector<double> trained, beyond;
-    for (const TrainedRun* run : runs) trained.push_back(run->accuracy_trained), beyond.push_back(run->accuracy_beyond);
+    for (const TrainedRun* run : runs) {
+      trained.push_back(run->accuracy_trained), beyond.push_back(run->accuracy_beyond);
+      summary.rival_offsets.push_back(run->rival_offset);
+    }
     summary.trained = spread_of(trained);
     summary.beyond = spread_of(beyond);
     summary.holds_until = inputs.tested_length;
@@ -103,6 +109,16 @@ std::string verdict(const Result& result, attention::Positions first, attention:
   return "too close to call";
 }
 
+// "offset 22 in all 5 seeds", or "offsets 22, 22, 15, 22 and 22 in the 5 seeds".
+std::string rival_summary(const std::vector<Eigen::Index>& offsets) {
+  if (std::adjacent_find(offsets.begin(), offsets.end(), std::not_equal_to<>()) == offsets.end()) {
+    return offsets.size() == 1 ? fmt::format("offset {}", offsets.front())
+                               : fmt::format("offset {} in all {} seeds", offsets.front(), offsets.size());
+  }
+  const std::vector<Eigen::Index> first(offsets.begin(), offsets.end() - 1);
+  return fmt::format("offsets {} and {} in the {} seeds", fmt::join(first, ", "), offsets.back(), offsets.size());
+}
+
 bool has(const Inputs& inputs, attention::Positions scheme) {
   return std::find(inputs.schemes.begin(), inputs.schemes.end(), scheme) != inputs.schemes.end();
 }
@@ -124,7 +140,8 @@ nlohmann::json to_json(const Result& result) {
   nlohmann::json json = {
       {"inputs",
        {{"schemes", schemes}, {"seeds", inputs.seeds}, {"training_steps", inputs.training_steps},
-        {"batch", inputs.batch}, {"back", inputs.back}, {"longest_trained", inputs.longest_trained},
+        {"batch", inputs.batch}, {"back", inputs.back}, {"shortest_trained", inputs.back + 1},
+        {"longest_trained", inputs.longest_trained}, {"last_trained_position", inputs.longest_trained - 1},
         {"tested_length", inputs.tested_length}, {"tested", inputs.tested}, {"d_model", inputs.shape.d_model},
         {"heads", inputs.shape.heads}, {"head_width", inputs.shape.d_model / inputs.shape.heads},
         {"d_ff", inputs.shape.d_ff}, {"layers", inputs.shape.layers}, {"vocabulary", inputs.shape.vocabulary},
@@ -141,6 +158,8 @@ nlohmann::json to_json(const Result& result) {
     runs.push_back({{"scheme", scheme_name(run.scheme)}, {"seed", run.seed}, {"logged_steps", run.logged_steps},
                     {"loss", run.loss}, {"accuracy", run.accuracy}, {"attention_on_answer", run.attention_on_answer},
                     {"looking_head", run.looking_head}, {"score_by_offset", run.score_by_offset},
+                    {"rival_offset", run.rival_offset}, {"turn_between", run.turn_between},
+                    {"full_turns", run.full_turns}, {"turn_from_answer", run.turn_from_answer},
                     {"accuracy_trained", run.accuracy_trained}, {"accuracy_beyond", run.accuracy_beyond}});
     seconds += run.seconds;
   }
@@ -152,7 +171,8 @@ nlohmann::json to_json(const Result& result) {
         {"accuracy_trained", spread_json(summary.trained)}, {"accuracy_beyond", spread_json(summary.beyond)},
         {"accuracy_median", summary.accuracy_median}, {"accuracy_best", summary.accuracy_best},
         {"accuracy_worst", summary.accuracy_worst}, {"attention_on_answer_median", summary.attention_median},
-        {"holds_until", summary.holds_until}};
+        {"holds_up_to", summary.holds_until - 1}, {"rival_offsets", summary.rival_offsets},
+        {"rival_summary", rival_summary(summary.rival_offsets)}};
   }
   json["schemes"] = by_scheme;
   if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {
@@ -165,11 +185,17 @@ std::string tables(const Result& result) {
   const Inputs& inputs = result.inputs;
   const Turn& turn = result.turn;
   std::string text;
-  text += fmt::format("The turn: q = ({}), k = ({}); unturned, q · k = {}\n",
-                      fmt::join(numbers(turn.query), ", "), fmt::join(numbers(turn.key), ", "),
+  const auto vector_text = [&](const attention::Vector& vector) {
+    return inputs.ones > 0 ? fmt::format("{} ones", vector.size()) : fmt::format("({})", fmt::join(numbers(vector), ", "));
+  };
+  text += fmt::format("The turn: q = {}, k = {}; unturned, q · k = {}\n", vector_text(turn.query), vector_text(turn.key),
                       program::number_text(turn.unturned_score));
   text += "  pair i   turns by ω_i radians per position\n";
   for (std::size_t i = 0; i < turn.angles.size(); ++i) {
+    if (i == 3 && turn.angles.size() > 5) {  // the first three and the last
+      text += "       …\n";
+      i = turn.angles.size() - 1;
+    }
     text += fmt::format("  {:>6}   {}\n", i, program::number_text(turn.angles[i], 6));
   }
   text += "\n  query at m   key at n   m − n   turned q · turned k\n";
@@ -178,23 +204,25 @@ std::string tables(const Result& result) {
                         placement.query_position - placement.key_position, program::number_text(placement.score));
   }
   if (!inputs.train) return text;
-  text += fmt::format(
-      "\nThe task: at each position, say the digit that stood {} places back. Trained on {} to {} digits "
-      "({} Adam steps of {}), tested on {} sequences of {}.\n",
-      inputs.back, inputs.back + 1, inputs.longest_trained, inputs.training_steps, inputs.batch, inputs.tested,
-      inputs.tested_length);
-  text += fmt::format("  Accuracy over the seeds ({}): median [worst, best]\n",
-                      fmt::join(inputs.seeds, ", "));
-  text += fmt::format("  {:<8}  {:>30}  {:>30}  {}\n", "positions",
-                      fmt::format("at {} to {} (trained)", inputs.back, inputs.longest_trained - 1),
-                      fmt::format("at {} to {} (never trained)", inputs.longest_trained, inputs.tested_length - 1),
-                      fmt::format("median ≥ {} until", program::number_text(holds, 1)));
+  text += '\n';
+  text += program::wrapped(fmt::format("The task: at each position, say the digit that stood {} places back. "
+                                              "Trained on {} to {} digits ({} Adam steps of {}), tested on {} "
+                                              "sequences of {}.",
+                                              inputs.back, inputs.back + 1, inputs.longest_trained,
+                                              inputs.training_steps, inputs.batch, inputs.tested, inputs.tested_length),
+                                  78, "");
+  text += fmt::format("\nAccuracy over the seeds ({}): median [worst, best]\n", fmt::join(inputs.seeds, ", "));
+  text += fmt::format("  {:<9}  {:>26}  {:>26}  {}\n", "positions",
+                      fmt::format("{} to {} (trained)", inputs.back, inputs.longest_trained - 1),
+                      fmt::format("{} to {} (longer)", inputs.longest_trained, inputs.tested_length - 1),
+                      fmt::format("median ≥ {} up to", program::number_text(holds, 1)));
   const auto cell = [](const Spread& spread) {
     return fmt::format("{:.1f} % [{:.1f}, {:.1f}]", 100 * spread.median, 100 * spread.worst, 100 * spread.best);
   };
   for (const SchemeSummary& summary : summaries(result)) {
-    text += fmt::format("  {:<9}  {:>30}  {:>30}  {}\n", scheme_name(summary.scheme), cell(summary.trained),
-                        cell(summary.beyond), summary.holds_until);
+    text += fmt::format("  {:<9}  {:>26}  {:>26}  {}\n", scheme_name(summary.scheme), cell(summary.trained),
+                        cell(summary.beyond),
+                        summary.holds_until > inputs.back ? std::to_string(summary.holds_until - 1) : "-");
   }
   if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {
     text += fmt::format("  Better beyond the trained lengths, by the spread rule: {}\n",
@@ -206,6 +234,9 @@ std::string tables(const Result& result) {
 Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.option("--q", query_text_, "the query, an even number of entries (default: the toy's fish, 1,1)", "VECTOR");
   command_line.option("--k", key_text_, "the key, as wide as the query (default: the toy's cat, 2,0)", "VECTOR");
+  command_line.option("--ones", ones_text_, fmt::format("q = k = this many ones, 2 to {} and even, instead of --q and --k", max_width),
+                      "INTEGER");
+  command_line.excludes("--ones", {"--q", "--k"});
   command_line.option("--placements", placements_text_,
                       fmt::format("pairs of positions m,n for the query and the key, separated by ';' "
                                   "(default \"0,0;2,0;5,3;12,10;0,2;7,9\"), each from 0 to {}",
@@ -260,6 +291,10 @@ Inputs Flags::read() const {
   Inputs inputs;
   if (command_line_.given("--q")) inputs.query = vector_of(query_text_, "--q");
   if (command_line_.given("--k")) inputs.key = vector_of(key_text_, "--k");
+  if (command_line_.given("--ones")) {
+    inputs.ones = static_cast<Eigen::Index>(program::parse_whole_number(ones_text_, "--ones", 2, max_width));
+    if (inputs.ones % 2 != 0) throw program::UsageError(fmt::format("--ones: expected an even width, got {}", inputs.ones));
+  }
   const Eigen::Index query_width = inputs.query.size() ? inputs.query.size() : 2;
   const Eigen::Index key_width = inputs.key.size() ? inputs.key.size() : 2;
   if (query_width != key_width) {

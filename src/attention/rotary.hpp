@@ -25,7 +25,9 @@
 
 namespace attention {
 
+/// @cond INTERNAL
 namespace detail {
+// Each row turned by direction × its position, pair by pair (rotated_by_position() and rotated_back()).
 inline Matrix turned(const Matrix& rows, Eigen::Index first_position, double direction) {
   require_even_width(rows.cols(), "rotary positions: the head width");
   if (first_position < 0) {
@@ -50,6 +52,7 @@ inline Matrix turned(const Matrix& rows, Eigen::Index first_position, double dir
   return result;
 }
 }  // namespace detail
+/// @endcond
 
 /// @brief Each row turned by its position: row r stands at position first_position + r and becomes row · M_position.
 ///
