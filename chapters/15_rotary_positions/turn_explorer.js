@@ -1,0 +1,75 @@
+// Chapter 15's interactive figure: a query at position m and a key at position
+// n, each turned by its position, as the chapter's program (rotary_positions,
+// with --no-training) turns them. Left, the first pair of coordinates of each,
+// before (grey) and after the turn; right, the score of the turned pair against
+// the offset m − n, with the reader's offset marked. Moving m and n together
+// turns both arrows and leaves the score where it was. The page computes no
+// turn and no score; they are the JSON's.
+(function () {
+  const LARGEST_OFFSET = 40;
+  const arrow = (vector, label, colour) => ({ x2: vector[0], y2: vector[1], label, colour });
+
+  Book.figure('turn_explorer', {
+    program: 'rotary_positions',
+    // The browser's sine and cosine (musl's) and the native program's (glibc's) can differ in the last bit.
+    tolerance: 1e-12,
+    controls: [
+      { name: 'm', label: 'query position m', type: 'range', min: 0, max: LARGEST_OFFSET, step: 1, value: 5 },
+      { name: 'n', label: 'key position n', type: 'range', min: 0, max: LARGEST_OFFSET, step: 1, value: 3 },
+      { name: 'q', label: 'Query q (--q)', type: 'text', flag: '--q', value: '1,1',
+        help: 'an even number of entries; the arrows show the first two', samples: ['1,0', '0,2'], bad: ['1,2,3', ''] },
+      { name: 'k', label: 'Key k (--k)', type: 'text', flag: '--k', value: '2,0', samples: ['0,1', '-1,1'] },
+    ],
+    arguments(values) {
+      return ['--no-training', '--q', values.q, '--k', values.k, '--placements', `${values.m},${values.n}`,
+        '--largest-offset', String(LARGEST_OFFSET)];
+    },
+    render(json, view) {
+      const turn = json.turn;
+      const placed = turn.placements[0];
+      const offset = placed.offset;
+      const arrows = [
+        arrow(turn.query, 'q', '#9aa5b1'), arrow(turn.key, 'k', '#c7b49a'),
+        arrow(placed.turned_query, `q at ${placed.query_position}`, '#1f77b4'),
+        arrow(placed.turned_key, `k at ${placed.key_position}`, '#d62728'),
+      ];
+      const reach = Math.max(1e-9, ...arrows.map((a) => Math.hypot(a.x2, a.y2))) * 1.25;
+      view.plot('arrows', {
+        title: 'The first pair of coordinates, before (faded) and after the turn',
+        width: 280,
+        height: 280,
+        x: { domain: [-reach, reach], label: null },
+        y: { domain: [-reach, reach], label: null },
+        marks: [
+          window.Plot.ruleX([0], { stroke: '#cccccc' }),
+          window.Plot.ruleY([0], { stroke: '#cccccc' }),
+          window.Plot.arrow(arrows, { x1: 0, y1: 0, x2: 'x2', y2: 'y2', stroke: 'colour', strokeWidth: 2 }),
+          window.Plot.text(arrows, { x: 'x2', y: 'y2', text: 'label', fill: 'colour', dy: -8 }),
+        ],
+      });
+      const points = turn.offsets.map((o, i) => ({ offset: o, score: turn.scores[i] }));
+      const index = turn.offsets.indexOf(offset);
+      const chosen = index >= 0 ? [points[index]] : [];
+      view.plot('curve', {
+        title: 'turned q · turned k against the offset m − n',
+        height: 240,
+        marginLeft: 44,
+        x: { label: 'offset m − n →', grid: true },
+        y: { label: '↑ score', grid: true },
+        marks: [
+          window.Plot.ruleY([0], { stroke: '#999999' }),
+          window.Plot.line(points, { x: 'offset', y: 'score', stroke: '#1f4e8c', strokeWidth: 1.2 }),
+          window.Plot.ruleX(chosen, { x: 'offset', stroke: '#c0392b', strokeDasharray: '4 3' }),
+          window.Plot.dot(chosen, { x: 'offset', y: 'score', fill: '#c0392b', r: 4 }),
+        ],
+      });
+      view.sentence('score', [
+        'The query at ', [placed.query_position, '/turn/placements/0/query_position'],
+        ' and the key at ', [placed.key_position, '/turn/placements/0/key_position'],
+        ' stand ', [offset, '/turn/placements/0/offset'], ' apart. Turned, their score is ',
+        [placed.score, '/turn/placements/0/score'], '; unturned it was ', [turn.unturned_score, '/turn/unturned_score'],
+        '. Move m and n by the same amount and the score stays.',
+      ]);
+    },
+  });
+})();

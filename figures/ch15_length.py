@@ -1,0 +1,52 @@
+"""Chapter 15: trained on sequences of at most 16 digits, tested on 32. Top:
+the share of test sequences in which the model says the digit that stood 3
+places back, at each position, for added, rotary and no positions; the line
+is the median over the seeds, the band runs from the worst seed to the best.
+Right of the dashed line lie the positions no training sequence reached.
+Bottom: for each seed of the rotary model, the scaled score that the head
+reading 3 places back gives a key at each offset, averaged over the test.
+The peak at offset 3 is what training asked for; the other peak lies at an
+offset no training sequence had."""
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+run = load_run(options.outputs, "rotary_positions_seeds")
+inputs = run["inputs"]
+back, longest = inputs["back"], inputs["longest_trained"]
+COLOURS = {"added": "#d62728", "rotary": "#1f77b4", "none": "#7f7f7f"}
+LABELS = {"added": "added positions (chapter 6)", "rotary": "rotary positions", "none": "no positions"}
+
+figure, panels = plt.subplots(2, 1, figsize=(6.4, 6.0), layout="constrained")
+top, bottom = panels
+positions = list(range(back, inputs["tested_length"]))
+for name in inputs["schemes"]:
+    scheme = run["schemes"][name]
+    top.fill_between(positions, [scheme["accuracy_worst"][t] * 100 for t in positions],
+                     [scheme["accuracy_best"][t] * 100 for t in positions], color=COLOURS[name], alpha=0.18, linewidth=0)
+    top.plot(positions, [scheme["accuracy_median"][t] * 100 for t in positions], color=COLOURS[name], linewidth=1.6,
+             label=LABELS[name])
+top.axvline(longest - 0.5, color="black", linestyle="--", linewidth=1)
+top.text(longest - 0.3, 3, f"longer than any\ntraining sequence →", fontsize=9, va="bottom")
+top.set_ylabel("right answers (%)", fontsize=10)
+top.set_xlabel("position in the test sequence", fontsize=10)
+top.set_ylim(0, 105)
+top.legend(loc="center left", frameon=False, fontsize=9)
+top.set_title(f"Say the digit {back} places back: median and spread over {len(inputs['seeds'])} seeds", fontsize=10)
+
+for r in run["runs"]:
+    if r["scheme"] != "rotary":
+        continue
+    bottom.plot(range(len(r["score_by_offset"])), r["score_by_offset"], color=COLOURS["rotary"], linewidth=1, alpha=0.7,
+                label="rotary, one line per seed" if r["seed"] == inputs["seeds"][0] else None)
+bottom.axvspan(longest - 0.5, inputs["tested_length"] - 0.5, color="#eeeeee", zorder=0)
+bottom.axvline(back, color="black", linestyle=":", linewidth=1)
+bottom.text(back + 0.3, bottom.get_ylim()[1], f"offset {back}", fontsize=9, va="top")
+bottom.set_xlabel("offset: how many places back the key stands", fontsize=10)
+bottom.set_ylabel("mean scaled score", fontsize=10)
+bottom.legend(loc="lower left", frameon=False, fontsize=9)
+bottom.set_title("What the rotary model's reading head learned (grey: offsets no training sequence had)", fontsize=10)
+for axes in panels:
+    axes.tick_params(labelsize=10)
+    axes.grid(True, color="#eeeeee")
+    axes.spines[["top", "right"]].set_visible(False)
+save(figure, options.out)
