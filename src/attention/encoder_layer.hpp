@@ -25,6 +25,7 @@
 #include "attention/layer_norm.hpp"
 #include "attention/matrix.hpp"
 #include "attention/multi_head.hpp"
+#include "attention/rms_norm.hpp"
 
 namespace attention {
 
@@ -37,6 +38,11 @@ struct EncoderLayerWeights {
 };
 
 /// @brief Every intermediate of encoder_layer(), in the order it is computed.
+///
+/// laid_out_encoder_layer() (chapter 16) fills the same fields in its other
+/// layouts: with its norms before the sub-layers, the norms normalise the
+/// sub-layers' inputs and the layer's output is `feed_forward_residual`; with
+/// RMSNorm, the two `*_rms_norm` fields take the place of the two LayerNorms'.
 struct EncoderLayerSteps {
   MultiHeadSteps attention;         ///< MultiHead(x, x, x): communicate
   Matrix attention_residual;        ///< x + MultiHead(x, x, x)
@@ -44,6 +50,8 @@ struct EncoderLayerSteps {
   FeedForwardSteps feed_forward;    ///< FFN(y): think, token by token
   Matrix feed_forward_residual;     ///< y + FFN(y)
   LayerNormSteps feed_forward_norm; ///< LayerNorm of that: its output is the layer's output
+  RmsNormSteps attention_rms_norm;     ///< with RMSNorm (chapter 16), in place of attention_norm; empty otherwise
+  RmsNormSteps feed_forward_rms_norm;  ///< with RMSNorm (chapter 16), in place of feed_forward_norm; empty otherwise
 };
 
 /// @brief One encoder layer of §3.1: y = LayerNorm(x + MultiHead(x, x, x)), then LayerNorm(y + FFN(y)).

@@ -27,6 +27,7 @@
 #include "attention/grouped_query.hpp"
 #include "attention/layer_norm.hpp"
 #include "attention/matrix.hpp"
+#include "attention/norm_placement.hpp"
 #include "attention/positional_encoding.hpp"
 #include "attention/softmax.hpp"
 #include "attention/token_classifier.hpp"
@@ -93,8 +94,12 @@ struct DecodingStep {
 /// @param cache the keys and values of the positions so far; this position's are added
 /// @param word the word at position t = cache.length, 0 to V − 1
 /// @return the next word's scores, and each head's attention over positions 0 … t
-/// @throws std::invalid_argument if the cache is full or the word is out of range
+/// @throws std::invalid_argument if the cache is full, the word is out of range, or the layers are not laid out as the
+///         paper's (post-norm LayerNorm, the only layout this step computes)
 inline DecodingStep decode_step(const TokenClassifierWeights& weights, KeyValueCache& cache, Eigen::Index word) {
+  if (weights.layout != LayerLayout{}) {
+    throw std::invalid_argument("decode_step: only the paper's layout, post-norm LayerNorm, is decoded step by step");
+  }
   const Eigen::Index t = cache.length;
   if (cache.keys.size() != weights.layers.size() || t >= cache.keys.front().front().rows()) {
     throw std::invalid_argument("decode_step: the cache is full, or was made for another model");

@@ -7,7 +7,10 @@
 /// per position (C = V to predict a word, the number of tags to tag one). Backward walks the same path in reverse with the
 /// backward passes of chapter 10. Everything is the library's own pieces;
 /// this header only wires them together and lists the parameters for an
-/// optimiser.
+/// optimiser. The layers are the paper's post-norm LayerNorm layers unless
+/// the shape's LayerLayout says otherwise (chapter 16): then they are
+/// laid_out_encoder_layer()'s, and a pre-norm stack ends in one more norm
+/// before the read-out.
 #pragma once
 
 #include <cmath>
@@ -21,9 +24,13 @@
 #include "attention/embedding_backward.hpp"
 #include "attention/encoder_layer.hpp"
 #include "attention/encoder_layer_backward.hpp"
+#include "attention/layer_norm.hpp"
 #include "attention/matrix.hpp"
+#include "attention/norm_placement.hpp"
+#include "attention/norm_placement_backward.hpp"
 #include "attention/numpy_random.hpp"
 #include "attention/positional_encoding.hpp"
+#include "attention/rms_norm.hpp"
 
 namespace attention {
 
@@ -35,14 +42,18 @@ struct TokenClassifierShape {
   Eigen::Index heads = 2;        ///< h, attention heads per layer
   Eigen::Index d_ff = 64;        ///< the feed-forward network's inner width
   Eigen::Index layers = 1;       ///< encoder layers in the stack
+  LayerLayout layout{};          ///< where every layer's norms go and which norm they are: the paper's unless told
 };
 
 /// @brief Every learned number of a token classifier.
 struct TokenClassifierWeights {
   Matrix embedding;                           ///< V × d_model, one row per word
   std::vector<EncoderLayerWeights> layers;    ///< the encoder layers, first to last
+  LayerNormParameters final_norm;             ///< pre-norm only: the norm between the last layer and the read-out
+                                              ///< (for RMSNorm, a gain and an empty bias); empty in a post-norm stack
   Matrix readout;                             ///< W_out, d_model × C
   Vector readout_bias;                        ///< b_out, C entries
+  LayerLayout layout{};                       ///< how every layer is laid out: the paper's unless told
 };
 
 /// @brief Which positions each position may read.
@@ -87,16 +98,19 @@ inline Matrix first_layer_input(const Matrix& embedding, const std::vector<Eigen
 struct TokenClassifierSteps {
   Matrix input;                            ///< embedding rows + positional encoding, n × d_model
   std::vector<EncoderLayerSteps> layers;   ///< each encoder layer's steps (their attention weights are the maps)
+  LayerNormSteps final_norm;               ///< pre-norm LayerNorm only: the norm of the last layer's output
+  RmsNormSteps final_rms_norm;             ///< pre-norm RMSNorm only: the norm of the last layer's output
   Matrix logits;                           ///< n × C: the last layer's output · W_out + b_out
 };
 
-/// @brief Fresh weights: normal draws scaled by 1/√(fan-in), LayerNorm gains 1 and biases 0, other biases 0.
+/// @brief Fresh weights: normal draws scaled by 1/√(fan-in), norm gains 1, LayerNorm biases 0, other biases 0.
 ///
 /// The draws come from @p generator in this order: the embedding (scale 1),
 /// then for each layer and head W^Q, W^K, W^V (scale 1/√d_model), W^O
 /// (1/√d_model), W₁ (1/√d_model), W₂ (1/√d_ff), and last the read-out
 /// (1/√d_model). Scaling by 1/√(fan-in) keeps each product's entries about
-/// as large as its inputs' (chapter 2's variance argument, once more).
+/// as large as its inputs' (chapter 2's variance argument, once more). The
+/// layout draws nothing, so every layout starts from the same draws.
 ///
 /// @param shape the sizes
 /// @param generator the stream of normal draws
@@ -122,20 +136,115 @@ inline TokenClassifierWeights initial_token_classifier(const TokenClassifierShap
       layer.attention.heads.push_back(head);
     }
     layer.attention.output = model_scale * normal_matrix(generator, shape.heads * d_k, shape.d_model);
-    layer.attention_norm = identity_layer_norm(shape.d_model);
+    layer.attention_norm = identity_norm(shape.d_model, shape.layout.norm);
     layer.feed_forward.w1 = model_scale * normal_matrix(generator, shape.d_model, shape.d_ff);
     layer.feed_forward.b1 = Vector::Zero(shape.d_ff);
     layer.feed_forward.w2 = inner_scale * normal_matrix(generator, shape.d_ff, shape.d_model);
     layer.feed_forward.b2 = Vector::Zero(shape.d_model);
-    layer.feed_forward_norm = identity_layer_norm(shape.d_model);
+    layer.feed_forward_norm = identity_norm(shape.d_model, shape.layout.norm);
     weights.layers.push_back(layer);
+  }
+  if (shape.layout.placement == NormPlacement::pre) {
+    weights.final_norm = identity_norm(shape.d_model, shape.layout.norm);
   }
   weights.readout = model_scale * normal_matrix(generator, shape.d_model, shape.outputs);
   weights.readout_bias = Vector::Zero(shape.outputs);
+  weights.layout = shape.layout;
   return weights;
 }
 
+/// @brief The forward pass of a token classifier whose layers are laid out otherwise than the paper's (chapter 16).
+///
+/// token_classifier() calls it when the weights' layout is not the default. The
+/// layers are laid_out_encoder_layer()'s; a pre-norm stack's output passes
+/// through TokenClassifierWeights::final_norm before the read-out. With the
+/// paper's layout it gives token_classifier()'s numbers exactly.
+///
+/// @param weights the model
+/// @param words the input, one word number per position; at least one
+/// @param visibility which positions each position reads
+/// @param positions how positions enter
+/// @return every intermediate and the logits
+/// @throws std::invalid_argument if there is no word, a word number is out of range, or the final norm does not
+///         fit the layout (present in a pre-norm stack, absent in a post-norm one)
+inline TokenClassifierSteps laid_out_token_classifier(const TokenClassifierWeights& weights,
+                                                      const std::vector<Eigen::Index>& words,
+                                                      Visibility visibility = Visibility::everything,
+                                                      Positions positions = Positions::added) {
+  if (words.empty()) {
+    throw std::invalid_argument("laid_out_token_classifier: the input needs at least one word");
+  }
+  const LayerLayout& layout = weights.layout;
+  const bool pre = layout.placement == NormPlacement::pre;
+  if (!pre && (weights.final_norm.gain.size() != 0 || weights.final_norm.bias.size() != 0)) {
+    throw std::invalid_argument("laid_out_token_classifier: a post-norm stack has no final norm");
+  }
+  TokenClassifierSteps steps;
+  const auto final_norm = [&](const Matrix& input) -> const Matrix& {
+    return normalize(input, weights.final_norm, layout.norm, default_layer_norm_epsilon, steps.final_norm,
+                     steps.final_rms_norm);
+  };
+  // [laid_out_token_classifier]
+  steps.input = first_layer_input(weights.embedding, words, positions);
+  const AttentionOptions options = attention_options(visibility, steps.input.rows(), positions);
+  steps.layers = laid_out_encoder_stack(steps.input, weights.layers, layout, options);
+  const Matrix& last = layer_output(steps.layers.back(), layout);
+  const Matrix& top = pre ? final_norm(last) : last;  // a pre-norm stack ends in one more norm
+  steps.logits = (top * weights.readout).rowwise() + weights.readout_bias.transpose();
+  // [laid_out_token_classifier]
+  return steps;
+}
+
+/// @brief The backward pass of laid_out_token_classifier().
+///
+/// @param weights the model
+/// @param words the input of the forward pass
+/// @param steps what laid_out_token_classifier(weights, words, visibility, positions) returned
+/// @param logits_gradient ∂L/∂logits, n × C
+/// @param visibility the forward pass's
+/// @param positions the forward pass's
+/// @return the gradients, shaped like the weights (the same layout, and a final norm where the weights have one)
+inline TokenClassifierWeights laid_out_token_classifier_backward(const TokenClassifierWeights& weights,
+                                                                 const std::vector<Eigen::Index>& words,
+                                                                 const TokenClassifierSteps& steps,
+                                                                 const Matrix& logits_gradient,
+                                                                 Visibility visibility = Visibility::everything,
+                                                                 Positions positions = Positions::added) {
+  const LayerLayout& layout = weights.layout;
+  const bool pre = layout.placement == NormPlacement::pre;
+  TokenClassifierWeights gradients;
+  gradients.layout = layout;
+  gradients.layers.resize(weights.layers.size());
+  const auto final_norm_backward = [&](const Matrix& gradient) {
+    return normalize_backward(weights.final_norm, layout.norm, steps.final_norm, steps.final_rms_norm, gradient);
+  };
+  // [laid_out_token_classifier_backward]
+  const Matrix& top = pre ? norm_output(layout.norm, steps.final_norm, steps.final_rms_norm)
+                          : layer_output(steps.layers.back(), layout);
+  gradients.readout = top.transpose() * logits_gradient;
+  gradients.readout_bias = logits_gradient.colwise().sum().transpose();
+  Matrix gradient = logits_gradient * weights.readout.transpose();
+  if (pre) {  // back through the final norm
+    LayerNormGradients final_norm = final_norm_backward(gradient);
+    gradients.final_norm = std::move(final_norm.parameters);
+    gradient = std::move(final_norm.input);
+  }
+  const AttentionOptions options = attention_options(visibility, steps.input.rows(), positions);
+  for (std::size_t l = weights.layers.size(); l-- > 0;) {
+    const Matrix& layer_input = l == 0 ? steps.input : layer_output(steps.layers[l - 1], layout);
+    EncoderLayerGradients layer = laid_out_encoder_layer_backward(
+        layer_input, weights.layers[l], layout, steps.layers[l], gradient, options);
+    gradients.layers[l] = std::move(layer.weights);
+    gradient = std::move(layer.input);
+  }
+  gradients.embedding = embedding_backward(weights.embedding.rows(), words, gradient);
+  // [laid_out_token_classifier_backward]
+  return gradients;
+}
+
 /// @brief The forward pass: word numbers in, one row of C logits per position out.
+///
+/// Weights laid out otherwise than the paper's go to laid_out_token_classifier().
 ///
 /// @param weights the model
 /// @param words the input, one word number (0 to V − 1) per position; at least one
@@ -150,6 +259,7 @@ inline TokenClassifierSteps token_classifier(const TokenClassifierWeights& weigh
   if (words.empty()) {
     throw std::invalid_argument("token_classifier: the input needs at least one word");
   }
+  if (weights.layout != LayerLayout{}) return laid_out_token_classifier(weights, words, visibility, positions);
   TokenClassifierSteps steps;
   // [token_classifier]
   steps.input = first_layer_input(weights.embedding, words, positions);  // + PE(pos), unless told
@@ -162,6 +272,8 @@ inline TokenClassifierSteps token_classifier(const TokenClassifierWeights& weigh
 }
 
 /// @brief The backward pass: the gradient of every weight, given the gradient of the logits.
+///
+/// Weights laid out otherwise than the paper's go to laid_out_token_classifier_backward().
 ///
 /// @param weights the model
 /// @param words the input of the forward pass
@@ -176,6 +288,9 @@ inline TokenClassifierWeights token_classifier_backward(const TokenClassifierWei
                                                         const Matrix& logits_gradient,
                                                         Visibility visibility = Visibility::everything,
                                                         Positions positions = Positions::added) {
+  if (weights.layout != LayerLayout{}) {
+    return laid_out_token_classifier_backward(weights, words, steps, logits_gradient, visibility, positions);
+  }
   TokenClassifierWeights gradients;
   gradients.layers.resize(weights.layers.size());
   // [token_classifier_backward]
@@ -202,12 +317,15 @@ inline TokenClassifierWeights token_classifier_backward(const TokenClassifierWei
 /// @brief Every matrix and vector of the weights as a ParameterBlock, in a fixed order (the order of the struct).
 ///
 /// Called on the weights and on a gradient of the same shape, it lists
-/// matching blocks in matching order, which is what Adam::step() needs.
+/// matching blocks in matching order, which is what Adam::step() needs. An
+/// empty block is left out: RMSNorm's bias, and a post-norm stack's final norm.
 /// @param weights the model (or a gradient shaped like it)
 /// @return the blocks, pointing into @p weights
 inline std::vector<ParameterBlock> parameter_blocks(TokenClassifierWeights& weights) {
   std::vector<ParameterBlock> blocks;
-  const auto add = [&blocks](auto& m) { blocks.push_back({m.data(), m.size()}); };
+  const auto add = [&blocks](auto& m) {
+    if (m.size() > 0) blocks.push_back({m.data(), m.size()});
+  };
   add(weights.embedding);
   for (EncoderLayerWeights& layer : weights.layers) {
     for (HeadProjections& head : layer.attention.heads) {
@@ -225,6 +343,8 @@ inline std::vector<ParameterBlock> parameter_blocks(TokenClassifierWeights& weig
     add(layer.feed_forward_norm.gain);
     add(layer.feed_forward_norm.bias);
   }
+  add(weights.final_norm.gain);
+  add(weights.final_norm.bias);
   add(weights.readout);
   add(weights.readout_bias);
   return blocks;
