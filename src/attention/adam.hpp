@@ -85,6 +85,21 @@ class Adam {
   /// @brief How many updates step() has made.
   [[nodiscard]] long long steps() const { return steps_; }
 
+  /// @brief α, the learning rate the next step() will use.
+  [[nodiscard]] double learning_rate() const { return settings_.learning_rate; }
+
+  /// @brief Sets α for the steps that follow: how a schedule, such as a warm-up (chapter 16), is applied.
+  ///
+  /// The running means are kept: only the size of the next steps changes.
+  /// @param learning_rate the new α
+  /// @throws std::invalid_argument if it is not a positive number
+  void set_learning_rate(double learning_rate) {
+    if (!(learning_rate > 0.0) || !std::isfinite(learning_rate)) {
+      throw std::invalid_argument("Adam: the learning rate must be a positive number");
+    }
+    settings_.learning_rate = learning_rate;
+  }
+
  private:
   AdamSettings settings_;
   std::vector<Eigen::ArrayXd> mean_;    // m, one array per block
