@@ -1,0 +1,252 @@
+#include "norm_placement.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <tuple>
+
+#include "attention/cross_entropy.hpp"
+#include "attention/numpy_random.hpp"
+#include "attention/timing_comparison.hpp"
+#include "attention/worker_threads.hpp"
+#include "program/processors.hpp"
+
+namespace norm_placement {
+
+std::string layout_name(const attention::LayerLayout& layout) {
+  const std::string placement = layout.placement == attention::NormPlacement::pre ? "pre" : "post";
+  const std::string norm = layout.norm == attention::NormKind::rms_norm ? "rms_norm" : "layer_norm";
+  return placement + "_" + norm;
+}
+
+attention::TokenClassifierShape Inputs::default_shape() {
+  attention::TokenClassifierShape shape;
+  shape.vocabulary = shape.outputs = 10;  // the digits 0 to 9, read and said
+  shape.d_model = 16;
+  shape.heads = 2;
+  shape.d_ff = 32;
+  shape.layers = 4;
+  return shape;
+}
+
+std::vector<attention::LayerLayout> Inputs::every_layout() {
+  using attention::NormKind, attention::NormPlacement;
+  return {{NormPlacement::post, NormKind::layer_norm},
+          {NormPlacement::post, NormKind::rms_norm},
+          {NormPlacement::pre, NormKind::layer_norm},
+          {NormPlacement::pre, NormKind::rms_norm}};
+}
+
+double warmed_up_rate(double rate, long long warmup, long long step) {
+  // [warmed_up_rate]
+  if (step >= warmup) return rate;
+  return rate * static_cast<double>(step) / static_cast<double>(warmup);
+  // [warmed_up_rate]
+}
+
+namespace {
+
+using Sequence = std::vector<Eigen::Index>;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A whole number from 0 to count − 1 (the remainder of 64 random bits: its bias is below 2⁻⁵⁹ here).
+Eigen::Index below(attention::NumpyGenerator& generator, Eigen::Index count) {
+  return static_cast<Eigen::Index>(generator.next_uint64() % static_cast<std::uint64_t>(count));
+}
+
+Sequence random_digits(attention::NumpyGenerator& generator, Eigen::Index length, Eigen::Index digits) {
+  Sequence words(static_cast<std::size_t>(length));
+  for (Eigen::Index& word : words) word = below(generator, digits);
+  return words;
+}
+
+Sequence reversed(const Sequence& words) { return {words.rbegin(), words.rend()}; }
+
+bool finite(const std::vector<attention::ParameterBlock>& blocks) {
+  for (const attention::ParameterBlock& block : blocks) {
+    if (!Eigen::Map<const Eigen::ArrayXd>(block.data, block.size).allFinite()) return false;
+  }
+  return true;
+}
+
+std::uint64_t weights_seed(std::uint64_t seed) { return seed ^ 0x9e3779b97f4a7c15u; }
+std::uint64_t test_seed(std::uint64_t seed) { return seed ^ 0x5851f42d4c957f2du; }
+
+}  // namespace
+
+TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, long long warmup, double learning_rate,
+                 std::uint64_t seed, const Progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  TrainedRun run;
+  run.layout = layout;
+  run.warmup = warmup;
+  run.learning_rate = learning_rate;
+  run.seed = seed;
+  attention::TokenClassifierShape shape = inputs.shape;
+  shape.layout = layout;
+  attention::NumpyGenerator weights_generator(weights_seed(seed));
+  attention::TokenClassifierWeights weights = attention::initial_token_classifier(shape, weights_generator);
+  // The held-out sequences, drawn apart from the training ones.
+  attention::NumpyGenerator test(test_seed(seed));
+  std::vector<Sequence> held_out;
+  for (Eigen::Index s = 0; s < inputs.tested; ++s) {
+    held_out.push_back(random_digits(test, inputs.length, shape.vocabulary));
+  }
+  for (const Sequence& words : held_out) {
+    const auto steps = attention::token_classifier(weights, words);
+    run.untrained_loss += attention::softmax_cross_entropy(steps.logits, reversed(words)).loss;
+  }
+  run.untrained_loss /= static_cast<double>(held_out.size());
+
+  attention::NumpyGenerator data(seed);
+  attention::AdamSettings settings = inputs.adam;
+  settings.learning_rate = learning_rate;
+  attention::Adam adam(attention::parameter_blocks(weights), settings);
+  double loss_since_log = 0.0;
+  long long since_log = 0;
+  for (long long step = 1; step <= inputs.training_steps; ++step) {
+    // [warm_up_step]
+    adam.set_learning_rate(warmed_up_rate(learning_rate, warmup, step));
+    // [warm_up_step]
+    attention::TokenClassifierWeights sum;
+    double batch_loss = 0.0;
+    for (Eigen::Index b = 0; b < inputs.batch; ++b) {
+      const Sequence words = random_digits(data, inputs.length, shape.vocabulary);
+      const auto steps = attention::token_classifier(weights, words);
+      const attention::CrossEntropy error = attention::softmax_cross_entropy(steps.logits, reversed(words));
+      attention::TokenClassifierWeights gradients =
+          attention::token_classifier_backward(weights, words, steps, error.logits_gradient);
+      batch_loss += error.loss;
+      if (b == 0) {
+        sum = std::move(gradients);
+      } else {
+        attention::add_into(attention::parameter_blocks(sum), attention::parameter_blocks(gradients));
+      }
+    }
+    const std::vector<attention::ParameterBlock> sum_blocks = attention::parameter_blocks(sum);
+    for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
+      Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs.batch);
+    }
+    // A loss or gradient that is no longer a number ends the run: every later step would be one too.
+    if (!std::isfinite(batch_loss) || !finite(sum_blocks)) {
+      run.stopped_at = step;
+      break;
+    }
+    adam.step(attention::parameter_blocks(weights), sum_blocks);
+    loss_since_log += batch_loss / static_cast<double>(inputs.batch), ++since_log;
+    if (step % inputs.log_every == 0 || step == inputs.training_steps) {
+      run.logged_steps.push_back(step);
+      run.loss.push_back(loss_since_log / static_cast<double>(since_log));
+      loss_since_log = 0.0, since_log = 0;
+      if (progress) progress(step, inputs.training_steps, seconds_since(start));
+    }
+  }
+  if (run.stopped_at == 0 && !finite(attention::parameter_blocks(weights))) run.stopped_at = inputs.training_steps;
+  if (run.stopped_at != 0) {
+    run.final_loss = std::numeric_limits<double>::infinity();
+  } else {
+    const auto points = std::min<std::size_t>(static_cast<std::size_t>(inputs.final_points), run.loss.size());
+    for (std::size_t i = run.loss.size() - points; i < run.loss.size(); ++i) run.final_loss += run.loss[i];
+    run.final_loss /= static_cast<double>(points);
+    double right = 0.0;
+    for (const Sequence& words : held_out) {
+      const auto steps = attention::token_classifier(weights, words);
+      const Sequence target = reversed(words);
+      for (Eigen::Index t = 0; t < inputs.length; ++t) {
+        Eigen::Index said = 0;
+        steps.logits.row(t).maxCoeff(&said);
+        if (said == target[static_cast<std::size_t>(t)]) right += 1.0;
+      }
+    }
+    run.accuracy = right / static_cast<double>(inputs.tested * inputs.length);
+  }
+  // [diverged]
+  run.diverged = run.stopped_at != 0 || !(run.final_loss <= run.untrained_loss);
+  // [diverged]
+  run.learned = run.accuracy >= inputs.learned_accuracy;
+  run.seconds = seconds_since(start);
+  return run;
+}
+
+Result compute(const Inputs& inputs, const Progress& progress) {
+  if (inputs.layouts.empty() || inputs.warmups.empty() || inputs.learning_rates.empty() || inputs.seeds.empty()) {
+    throw std::invalid_argument("the grid needs at least one layout, warm-up, learning rate and seed");
+  }
+  if (inputs.training_steps < 1 || inputs.batch < 1 || inputs.length < 1 || inputs.tested < 1 ||
+      inputs.log_every < 1 || inputs.final_points < 1) {
+    throw std::invalid_argument("the steps, batch, length, tested sequences, log interval and final points must "
+                                "each be at least 1");
+  }
+  for (const long long warmup : inputs.warmups) {
+    if (warmup < 0) throw std::invalid_argument("a warm-up is a number of steps, at least 0");
+  }
+  for (const double rate : inputs.learning_rates) {
+    if (!(rate > 0.0) || !std::isfinite(rate)) {
+      throw std::invalid_argument("a learning rate must be a positive number");
+    }
+  }
+  Result result;
+  result.inputs = inputs;
+  result.uniform_loss = std::log(static_cast<double>(inputs.shape.outputs));
+  for (const attention::LayerLayout& layout : inputs.layouts) {
+    attention::TokenClassifierShape shape = inputs.shape;
+    shape.layout = layout;
+    attention::NumpyGenerator generator(1);
+    attention::TokenClassifierWeights weights = attention::initial_token_classifier(shape, generator);
+    long long count = 0;
+    for (const attention::ParameterBlock& block : attention::parameter_blocks(weights)) count += block.size;
+    result.parameters.push_back(count);
+  }
+  using Plan = std::tuple<attention::LayerLayout, long long, double, std::uint64_t>;
+  std::vector<Plan> plan;  // for each layout, warm-up, learning rate and seed
+  for (const attention::LayerLayout& layout : inputs.layouts) {
+    for (const long long warmup : inputs.warmups) {
+      for (const double rate : inputs.learning_rates) {
+        Cell cell{layout, warmup, rate, {}, 0.0, 0, 0, 0.0};
+        for (const std::uint64_t seed : inputs.seeds) {
+          cell.runs.push_back(plan.size());
+          plan.emplace_back(layout, warmup, rate, seed);
+        }
+        result.cells.push_back(cell);
+      }
+    }
+  }
+  result.runs.resize(plan.size());
+  // The runs are independent: one per processor at a time, each taking every shares-th run. Each run's numbers
+  // are the same whichever processor trains it; only its seconds depend on what else runs.
+#ifdef __EMSCRIPTEN__
+  const unsigned shares = 1;
+#else
+  const unsigned shares = std::min<unsigned>(program::usable_processors(), static_cast<unsigned>(plan.size()));
+#endif
+  const auto per_share = static_cast<long long>((plan.size() + shares - 1) / shares);
+  attention::run_shares(shares, [&](unsigned share) {
+    long long done = 0;
+    for (std::size_t r = share; r < plan.size(); r += shares, ++done) {
+      const Progress overall = [&](long long step, long long steps, double seconds) {
+        if (progress && share == 0) progress(done * steps + step, per_share * steps, seconds);
+      };
+      const auto& [layout, warmup, rate, seed] = plan[r];
+      result.runs[r] = train(inputs, layout, warmup, rate, seed, overall);
+    }
+  });
+  for (Cell& cell : result.cells) {
+    std::vector<double> losses, accuracies;
+    for (const std::size_t r : cell.runs) {
+      losses.push_back(result.runs[r].final_loss);
+      accuracies.push_back(result.runs[r].accuracy);
+      if (result.runs[r].diverged) ++cell.diverged;
+      if (result.runs[r].learned) ++cell.learned;
+    }
+    cell.median_final_loss = attention::median(losses);
+    cell.median_accuracy = attention::median(accuracies);
+  }
+  return result;
+}
+
+}  // namespace norm_placement

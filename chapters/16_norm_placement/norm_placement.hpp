@@ -1,0 +1,97 @@
+// Chapter 16: where the norm goes. The paper puts a LayerNorm after each residual sum, Norm(x + F(x))
+// (post-norm); many later models put it before each sub-layer, x + F(Norm(x)) (pre-norm), and many use
+// RMSNorm instead of LayerNorm. Xiong et al. (2020), "On Layer Normalization in the Transformer
+// Architecture", argue that a post-norm stack needs the learning rate to warm up from small values at the
+// start of training and a pre-norm stack does not.
+//
+//   the grid   a stack of several layers (the token classifier of chapter 11, reversing digits) trained in
+//              each layout (post or pre, LayerNorm or RMSNorm), with and without a linear warm-up of the
+//              learning rate, at several learning rates, over several seeds; for each run its loss along
+//              the way, its final loss, whether it diverged, and its accuracy on held-out sequences.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attention/adam.hpp"
+#include "attention/matrix.hpp"
+#include "attention/norm_placement.hpp"
+#include "attention/token_classifier.hpp"
+
+namespace norm_placement {
+
+/// A layout's name as the flags and the JSON may spell it: post_layer_norm, post_rms_norm, pre_layer_norm,
+/// pre_rms_norm.
+std::string layout_name(const attention::LayerLayout& layout);
+
+struct Inputs {
+  std::vector<attention::LayerLayout> layouts = every_layout();
+  std::vector<long long> warmups{0, 150};            // steps of linear warm-up of the learning rate; 0: none
+  std::vector<double> learning_rates{0.005, 0.01, 0.03};
+  std::vector<std::uint64_t> seeds{1, 2, 3, 4, 5};
+  long long training_steps = 700;  // Adam updates per run
+  Eigen::Index batch = 8;          // sequences per update
+  Eigen::Index length = 8;         // digits per sequence; the task is to say them in reverse (chapter 11)
+  Eigen::Index tested = 100;       // held-out sequences the accuracy is measured on
+  long long log_every = 25;        // steps per logged point: the mean training loss over those steps
+  Eigen::Index final_points = 4;   // the final loss is the mean of this many last logged points
+  double learned_accuracy = 0.9;   // a run whose held-out accuracy reaches this has learned the task
+  attention::AdamSettings adam;    // β₁, β₂ and ε; the learning rate comes from learning_rates
+  attention::TokenClassifierShape shape = default_shape();  // its layout is set by each run
+  static attention::TokenClassifierShape default_shape();
+  static std::vector<attention::LayerLayout> every_layout();
+};
+
+/// The learning rate of step @p step (counted from 1) under a linear warm-up over @p warmup steps: rate · step /
+/// warmup until step = warmup, then rate. With warmup = 0, rate from the first step.
+double warmed_up_rate(double rate, long long warmup, long long step);
+
+/// One model trained in one layout, with one warm-up, learning rate and seed, then tested.
+struct TrainedRun {
+  attention::LayerLayout layout;
+  long long warmup = 0;
+  double learning_rate = 0.0;
+  std::uint64_t seed = 0;
+  double untrained_loss = 0.0;           // the model before any step, on the held-out sequences
+  std::vector<long long> logged_steps;
+  std::vector<double> loss;              // mean training loss since the previous logged point
+  long long stopped_at = 0;              // the step whose loss or update was not finite (training stops); 0: none
+  double final_loss = 0.0;               // mean of the last final_points logged losses (infinite if stopped)
+  bool diverged = false;                 // stopped, or final_loss above the untrained model's loss
+  double accuracy = 0.0;                 // share of held-out digits said right (0 if stopped)
+  bool learned = false;                  // accuracy at least inputs.learned_accuracy
+  double seconds = 0.0;
+};
+
+/// One cell of the grid: a layout, a warm-up and a learning rate, over the seeds.
+struct Cell {
+  attention::LayerLayout layout;
+  long long warmup = 0;
+  double learning_rate = 0.0;
+  std::vector<std::size_t> runs;  // indices into Result::runs, one per seed
+  double median_final_loss = 0.0;
+  Eigen::Index diverged = 0;       // how many of its runs diverged
+  Eigen::Index learned = 0;        // how many of its runs learned the task
+  double median_accuracy = 0.0;
+};
+
+struct Result {
+  Inputs inputs;
+  double uniform_loss = 0.0;          // log V: the loss of a model that gives every digit the same probability
+  std::vector<long long> parameters;  // learned numbers of the model in each layout, in the order of the inputs
+  std::vector<TrainedRun> runs;       // for each layout, warm-up, learning rate and seed, in that order
+  std::vector<Cell> cells;            // for each layout, warm-up and learning rate, in that order
+};
+
+using Progress = std::function<void(long long done, long long total, double seconds)>;
+
+/// One model trained on the task, then tested.
+TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, long long warmup, double learning_rate,
+                 std::uint64_t seed, const Progress& progress = {});
+/// Every run of the grid, one per processor at a time, and each cell's summary.
+Result compute(const Inputs& inputs, const Progress& progress = {});
+
+}  // namespace norm_placement
