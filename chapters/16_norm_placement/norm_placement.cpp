@@ -173,7 +173,30 @@ TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, lon
   return run;
 }
 
+Norms norms_of(const std::vector<double>& row) {
+  const Eigen::Index width = static_cast<Eigen::Index>(row.size());
+  const attention::Matrix x = Eigen::Map<const attention::Matrix>(row.data(), 1, width);
+  // [norms_of]
+  const attention::LayerNormSteps layer = attention::layer_norm(x, attention::identity_layer_norm(width));
+  const attention::RmsNormSteps rms = attention::rms_norm(x, attention::Vector::Ones(width));
+  // [norms_of]
+  Norms norms;
+  norms.mean = layer.mean(0);
+  norms.variance = layer.variance(0);
+  norms.mean_square = rms.mean_square(0);
+  norms.layer_norm.assign(layer.output.data(), layer.output.data() + width);
+  norms.rms_norm.assign(rms.output.data(), rms.output.data() + width);
+  return norms;
+}
+
 Result compute(const Inputs& inputs, const Progress& progress) {
+  if (inputs.row.empty()) throw std::invalid_argument("the worked example needs a row of at least one number");
+  if (!inputs.train) {
+    Result result;
+    result.inputs = inputs;
+    result.norms = norms_of(inputs.row);
+    return result;
+  }
   if (inputs.layouts.empty() || inputs.warmups.empty() || inputs.learning_rates.empty() || inputs.seeds.empty()) {
     throw std::invalid_argument("the grid needs at least one layout, warm-up, learning rate and seed");
   }
@@ -192,6 +215,7 @@ Result compute(const Inputs& inputs, const Progress& progress) {
   }
   Result result;
   result.inputs = inputs;
+  result.norms = norms_of(inputs.row);
   result.uniform_loss = std::log(static_cast<double>(inputs.shape.outputs));
   for (const attention::LayerLayout& layout : inputs.layouts) {
     attention::TokenClassifierShape shape = inputs.shape;

@@ -16,10 +16,13 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "attention/adam.hpp"
 #include "attention/matrix.hpp"
 #include "attention/norm_placement.hpp"
 #include "attention/token_classifier.hpp"
+#include "program/command_line.hpp"
 
 namespace norm_placement {
 
@@ -28,6 +31,8 @@ namespace norm_placement {
 std::string layout_name(const attention::LayerLayout& layout);
 
 struct Inputs {
+  std::vector<double> row{2.0, 4.0, 6.0, 8.0};      // the worked example: one token's vector, normalised both ways
+  bool train = true;
   std::vector<attention::LayerLayout> layouts = every_layout();
   std::vector<long long> warmups{0, 150};            // steps of linear warm-up of the learning rate; 0: none
   std::vector<double> learning_rates{0.005, 0.01, 0.03};
@@ -78,8 +83,15 @@ struct Cell {
   double median_accuracy = 0.0;
 };
 
+/// The worked example: one row through LayerNorm and through RMSNorm, gains 1 and biases 0.
+struct Norms {
+  double mean = 0.0, variance = 0.0, mean_square = 0.0;
+  std::vector<double> layer_norm, rms_norm;
+};
+
 struct Result {
   Inputs inputs;
+  Norms norms;
   double uniform_loss = 0.0;          // log V: the loss of a model that gives every digit the same probability
   std::vector<long long> parameters;  // learned numbers of the model in each layout, in the order of the inputs
   std::vector<TrainedRun> runs;       // for each layout, warm-up, learning rate and seed, in that order
@@ -93,5 +105,27 @@ TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, lon
                  std::uint64_t seed, const Progress& progress = {});
 /// Every run of the grid, one per processor at a time, and each cell's summary.
 Result compute(const Inputs& inputs, const Progress& progress = {});
+
+// Front ends (norm_placement_output.cpp)
+nlohmann::json to_json(const Result& result);
+std::string tables(const Result& result);
+
+class Flags {
+ public:
+  explicit Flags(program::CommandLine& command_line);
+  Flags(const Flags&) = delete;
+  Flags& operator=(const Flags&) = delete;
+  Inputs read() const;
+
+ private:
+  std::string layouts_text_ = "post_layer_norm,post_rms_norm,pre_layer_norm,pre_rms_norm";
+  std::string warmups_text_ = "0,150";
+  std::string rates_text_ = "0.01";
+  std::string seeds_text_ = "1";
+  std::string training_steps_text_ = "700";
+  std::string layers_text_ = "4";
+  std::string row_text_ = "2,4,6,8";
+  bool no_training_ = false;
+};
 
 }  // namespace norm_placement

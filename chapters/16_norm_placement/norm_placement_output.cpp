@@ -1,0 +1,212 @@
+// Chapter 16's front ends: the JSON, the tables, the flags and the page's entry. The computation they report
+// is in norm_placement.cpp.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "norm_placement.hpp"
+#include "program/integer_list.hpp"
+#include "program/matrix_text.hpp"
+#include "program/page_program.hpp"
+#include "program/table.hpp"
+#include "program/text.hpp"
+#include "program/usage_error.hpp"
+
+namespace norm_placement {
+
+namespace {
+
+constexpr std::uint64_t max_training_steps = 5000;
+constexpr std::uint64_t max_warmup = 5000;
+constexpr std::size_t max_seeds = 10;
+constexpr std::size_t max_list = 6;
+constexpr std::uint64_t max_layers = 8;
+constexpr double max_rate = 1.0;
+
+std::string placement_name(const attention::LayerLayout& layout) {
+  return layout.placement == attention::NormPlacement::pre ? "pre-norm" : "post-norm";
+}
+
+std::string norm_name(const attention::LayerLayout& layout) {
+  return layout.norm == attention::NormKind::rms_norm ? "RMSNorm" : "LayerNorm";
+}
+
+// The loss as JSON: a number, or null for a run that stopped (its loss is not a number).
+nlohmann::json loss_json(double loss) { return std::isfinite(loss) ? nlohmann::json(loss) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+nlohmann::json to_json(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  const nlohmann::json norms = {{"row", inputs.row},
+                                {"mean", result.norms.mean},
+                                {"variance", result.norms.variance},
+                                {"mean_square", result.norms.mean_square},
+                                {"root_mean_square", std::sqrt(result.norms.mean_square)},
+                                {"layer_norm", result.norms.layer_norm},
+                                {"rms_norm", result.norms.rms_norm}};
+  if (!inputs.train) return {{"norms", norms}};
+  std::vector<std::string> layouts;
+  for (const attention::LayerLayout& layout : inputs.layouts) layouts.push_back(layout_name(layout));
+  nlohmann::json runs = nlohmann::json::array();
+  double seconds = 0.0;
+  for (const TrainedRun& run : result.runs) {
+    runs.push_back({{"layout", layout_name(run.layout)}, {"warmup", run.warmup}, {"learning_rate", run.learning_rate},
+                    {"seed", run.seed}, {"untrained_loss", run.untrained_loss}, {"logged_steps", run.logged_steps},
+                    {"loss", run.loss}, {"stopped_at", run.stopped_at}, {"final_loss", loss_json(run.final_loss)},
+                    {"diverged", run.diverged}, {"accuracy", run.accuracy}, {"learned", run.learned}});
+    seconds += run.seconds;
+  }
+  nlohmann::json cells = nlohmann::json::array();
+  Eigen::Index diverged = 0, learned = 0;
+  for (const Cell& cell : result.cells) {
+    cells.push_back({{"layout", layout_name(cell.layout)}, {"placement", placement_name(cell.layout)},
+                     {"norm", norm_name(cell.layout)}, {"warmup", cell.warmup}, {"learning_rate", cell.learning_rate},
+                     {"runs", cell.runs}, {"median_final_loss", loss_json(cell.median_final_loss)},
+                     {"diverged", cell.diverged}, {"learned", cell.learned}, {"median_accuracy", cell.median_accuracy}});
+    diverged += cell.diverged, learned += cell.learned;
+  }
+  nlohmann::json parameters = nlohmann::json::object();
+  for (std::size_t i = 0; i < inputs.layouts.size(); ++i) parameters[layouts[i]] = result.parameters[i];
+  return {{"norms", norms},
+          {"inputs",
+           {{"layouts", layouts}, {"warmups", inputs.warmups}, {"learning_rates", inputs.learning_rates},
+            {"seeds", inputs.seeds}, {"training_steps", inputs.training_steps}, {"batch", inputs.batch},
+            {"length", inputs.length}, {"tested", inputs.tested}, {"log_every", inputs.log_every},
+            {"final_points", inputs.final_points}, {"learned_accuracy", inputs.learned_accuracy},
+            {"d_model", inputs.shape.d_model}, {"heads", inputs.shape.heads}, {"d_ff", inputs.shape.d_ff},
+            {"layers", inputs.shape.layers}, {"vocabulary", inputs.shape.vocabulary}}},
+          {"uniform_loss", result.uniform_loss},
+          {"parameters", parameters},
+          {"runs", runs},
+          {"cells", cells},
+          {"total_runs", result.runs.size()},
+          {"total_diverged", diverged},
+          {"total_learned", learned},
+          {"seconds", seconds}};
+}
+
+std::string tables(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  const Norms& norms = result.norms;
+  std::string text = fmt::format("One token's vector, normalised: x = ({})\n", fmt::join(inputs.row, ", "));
+  text += fmt::format("  mean {}, variance {}; mean square {}, root mean square {}\n", program::number_text(norms.mean),
+                      program::number_text(norms.variance), program::number_text(norms.mean_square),
+                      program::number_text(std::sqrt(norms.mean_square)));
+  const auto listed = [](const std::vector<double>& values) {
+    std::vector<std::string> texts;
+    for (const double value : values) texts.push_back(program::number_text(value));
+    return fmt::format("({})", fmt::join(texts, ", "));
+  };
+  text += fmt::format("  LayerNorm(x) = (x − mean) / √(variance + ε)   = {}\n", listed(norms.layer_norm));
+  text += fmt::format("  RMSNorm(x)   = x / √(mean square + ε)         = {}\n", listed(norms.rms_norm));
+  if (!inputs.train) return text;
+  text += '\n';
+  text += program::wrapped(
+      fmt::format("The task: reverse {} digits (chapter 11). The model: {} layers, d_model = {}, {} heads, d_ff = {}. "
+                  "{} Adam steps of {} sequences; a warm-up raises the learning rate in a straight line from 0 over "
+                  "its steps. Seeds: {}. A run has learned the task when at least {:.0f} % of the digits of {} "
+                  "held-out sequences come out right; it has diverged when its loss stops being a number or ends "
+                  "above the untrained model's. Guessing every digit evenly costs ln 10 = {} per digit.",
+                  inputs.length, inputs.shape.layers, inputs.shape.d_model, inputs.shape.heads, inputs.shape.d_ff,
+                  inputs.training_steps, inputs.batch, fmt::join(inputs.seeds, ", "), 100 * inputs.learned_accuracy,
+                  inputs.tested, program::number_text(result.uniform_loss, 3)),
+      78, "");
+  text += '\n';
+  text += "The grid: learned and diverged count seeds; the loss and the accuracy are the seeds' medians\n";
+  text += fmt::format("  {:<22} {:>7} {:>6} {:>9} {:>8} {:>11} {:>9}\n", "layout", "warm-up", "rate", "learned",
+                      "diverged", "final loss", "accuracy");
+  for (const Cell& cell : result.cells) {
+    const std::string loss = std::isfinite(cell.median_final_loss) ? fmt::format("{:.3g}", cell.median_final_loss) : "-";
+    text += fmt::format("  {:<22} {:>7} {:>6} {:>9} {:>8} {:>11} {:>8.1f}%\n",
+                        placement_name(cell.layout) + ", " + norm_name(cell.layout), cell.warmup,
+                        program::typed_number(cell.learning_rate),
+                        fmt::format("{} of {}", cell.learned, cell.runs.size()), cell.diverged, loss,
+                        100 * cell.median_accuracy);
+  }
+  return text;
+}
+
+Flags::Flags(program::CommandLine& command_line) {
+  command_line.option("--layouts", layouts_text_,
+                      "the layouts to train, among post_layer_norm (the paper's), post_rms_norm, pre_layer_norm and "
+                      "pre_rms_norm (default all four)",
+                      "LIST");
+  command_line.option("--warmups", warmups_text_,
+                      fmt::format("steps of linear warm-up of the learning rate, each 0 (none) to {} (default 0,150)",
+                                  max_warmup),
+                      "LIST");
+  command_line.option("--rates", rates_text_,
+                      fmt::format("learning rates, each above 0 and at most {} (default 0.01)",
+                                  program::typed_number(max_rate)),
+                      "LIST");
+  command_line.option("--seeds", seeds_text_, fmt::format("one run per seed, at most {} (default 1)", max_seeds), "LIST");
+  command_line.option("--training-steps", training_steps_text_,
+                      fmt::format("Adam updates of 8 sequences per run, 1 to {} (default 700)", max_training_steps),
+                      "INTEGER");
+  command_line.option("--row", row_text_, "the worked example: one token's vector, normalised both ways (default 2,4,6,8)",
+                      "VECTOR");
+  command_line.flag("--no-training", no_training_, "only normalise the row; train nothing");
+  command_line.option("--layers", layers_text_, fmt::format("layers in the stack, 1 to {} (default 4)", max_layers),
+                      "INTEGER");
+  command_line.excludes("--no-training", {"--layouts", "--warmups", "--rates", "--seeds", "--training-steps", "--layers"});
+}
+
+Inputs Flags::read() const {
+  Inputs inputs;
+  inputs.row = program::parse_numbers(row_text_, "--row");
+  if (inputs.row.empty() || inputs.row.size() > 64) {
+    throw program::UsageError(fmt::format("--row: expected 1 to 64 numbers, got {}", inputs.row.size()));
+  }
+  for (const double value : inputs.row) {
+    if (std::abs(value) > 1e6) throw program::UsageError("--row: entries must lie within ±1e6");
+  }
+  inputs.train = !no_training_;
+  inputs.layouts.clear();
+  const std::vector<std::string> names = program::parse_names(layouts_text_, "--layouts");
+  if (names.size() > 4) throw program::UsageError("--layouts: at most the four layouts, each once");
+  for (const std::string& name : names) {
+    bool found = false;
+    for (const attention::LayerLayout& layout : Inputs::every_layout()) {
+      if (name != layout_name(layout)) continue;
+      for (const attention::LayerLayout& earlier : inputs.layouts) {
+        if (layout_name(earlier) == name) throw program::UsageError(fmt::format("--layouts: {} is listed twice", name));
+      }
+      inputs.layouts.push_back(layout);
+      found = true;
+    }
+    if (!found) {
+      throw program::UsageError(fmt::format(
+          "--layouts: expected post_layer_norm, post_rms_norm, pre_layer_norm or pre_rms_norm, got \"{}\"", name));
+    }
+  }
+  inputs.warmups.clear();
+  for (const std::uint64_t warmup : program::parse_whole_numbers(warmups_text_, "--warmups", 0, max_warmup, max_list)) {
+    inputs.warmups.push_back(static_cast<long long>(warmup));
+  }
+  inputs.learning_rates = program::parse_numbers(rates_text_, "--rates");
+  if (inputs.learning_rates.empty() || inputs.learning_rates.size() > max_list) {
+    throw program::UsageError(fmt::format("--rates: expected 1 to {} learning rates", max_list));
+  }
+  for (const double rate : inputs.learning_rates) {
+    if (!(rate > 0.0) || rate > max_rate) {
+      throw program::UsageError(fmt::format("--rates: each rate must be above 0 and at most {}, got {}",
+                                            program::typed_number(max_rate), program::typed_number(rate)));
+    }
+  }
+  inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
+  inputs.training_steps = static_cast<long long>(
+      program::parse_whole_number(training_steps_text_, "--training-steps", 1, max_training_steps));
+  inputs.shape.layers = static_cast<Eigen::Index>(program::parse_whole_number(layers_text_, "--layers", 1, max_layers));
+  return inputs;
+}
+
+// The page's way in: the same flags, the same computation.
+[[maybe_unused]] const bool registered_for_the_page = program::register_chapter_for_page<Flags>(
+    "norm_placement", [](const Inputs& inputs) { return compute(inputs); },
+    [](const Result& result) { return to_json(result); });
+
+}  // namespace norm_placement

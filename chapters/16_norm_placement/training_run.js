@@ -1,0 +1,50 @@
+// Chapter 16's interactive figure: one run of the grid, trained in the page by
+// the chapter's program (norm_placement), compiled to WebAssembly: the layout,
+// the warm-up, the learning rate and the seed are the reader's. The page draws
+// the training loss the program logged along the way, against ln 10 (a model
+// that guesses) and the untrained model's loss, and says whether the run learned
+// the task. The page computes nothing; every number is the JSON's.
+(function () {
+  Book.figure('training_run', {
+    program: 'norm_placement',
+    worker: true,
+    // The native build fuses multiply and add; the WebAssembly build does not, and training grows the
+    // difference in the last bits: the page's loss agrees with the native one to about this, relatively.
+    tolerance: 1e-6,
+    controls: [
+      { name: 'layout', label: 'Layout (--layouts)', type: 'select', flag: '--layouts', value: 'post_layer_norm',
+        options: [['post_layer_norm', 'post-norm, LayerNorm (the paper’s)'], ['post_rms_norm', 'post-norm, RMSNorm'],
+          ['pre_layer_norm', 'pre-norm, LayerNorm'], ['pre_rms_norm', 'pre-norm, RMSNorm']] },
+      { name: 'warmup', label: 'Warm-up steps (--warmups)', type: 'select', flag: '--warmups', value: '0',
+        options: [['0', 'none'], ['150', '150 steps']] },
+      { name: 'rate', label: 'Learning rate (--rates)', type: 'select', flag: '--rates', value: '0.01',
+        options: [['0.005', '0.005'], ['0.01', '0.01'], ['0.03', '0.03']] },
+      { name: 'seed', label: 'Seed (--seeds)', type: 'number', flag: '--seeds', value: '1',
+        samples: ['2'], bad: ['-1', 'x'] },
+    ],
+    render(json, view) {
+      const run = json.runs[0];
+      const points = run.loss.map((loss, i) => ({ step: run.logged_steps[i], loss }));
+      view.plot('loss', {
+        title: 'Training loss per digit, along the way',
+        height: 260,
+        marginLeft: 48,
+        x: { label: 'step →', grid: true, domain: [0, json.inputs.training_steps] },
+        y: { label: '↑ loss', grid: true, domain: [0, Math.max(json.uniform_loss, run.untrained_loss, ...run.loss) * 1.05] },
+        marks: [
+          window.Plot.ruleY([json.uniform_loss], { stroke: '#777777', strokeDasharray: '5 4' }),
+          window.Plot.line(points, { x: 'step', y: 'loss', stroke: run.learned ? '#1f77b4' : '#d62728', strokeWidth: 1.8 }),
+        ],
+      });
+      const ending = run.final_loss === null ? ['the loss stopped being a number']
+        : ['the final loss is ', [run.final_loss, '/runs/0/final_loss']];
+      view.sentence('result', [
+        'Untrained, the loss is ', [run.untrained_loss, '/runs/0/untrained_loss'], '; after ',
+        [json.inputs.training_steps, '/inputs/training_steps'], ' steps ', ...ending,
+        ', and the share of held-out digits said right is ', [run.accuracy, '/runs/0/accuracy'], '. ',
+        run.learned ? 'It learned the task.' : 'It did not learn the task.',
+        ' The dashed line is ln 10 = ', [json.uniform_loss, '/uniform_loss'], ', the loss of a guess.',
+      ]);
+    },
+  });
+})();

@@ -1,0 +1,44 @@
+"""Chapter 16: the grid. Each cell is one layout (rows: the norm after each
+residual sum, post-norm, or before each sub-layer, pre-norm; LayerNorm or
+RMSNorm) trained at one learning rate, without a warm-up or with one
+(columns), over five seeds. The number is how many seeds learned to reverse
+the digits (at least 90 % of held-out digits right), the shade the same;
+below it, the seeds' median final loss."""
+import numpy as np
+
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+run = load_run(options.outputs, "norm_placement_grid")
+inputs = run["inputs"]
+cells = run["cells"]
+layouts = inputs["layouts"]
+columns = [(w, r) for w in inputs["warmups"] for r in inputs["learning_rates"]]
+seeds = len(inputs["seeds"])
+learned = np.zeros((len(layouts), len(columns)))
+losses = [[None] * len(columns) for _ in layouts]
+for cell in cells:
+    i = layouts.index(cell["layout"])
+    j = columns.index((cell["warmup"], cell["learning_rate"]))
+    learned[i, j] = cell["learned"]
+    losses[i][j] = cell["median_final_loss"]
+NAMES = {"post_layer_norm": "post-norm, LayerNorm\n(the paper's)", "post_rms_norm": "post-norm, RMSNorm",
+         "pre_layer_norm": "pre-norm, LayerNorm", "pre_rms_norm": "pre-norm, RMSNorm"}
+
+figure, axes = plt.subplots(figsize=(7.2, 3.6), layout="constrained")
+axes.imshow(learned, cmap="Blues", vmin=0, vmax=seeds * 1.25, aspect="auto")
+for i in range(len(layouts)):
+    for j in range(len(columns)):
+        dark = learned[i, j] > seeds * 0.6
+        loss = losses[i][j]
+        axes.text(j, i - 0.12, f"{int(learned[i, j])} of {seeds}", ha="center", va="center", fontsize=11,
+                  color="white" if dark else "black", fontweight="bold")
+        axes.text(j, i + 0.22, "stopped" if loss is None else f"loss {loss:.2g}", ha="center", va="center", fontsize=8,
+                  color="white" if dark else "#333333")
+axes.set_xticks(range(len(columns)),
+                [f"{'no warm-up' if w == 0 else f'warm-up {w}'}\nrate {r:g}" for w, r in columns], fontsize=9)
+axes.set_yticks(range(len(layouts)), [NAMES[name] for name in layouts], fontsize=9)
+axes.axvline(len(inputs["learning_rates"]) - 0.5, color="black", linewidth=1.5)
+axes.axhline(1.5, color="black", linewidth=1.5)
+axes.set_title(f"Seeds that learned the task, of {seeds}, and the median final loss", fontsize=10)
+save(figure, options.out)

@@ -1,0 +1,32 @@
+"""Chapter 16: the training loss along the way, at the middle learning rate
+of the grid, one line per seed: the paper's layout (post-norm, LayerNorm)
+without a warm-up and with one, and pre-norm with LayerNorm without one.
+The dashed line is ln 10, the loss of a model that gives every digit the
+same probability; a run that stays near it has learned nothing."""
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+run = load_run(options.outputs, "norm_placement_grid")
+inputs = run["inputs"]
+rate = sorted(inputs["learning_rates"])[len(inputs["learning_rates"]) // 2]
+warmup = max(inputs["warmups"])
+PANELS = [("post_layer_norm", 0, "post-norm, no warm-up"), ("post_layer_norm", warmup, f"post-norm, warm-up {warmup}"),
+          ("pre_layer_norm", 0, "pre-norm, no warm-up")]
+
+figure, panels = plt.subplots(1, 3, figsize=(7.6, 2.8), sharey=True, layout="constrained")
+for axes, (layout, w, title) in zip(panels, PANELS):
+    for r in run["runs"]:
+        if r["layout"] == layout and r["warmup"] == w and r["learning_rate"] == rate:
+            axes.plot(r["logged_steps"][:len(r["loss"])], r["loss"], linewidth=1.1,
+                      color="#1f77b4" if r["learned"] else "#d62728", alpha=0.85)
+    axes.axhline(run["uniform_loss"], color="#777777", linestyle="--", linewidth=1)
+    if w:
+        axes.axvspan(0, w, color="#eeeeee", zorder=0)
+    axes.set_title(title, fontsize=10)
+    axes.set_xlabel("step", fontsize=10)
+    axes.tick_params(labelsize=9)
+    axes.grid(True, color="#eeeeee")
+    axes.spines[["top", "right"]].set_visible(False)
+panels[0].set_ylabel("training loss per digit", fontsize=10)
+figure.suptitle(f"Learning rate {rate:g}: blue, a seed that learned the task; red, one that did not", fontsize=10)
+save(figure, options.out)
