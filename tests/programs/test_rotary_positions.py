@@ -1,0 +1,459 @@
+"""Chapter 15's program, rotary_positions: a query and a key turned by their positions, and a small Transformer
+trained to say the digit that stood a few places back, with added, rotary or no positions.
+
+The checks here do not trust the program. The turn is recomputed in NumPy from its definition: pair i of
+coordinates (2i, 2i + 1) turns by position · θ_i, θ_i = 10000^(−2i/d), the way chapter 6's shift map carries the
+encoding of one position to the next (itself checked here against chapter 6's sines and cosines); the score of a
+turned query with a turned key against a closed form in the offset alone. The training's numbers are held to
+what follows from the task: no answer before position `back`, accuracies that are counts over the test
+sequences, summaries that are the means, medians and extremes of the rows, a verdict that follows the book's
+spread rule. And to one bound that holds for any model without positions, trained or not: with one layer and the
+causal mask, position t sees the set of its words and nothing of their order, so the best it can say for the
+word `back` places back is the commonest of the t words before it; no such model is right more often than that
+word's expected share, worked out here exactly.
+
+The book's run (1000 steps, three trainings, about 3 s) is held to floors. Under the sanitizers (BOOK_SANITIZE=1,
+about 25 times slower) the trainings are a few steps on short sequences, enough for every check of the program's
+bookkeeping, and the floors are skipped."""
+import json
+import math
+import os
+import re
+import tempfile
+import unittest
+
+import numpy as np
+
+from harness import ProgramTest, run, run_json
+
+SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
+# The book's model and task (chapters/15_rotary_positions/rotary_positions.hpp, Inputs): digits 0 to 9, one layer.
+DIGITS, HEADS, LAYERS = 10, 2, 1
+BACK, LONGEST_TRAINED, TESTED_LENGTH, TESTED = 3, 16, 32, 200
+SCHEMES = ["added", "rotary", "none"]
+TIMING_KEYS = ("seconds",)
+# Small trainings: 300 steps; under the sanitizers 20 steps on sequences of at most 8 digits, tested on 12.
+SMALL = ("--training-steps", "20", "--longest-trained", "8", "--tested-length", "12") if SLOW \
+    else ("--training-steps", "300")
+SEEDS = SMALL + ("--seeds", "1,2")
+ALONE = SMALL + ("--schemes", "rotary", "--seeds", "2")
+# A turn of width 8, four pairs turning at 1, 0.1, 0.01 and 0.001 radians per position, at placements near the
+# start and far from it, three of them at the offset 3 and two at the offset 0.
+WIDE_Q = [0.5, -1.0, 2.0, 0.25, 1.0, 1.0, -3.0, 0.5]
+WIDE_K = [1.0, 2.0, -0.5, 1.0, 0.0, 3.0, 1.0, -1.0]
+WIDE_PLACEMENTS = [(0, 0), (1, 0), (0, 1), (40, 37), (1003, 1000), (100000, 99997), (0, 100000), (100000, 100000)]
+WIDE = ("--no-training", "--q", ",".join(map(str, WIDE_Q)), "--k", ",".join(map(str, WIDE_K)),
+        "--placements", ";".join(f"{m},{n}" for m, n in WIDE_PLACEMENTS), "--largest-offset", "100")
+
+_documents = {}
+
+
+def document(*arguments):
+    """The JSON of a run with these arguments: one run per argument list, kept for every test that reads it."""
+    if arguments not in _documents:
+        _documents[arguments] = run_json(*arguments)
+    return _documents[arguments]
+
+
+_printed = {}
+
+
+def tables_and_document(*arguments):
+    """One run's printed tables and the JSON document it wrote beside them (--json-file), kept as document() keeps
+    its runs."""
+    if arguments not in _printed:
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "run.json")
+            printed = run(*arguments, "--json-file", path).stdout
+            with open(path) as file:
+                _printed[arguments] = printed, json.load(file)
+    return _printed[arguments]
+
+
+def seeds_document():
+    """The run over two seeds, whose tables are checked against its document too."""
+    return tables_and_document(*SEEDS)[1]
+
+
+def without_timing(document):
+    return {key: value for key, value in document.items() if key not in TIMING_KEYS}
+
+
+# ---- the turn, from its definition ----
+
+def frequencies(d):
+    """θ_i = 1/10000^(2i/d) radians per position, for the d/2 pairs of coordinates."""
+    return np.array([1.0 / 10000.0 ** (2 * i / d) for i in range(d // 2)])
+
+
+def turned(vector, position):
+    """The vector turned by its position: pair i, (x, y) in coordinates 2i and 2i + 1, turned by b = position·θ_i
+    the way chapter 6's shift map carries (sin a, cos a) to (sin(a + b), cos(a + b)):
+    x' = x cos b + y sin b, y' = y cos b − x sin b."""
+    vector = np.asarray(vector, dtype=float)
+    b = position * frequencies(len(vector))
+    x, y = vector[0::2], vector[1::2]
+    result = np.empty_like(vector)
+    result[0::2] = x * np.cos(b) + y * np.sin(b)
+    result[1::2] = y * np.cos(b) - x * np.sin(b)
+    return result
+
+
+def score_at_offset(q, k, offset):
+    """(q turned at m) · (k turned at n) with m − n = δ, worked out by hand: the turns by mθ and nθ leave a turn by
+    δθ between them, so each pair gives (q_x k_x + q_y k_y) cos δθ + (q_y k_x − q_x k_y) sin δθ, whatever m is."""
+    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    angle = offset * frequencies(len(q))
+    qx, qy, kx, ky = q[0::2], q[1::2], k[0::2], k[1::2]
+    return float(np.sum((qx * kx + qy * ky) * np.cos(angle) + (qy * kx - qx * ky) * np.sin(angle)))
+
+
+def chapter_6_encoding(position, d):
+    """PE(position): sine and cosine of position·θ_i in coordinates 2i and 2i + 1 (§3.5 of the paper)."""
+    encoding = np.empty(d)
+    encoding[0::2] = np.sin(position * frequencies(d))
+    encoding[1::2] = np.cos(position * frequencies(d))
+    return encoding
+
+
+# ---- what no model without positions can do ----
+
+def commonest_share(t, digits=DIGITS):
+    """The expected share of the commonest digit among t drawn uniformly: E[max count]/t. The chance that no digit
+    comes more than c times is t!/digits^t times the coefficient of x^t in (Σ_{i≤c} x^i/i!)^digits (the counts'
+    multinomial), and E[max count] = Σ_{c≥0} P(max count > c)."""
+    expected = 0.0
+    for c in range(t):
+        truncated = np.array([1.0 / math.factorial(i) for i in range(c + 1)])
+        power = np.array([1.0])
+        for _ in range(digits):
+            power = np.convolve(power, truncated)[:t + 1]
+        coefficient = power[t] if len(power) > t else 0.0
+        expected += 1.0 - math.factorial(t) / digits ** t * coefficient
+    return expected / t
+
+
+def best_without_positions(t):
+    """The most often a model with one layer, the causal mask and no positions can say the word `back` places
+    before position t. Its logits at t are a function of word t and of the set of words 0 … t (attention sums
+    over the keys whatever their order): of word t and the set of the t words before it. Those t words are drawn
+    independently, so given their set every order of them is as likely, and word t − back is any one of them
+    with its count's share: the commonest is the best guess."""
+    return commonest_share(t)
+
+
+def schemes_in(document):
+    return document["inputs"]["schemes"]
+
+
+def runs_of(document, scheme):
+    return [row for row in document["runs"] if row["scheme"] == scheme]
+
+
+class Turn(ProgramTest):
+    def check_turn(self, turn_document, q, k, placements, largest_offset):
+        turn = turn_document["turn"]
+        d = len(q)
+        scale = np.linalg.norm(q) * np.linalg.norm(k)
+        self.assertEqual(turn["query"], q)
+        self.assertEqual(turn["key"], k)
+        self.assertAlmostEqual(turn["unturned_score"], float(np.dot(q, k)), delta=1e-12 * scale)
+        np.testing.assert_allclose(turn["angles"], frequencies(d), rtol=1e-15, atol=0)
+        self.assertEqual([(row["query_position"], row["key_position"]) for row in turn["placements"]], placements)
+        for row in turn["placements"]:
+            m, n = row["query_position"], row["key_position"]
+            # Rounding: an angle p·θ is rounded to within p·2⁻⁵³ radians, here and in the program alike.
+            tolerance = 1e-14 * (1 + max(m, n)) * scale
+            with self.subTest(d=d, m=m, n=n):
+                self.assertEqual(row["offset"], m - n)
+                np.testing.assert_allclose(row["turned_query"], turned(q, m), rtol=0,
+                                           atol=1e-14 * (1 + m) * np.linalg.norm(q))
+                np.testing.assert_allclose(row["turned_key"], turned(k, n), rtol=0,
+                                           atol=1e-14 * (1 + n) * np.linalg.norm(k))
+                self.assertAlmostEqual(row["score"], float(np.dot(turned(q, m), turned(k, n))), delta=tolerance)
+                self.assertAlmostEqual(row["score"], score_at_offset(q, k, m - n), delta=tolerance)
+                # A turn keeps the length.
+                self.assertAlmostEqual(np.linalg.norm(row["turned_query"]), np.linalg.norm(q), delta=1e-13 * scale)
+        # Equal offsets, equal scores, wherever the two stand.
+        by_offset = {}
+        for row in turn["placements"]:
+            by_offset.setdefault(row["offset"], []).append(row)
+        for offset, rows in by_offset.items():
+            farthest = max(max(row["query_position"], row["key_position"]) for row in rows)
+            scores = [row["score"] for row in rows]
+            with self.subTest(d=d, offset=offset):
+                self.assertLessEqual(max(scores) - min(scores), 1e-14 * (1 + farthest) * scale)
+        # The score against the offset.
+        self.assertEqual(turn["offsets"], list(range(-largest_offset, largest_offset + 1)))
+        np.testing.assert_allclose(turn["scores"], [score_at_offset(q, k, offset) for offset in turn["offsets"]],
+                                   rtol=0, atol=1e-13 * (1 + largest_offset) * scale)
+        return by_offset
+
+    def test_the_reference_turns_chapter_6s_encoding_from_one_position_to_another(self):
+        # The reference above, before it judges the program: turning PE(a) by b gives PE(a + b).
+        for d in (2, 8, 64):
+            for a, b in ((0, 0), (0, 5), (3, 1), (250, 600)):
+                np.testing.assert_allclose(turned(chapter_6_encoding(a, d), b), chapter_6_encoding(a + b, d),
+                                           rtol=0, atol=1e-12)
+        # And its closed form in the offset is the dot product of the two turned vectors.
+        generator = np.random.default_rng(15)
+        q, k = generator.normal(size=16), generator.normal(size=16)
+        for m, n in ((0, 0), (7, 2), (2, 7), (500, 31)):
+            self.assertAlmostEqual(score_at_offset(q, k, m - n), float(np.dot(turned(q, m), turned(k, n))), delta=1e-11)
+
+    def test_the_toys_query_and_key(self):
+        # The toy's fish query (1, 1) and cat key (2, 0), at the default placements.
+        turn_document = document("--no-training")
+        self.assertFalse(turn_document["inputs"]["train"])
+        self.assertNotIn("runs", turn_document)
+        by_offset = self.check_turn(turn_document, [1.0, 1.0], [2.0, 0.0],
+                                    [(0, 0), (2, 0), (5, 3), (12, 10), (0, 2), (7, 9)], 40)
+        self.assertEqual(sorted(len(rows) for rows in by_offset.values()), [1, 2, 3])
+        # Width 2: one pair, turning by one radian per position; at the offset 0 the turns cancel: q · k = 2.
+        self.assertEqual(by_offset[0][0]["score"], 2.0)
+        # The offset's sign matters: turned the other way, the score is another.
+        self.assertGreater(abs(by_offset[2][0]["score"] - by_offset[-2][0]["score"]), 1.0)
+        # The default run that trains turns the same.
+        self.assertEqual(seeds_document()["turn"], turn_document["turn"])
+
+    def test_a_wider_turn_near_the_start_and_far_from_it(self):
+        by_offset = self.check_turn(document(*WIDE), WIDE_Q, WIDE_K, WIDE_PLACEMENTS, 100)
+        self.assertEqual(len(by_offset[3]), 3)
+        self.assertEqual(len(by_offset[0]), 2)
+        # Far from the start the turned vectors are nothing like the unturned ones, yet the score is the offset's.
+        far = by_offset[3][2]
+        self.assertEqual(far["query_position"], 100000)
+        self.assertGreater(np.abs(np.array(far["turned_query"]) - WIDE_Q).max(), 0.5)
+
+    def test_the_turn_of_the_book_runs_four_coordinates_wide(self):
+        # The chapter's run rotary_positions_turn: q = k = (1, 0, 0, 1), offsets up to 64.
+        turn_document = document("--no-training", "--q", "1,0,0,1", "--k", "1,0,0,1", "--largest-offset", "64")
+        self.check_turn(turn_document, [1.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0],
+                        [(0, 0), (2, 0), (5, 3), (12, 10), (0, 2), (7, 9)], 64)
+        # q = k: at the offset 0 the score is |q|² = 2, and no other offset reaches it (cos δ + cos δ/100 < 2).
+        scores = dict(zip(turn_document["turn"]["offsets"], turn_document["turn"]["scores"]))
+        self.assertAlmostEqual(scores[0], 2.0, delta=1e-15)
+        self.assertLess(max(score for offset, score in scores.items() if offset != 0), 2.0 - 1e-3)
+
+
+class Training(ProgramTest):
+    def check_runs(self, run_document):
+        """What every run's rows must be, whatever was learned."""
+        inputs = run_document["inputs"]
+        back, longest, tested_length, tested = (inputs[key] for key in ("back", "longest_trained", "tested_length",
+                                                                        "tested"))
+        self.assertEqual((inputs["vocabulary"], inputs["heads"], inputs["layers"]), (DIGITS, HEADS, LAYERS))
+        plan = [(scheme, seed) for scheme in inputs["schemes"] for seed in inputs["seeds"]]
+        self.assertEqual([(row["scheme"], row["seed"]) for row in run_document["runs"]], plan)
+        steps = inputs["training_steps"]
+        for row in run_document["runs"]:
+            accuracy = np.array(row["accuracy"])
+            with self.subTest(scheme=row["scheme"], seed=row["seed"]):
+                self.assertEqual(row["logged_steps"], sorted(set(range(100, steps + 1, 100)) | {steps}))
+                self.assertEqual(len(row["loss"]), len(row["logged_steps"]))
+                self.assertTrue(all(math.isfinite(loss) and loss > 0 for loss in row["loss"]))
+                self.assertEqual(len(accuracy), tested_length)
+                # No answer before position `back`: nothing to get right there.
+                self.assertEqual(accuracy[:back].tolist(), [0.0] * back)
+                # A share of the test sequences: a whole count over `tested`.
+                counts = accuracy * tested
+                np.testing.assert_allclose(counts, np.round(counts), rtol=0, atol=1e-9)
+                self.assertTrue(np.all((accuracy >= 0) & (accuracy <= 1)))
+                # The two summaries are the means over the positions they name.
+                self.assertAlmostEqual(row["accuracy_trained"], float(np.mean(accuracy[back:longest])), delta=1e-12)
+                if tested_length > longest:
+                    self.assertAlmostEqual(row["accuracy_beyond"], float(np.mean(accuracy[longest:])), delta=1e-12)
+                weights = np.array(row["attention_on_answer"])
+                self.assertEqual(len(weights), tested_length)
+                self.assertEqual(weights[:back].tolist(), [0.0] * back)
+                self.assertTrue(np.all((weights >= 0) & (weights <= 1 + 1e-12)))
+                self.assertIn(row["looking_head"], range(HEADS))
+                self.assertEqual(len(row["score_by_offset"]), tested_length)
+                self.assertTrue(all(math.isfinite(score) for score in row["score_by_offset"]))
+        self.assertGreater(run_document["seconds"], 0)
+
+    def check_no_positions_bound(self, run_document):
+        """A model without positions is right no more often than the commonest earlier word allows, at each
+        position (up to four standard deviations of a share of `tested` sequences), and on average (to 0.05)."""
+        inputs = run_document["inputs"]
+        back, longest, tested = inputs["back"], inputs["longest_trained"], inputs["tested"]
+        for row in runs_of(run_document, "none"):
+            accuracy = row["accuracy"]
+            bounds = [best_without_positions(t) for t in range(back, len(accuracy))]
+            for t, bound in zip(range(back, len(accuracy)), bounds):
+                with self.subTest(seed=row["seed"], position=t):
+                    self.assertLessEqual(accuracy[t], bound + 4 * math.sqrt(bound * (1 - bound) / tested))
+            self.assertLessEqual(row["accuracy_trained"], np.mean(bounds[:longest - back]) + 0.05)
+
+    def test_the_bound_without_positions_by_hand(self):
+        # Three digits: all different (72 %), one pair (27 %), all three equal (1 %): E[max count] = 1.29.
+        self.assertAlmostEqual(commonest_share(3), (0.72 * 1 + 0.27 * 2 + 0.01 * 3) / 3, delta=1e-15)
+        self.assertAlmostEqual(commonest_share(1), 1.0, delta=1e-15)
+        self.assertAlmostEqual(commonest_share(2), (0.9 * 1 + 0.1 * 2) / 2, delta=1e-15)
+        # Against counting: 20 000 draws of 12 digits.
+        draws = np.random.default_rng(3).integers(0, DIGITS, size=(20000, 12))
+        counted = np.mean([np.bincount(draw, minlength=DIGITS).max() for draw in draws]) / 12
+        self.assertAlmostEqual(commonest_share(12), counted, delta=0.005)
+
+    @unittest.skipIf(SLOW, "three trainings of 1000 steps take over a minute under the sanitizers")
+    def test_the_books_run(self):
+        run_document = document()
+        inputs = run_document["inputs"]
+        self.assertEqual(inputs["schemes"], SCHEMES)
+        self.assertEqual(inputs["seeds"], [1])
+        self.assertEqual((inputs["training_steps"], inputs["back"], inputs["longest_trained"], inputs["tested_length"],
+                          inputs["tested"]), (1000, BACK, LONGEST_TRAINED, TESTED_LENGTH, TESTED))
+        self.check_runs(run_document)
+        self.check_no_positions_bound(run_document)
+        best_trained_without = float(np.mean([best_without_positions(t) for t in range(BACK, LONGEST_TRAINED)]))
+        for scheme in ("added", "rotary"):
+            (row,) = runs_of(run_document, scheme)
+            with self.subTest(scheme=scheme):
+                # A model with positions can copy the word `back` places back exactly; after 1000 steps both get it
+                # right at least 9 times in 10 at every length they were trained on: three times what no model
+                # without positions can do there (about 0.30), and nine times chance (0.1).
+                self.assertGreaterEqual(min(row["accuracy"][BACK:LONGEST_TRAINED]), 0.9)
+                self.assertGreater(row["accuracy_trained"], 3 * best_trained_without)
+                self.assertLess(row["loss"][-1], row["loss"][0] / 10)
+                self.assertGreater(row["accuracy_trained"], runs_of(run_document, "none")[0]["accuracy_trained"] + 0.5)
+                # Its summary says it holds every trained position.
+                self.assertGreaterEqual(run_document["schemes"][scheme]["holds_until"], LONGEST_TRAINED)
+        self.assertIn(run_document["better_beyond"], ("added", "rotary", "too close to call"))
+
+    def test_over_seeds_the_summaries_and_the_verdict_follow_from_the_rows(self):
+        printed, run_document = tables_and_document(*SEEDS)
+        self.check_runs(run_document)
+        self.check_no_positions_bound(run_document)
+        inputs = run_document["inputs"]
+        self.assertEqual(inputs["seeds"], [1, 2])
+        back, tested_length, holds = inputs["back"], inputs["tested_length"], run_document["holds"]
+        self.assertEqual(sorted(run_document["schemes"]), sorted(SCHEMES))
+        for scheme in SCHEMES:
+            rows = runs_of(run_document, scheme)
+            summary = run_document["schemes"][scheme]
+            with self.subTest(scheme=scheme):
+                self.assertEqual(len(rows), 2)
+                for key in ("accuracy_trained", "accuracy_beyond"):
+                    values = [row[key] for row in rows]
+                    self.assertAlmostEqual(summary[key]["median"], float(np.median(values)), delta=1e-15)
+                    self.assertEqual((summary[key]["best"], summary[key]["worst"]), (max(values), min(values)))
+                accuracy = np.array([row["accuracy"] for row in rows])
+                np.testing.assert_allclose(summary["accuracy_median"], np.median(accuracy, axis=0), rtol=0, atol=1e-15)
+                self.assertEqual(summary["accuracy_best"], accuracy.max(axis=0).tolist())
+                self.assertEqual(summary["accuracy_worst"], accuracy.min(axis=0).tolist())
+                np.testing.assert_allclose(summary["attention_on_answer_median"],
+                                           np.median([row["attention_on_answer"] for row in rows], axis=0),
+                                           rtol=0, atol=1e-15)
+                below = [t for t in range(back, tested_length) if np.median(accuracy[:, t]) < holds]
+                self.assertEqual(summary["holds_until"], below[0] if below else tested_length)
+        # The spread rule: one way of giving positions is better beyond the trained lengths only if every seed of
+        # it did better there than every seed of the other.
+        rotary = [row["accuracy_beyond"] for row in runs_of(run_document, "rotary")]
+        added = [row["accuracy_beyond"] for row in runs_of(run_document, "added")]
+        expected = ("rotary" if min(rotary) > max(added) else "added" if min(added) > max(rotary)
+                    else "too close to call")
+        self.assertEqual(run_document["better_beyond"], expected)
+        self.assertIn(f"by the spread rule: {expected}\n", printed)
+        if not SLOW:
+            # 300 steps: twice what no model without positions can do at the trained lengths, on every seed.
+            best_trained_without = float(np.mean([best_without_positions(t) for t in range(BACK, LONGEST_TRAINED)]))
+            for scheme in ("added", "rotary"):
+                for row in runs_of(run_document, scheme):
+                    self.assertGreater(row["accuracy_trained"], 2 * best_trained_without)
+
+        # The tables are the document's: the turn's scores to 4 decimals, each scheme's median [worst, best] to 0.1 %.
+        placements = run_document["turn"]["placements"]
+        turn_lines = printed.split("turned q · turned k\n")[1].split("\n\n")[0].splitlines()
+        self.assertEqual(len(turn_lines), len(placements))
+        for line, row in zip(turn_lines, placements):
+            m, n, offset, score = line.split()
+            self.assertEqual((int(m), int(n), int(offset)), (row["query_position"], row["key_position"], row["offset"]))
+            self.assertAlmostEqual(float(score), row["score"], delta=5e-5)
+        found = {}
+        for line in printed.splitlines():
+            match = re.fullmatch(r"  (added|rotary|none) +(\S+) % \[(\S+), (\S+)\] +(\S+) % \[(\S+), (\S+)\] +(\d+)",
+                                 line)
+            if match:
+                found[match[1]] = [float(value) for value in match.groups()[1:7]] + [int(match[8])]
+        self.assertEqual(sorted(found), sorted(SCHEMES))
+        for scheme, values in found.items():
+            summary = run_document["schemes"][scheme]
+            shown = [100 * summary[key][which] for key in ("accuracy_trained", "accuracy_beyond")
+                     for which in ("median", "worst", "best")]
+            np.testing.assert_allclose(values[:6], shown, rtol=0, atol=0.05 + 1e-9)
+            self.assertEqual(values[6], summary["holds_until"])
+
+    def test_a_training_alone_is_its_row_of_the_table(self):
+        # Trained alone, in a process of its own, or beside five others on the processors: the same numbers.
+        alone = document(*ALONE)
+        self.check_runs(alone)
+        self.assertEqual(alone["inputs"]["schemes"], ["rotary"])
+        self.assertNotIn("better_beyond", alone)  # only one way of giving positions: nothing to compare
+        self.assertEqual(list(alone["schemes"]), ["rotary"])
+        (row,) = alone["runs"]
+        (beside,) = [other for other in runs_of(seeds_document(), "rotary") if other["seed"] == 2]
+        self.assertEqual(row, beside)
+        # The document --json-file writes beside the tables is the one --json prints, but for the seconds it took.
+        self.assertEqual(without_timing(tables_and_document(*ALONE)[1]), without_timing(alone))
+
+    def test_other_lengths_and_another_task(self):
+        # Say the digit 5 places back, trained on up to 9 digits and tested on 9.
+        steps = "10" if SLOW else "100"
+        run_document = document("--back", "5", "--longest-trained", "9", "--tested-length", "9",
+                                "--schemes", "none,added", "--training-steps", steps)
+        self.assertEqual((run_document["inputs"]["back"], run_document["inputs"]["tested_length"]), (5, 9))
+        self.check_runs(run_document)
+        self.check_no_positions_bound(run_document)
+        self.assertNotIn("better_beyond", run_document)
+
+
+class CommandLine(ProgramTest):
+    def test_help(self):
+        self.assert_help_lists("--q", "--k", "--placements", "--largest-offset", "--schemes", "--seeds",
+                               "--training-steps", "--back", "--longest-trained", "--tested-length", "--no-training",
+                               "--json", "--json-file")
+
+    def test_bad_inputs(self):
+        self.assert_each_refused([
+            (["--q", "1,2,3"], "--q"),                        # an odd width: a coordinate without its pair
+            (["--q", "1,2,3,4", "--k", "1,2"], "--k"),        # widths differ
+            (["--k", "1,2,3,4"], "--k"),                      # against the default query, 2 wide
+            (["--q", "nan,1"], "--q"),
+            (["--k", "1,inf"], "--k"),
+            (["--q", "1e7,0"], "--q"),
+            (["--q", ",".join(["1"] * 66)], "--q"),
+            (["--placements", "0,-1"], "--placements"),      # a negative position
+            (["--placements", "1.5,0"], "--placements"),      # not a whole number
+            (["--placements", "1,2,3"], "--placements"),      # three columns
+            (["--placements", "1,2;3"], "--placements"),      # a row short
+            (["--placements", "nan,0"], "--placements"),
+            (["--placements", "100001,0"], "--placements"),
+            (["--placements", ";".join(["1,1"] * 21)], "--placements"),
+            (["--largest-offset", "0"], "--largest-offset"),
+            (["--largest-offset", "1001"], "--largest-offset"),
+            (["--schemes", "added,rotery"], "--schemes"),    # unknown
+            (["--schemes", "rotary,none,rotary"], "--schemes"),  # repeated
+            (["--schemes", ""], "--schemes"),
+            (["--seeds", "one"], "--seeds"),
+            (["--seeds", "1,,2"], "--seeds"),
+            (["--seeds", "-1"], "--seeds"),
+            (["--seeds", ",".join(map(str, range(11)))], "--seeds"),
+            (["--training-steps", "0"], "--training-steps"),
+            (["--training-steps", "20001"], "--training-steps"),
+            (["--back", "0"], "--back"),
+            (["--back", "9"], "--back"),
+            (["--back", "5", "--longest-trained", "5"], "--longest-trained"),  # below --back + 1
+            (["--longest-trained", "3"], "--longest-trained"),                 # below the default --back + 1
+            (["--longest-trained", "20", "--tested-length", "19"], "--tested-length"),  # below --longest-trained
+            (["--tested-length", "15"], "--tested-length"),
+            (["--tested-length", "129"], "--tested-length"),
+            (["--no-training", "--seeds", "1"], "--seeds"),
+            (["--no-training", "--schemes", "rotary"], "--schemes"),
+        ])
+        # The refusal names what was typed.
+        self.assert_refused(["--schemes", "added,rotery"], "rotery")
+        self.assert_refused(["--schemes", "rotary,none,rotary"], "twice")
+
+
+if __name__ == "__main__":
+    unittest.main()
