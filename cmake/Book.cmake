@@ -135,6 +135,12 @@ function(book_chapter)
     # (A run given as a list of arguments has no json_file: GET fails quietly
     # and leaves `timed` as ...-NOTFOUND, which is false.)
     string(JSON timed ERROR_VARIABLE no_json_file GET "${runs_json}" runs ${run_name} json_file)
+    # "timed": false says that a json_file run's varying numbers are no claim about speed (a training's
+    # seconds): it need not wait, and the page's module may read it (chapter 16 ships its grid's runs).
+    string(JSON timed_setting ERROR_VARIABLE no_timed_setting GET "${runs_json}" runs ${run_name} timed)
+    if(NOT no_timed_setting)
+      set(timed ${timed_setting})
+    endif()
     set(timing_options "")
     if(timed)
       set(timing_options DEPENDS book_compiled JOB_POOL book_timing)
@@ -212,18 +218,26 @@ endfunction()
 # with none); FIELDS: the SavedModel's members in order, as name:kind. The
 # chapter declares `const std::vector<SavedModel>& models_for_the_page();` under
 # __EMSCRIPTEN__; the source written here defines it, in the page's module only.
+# FROM_RUN <run> LIST <key> instead of RUNS: the models are the list under
+# <key> in the JSON of the chapter's captured run <run>, read and not trained
+# again (chapter 16 ships its grid's runs so).
 function(book_models_for_the_page)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "PROGRAM;HEADER;NAMESPACE" "RUNS;FIELDS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "PROGRAM;HEADER;NAMESPACE;FROM_RUN;LIST" "RUNS;FIELDS")
   set(out ${PROJECT_BINARY_DIR}/page/generated/${arg_PROGRAM}_models.cpp)
   set(run_arguments "")
   foreach(run IN LISTS arg_RUNS)
     list(APPEND run_arguments "--run=${run}")
   endforeach()
+  set(depends ${arg_PROGRAM})
+  if(arg_FROM_RUN)  # the models are a list in a run the book captures: read, not trained again
+    set(run_arguments --from-json ${BOOK_OUTPUTS_DIR}/${arg_FROM_RUN}.json --list ${arg_LIST})
+    set(depends ${BOOK_OUTPUTS_DIR}/${arg_FROM_RUN}.json)
+  endif()
   add_custom_command(OUTPUT ${out}
     COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/models_for_the_page.py
             --program $<TARGET_FILE:${arg_PROGRAM}> --out ${out} --header ${arg_HEADER}
             --namespace ${arg_NAMESPACE} ${run_arguments} --fields ${arg_FIELDS}
-    DEPENDS ${arg_PROGRAM} ${PROJECT_SOURCE_DIR}/tools/models_for_the_page.py
+    DEPENDS ${depends} ${PROJECT_SOURCE_DIR}/tools/models_for_the_page.py
     COMMENT "Training ${arg_PROGRAM}'s models for the page"
     VERBATIM)
   set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SOURCES ${out})

@@ -19,6 +19,10 @@ digit. With the native model, the page shows the native program's numbers.
 Each field is name:kind, in the order of the SavedModel's members, name being
 the key in the program's JSON; the kinds are text, real, reals, integer and
 integers. cmake/Book.cmake's book_models_for_the_page() calls this.
+
+With --from-json and --list it trains nothing: it reads the models from a
+list in the JSON document of a run the build has already captured (chapter
+16 ships the grid's runs so). The kinds then include boolean.
 """
 import argparse
 import json
@@ -62,8 +66,15 @@ def integer_literal(value) -> str:
     return str(value)
 
 
+def boolean_literal(value) -> str:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return "true" if value else "false"
+
+
 KINDS = {
     "text": text_field,
+    "boolean": boolean_literal,
     "real": real_literal,
     "integer": integer_literal,
     "reals": lambda values: "{" + ", ".join(real_literal(value) for value in values) + "}",
@@ -94,10 +105,14 @@ def main():
     parser.add_argument("--namespace", required=True)
     parser.add_argument("--run", action="append", default=[],
                         help="the arguments of one training, as one string (default: one, with none)")
+    parser.add_argument("--from-json", help="instead of training: the JSON document of a run the build captured")
+    parser.add_argument("--list", help="with --from-json: the key of its list of models")
     parser.add_argument("--fields", nargs="+", type=field, required=True)
     options = parser.parse_args()
     models = []
-    for run in options.run or [""]:
+    if options.from_json:
+        models = json.loads(pathlib.Path(options.from_json).read_text())[options.list]
+    for run in [] if options.from_json else options.run or [""]:
         printed = subprocess.run([options.program, *shlex.split(run), "--model-for-the-page"],
                                  check=True, capture_output=True, text=True).stdout
         models.append(json.loads(printed))

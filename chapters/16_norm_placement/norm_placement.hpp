@@ -106,6 +106,23 @@ TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, lon
 /// Every run of the grid, one per processor at a time, and each cell's summary.
 Result compute(const Inputs& inputs, const Progress& progress = {});
 
+/// One run of the grid as the build ships it to the page (models_for_the_page.py, from the captured grid run):
+/// the members in the order of the JSON's keys.
+struct SavedModel {
+  std::string layout;
+  long long warmup = 0;
+  double learning_rate = 0.0;
+  std::uint64_t seed = 0;
+  double untrained_loss = 0.0;
+  std::vector<long long> logged_steps;
+  std::vector<double> loss;
+  long long stopped_at = 0;
+  double final_loss = 0.0;
+  bool diverged = false;
+  double accuracy = 0.0;
+  bool learned = false;
+};
+
 // Front ends (norm_placement_output.cpp)
 nlohmann::json to_json(const Result& result);
 std::string tables(const Result& result);
