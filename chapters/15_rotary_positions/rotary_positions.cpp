@@ -205,7 +205,10 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
   const Eigen::Index head_width = inputs.shape.d_model / inputs.shape.heads;
   run.turn_between = static_cast<double>(run.rival_offset - inputs.back) * attention::angular_frequency(0, head_width);
   run.full_turns = std::llround(run.turn_between / full_turn);
-  run.turn_from_answer = run.turn_between - static_cast<double>(run.full_turns) * full_turn;
+  for (Eigen::Index i = 0; 2 * i < head_width; ++i) {
+    const double pair_turn = static_cast<double>(run.rival_offset - inputs.back) * attention::angular_frequency(i, head_width);
+    run.pair_turns_from_answer.push_back(std::abs(pair_turn - std::round(pair_turn / full_turn) * full_turn));
+  }
   double trained = 0.0, beyond = 0.0;
   for (Eigen::Index t = 0; t < inputs.tested_length; ++t) {
     const double share = right[static_cast<std::size_t>(t)] / static_cast<double>(inputs.tested);

@@ -81,7 +81,8 @@ struct TrainedRun {
   Eigen::Index rival_offset = 0;           // the offset, other than `back`, that head scores highest
   double turn_between = 0.0;               // how far pair 0 turns between offset `back` and it, in radians
   long long full_turns = 0;                // … that many whole turns, nearest
-  double turn_from_answer = 0.0;           // … and this much more or less (radians, −π to π)
+  std::vector<double> pair_turns_from_answer;  // for every pair of the head: how far (radians, ≥ 0) its turn
+                                               // between offset `back` and the rival is from a whole number of turns
   double accuracy_trained = 0.0;        // over the positions a training sequence has (back … longest − 1)
   double accuracy_beyond = 0.0;         // over the positions it never has (longest … tested_length − 1)
   double seconds = 0.0;

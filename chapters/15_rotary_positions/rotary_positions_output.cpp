@@ -58,6 +58,7 @@ struct SchemeSummary {
   std::vector<double> attention_median;                                // per position
   Eigen::Index holds_until = 0;  // the first position from `back` on where the median accuracy falls below `holds`
   std::vector<Eigen::Index> rival_offsets;  // each seed's
+  const TrainedRun* first = nullptr;         // the run of the first seed, the chapter's example
 };
 
 std::vector<SchemeSummary> summaries(const Result& result) {
@@ -70,6 +71,7 @@ std::vector<SchemeSummary> summaries(const Result& result) {
     }
     SchemeSummary summary;
     summary.scheme = scheme;
+    summary.first = runs.front();
     std::vector<double> trained, beyond;
     for (const TrainedRun* run : runs) {
       trained.push_back(run->accuracy_trained), beyond.push_back(run->accuracy_beyond);
@@ -159,7 +161,8 @@ nlohmann::json to_json(const Result& result) {
                     {"loss", run.loss}, {"accuracy", run.accuracy}, {"attention_on_answer", run.attention_on_answer},
                     {"looking_head", run.looking_head}, {"score_by_offset", run.score_by_offset},
                     {"rival_offset", run.rival_offset}, {"turn_between", run.turn_between},
-                    {"full_turns", run.full_turns}, {"turn_from_answer", run.turn_from_answer},
+                    {"full_turns", run.full_turns},
+                    {"pair_turns_from_answer", run.pair_turns_from_answer},
                     {"accuracy_trained", run.accuracy_trained}, {"accuracy_beyond", run.accuracy_beyond}});
     seconds += run.seconds;
   }
@@ -172,7 +175,11 @@ nlohmann::json to_json(const Result& result) {
         {"accuracy_median", summary.accuracy_median}, {"accuracy_best", summary.accuracy_best},
         {"accuracy_worst", summary.accuracy_worst}, {"attention_on_answer_median", summary.attention_median},
         {"holds_up_to", summary.holds_until - 1}, {"rival_offsets", summary.rival_offsets},
-        {"rival_summary", rival_summary(summary.rival_offsets)}};
+        {"rival_summary", rival_summary(summary.rival_offsets)},
+        {"first_seed",
+         {{"seed", summary.first->seed}, {"rival_offset", summary.first->rival_offset},
+          {"turn_between", summary.first->turn_between}, {"full_turns", summary.first->full_turns},
+          {"pair_turns_from_answer", summary.first->pair_turns_from_answer}}}};
   }
   json["schemes"] = by_scheme;
   if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {

@@ -267,6 +267,31 @@ class Training(ProgramTest):
                 self.assertIn(row["looking_head"], range(HEADS))
                 self.assertEqual(len(row["score_by_offset"]), tested_length)
                 self.assertTrue(all(math.isfinite(score) for score in row["score_by_offset"]))
+                # The rival: the highest score at any offset but `back`; how far each pair of the head turns
+                # between the two, against a whole number of turns (pair i turns 10000^(-2i/d_k) per place).
+                scores = np.array(row["score_by_offset"])
+                others = [offset for offset in range(tested_length) if offset != back]
+                self.assertEqual(row["rival_offset"], max(others, key=lambda offset: (scores[offset], -offset)))
+                gap = row["rival_offset"] - back
+                self.assertAlmostEqual(row["turn_between"], gap, delta=1e-12)  # pair 0: 1 radian per place
+                self.assertEqual(row["full_turns"], round(gap / (2 * math.pi)))
+                head_width = inputs["head_width"]
+                turns = gap * 10000.0 ** (-2.0 * np.arange(head_width // 2) / head_width)
+                expected = np.abs(turns - 2 * math.pi * np.round(turns / (2 * math.pi)))
+                np.testing.assert_allclose(row["pair_turns_from_answer"], expected, rtol=0, atol=1e-12)
+        for scheme in inputs["schemes"]:
+            first = runs_of(run_document, scheme)[0]
+            summary = run_document["schemes"][scheme]
+            with self.subTest(scheme=scheme):
+                self.assertEqual(summary["first_seed"]["seed"], inputs["seeds"][0])
+                for key in ("rival_offset", "turn_between", "full_turns", "pair_turns_from_answer"):
+                    self.assertEqual(summary["first_seed"][key], first[key])
+                offsets = [row["rival_offset"] for row in runs_of(run_document, scheme)]
+                self.assertEqual(summary["rival_offsets"], offsets)
+                if len(set(offsets)) == 1:
+                    self.assertTrue(summary["rival_summary"].startswith(f"offset {offsets[0]}"))
+                else:
+                    self.assertTrue(summary["rival_summary"].startswith("offsets "))
         self.assertGreater(run_document["seconds"], 0)
 
     def check_no_positions_bound(self, run_document):
@@ -335,7 +360,7 @@ class Training(ProgramTest):
                 self.assertLess(row["loss"][-1], row["loss"][0] / 10)
                 self.assertGreater(row["accuracy_trained"], runs_of(run_document, "none")[0]["accuracy_trained"] + 0.5)
                 # Its summary says it holds every trained position.
-                self.assertGreaterEqual(run_document["schemes"][scheme]["holds_until"], LONGEST_TRAINED)
+                self.assertGreaterEqual(run_document["schemes"][scheme]["holds_up_to"], LONGEST_TRAINED - 1)
         self.assertIn(run_document["better_beyond"], ("added", "rotary", "too close to call"))
 
     def test_over_seeds_the_summaries_and_the_verdict_follow_from_the_rows(self):
@@ -363,7 +388,7 @@ class Training(ProgramTest):
                                            np.median([row["attention_on_answer"] for row in rows], axis=0),
                                            rtol=0, atol=1e-15)
                 below = [t for t in range(back, tested_length) if np.median(accuracy[:, t]) < holds]
-                self.assertEqual(summary["holds_until"], below[0] if below else tested_length)
+                self.assertEqual(summary["holds_up_to"], (below[0] if below else tested_length) - 1)
         self.check_verdict(run_document, printed)
         if not SLOW:
             # 300 steps: twice what no model without positions can do at the trained lengths, on every seed.
@@ -382,17 +407,21 @@ class Training(ProgramTest):
             self.assertAlmostEqual(float(score), row["score"], delta=5e-5)
         found = {}
         for line in printed.splitlines():
-            match = re.fullmatch(r"  (added|rotary|none) +(\S+) % \[(\S+), (\S+)\] +(\S+) % \[(\S+), (\S+)\] +(\d+)",
+            match = re.fullmatch(r"  (added|rotary|none) +(\S+) % \[(\S+), (\S+)\] +(\S+) % \[(\S+), (\S+)\] +(\d+|-)",
                                  line)
             if match:
-                found[match[1]] = [float(value) for value in match.groups()[1:7]] + [int(match[8])]
+                found[match[1]] = [float(value) for value in match.groups()[1:7]] + [match[8]]
         self.assertEqual(sorted(found), sorted(SCHEMES))
         for scheme, values in found.items():
             summary = run_document["schemes"][scheme]
             shown = [100 * summary[key][which] for key in ("accuracy_trained", "accuracy_beyond")
                      for which in ("median", "worst", "best")]
             np.testing.assert_allclose(values[:6], shown, rtol=0, atol=0.05 + 1e-9)
-            self.assertEqual(values[6], summary["holds_until"])
+            # The last position held, or "-" when not even the first position with an answer is.
+            if values[6] == "-":
+                self.assertLess(summary["holds_up_to"], inputs["back"])
+            else:
+                self.assertEqual(int(values[6]), summary["holds_up_to"])
 
     def test_a_training_alone_is_its_row_of_the_table(self):
         # Trained alone, in a process of its own, or beside five others on the processors: the same numbers.
