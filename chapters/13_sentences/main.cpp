@@ -13,11 +13,9 @@
 // this file reads the command line and prints.
 #include <iostream>
 
-#include <fmt/format.h>
-
 #include "program/command_line.hpp"
 #include "program/json_flags.hpp"
-#include "program/progress_line.hpp"
+#include "program/trainings.hpp"
 #include "sentences.hpp"
 
 int main(int argc, char** argv) {
@@ -36,14 +34,7 @@ int main(int argc, char** argv) {
       return;
     }
     program::ProgressLine line;
-    sentences::Progress progress;
-    if (line.shown()) {
-      progress = [&line](long long step, long long steps, double seconds) {
-        const double left = seconds / static_cast<double>(step) * static_cast<double>(steps - step);
-        line.update(fmt::format("step {}/{}  {} left", step, steps, program::duration_text(left)));
-        if (step == steps) std::cerr << '\n';
-      };
-    }
+    const sentences::Progress progress = program::step_progress(line);
     const sentences::Inputs inputs = flags.read();
     if (!inputs.seeds.empty()) {
       const sentences::SeedsResult result = sentences::compute_over_seeds(inputs, progress);

@@ -17,7 +17,7 @@
 #include "attention/stopwatch.hpp"
 #include "attention/worker_threads.hpp"
 #include "chapters/13_sentences/grammar.hpp"
-#include "program/processors.hpp"
+#include "program/trainings.hpp"
 
 namespace generating {
 
@@ -397,30 +397,17 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
     }
   }
   result.runs.resize(plan.size());
-  // The trainings are independent: one per processor at a time (the page has one). Each run's numbers are the
-  // same whichever processor trains it; only its seconds depend on what else runs.
-#ifdef __EMSCRIPTEN__
-  const unsigned shares = 1;
-#else
-  const unsigned shares = std::min<unsigned>(program::usable_processors(), static_cast<unsigned>(plan.size()));
-#endif
-  const auto per_share = static_cast<long long>((plan.size() + shares - 1) / shares);
-  attention::run_shares(shares, [&](unsigned share) {
-    long long done = 0;
-    for (std::size_t r = share; r < plan.size(); r += shares, ++done) {
-      const Progress overall = [&](long long step, long long steps, double seconds) {
-        if (progress && share == 0) progress(done * steps + step, per_share * steps, seconds);
-      };
-      const std::shared_ptr<const Trained> trained = train(plan[r], overall);
-      SeedRun& run = result.runs[r];
-      run.seed = plan[r].model_seed;
-      run.key_value_heads = plan[r].key_value_heads;
-      run.parameters = static_cast<long long>(parameter_values(trained->weights, run.key_value_heads).size());
-      run.cache_numbers = attention::key_value_cache_numbers(plan[r].shape.layers, 1, run.key_value_heads,
-                                                             plan[r].shape.d_model / plan[r].shape.heads);
-      run.quality = trained->quality;
-      run.seconds = trained->seconds;
-    }
+  // The trainings are independent: one per processor at a time (program/trainings.hpp).
+  program::run_trainings(plan.size(), progress, [&](std::size_t r, const program::StepProgress& overall) {
+    const std::shared_ptr<const Trained> trained = train(plan[r], overall);
+    SeedRun& run = result.runs[r];
+    run.seed = plan[r].model_seed;
+    run.key_value_heads = plan[r].key_value_heads;
+    run.parameters = static_cast<long long>(parameter_values(trained->weights, run.key_value_heads).size());
+    run.cache_numbers = attention::key_value_cache_numbers(plan[r].shape.layers, 1, run.key_value_heads,
+                                                           plan[r].shape.d_model / plan[r].shape.heads);
+    run.quality = trained->quality;
+    run.seconds = trained->seconds;
   });
   return result;
 }

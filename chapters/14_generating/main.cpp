@@ -13,12 +13,10 @@
 // command line and prints.
 #include <iostream>
 
-#include <fmt/format.h>
-
 #include "generating.hpp"
 #include "program/command_line.hpp"
 #include "program/json_flags.hpp"
-#include "program/progress_line.hpp"
+#include "program/trainings.hpp"
 
 int main(int argc, char** argv) {
   program::CommandLine command_line{
@@ -37,14 +35,7 @@ int main(int argc, char** argv) {
       return;
     }
     program::ProgressLine line;
-    generating::Progress progress;
-    if (line.shown()) {
-      progress = [&line](long long step, long long steps, double seconds) {
-        const double left = seconds / static_cast<double>(step) * static_cast<double>(steps - step);
-        line.update(fmt::format("step {}/{}  {} left", step, steps, program::duration_text(left)));
-        if (step == steps) std::cerr << '\n';
-      };
-    }
+    const generating::Progress progress = program::step_progress(line);
     const generating::Inputs inputs = flags.read();
     if (!inputs.seeds.empty()) {
       const generating::SeedsResult result = generating::compute_over_seeds(inputs, progress);

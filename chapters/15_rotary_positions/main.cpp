@@ -10,13 +10,9 @@
 // While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
 // The computation is in rotary_positions.cpp, the JSON, tables and flags in rotary_positions_output.cpp; this
 // file reads the command line and prints.
-#include <iostream>
-
-#include <fmt/format.h>
-
 #include "program/command_line.hpp"
 #include "program/json_flags.hpp"
-#include "program/progress_line.hpp"
+#include "program/trainings.hpp"
 #include "rotary_positions.hpp"
 
 int main(int argc, char** argv) {
@@ -30,14 +26,7 @@ int main(int argc, char** argv) {
                                   "also write the JSON document to this file, from the same run as the tables");
   return command_line.run(argc, argv, [&] {
     program::ProgressLine line;
-    rotary_positions::Progress progress;
-    if (line.shown()) {
-      progress = [&line](long long step, long long steps, double seconds) {
-        const double left = seconds / static_cast<double>(step) * static_cast<double>(steps - step);
-        line.update(fmt::format("step {}/{}  {} left", step, steps, program::duration_text(left)));
-        if (step == steps) std::cerr << '\n';
-      };
-    }
+    const rotary_positions::Progress progress = program::step_progress(line);
     const rotary_positions::Result result = rotary_positions::compute(flags.read(), progress);
     output.print([&] { return rotary_positions::to_json(result); }, [&] { return rotary_positions::tables(result); });
   });

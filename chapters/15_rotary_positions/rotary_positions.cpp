@@ -10,7 +10,7 @@
 #include "attention/positional_encoding.hpp"
 #include "attention/rotary.hpp"
 #include "attention/worker_threads.hpp"
-#include "program/processors.hpp"
+#include "program/trainings.hpp"
 
 namespace rotary_positions {
 
@@ -239,22 +239,9 @@ Result compute(const Inputs& inputs, const Progress& progress) {
     for (const std::uint64_t seed : inputs.seeds) plan.emplace_back(scheme, seed);
   }
   result.runs.resize(plan.size());
-  // The trainings are independent: one per processor at a time. Each run's numbers are the same whichever
-  // processor trains it; only its seconds depend on what else runs.
-#ifdef __EMSCRIPTEN__
-  const unsigned shares = 1;
-#else
-  const unsigned shares = std::min<unsigned>(program::usable_processors(), static_cast<unsigned>(plan.size()));
-#endif
-  const auto per_share = static_cast<long long>((plan.size() + shares - 1) / shares);
-  attention::run_shares(shares, [&](unsigned share) {
-    long long done = 0;
-    for (std::size_t r = share; r < plan.size(); r += shares, ++done) {
-      const Progress overall = [&](long long step, long long steps, double seconds) {
-        if (progress && share == 0) progress(done * steps + step, per_share * steps, seconds);
-      };
-      result.runs[r] = train(inputs, plan[r].first, plan[r].second, overall);
-    }
+  // The trainings are independent: one per processor at a time (program/trainings.hpp).
+  program::run_trainings(plan.size(), progress, [&](std::size_t r, const program::StepProgress& overall) {
+    result.runs[r] = train(inputs, plan[r].first, plan[r].second, overall);
   });
   return result;
 }

@@ -20,6 +20,7 @@
 #include "attention/matrix.hpp"
 #include "attention/token_classifier.hpp"
 #include "program/command_line.hpp"
+#include "program/trainings.hpp"
 
 namespace rotary_positions {
 
@@ -95,7 +96,7 @@ struct Result {
   long long parameters = 0;
 };
 
-using Progress = std::function<void(long long done, long long total, double seconds)>;
+using Progress = program::StepProgress;  // step, steps, seconds so far
 
 /// The turn of the worked example, and the score against the offset.
 Turn turn(const Inputs& inputs);

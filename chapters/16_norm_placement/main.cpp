@@ -10,14 +10,10 @@
 // While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
 // The computation is in norm_placement.cpp, the JSON, tables and flags in norm_placement_output.cpp; this file
 // reads the command line and prints.
-#include <iostream>
-
-#include <fmt/format.h>
-
 #include "norm_placement.hpp"
 #include "program/command_line.hpp"
 #include "program/json_flags.hpp"
-#include "program/progress_line.hpp"
+#include "program/trainings.hpp"
 
 int main(int argc, char** argv) {
   program::CommandLine command_line{
@@ -30,14 +26,7 @@ int main(int argc, char** argv) {
                                   "also write the JSON document to this file, from the same run as the tables");
   return command_line.run(argc, argv, [&] {
     program::ProgressLine line;
-    norm_placement::Progress progress;
-    if (line.shown()) {
-      progress = [&line](long long step, long long steps, double seconds) {
-        const double left = seconds / static_cast<double>(step) * static_cast<double>(steps - step);
-        line.update(fmt::format("step {}/{}  {} left", step, steps, program::duration_text(left)));
-        if (step == steps) std::cerr << '\n';
-      };
-    }
+    const norm_placement::Progress progress = program::step_progress(line);
     const norm_placement::Result result = norm_placement::compute(flags.read(), progress);
     output.print([&] { return norm_placement::to_json(result); }, [&] { return norm_placement::tables(result); });
   });

@@ -12,7 +12,7 @@
 #include "attention/numpy_random.hpp"
 #include "attention/timing_comparison.hpp"
 #include "attention/worker_threads.hpp"
-#include "program/processors.hpp"
+#include "program/trainings.hpp"
 
 namespace norm_placement {
 
@@ -286,24 +286,11 @@ Result compute(const Inputs& inputs, const Progress& progress) {
     }
   }
   result.runs.resize(plan.size());
-  // The runs are independent: one per processor at a time, each taking every shares-th run. Each run's numbers
-  // are the same whichever processor trains it; only its seconds depend on what else runs.
-#ifdef __EMSCRIPTEN__
-  const unsigned shares = 1;
-#else
-  const unsigned shares = std::min<unsigned>(program::usable_processors(), static_cast<unsigned>(plan.size()));
-#endif
-  const auto per_share = static_cast<long long>((plan.size() + shares - 1) / shares);
-  attention::run_shares(shares, [&](unsigned share) {
-    long long done = 0;
-    for (std::size_t r = share; r < plan.size(); r += shares, ++done) {
-      const Progress overall = [&](long long step, long long steps, double seconds) {
-        if (progress && share == 0) progress(done * steps + step, per_share * steps, seconds);
-      };
-      const auto& [layout, warmup, rate, seed] = plan[r];
-      const std::optional<TrainedRun> shipped = shipped_run(inputs, layout, warmup, rate, seed);
-      result.runs[r] = shipped ? *shipped : train(inputs, layout, warmup, rate, seed, overall);
-    }
+  // The runs are independent: one per processor at a time (program/trainings.hpp).
+  program::run_trainings(plan.size(), progress, [&](std::size_t r, const program::StepProgress& overall) {
+    const auto& [layout, warmup, rate, seed] = plan[r];
+    const std::optional<TrainedRun> shipped = shipped_run(inputs, layout, warmup, rate, seed);
+    result.runs[r] = shipped ? *shipped : train(inputs, layout, warmup, rate, seed, overall);
   });
   for (Cell& cell : result.cells) {
     std::vector<double> losses, accuracies;

@@ -23,6 +23,7 @@
 #include "attention/norm_placement.hpp"
 #include "attention/token_classifier.hpp"
 #include "program/command_line.hpp"
+#include "program/trainings.hpp"
 
 namespace norm_placement {
 
@@ -98,7 +99,7 @@ struct Result {
   std::vector<Cell> cells;            // for each layout, warm-up and learning rate, in that order
 };
 
-using Progress = std::function<void(long long done, long long total, double seconds)>;
+using Progress = program::StepProgress;  // step, steps, seconds so far
 
 /// One model trained on the task, then tested.
 TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, long long warmup, double learning_rate,
