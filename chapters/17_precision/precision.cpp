@@ -1,0 +1,84 @@
+#include "precision.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "attention/numpy_random.hpp"
+
+namespace precision {
+
+namespace {
+
+using attention::NumberFormat;
+using attention::rounded;
+
+// The gap from x (positive) to the next number the format holds above it.
+double spacing_at(double x, NumberFormat format) {
+  const int exponent = std::ilogb(x);
+  return std::ldexp(1.0, exponent - attention::fraction_bits(format));
+}
+
+}  // namespace
+
+RunningSum running_sum(const std::vector<double>& scores, const Setup& setup) {
+  if (scores.empty()) throw std::invalid_argument("running_sum: no score");
+  const double minus_infinity = -std::numeric_limits<double>::infinity();
+  double maximum = minus_infinity, sum = 0.0;
+  // [running_sum]
+  for (const double score : scores) {
+    const double new_maximum = std::max(maximum, score);
+    const double rescale = rounded(std::exp(maximum - new_maximum), setup.sum);  // e^(M − M'); 0 at the start
+    const double term = rounded(std::exp(score - new_maximum), setup.terms);    // e^(s − M')
+    sum = rounded(rounded(sum * rescale, setup.sum) + term, setup.sum);       // L' = L e^(M − M') + e^(s − M')
+    maximum = new_maximum;
+  }
+  // [running_sum]
+  return {sum, maximum, 0.0};
+}
+
+Result compute(const Inputs& inputs) {
+  if (inputs.count < 0 || inputs.lengths.empty() || !(inputs.spread > 0.0)) {
+    throw std::invalid_argument("precision: the count must be at least 0, with at least one length and a positive spread");
+  }
+  Result result;
+  result.inputs = inputs;
+  for (const NumberFormat format : {NumberFormat::float64, NumberFormat::float32, NumberFormat::bfloat16}) {
+    Counting counting;
+    counting.format = format;
+    // [counting]
+    double total = 0.0;
+    for (long long i = 1; i <= inputs.count; ++i) {
+      const double next = rounded(total + 1.0, format);
+      if (next == total && counting.stuck_from == 0) counting.stuck_from = i;
+      total = next;
+    }
+    // [counting]
+    counting.total = total;
+    counting.spacing_there = total > 0.0 ? spacing_at(total, format) : 0.0;
+    result.counting.push_back(counting);
+  }
+  const Eigen::Index longest = *std::max_element(inputs.lengths.begin(), inputs.lengths.end());
+  attention::NumpyGenerator generator(inputs.seed);
+  std::vector<double> scores(static_cast<std::size_t>(longest));
+  for (double& score : scores) score = inputs.spread * generator.standard_normal();
+  const Setup reference{NumberFormat::float64, NumberFormat::float64};
+  for (const Eigen::Index n : inputs.lengths) {
+    const std::vector<double> first(scores.begin(), scores.begin() + n);
+    LengthRow row;
+    row.n = n;
+    row.reference = running_sum(first, reference);
+    for (const Setup& setup : inputs.setups) {
+      RunningSum sum = running_sum(first, setup);
+      // The softmax's denominator is e^M · L; its relative error against the double one:
+      sum.normalizer_error = std::abs(std::exp(sum.maximum - row.reference.maximum + std::log(sum.sum) -
+                                               std::log(row.reference.sum)) - 1.0);
+      row.sums.push_back(sum);
+    }
+    result.rows.push_back(row);
+  }
+  return result;
+}
+
+}  // namespace precision

@@ -1,0 +1,118 @@
+// Chapter 17's front ends: the JSON, the tables, the flags and the page's entry.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "precision.hpp"
+#include "program/integer_list.hpp"
+#include "program/page_program.hpp"
+#include "program/real_number.hpp"
+#include "program/table.hpp"
+#include "program/usage_error.hpp"
+
+namespace precision {
+
+namespace {
+
+constexpr std::uint64_t max_count = 10'000'000;
+constexpr std::uint64_t max_length = 1 << 20;
+constexpr double max_spread = 100.0;
+
+std::string setup_name(const Setup& setup) {
+  return fmt::format("{} terms, {} sum", attention::format_name(setup.terms), attention::format_name(setup.sum));
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  nlohmann::json counting = nlohmann::json::array();
+  for (const Counting& c : result.counting) {
+    counting.push_back({{"format", attention::format_name(c.format)},
+                        {"fraction_bits", attention::fraction_bits(c.format)},
+                        {"epsilon", std::ldexp(1.0, -attention::fraction_bits(c.format))},
+                        {"total", c.total},
+                        {"stuck_from", c.stuck_from},
+                        {"spacing_there", c.spacing_there}});
+  }
+  nlohmann::json setups = nlohmann::json::array();
+  for (const Setup& setup : inputs.setups) {
+    setups.push_back({{"terms", attention::format_name(setup.terms)}, {"sum", attention::format_name(setup.sum)},
+                      {"name", setup_name(setup)}});
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const LengthRow& row : result.rows) {
+    nlohmann::json sums = nlohmann::json::array();
+    for (const RunningSum& sum : row.sums) {
+      sums.push_back({{"sum", sum.sum}, {"maximum", sum.maximum}, {"normalizer_error", sum.normalizer_error}});
+    }
+    rows.push_back({{"n", row.n}, {"reference_sum", row.reference.sum}, {"reference_maximum", row.reference.maximum},
+                    {"sums", sums}});
+  }
+  return {{"inputs", {{"count", inputs.count}, {"lengths", inputs.lengths}, {"seed", inputs.seed},
+                      {"spread", inputs.spread}}},
+          {"counting", counting},
+          {"setups", setups},
+          {"rows", rows}};
+}
+
+std::string tables(const Result& result) {
+  const Inputs& inputs = result.inputs;
+  std::string text = fmt::format("Adding 1, {} times, from 0\n", inputs.count);
+  text += "  format     fraction bits   total        stuck from   spacing there\n";
+  for (const Counting& c : result.counting) {
+    text += fmt::format("  {:<9}  {:>13}   {:<11}  {:>10}   {}\n", attention::format_name(c.format),
+                        attention::fraction_bits(c.format), program::number_text(c.total),
+                        c.stuck_from == 0 ? std::string("-") : std::to_string(c.stuck_from),
+                        fmt::format("{:.3g}", c.spacing_there));
+  }
+  text += fmt::format("\nThe running sum of e^(s - M) over n scores (normal, spread {}, seed {}): the relative error of "
+                      "the softmax's denominator against double\n",
+                      program::number_text(inputs.spread), inputs.seed);
+  text += fmt::format("  {:>7}  {:>12}", "n", "L (double)");
+  for (const Setup& setup : inputs.setups) text += fmt::format("  {:>26}", setup_name(setup));
+  text += '\n';
+  for (const LengthRow& row : result.rows) {
+    text += fmt::format("  {:>7}  {:>12}", row.n, program::number_text(row.reference.sum, 2));
+    for (const RunningSum& sum : row.sums) text += fmt::format("  {:>26}", fmt::format("{:.1e}", sum.normalizer_error));
+    text += '\n';
+  }
+  return text;
+}
+
+Flags::Flags(program::CommandLine& command_line) {
+  command_line.option("--count", count_text_, fmt::format("add 1 this many times, 0 to {} (default 1000)", max_count),
+                      "INTEGER");
+  command_line.option("--n", lengths_text_,
+                      fmt::format("the numbers of scores, 1 to {} (default 16,64,256,1024,4096,16384,65536)", max_length),
+                      "LIST");
+  command_line.option("--seed", seed_text_, "seed of the scores (default 1)", "INTEGER");
+  command_line.option("--spread", spread_text_,
+                      fmt::format("the scores' standard deviation, above 0 and at most {} (default 1)",
+                                  program::number_text(max_spread)),
+                      "NUMBER");
+}
+
+Inputs Flags::read() const {
+  Inputs inputs;
+  inputs.count = static_cast<long long>(program::parse_whole_number(count_text_, "--count", 0, max_count));
+  inputs.lengths.clear();
+  for (const std::uint64_t n : program::parse_whole_numbers(lengths_text_, "--n", 1, max_length, 12)) {
+    inputs.lengths.push_back(static_cast<Eigen::Index>(n));
+  }
+  inputs.seed = program::parse_whole_number(seed_text_, "--seed", 0, UINT64_MAX);
+  inputs.spread = program::parse_real_number(spread_text_, "--spread");
+  if (!(inputs.spread > 0.0) || inputs.spread > max_spread) {
+    throw program::UsageError(fmt::format("--spread: expected a number above 0 and at most {}, got {}",
+                                          program::number_text(max_spread), spread_text_));
+  }
+  return inputs;
+}
+
+// The page's way in: the same flags, the same computation.
+[[maybe_unused]] const bool registered_for_the_page =
+    program::register_chapter_for_page<Flags>("precision", compute, to_json);
+
+}  // namespace precision
