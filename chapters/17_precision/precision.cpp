@@ -29,9 +29,12 @@ RunningSum running_sum(const std::vector<double>& scores, const Setup& setup) {
   // [running_sum]
   for (const double score : scores) {
     const double new_maximum = std::max(maximum, score);
-    const double rescale = rounded(std::exp(maximum - new_maximum), setup.sum);  // e^(M − M'); 0 at the start
-    const double term = rounded(std::exp(score - new_maximum), setup.terms);    // e^(s − M')
-    sum = rounded(rounded(sum * rescale, setup.sum) + term, setup.sum);       // L' = L e^(M − M') + e^(s − M')
+    // e^(M − M'): 0 at the start, when M = −∞
+    const double rescale = rounded(std::exp(maximum - new_maximum), setup.sum);
+    // e^(s − M'), rounded to the terms' format
+    const double term = rounded(std::exp(score - new_maximum), setup.terms);
+    // L' = L e^(M − M') + e^(s − M'), each step rounded to the sum's
+    sum = rounded(rounded(sum * rescale, setup.sum) + term, setup.sum);
     maximum = new_maximum;
   }
   // [running_sum]

@@ -10,6 +10,7 @@
 #include "program/page_program.hpp"
 #include "program/real_number.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/usage_error.hpp"
 
 namespace precision {
@@ -68,15 +69,21 @@ std::string tables(const Result& result) {
                         c.stuck_from == 0 ? std::string("-") : std::to_string(c.stuck_from),
                         fmt::format("{:.3g}", c.spacing_there));
   }
-  text += fmt::format("\nThe running sum of e^(s - M) over n scores (normal, spread {}, seed {}): the relative error of "
-                      "the softmax's denominator against double\n",
-                      program::number_text(inputs.spread), inputs.seed);
-  text += fmt::format("  {:>7}  {:>12}", "n", "L (double)");
-  for (const Setup& setup : inputs.setups) text += fmt::format("  {:>26}", setup_name(setup));
+  text += '\n';
+  text += program::wrapped(fmt::format("The running sum of e^(s - M) over n scores (normal, spread {}, seed {}): "
+                                       "the relative error of the softmax's denominator against double, with the "
+                                       "terms and the sum kept in",
+                                       program::number_text(inputs.spread), inputs.seed),
+                           78, "");
+  text += fmt::format("  {:>7}  {:>10}", "n", "L (double)");
+  for (const Setup& setup : inputs.setups) {
+    text += fmt::format("  {:>18}",
+                        fmt::format("{}, {}", attention::format_name(setup.terms), attention::format_name(setup.sum)));
+  }
   text += '\n';
   for (const LengthRow& row : result.rows) {
-    text += fmt::format("  {:>7}  {:>12}", row.n, program::number_text(row.reference.sum, 2));
-    for (const RunningSum& sum : row.sums) text += fmt::format("  {:>26}", fmt::format("{:.1e}", sum.normalizer_error));
+    text += fmt::format("  {:>7}  {:>10}", row.n, program::number_text(row.reference.sum, 2));
+    for (const RunningSum& sum : row.sums) text += fmt::format("  {:>18}", fmt::format("{:.1e}", sum.normalizer_error));
     text += '\n';
   }
   return text;

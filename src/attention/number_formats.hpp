@@ -11,9 +11,9 @@
 /// to the one whose last fraction bit is 0 (round half to even).
 #pragma once
 
-#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace attention {
@@ -65,12 +65,15 @@ inline double rounded(double x, NumberFormat format) {
   if (format == NumberFormat::float64) return x;
   const float single = static_cast<float>(x);
   if (format == NumberFormat::float32 || !std::isfinite(single)) return single;
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &single, sizeof bits);  // the float's 32 bits
   // [bfloat16]
-  const auto bits = std::bit_cast<std::uint32_t>(single);
   const std::uint32_t lowest_kept = (bits >> 16) & 1u;
   const std::uint32_t kept = (bits + 0x7FFFu + lowest_kept) & 0xFFFF0000u;  // round half to even
-  return std::bit_cast<float>(kept);
   // [bfloat16]
+  float result = 0.0f;
+  std::memcpy(&result, &kept, sizeof result);
+  return result;
 }
 
 }  // namespace attention

@@ -1,0 +1,43 @@
+// Chapter 17's interactive figure: the online softmax's running sum kept in
+// float or bfloat16, against double, for scores of the spread and seed the
+// reader picks. The chapter's program (precision) computes every sum; the page
+// draws the relative errors it returns, on log-log axes.
+(function () {
+  const COLOURS = ['#1f77b4', '#2ca02c', '#d62728'];
+  Book.figure('running_sum_explorer', {
+    program: 'precision',
+    controls: [
+      { name: 'spread', label: 'spread of the scores (--spread)', type: 'range', flag: '--spread',
+        min: 0.5, max: 8, step: 0.5, value: 1 },
+      { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', value: '1',
+        samples: ['2', '7'], bad: ['-1', 'x'] },
+    ],
+    render(json, view) {
+      const points = [];
+      json.setups.forEach((setup, k) => {
+        for (const row of json.rows) {
+          points.push({ n: row.n, error: Math.max(row.sums[k].normalizer_error, 1e-17), setup: setup.name });
+        }
+      });
+      view.plot('errors', {
+        title: 'Relative error of the softmax’s denominator against double',
+        height: 300,
+        marginLeft: 56,
+        x: { type: 'log', label: 'n, scores summed →', grid: true },
+        y: { type: 'log', label: '↑ relative error', grid: true },
+        color: { domain: json.setups.map((s) => s.name), range: COLOURS, legend: true },
+        marks: [
+          window.Plot.line(points, { x: 'n', y: 'error', stroke: 'setup', strokeWidth: 1.6 }),
+          window.Plot.dot(points, { x: 'n', y: 'error', fill: 'setup', r: 3 }),
+        ],
+      });
+      const last = json.rows.length - 1;
+      const row = json.rows[last];
+      view.sentence('largest', [
+        'For ', [row.n, `/rows/${last}/n`], ' scores the double sum L is ', [row.reference_sum, `/rows/${last}/reference_sum`],
+        '. With a bfloat16 sum the denominator is off by ', [row.sums[2].normalizer_error, `/rows/${last}/sums/2/normalizer_error`],
+        ' of itself: the red line. The green and blue lines keep the sum in float.',
+      ]);
+    },
+  });
+})();

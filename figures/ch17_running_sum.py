@@ -1,0 +1,26 @@
+"""Chapter 17: the online softmax's running sum of e^(s - M) over n scores,
+kept in three ways: its terms and its sum in float; its terms in bfloat16
+and its sum in float; both in bfloat16. Each point is the relative error of
+the softmax's denominator against the same sum in double, on log-log axes.
+Left, scores with standard deviation 1; right, 4, where a few scores
+dominate and the sum stays small."""
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+runs = [load_run(options.outputs, "precision"), load_run(options.outputs, "precision_wide")]
+COLOURS = ["#1f77b4", "#2ca02c", "#d62728"]
+
+figure, panels = plt.subplots(1, 2, figsize=(7.4, 3.4), sharey=True, layout="constrained")
+for axes, run in zip(panels, runs):
+    n = [row["n"] for row in run["rows"]]
+    for k, setup in enumerate(run["setups"]):
+        errors = [max(row["sums"][k]["normalizer_error"], 1e-17) for row in run["rows"]]
+        axes.loglog(n, errors, marker="o", markersize=4, color=COLOURS[k], label=setup["name"])
+    axes.set_title(f"scores with spread {run['inputs']['spread']:g}", fontsize=10)
+    axes.set_xlabel("n, the number of scores summed", fontsize=10)
+    axes.tick_params(labelsize=9)
+    axes.grid(True, color="#eeeeee", which="both")
+    axes.spines[["top", "right"]].set_visible(False)
+panels[0].set_ylabel("relative error of the denominator", fontsize=10)
+panels[0].legend(loc="upper left", frameon=False, fontsize=8)
+save(figure, options.out)
