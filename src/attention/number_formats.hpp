@@ -52,22 +52,32 @@ inline int fraction_bits(NumberFormat format) {
 /// @brief @p x rounded to the nearest number @p format holds, ties to even, returned as a double (which holds it exactly).
 ///
 /// To float, by the conversion C++ defines (round to nearest, ties to even).
-/// To bfloat16, through float: the float's 32 bits, rounded to their top 16
-/// by adding 0x7FFF plus the lowest kept bit and cutting the low 16 (ties go
-/// to an even last bit). Rounding twice, to float and then to bfloat16, can
-/// differ from rounding once in rare ties; the book's numbers are floats' or
-/// bfloat16 sums of floats, for which it does not. NaN stays NaN, ±∞ stays ±∞.
+/// To bfloat16, through float, in two steps that round once: first to a
+/// float that keeps whether anything was cut off (round to odd: if @p x lies
+/// between two floats, the one of them whose last bit is 1), then the
+/// float's 32 bits to their top 16, by adding 0x7FFF plus the lowest kept bit
+/// and cutting the low 16 (ties go to an even last bit). Rounding to nearest
+/// twice would not do: 1 + 2^−8 + 2^−40 is nearest to the bfloat16 1 + 2^−7,
+/// but to float it rounds to 1 + 2^−8, a tie that goes down to 1. Rounded to
+/// odd, a float with 16 more bits than bfloat16 never lands on a bfloat16 tie
+/// unless @p x is one (Boldo and Melquiond, "Emulation of FMA and Correctly
+/// Rounded Sums: Proved Algorithms Using Rounding to Odd").
+/// NaN stays NaN, ±∞ stays ±∞.
 ///
 /// @param x any double
 /// @param format the format to round to
 /// @return the rounded number
 inline double rounded(double x, NumberFormat format) {
   if (format == NumberFormat::float64) return x;
-  const float single = static_cast<float>(x);
-  if (format == NumberFormat::float32 || !std::isfinite(single)) return single;
+  const float nearest = static_cast<float>(x);
+  if (format == NumberFormat::float32 || !std::isfinite(nearest)) return nearest;
   std::uint32_t bits = 0;
-  std::memcpy(&bits, &single, sizeof bits);  // the float's 32 bits
+  std::memcpy(&bits, &nearest, sizeof bits);  // the float's 32 bits
   // [bfloat16]
+  if (static_cast<double>(nearest) != x) {
+    if (std::abs(static_cast<double>(nearest)) > std::abs(x)) --bits;  // the float below x in magnitude
+    bits |= 1u;  // x lies between it and the next: the odd one of the two
+  }
   const std::uint32_t lowest_kept = (bits >> 16) & 1u;
   const std::uint32_t kept = (bits + 0x7FFFu + lowest_kept) & 0xFFFF0000u;  // round half to even
   // [bfloat16]
