@@ -1,0 +1,235 @@
+"""Chapter 17's program, precision: adding 1 over and over in double, float and bfloat16, and the online softmax's
+running sum of chapter 12 kept in float or bfloat16.
+
+The checks here do not trust the program. The counting table follows from the formats alone: a format with p
+fraction bits holds every whole number up to 2^(p+1) and, between 2^(p+1) and 2^(p+2), only the even ones; so
+bfloat16 (p = 7) counts exactly to 256, and there adding 1 is a tie between 256 and 258 that goes to the even
+one, 256, for good; float (p = 23) and double count exactly past the largest count the program takes (10^7 <
+2^24). The running sums are recomputed in NumPy from the update's definition, L' = L e^(M − M') + e^(s − M'),
+over the same scores (NumPy's default_rng(seed).standard_normal() times the spread): in float64 for the reference,
+in NumPy's float32 arithmetic for float, and for bfloat16 by rounding float64 bit patterns to 7 fraction bits,
+half to even, on uint64 views. And they are held to bounds that hold whatever the scores: a bfloat16 sum of terms
+at most 1 never passes 256; a float sum of n terms is off by at most about 4 n float roundings."""
+import math
+import unittest
+
+import numpy as np
+
+from harness import ProgramTest, run, run_json
+
+SMALL = ("--n", "16,64,256,1024")
+WIDE = SMALL + ("--spread", "4", "--seed", "7")
+FORMATS = ["double", "float", "bfloat16"]
+FRACTION_BITS = {"double": 52, "float": 23, "bfloat16": 7}
+SETUPS = [("float", "float"), ("bfloat16", "float"), ("bfloat16", "bfloat16")]  # (terms, sum), the program's three
+FLOAT_ROUNDING = 2.0 ** -24  # half float's spacing above 1: the largest relative error of one rounding
+
+_documents = {}
+
+
+def document(*arguments):
+    """The JSON of a run with these arguments, one run per argument list."""
+    if arguments not in _documents:
+        _documents[arguments] = run_json(*arguments)
+    return _documents[arguments]
+
+
+def bfloat16(x: float) -> float:
+    """x rounded to bfloat16 from its float64 bits: keep 7 of the 52 fraction bits, half to even. For the positive
+    normal numbers within bfloat16's range that the sums meet, and 0."""
+    if x == 0.0:
+        return 0.0
+    assert 2.0 ** -126 <= x < 2.0 ** 127, x
+    bits = int(np.array(x, dtype=np.float64).view(np.uint64))
+    cut = 52 - 7
+    low, kept = bits & ((1 << cut) - 1), bits >> cut
+    half = 1 << (cut - 1)
+    if low > half or (low == half and kept & 1):
+        kept += 1
+    return float(np.array(kept << cut, dtype=np.uint64).view(np.float64))
+
+
+def to_format(x: float, name: str) -> float:
+    return {"double": float, "float": lambda v: float(np.float32(v)), "bfloat16": bfloat16}[name](x)
+
+
+def scores(seed: int, spread: float, n: int) -> np.ndarray:
+    return spread * np.random.default_rng(seed).standard_normal(n)
+
+
+def running_sum(values: np.ndarray, terms: str, sum_format: str):
+    """Chapter 12's update one score at a time, each term e^(s − M') rounded to `terms`, the factor e^(M − M'), the
+    product and the sum rounded to `sum_format`. Float sums in NumPy's float32 arithmetic (the product of two
+    floats and the sum of a float and a term are rounded once); bfloat16 sums exact in float64, then rounded."""
+    maximum, total = -math.inf, 0.0
+    for s in values:
+        new_maximum = max(maximum, float(s))
+        rescale = to_format(math.exp(maximum - new_maximum), sum_format)
+        term = to_format(math.exp(float(s) - new_maximum), terms)
+        if sum_format == "float":
+            total = float(np.float32(total) * np.float32(rescale) + np.float32(term))
+        else:
+            total = to_format(to_format(total * rescale, sum_format) + term, sum_format)
+        maximum = new_maximum
+    return total, maximum
+
+
+class Counting(ProgramTest):
+    def expected(self, name: str, count: int):
+        """(total, stuck_from, spacing_there) from the format alone."""
+        p = FRACTION_BITS[name]
+        exact_up_to = 2 ** (p + 1)  # 256 for bfloat16; 2^24 and 2^53 beyond any count the program takes
+        total = min(count, exact_up_to)
+        stuck_from = exact_up_to + 1 if count > exact_up_to else 0
+        spacing = 2.0 ** (math.floor(math.log2(total)) - p) if total > 0 else 0.0
+        return total, stuck_from, spacing
+
+    def check(self, count: int):
+        counting = document("--count", str(count), "--n", "1")["counting"]
+        self.assertEqual([c["format"] for c in counting], FORMATS)
+        for c in counting:
+            name = c["format"]
+            with self.subTest(count=count, format=name):
+                self.assertEqual(c["fraction_bits"], FRACTION_BITS[name])
+                self.assertEqual(c["epsilon"], 2.0 ** -FRACTION_BITS[name])
+                self.assertEqual((c["total"], c["stuck_from"], c["spacing_there"]), self.expected(name, count))
+
+    def test_counts_from_the_formats(self):
+        for count in (0, 1, 2, 100, 255, 256, 257, 258, 300, 1000, 10_000_000):
+            self.check(count)
+
+    def test_the_book_run_counts_to_1000(self):
+        counting = document()["counting"]
+        self.assertEqual([c["total"] for c in counting], [1000.0, 1000.0, 256.0])
+        self.assertEqual([c["stuck_from"] for c in counting], [0, 0, 257])
+        # At 1000, between 2^9 and 2^10: spacing 2^(9 − p).
+        self.assertEqual([c["spacing_there"] for c in counting], [2.0 ** -43, 2.0 ** -14, 2.0])
+
+    def test_bfloat16_counting_step_by_step(self):
+        """The same count in the NumPy bfloat16 of these tests: it stops at 256 and stays there."""
+        total, stuck = 0.0, 0
+        for i in range(1, 301):
+            following = bfloat16(total + 1.0)
+            if following == total and stuck == 0:
+                stuck = i
+            total = following
+        bfloat = document("--count", "300", "--n", "1")["counting"][2]
+        self.assertEqual((bfloat["total"], bfloat["stuck_from"]), (total, stuck))
+        self.assertEqual((total, stuck), (256.0, 257))
+
+
+class RunningSums(ProgramTest):
+    def check_against_numpy(self, arguments, seed: int, spread: float):
+        result = document(*arguments)
+        self.assertEqual(result["inputs"]["seed"], seed)
+        self.assertEqual(result["inputs"]["spread"], spread)
+        self.assertEqual([(s["terms"], s["sum"]) for s in result["setups"]], SETUPS)
+        lengths = [row["n"] for row in result["rows"]]
+        self.assertEqual(lengths, [16, 64, 256, 1024])
+        drawn = scores(seed, spread, max(lengths))
+        for row in result["rows"]:
+            n = row["n"]
+            first = drawn[:n]
+            with self.subTest(n=n):
+                # The scores are NumPy's: the double sum matches NumPy's float64 one to its rounding.
+                reference, maximum = running_sum(first, "double", "double")
+                self.assertEqual(row["reference_maximum"], float(first.max()))
+                self.assertEqual(maximum, float(first.max()))
+                self.assertAlmostEqual(row["reference_sum"] / reference, 1.0, delta=1e-12)
+                # ... and the online sum is the softmax's normalizer: M + ln L is logsumexp.
+                logsumexp = float(first.max() + np.log(np.sum(np.exp(first - first.max()))))
+                self.assertAlmostEqual(row["reference_maximum"] + math.log(row["reference_sum"]), logsumexp,
+                                       delta=1e-12 * max(1.0, abs(logsumexp)))
+                for (terms, sum_format), kept in zip(SETUPS, row["sums"]):
+                    with self.subTest(terms=terms, sum=sum_format):
+                        # Every rounding is to a format: the same numbers, exactly (the exponentials in double
+                        # differ at most in their last bit, which the rounding to float or bfloat16 drops).
+                        ours, _ = running_sum(first, terms, sum_format)
+                        self.assertEqual(kept["sum"], ours)
+                        self.assertEqual(kept["maximum"], row["reference_maximum"])
+                        self.assertAlmostEqual(kept["normalizer_error"], abs(ours / reference - 1.0),
+                                               delta=1e-9 * abs(ours / reference - 1.0) + 1e-15)
+
+    def test_the_book_setups_against_numpy(self):
+        self.check_against_numpy(SMALL, 1, 1.0)
+
+    def test_wider_scores_and_another_seed_against_numpy(self):
+        self.check_against_numpy(WIDE, 7, 4.0)
+
+    def test_bounds_on_the_book_run(self):
+        for arguments in ((), ("--spread", "4")):
+            result = document(*arguments)
+            self.assertEqual([row["n"] for row in result["rows"]], [16, 64, 256, 1024, 4096, 16384, 65536])
+            for row in result["rows"]:
+                n, reference = row["n"], row["reference_sum"]
+                floats, bfloat_terms, bfloats = row["sums"]
+                with self.subTest(arguments=arguments, n=n):
+                    # Each step rounds the term, the factor, the product and the sum: four float roundings.
+                    self.assertLessEqual(floats["normalizer_error"], 4 * n * FLOAT_ROUNDING)
+                    # bfloat16 terms add at most 2^-8 each, relative, on top.
+                    self.assertLessEqual(bfloat_terms["normalizer_error"], 2.0 ** -8 + 4 * n * FLOAT_ROUNDING)
+                    # Terms are at most 1, and from 256 on adding at most 1 is at most a tie that stays at 256.
+                    self.assertLessEqual(bfloats["sum"], 256.0)
+                    self.assertGreaterEqual(bfloats["normalizer_error"], 1.0 - 256.0 / reference - 1e-12)
+            # Float's error stays within 10^-4 to n = 1024 (4 · 1024 · 2^-24 is 2.4e-4; one rounding a step, 6e-5).
+            for row in result["rows"]:
+                if row["n"] <= 1024:
+                    self.assertLess(row["sums"][0]["normalizer_error"], 1e-4)
+
+    def test_the_bfloat16_sum_falls_behind(self):
+        """In the book's run the double L is past 512 at the longest n, so the bfloat16 sum, held to at most 256, is
+        off by more than half there; at n = 16 it is off by no more than its sixteen roundings of 2^-8 could make."""
+        rows = document()["rows"]
+        first, last = rows[0], rows[-1]
+        self.assertGreater(last["reference_sum"], 512.0)
+        self.assertGreater(last["sums"][2]["normalizer_error"], 0.5)
+        self.assertLess(first["sums"][2]["normalizer_error"], 16 * 2.0 ** -8)
+        self.assertGreater(last["sums"][2]["normalizer_error"], 100 * first["sums"][2]["normalizer_error"])
+        # float's error at the same n is far below bfloat16's.
+        self.assertLess(last["sums"][0]["normalizer_error"], 4 * last["n"] * FLOAT_ROUNDING)
+
+    def test_a_length_alone_is_its_row(self):
+        alone = document("--n", "256")["rows"]
+        self.assertEqual(alone, [row for row in document(*SMALL)["rows"] if row["n"] == 256])
+
+    def test_tables_show_the_json(self):
+        printed = run(*SMALL).stdout
+        result = document(*SMALL)
+        self.assertIn("256                 257   2", printed)
+        for row in result["rows"]:
+            line = next(line for line in printed.splitlines() if line.split()[:1] == [str(row["n"])])
+            self.assertEqual(line.split()[2:], [f"{s['normalizer_error']:.1e}" for s in row["sums"]])
+
+
+class Refusals(ProgramTest):
+    def test_help(self):
+        self.assert_help_lists("--count", "--n", "--seed", "--spread", "--json")
+
+    def test_bad_inputs(self):
+        self.assert_each_refused([
+            (["--count", "-1"], "--count"),
+            (["--count", "x"], "--count"),
+            (["--count", "1.5"], "--count"),
+            (["--count", "10000001"], "--count"),
+            (["--count", ""], "--count"),
+            (["--n", "0"], "--n"),
+            (["--n", ""], "--n"),
+            (["--n", "16,,64"], "--n"),
+            (["--n", "-16"], "--n"),
+            (["--n", ",".join(["16"] * 13)], "--n"),
+            (["--n", str(2 ** 20 + 1)], "--n"),
+            (["--n", "many"], "--n"),
+            (["--seed", "x"], "--seed"),
+            (["--seed", "-1"], "--seed"),
+            (["--seed", "1.5"], "--seed"),
+            (["--spread", "0"], "--spread"),
+            (["--spread", "-1"], "--spread"),
+            (["--spread", "nan"], "--spread"),
+            (["--spread", "inf"], "--spread"),
+            (["--spread", "1000"], "--spread"),
+            (["--spread", "wide"], "--spread"),
+        ])
+
+
+if __name__ == "__main__":
+    unittest.main()
