@@ -200,13 +200,13 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
       run.rival_offset = offset;
     }
   }
-  // Pair 0 turns 1 radian per position: the rival's turn against the answer's, brought into −π … π.
+  // How far each pair of the head turns between offset `back` and the rival, and how far that is from a whole
+  // number of turns; pair 0 turns 1 radian per position.
   const double full_turn = 2.0 * std::acos(-1.0);
   const Eigen::Index head_width = inputs.shape.d_model / inputs.shape.heads;
-  run.turn_between = static_cast<double>(run.rival_offset - inputs.back) * attention::angular_frequency(0, head_width);
-  run.full_turns = std::llround(run.turn_between / full_turn);
   for (Eigen::Index i = 0; 2 * i < head_width; ++i) {
     const double pair_turn = static_cast<double>(run.rival_offset - inputs.back) * attention::angular_frequency(i, head_width);
+    if (i == 0) run.turn_between = pair_turn, run.full_turns = std::llround(pair_turn / full_turn);
     run.pair_turns_from_answer.push_back(std::abs(pair_turn - std::round(pair_turn / full_turn) * full_turn));
   }
   double trained = 0.0, beyond = 0.0;
