@@ -41,6 +41,19 @@ RunningSum running_sum(const std::vector<double>& scores, const Setup& setup) {
   return {sum, maximum, 0.0};
 }
 
+namespace {
+
+// [central_difference]
+// (e^(x + h) − e^(x − h)) / 2h at x = 1, every number rounded to the format as it is made.
+double central_difference(double h, NumberFormat format) {
+  const double above = rounded(1.0 + h, format), below = rounded(1.0 - h, format);
+  const double difference = rounded(rounded(std::exp(above), format) - rounded(std::exp(below), format), format);
+  return rounded(difference / rounded(2.0 * h, format), format);
+}
+// [central_difference]
+
+}  // namespace
+
 Result compute(const Inputs& inputs) {
   if (inputs.count < 0 || inputs.lengths.empty() || !(inputs.spread > 0.0)) {
     throw std::invalid_argument("precision: the count must be at least 0, with at least one length and a positive spread");
@@ -61,6 +74,20 @@ Result compute(const Inputs& inputs) {
     counting.total = total;
     counting.spacing_there = total > 0.0 ? spacing_at(total, format) : 0.0;
     result.counting.push_back(counting);
+  }
+  for (int k = 2; k <= 48; ++k) result.steps.push_back(std::pow(10.0, -0.25 * k));
+  const double e = std::exp(1.0);
+  for (const NumberFormat format : {NumberFormat::float64, NumberFormat::float32, NumberFormat::bfloat16}) {
+    StepCurve curve;
+    curve.format = format;
+    double smallest = std::numeric_limits<double>::infinity();
+    for (const double h : result.steps) {
+      const double error = std::abs(central_difference(h, format) - e) / e;
+      curve.errors.push_back(error);
+      if (error < smallest) smallest = error, curve.best_step = h;
+    }
+    curve.cube_root = std::cbrt(std::ldexp(1.0, -attention::fraction_bits(format)));
+    result.curves.push_back(curve);
   }
   const Eigen::Index longest = *std::max_element(inputs.lengths.begin(), inputs.lengths.end());
   attention::NumpyGenerator generator(inputs.seed);

@@ -54,9 +54,20 @@ struct LengthRow {
   std::vector<RunningSum> sums;  // one per setup
 };
 
+/// Chapter 10's central difference, (f(x + h) − f(x − h)) / 2h, of f = exp at x = 1 (whose derivative is e),
+/// every number rounded to one format: its relative error for each step h.
+struct StepCurve {
+  attention::NumberFormat format = attention::NumberFormat::float64;
+  std::vector<double> errors;  // one per step
+  double best_step = 0.0;      // the step of the smallest error
+  double cube_root = 0.0;      // the format's spacing at 1, 2^−p, to the power 1/3
+};
+
 struct Result {
   Inputs inputs;
   std::vector<Counting> counting;  // double, float, bfloat16
+  std::vector<double> steps;       // h = 10^(−k/4), from 10^−0.5 down to 10^−12
+  std::vector<StepCurve> curves;   // double, float, bfloat16
   std::vector<LengthRow> rows;
 };
 

@@ -1,4 +1,5 @@
 // Chapter 17's front ends: the JSON, the tables, the flags and the page's entry.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -52,7 +53,14 @@ nlohmann::json to_json(const Result& result) {
     rows.push_back({{"n", row.n}, {"reference_sum", row.reference.sum}, {"reference_maximum", row.reference.maximum},
                     {"sums", sums}});
   }
-  return {{"inputs", {{"count", inputs.count}, {"lengths", inputs.lengths}, {"seed", inputs.seed},
+  nlohmann::json curves = nlohmann::json::array();
+  for (const StepCurve& curve : result.curves) {
+    curves.push_back({{"format", attention::format_name(curve.format)}, {"errors", curve.errors},
+                      {"best_step", curve.best_step}, {"cube_root", curve.cube_root},
+                      {"best_error", *std::min_element(curve.errors.begin(), curve.errors.end())}});
+  }
+  return {{"finite_difference", {{"steps", result.steps}, {"curves", curves}}},
+          {"inputs", {{"count", inputs.count}, {"lengths", inputs.lengths}, {"seed", inputs.seed},
                       {"spread", inputs.spread}}},
           {"counting", counting},
           {"setups", setups},
@@ -68,6 +76,13 @@ std::string tables(const Result& result) {
                         attention::fraction_bits(c.format), program::number_text(c.total),
                         c.stuck_from == 0 ? std::string("-") : std::to_string(c.stuck_from),
                         fmt::format("{:.3g}", c.spacing_there));
+  }
+  text += "\nThe central difference of e^x at x = 1, every number in the format: the best step h\n";
+  text += "  format     best step   its relative error   (spacing at 1)^(1/3)\n";
+  for (const StepCurve& curve : result.curves) {
+    text += fmt::format("  {:<9}  {:>9.2g}   {:>18.1e}   {:>20.2g}\n", attention::format_name(curve.format),
+                        curve.best_step, *std::min_element(curve.errors.begin(), curve.errors.end()),
+                        curve.cube_root);
   }
   text += '\n';
   text += program::wrapped(fmt::format("The running sum of e^(s - M) over n scores (normal, spread {}, seed {}): "

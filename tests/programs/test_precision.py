@@ -201,6 +201,44 @@ class RunningSums(ProgramTest):
             self.assertEqual(line.split()[2:], [f"{s['normalizer_error']:.1e}" for s in row["sums"]])
 
 
+class FiniteDifference(ProgramTest):
+    """Chapter 10's central difference of e^x at 1, every number rounded to the format: against the same steps
+    written in NumPy, and where its best step lies by the arithmetic of the two errors (the formula's h^2/6
+    and rounding's spacing/h meet near the cube root of the spacing)."""
+
+    def test_the_curves_against_numpy(self):
+        result = document()["finite_difference"]
+        steps = result["steps"]
+        np.testing.assert_allclose(steps, [10.0 ** (-k / 4) for k in range(2, 49)], rtol=1e-15, atol=0)
+        self.assertEqual([curve["format"] for curve in result["curves"]], ["double", "float", "bfloat16"])
+        for curve in result["curves"]:
+            name = curve["format"]
+            with self.subTest(format=name):
+
+                def r(value, name=name):
+                    return to_format(value, name)
+
+                errors = []
+                for h in steps:
+                    above, below = r(1.0 + h), r(1.0 - h)
+                    difference = r(r(math.exp(above)) - r(math.exp(below)))
+                    errors.append(abs(r(difference / r(2.0 * h)) - math.e) / math.e)
+                self.assertEqual(curve["errors"], errors)
+                best = int(np.argmin(errors))
+                self.assertEqual(curve["best_step"], steps[best])
+                self.assertEqual(curve["best_error"], errors[best])
+
+    def test_the_best_step_is_near_the_cube_root_of_the_spacing(self):
+        for curve, bits in zip(document()["finite_difference"]["curves"], (52, 23, 7)):
+            with self.subTest(format=curve["format"]):
+                root = (2.0 ** -bits) ** (1 / 3)
+                self.assertAlmostEqual(curve["cube_root"], root, delta=1e-15 * root)
+                # h^2/6 + spacing/h is smallest at h = (3 spacing)^(1/3): within a factor of 4 of the cube root.
+                self.assertLess(abs(math.log10(curve["best_step"] / root)), math.log10(4))
+                # and there both errors are about root^2: the best error is no larger.
+                self.assertLessEqual(curve["best_error"], root ** 2)
+
+
 class Refusals(ProgramTest):
     def test_help(self):
         self.assert_help_lists("--count", "--n", "--seed", "--spread", "--json")

@@ -1,0 +1,26 @@
+"""Chapter 17: the central difference (e^(1 + h) - e^(1 - h)) / 2h against
+the true derivative e, every number rounded to double, float or bfloat16,
+for steps h from 10^-0.5 down to 10^-12, on log-log axes. To the right of
+each dip the error is the formula's own, about h^2 / 6; to the left it is
+rounding, about the format's spacing divided by h. The dotted lines mark
+the cube root of each format's spacing at 1, where the two meet."""
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+run = load_run(options.outputs, "precision")["finite_difference"]
+COLOURS = {"double": "#1f77b4", "float": "#2ca02c", "bfloat16": "#d62728"}
+
+figure, axes = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+for curve in run["curves"]:
+    colour = COLOURS[curve["format"]]
+    errors = [max(error, 1e-17) for error in curve["errors"]]
+    axes.loglog(run["steps"], errors, marker="o", markersize=3, color=colour, label=curve["format"])
+    axes.axvline(curve["cube_root"], color=colour, linestyle=":", linewidth=1)
+axes.set_xlabel("step h", fontsize=10)
+axes.set_ylabel("relative error of the derivative", fontsize=10)
+axes.invert_xaxis()
+axes.legend(loc="lower left", frameon=False, fontsize=9)
+axes.tick_params(labelsize=9)
+axes.grid(True, color="#eeeeee", which="major")
+axes.spines[["top", "right"]].set_visible(False)
+save(figure, options.out)
