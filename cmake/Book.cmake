@@ -229,16 +229,18 @@ function(book_models_for_the_page)
     list(APPEND run_arguments "--run=${run}")
   endforeach()
   set(depends ${arg_PROGRAM})
+  set(comment "Training ${arg_PROGRAM}'s models for the page")
   if(arg_FROM_RUN)  # the models are a list in a run the book captures: read, not trained again
     set(run_arguments --from-json ${BOOK_OUTPUTS_DIR}/${arg_FROM_RUN}.json --list ${arg_LIST})
     set(depends ${BOOK_OUTPUTS_DIR}/${arg_FROM_RUN}.json)
+    set(comment "Reading ${arg_PROGRAM}'s runs of ${arg_FROM_RUN} for the page")
   endif()
   add_custom_command(OUTPUT ${out}
     COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/models_for_the_page.py
             --program $<TARGET_FILE:${arg_PROGRAM}> --out ${out} --header ${arg_HEADER}
             --namespace ${arg_NAMESPACE} ${run_arguments} --fields ${arg_FIELDS}
     DEPENDS ${depends} ${PROJECT_SOURCE_DIR}/tools/models_for_the_page.py
-    COMMENT "Training ${arg_PROGRAM}'s models for the page"
+    COMMENT "${comment}"
     VERBATIM)
   set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SOURCES ${out})
   # A custom command's rule is written only for a target of its own folder that needs it.

@@ -105,6 +105,32 @@ def run_json(*arguments: str) -> dict:
     return json.loads(run(*arguments, "--json").stdout)
 
 
+_kept_documents: dict = {}
+
+
+def kept_json(*arguments: str) -> dict:
+    """The JSON of a run with these arguments: one run per argument list, kept for every test that reads it
+    (for the programs that train, where a run takes seconds)."""
+    if arguments not in _kept_documents:
+        _kept_documents[arguments] = run_json(*arguments)
+    return _kept_documents[arguments]
+
+
+_kept_printed: dict = {}
+
+
+def kept_tables_and_json(*arguments: str) -> tuple:
+    """One run's printed tables and the JSON document it wrote beside them (--json-file), kept as kept_json()
+    keeps its runs."""
+    if arguments not in _kept_printed:
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "run.json")
+            printed = run(*arguments, "--json-file", path).stdout
+            with open(path) as file:
+                _kept_printed[arguments] = printed, json.load(file)
+    return _kept_printed[arguments]
+
+
 class ProgramTest(unittest.TestCase):
     def assert_each_refused(self, cases):
         """Each (arguments, names) case is refused, as assert_refused() checks."""

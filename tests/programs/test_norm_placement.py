@@ -18,16 +18,16 @@ The book's run (700 steps, eight trainings, about 4 s) is held to floors that ho
 seeds 1 to 5 of the book's grid: pre-norm without a warm-up learns, post-norm LayerNorm without one stalls, well
 above chance and well below learning. Under the sanitizers (BOOK_SANITIZE=1, about 25 times slower) the grid
 trains 30 steps, the book's run is left out, and so are the floors."""
-import json
 import math
 import os
 import re
-import tempfile
 import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import ProgramTest
+from harness import kept_json as document
+from harness import kept_tables_and_json as tables_and_document
 
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
 EPSILON = 1e-5  # both norms' ε (src/attention/layer_norm.hpp, default_layer_norm_epsilon)
@@ -53,30 +53,6 @@ WARM = ("--layouts", "pre_layer_norm", "--seeds", "4", "--layers", "1", "--train
 # Rows for the worked example: one entry; negative entries; large entries; a constant row; the page's "Try it".
 ROWS = [[7.0], [-3.0, 0.5, -1.0, 4.0, -2.5], [1e6, -1e6, 5e5, 3.0], [3.0, 3.0, 3.0], [1.0, 1.0, 1.0, 5.0],
         [-0.001, 0.002, 250.0, -1e-4, 0.0, 12.0]]
-
-_documents = {}
-
-
-def document(*arguments):
-    """The JSON of a run with these arguments: one run per argument list, kept for every test that reads it."""
-    if arguments not in _documents:
-        _documents[arguments] = run_json(*arguments)
-    return _documents[arguments]
-
-
-_printed = {}
-
-
-def tables_and_document(*arguments):
-    """One run's printed tables and the JSON document it wrote beside them (--json-file), kept as document() keeps
-    its runs."""
-    if arguments not in _printed:
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "run.json")
-            printed = run(*arguments, "--json-file", path).stdout
-            with open(path) as file:
-                _printed[arguments] = printed, json.load(file)
-    return _printed[arguments]
 
 
 def without_timing(document):

@@ -15,7 +15,8 @@ import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import ProgramTest, run
+from harness import kept_json as document
 
 SMALL = ("--n", "16,64,256,1024")
 WIDE = SMALL + ("--spread", "4", "--seed", "7")
@@ -23,15 +24,6 @@ FORMATS = ["double", "float", "bfloat16"]
 FRACTION_BITS = {"double": 52, "float": 23, "bfloat16": 7}
 SETUPS = [("float", "float"), ("bfloat16", "float"), ("bfloat16", "bfloat16")]  # (terms, sum), the program's three
 FLOAT_ROUNDING = 2.0 ** -24  # half float's spacing above 1: the largest relative error of one rounding
-
-_documents = {}
-
-
-def document(*arguments):
-    """The JSON of a run with these arguments, one run per argument list."""
-    if arguments not in _documents:
-        _documents[arguments] = run_json(*arguments)
-    return _documents[arguments]
 
 
 def bfloat16(x: float) -> float:

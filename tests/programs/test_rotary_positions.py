@@ -16,16 +16,16 @@ The book's run (1000 steps, three trainings, about 3 s) is held to floors, and s
 Under the sanitizers (BOOK_SANITIZE=1, about 25 times slower) the trainings are a few steps on short sequences:
 enough for every check of the program's bookkeeping and for the bound, which holds for an untrained model too;
 the floors are skipped."""
-import json
 import math
 import os
 import re
-import tempfile
 import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import ProgramTest
+from harness import kept_json as document
+from harness import kept_tables_and_json as tables_and_document
 
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
 # The book's model and task (chapters/15_rotary_positions/rotary_positions.hpp, Inputs): digits 0 to 9, one layer.
@@ -45,30 +45,6 @@ WIDE_K = [1.0, 2.0, -0.5, 1.0, 0.0, 3.0, 1.0, -1.0]
 WIDE_PLACEMENTS = [(0, 0), (1, 0), (0, 1), (40, 37), (1003, 1000), (100000, 99997), (0, 100000), (100000, 100000)]
 WIDE = ("--no-training", "--q", ",".join(map(str, WIDE_Q)), "--k", ",".join(map(str, WIDE_K)),
         "--placements", ";".join(f"{m},{n}" for m, n in WIDE_PLACEMENTS), "--largest-offset", "100")
-
-_documents = {}
-
-
-def document(*arguments):
-    """The JSON of a run with these arguments: one run per argument list, kept for every test that reads it."""
-    if arguments not in _documents:
-        _documents[arguments] = run_json(*arguments)
-    return _documents[arguments]
-
-
-_printed = {}
-
-
-def tables_and_document(*arguments):
-    """One run's printed tables and the JSON document it wrote beside them (--json-file), kept as document() keeps
-    its runs."""
-    if arguments not in _printed:
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "run.json")
-            printed = run(*arguments, "--json-file", path).stdout
-            with open(path) as file:
-                _printed[arguments] = printed, json.load(file)
-    return _printed[arguments]
 
 
 def seeds_document():
