@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "attention/batch_gradient.hpp"
 #include "attention/cross_entropy.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
@@ -128,28 +129,18 @@ Sequence Trainer::next_training_input() {
 
 // [train_one_step]
 double Trainer::train_one_step() {
-  attention::TokenClassifierWeights gradient_sum;
-  std::vector<attention::ParameterBlock> sum_blocks;
   double loss = 0.0;
-  for (Eigen::Index b = 0; b < inputs_.batch; ++b) {
+  const auto one_example = [&](Eigen::Index) {
     const Sequence input = next_training_input();
     const attention::TokenClassifierSteps steps = attention::token_classifier(weights_, input);
     const attention::CrossEntropy error =
         attention::softmax_cross_entropy(steps.logits, target_for(inputs_.task, input));
-    attention::TokenClassifierWeights gradients =
-        attention::token_classifier_backward(weights_, input, steps, error.logits_gradient);
     loss += error.loss;
-    if (b == 0) {
-      gradient_sum = std::move(gradients);
-      sum_blocks = attention::parameter_blocks(gradient_sum);
-    } else {
-      attention::add_into(sum_blocks, attention::parameter_blocks(gradients));
-    }
-  }
-  for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
-    Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs_.batch);
-  }
-  adam_.step(attention::parameter_blocks(weights_), sum_blocks);
+    return attention::token_classifier_backward(weights_, input, steps, error.logits_gradient);
+  };
+  attention::TokenClassifierWeights mean =
+      attention::batch_mean_gradient(inputs_.batch, one_example, attention::parameter_blocks);
+  adam_.step(attention::parameter_blocks(weights_), attention::parameter_blocks(mean));
   return loss / static_cast<double>(inputs_.batch);
 }
 // [train_one_step]

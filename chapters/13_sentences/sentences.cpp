@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "attention/batch_gradient.hpp"
 #include "attention/cross_entropy.hpp"
 #include "attention/recurrent_classifier.hpp"
 
@@ -394,29 +395,18 @@ void train_steps(Trained& trained, Drawing& drawing, std::set<Words>& training_w
   attention::Adam adam(Model::blocks(weights), inputs.adam);
   double loss_since_log = 0.0;
   for (long long step = 1; step <= inputs.steps; ++step) {
-    typename Model::Weights sum;
-    std::vector<attention::ParameterBlock> sum_blocks;
-    for (Eigen::Index b = 0; b < inputs.batch; ++b) {
+    const auto one_example = [&](Eigen::Index) {
       const Sentence sentence = next_training_sentence(inputs, drawing, trained.redrawn);
       if (trained.samples.size() < shown_samples) trained.samples.push_back(sentence);
       if (training_words.insert(sentence.words).second) ++trained.distinct;
       ++trained.drawn;
       const auto steps = Model::forward(weights, sentence.words);
       const attention::CrossEntropy error = loss_and_gradient(inputs.task, steps.logits, sentence);
-      typename Model::Weights gradients =
-          Model::backward(weights, sentence.words, steps, error.logits_gradient);
       loss_since_log += error.loss / static_cast<double>(inputs.batch);
-      if (b == 0) {
-        sum = std::move(gradients);
-        sum_blocks = Model::blocks(sum);
-      } else {
-        attention::add_into(sum_blocks, Model::blocks(gradients));
-      }
-    }
-    for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
-      Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs.batch);
-    }
-    adam.step(Model::blocks(weights), sum_blocks);
+      return Model::backward(weights, sentence.words, steps, error.logits_gradient);
+    };
+    typename Model::Weights mean = attention::batch_mean_gradient(inputs.batch, one_example, Model::blocks);
+    adam.step(Model::blocks(weights), Model::blocks(mean));
     if (step % inputs.log_every == 0 || step == inputs.steps) {
       const long long previous = trained.logged_steps.empty() ? 0 : trained.logged_steps.back();
       trained.logged_steps.push_back(step);

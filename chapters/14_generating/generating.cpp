@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "attention/batch_gradient.hpp"
 #include "attention/cross_entropy.hpp"
 #include "attention/grouped_query.hpp"
 #include "attention/kv_cache.hpp"
@@ -135,8 +136,7 @@ void train_steps(Trained& trained, Drawing& drawing, const Progress& progress,
   attention::Adam adam(attention::grouped_parameter_blocks(weights, groups), inputs.adam);
   double loss_since_log = 0.0, words_since_log = 0.0;
   for (long long step = 1; step <= inputs.training_steps; ++step) {
-    attention::TokenClassifierWeights sum;
-    for (Eigen::Index b = 0; b < inputs.batch; ++b) {
+    const auto one_example = [&](Eigen::Index) {
       const std::vector<Eigen::Index> words = next_training_sentence(inputs.modifiers, drawing);
       trained.training_sentences.insert(words);
       const auto steps = attention::token_classifier(weights, words, attention::Visibility::causal);
@@ -147,19 +147,13 @@ void train_steps(Trained& trained, Drawing& drawing, const Progress& progress,
       attention::sum_key_value_gradients(gradients.layers, groups);
       const auto count = static_cast<double>(words.size());
       loss_since_log += error.loss * count, words_since_log += count;  // loss: a mean per word
-      if (b == 0) {
-        sum = std::move(gradients);
-      } else {
-        attention::add_into(attention::grouped_parameter_blocks(sum, groups),
-                            attention::grouped_parameter_blocks(gradients, groups));
-      }
-    }
-    const std::vector<attention::ParameterBlock> sum_blocks =
-        attention::grouped_parameter_blocks(sum, groups);
-    for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
-      Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs.batch);
-    }
-    adam.step(attention::grouped_parameter_blocks(weights, groups), sum_blocks);
+      return gradients;
+    };
+    const auto grouped_blocks = [&](attention::TokenClassifierWeights& gradient) {
+      return attention::grouped_parameter_blocks(gradient, groups);
+    };
+    attention::TokenClassifierWeights mean = attention::batch_mean_gradient(inputs.batch, one_example, grouped_blocks);
+    adam.step(grouped_blocks(weights), grouped_blocks(mean));
     attention::share_key_value_heads(weights.layers, groups);  // the first head was updated
     if (step % 100 == 0 || step == inputs.training_steps) {
       trained.logged_steps.push_back(step);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "attention/batch_gradient.hpp"
 #include "attention/cross_entropy.hpp"
 #include "attention/numpy_random.hpp"
 #include "attention/positional_encoding.hpp"
@@ -126,26 +127,17 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
   long long since_log = 0;
   // [train]
   for (long long step = 1; step <= inputs.training_steps; ++step) {
-    attention::TokenClassifierWeights sum;
-    for (Eigen::Index b = 0; b < inputs.batch; ++b) {
+    const auto one_example = [&](Eigen::Index) {
       const auto length = inputs.back + 1 + below(data, inputs.longest_trained - inputs.back);
       const std::vector<Eigen::Index> words = random_digits(data, length, inputs.shape.vocabulary);
       const auto steps = attention::token_classifier(weights, words, causal, scheme);
       const attention::CrossEntropy error = task_loss(steps.logits, words, inputs.back);
-      attention::TokenClassifierWeights gradients =
-          attention::token_classifier_backward(weights, words, steps, error.logits_gradient, causal, scheme);
       loss_since_log += error.loss, ++since_log;
-      if (b == 0) {
-        sum = std::move(gradients);
-      } else {
-        attention::add_into(attention::parameter_blocks(sum), attention::parameter_blocks(gradients));
-      }
-    }
-    const std::vector<attention::ParameterBlock> sum_blocks = attention::parameter_blocks(sum);
-    for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
-      Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs.batch);
-    }
-    adam.step(attention::parameter_blocks(weights), sum_blocks);
+      return attention::token_classifier_backward(weights, words, steps, error.logits_gradient, causal, scheme);
+    };
+    attention::TokenClassifierWeights mean =
+        attention::batch_mean_gradient(inputs.batch, one_example, attention::parameter_blocks);
+    adam.step(attention::parameter_blocks(weights), attention::parameter_blocks(mean));
     // [train]
     if (step % 100 == 0 || step == inputs.training_steps) {
       run.logged_steps.push_back(step);

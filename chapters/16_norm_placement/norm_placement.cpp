@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "attention/batch_gradient.hpp"
 #include "attention/cross_entropy.hpp"
 #include "attention/numpy_random.hpp"
 #include "attention/timing_comparison.hpp"
@@ -114,31 +115,23 @@ TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, lon
     // [warm_up_step]
     adam.set_learning_rate(warmed_up_rate(learning_rate, warmup, step));
     // [warm_up_step]
-    attention::TokenClassifierWeights sum;
     double batch_loss = 0.0;
-    for (Eigen::Index b = 0; b < inputs.batch; ++b) {
+    const auto one_example = [&](Eigen::Index) {
       const Sequence words = random_digits(data, inputs.length, shape.vocabulary);
       const auto steps = attention::token_classifier(weights, words);
       const attention::CrossEntropy error = attention::softmax_cross_entropy(steps.logits, reversed(words));
-      attention::TokenClassifierWeights gradients =
-          attention::token_classifier_backward(weights, words, steps, error.logits_gradient);
       batch_loss += error.loss;
-      if (b == 0) {
-        sum = std::move(gradients);
-      } else {
-        attention::add_into(attention::parameter_blocks(sum), attention::parameter_blocks(gradients));
-      }
-    }
-    const std::vector<attention::ParameterBlock> sum_blocks = attention::parameter_blocks(sum);
-    for (const attention::ParameterBlock& block : sum_blocks) {  // the batch's mean
-      Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(inputs.batch);
-    }
+      return attention::token_classifier_backward(weights, words, steps, error.logits_gradient);
+    };
+    attention::TokenClassifierWeights mean =
+        attention::batch_mean_gradient(inputs.batch, one_example, attention::parameter_blocks);
+    const std::vector<attention::ParameterBlock> mean_blocks = attention::parameter_blocks(mean);
     // A loss or gradient that is no longer a number ends the run: every later step would be one too.
-    if (!std::isfinite(batch_loss) || !finite(sum_blocks)) {
+    if (!std::isfinite(batch_loss) || !finite(mean_blocks)) {
       run.stopped_at = step;
       break;
     }
-    adam.step(attention::parameter_blocks(weights), sum_blocks);
+    adam.step(attention::parameter_blocks(weights), mean_blocks);
     loss_since_log += batch_loss / static_cast<double>(inputs.batch), ++since_log;
     if (step % inputs.log_every == 0 || step == inputs.training_steps) {
       run.logged_steps.push_back(step);

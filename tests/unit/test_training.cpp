@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "attention/adam.hpp"
+#include "attention/batch_gradient.hpp"
 #include "attention/cross_entropy.hpp"
 #include "attention/gradient_check.hpp"
 #include "attention/numpy_random.hpp"
@@ -97,6 +98,30 @@ TEST_CASE("Adam's first step moves each parameter by about the learning rate, ag
   CHECK_THROWS_AS(attention::Adam(parameters, settings), std::invalid_argument);
   Eigen::VectorXd other(2);
   CHECK_THROWS_AS(adam.step({{other.data(), 2}}, gradients), std::invalid_argument);
+}
+
+TEST_CASE("batch_mean_gradient runs the examples in order and gives the mean of their gradients", "[ch11]") {
+  const auto pair = [](double first, double second) {
+    Eigen::VectorXd entries(2);
+    entries << first, second;
+    return entries;
+  };
+  const std::vector<Eigen::VectorXd> gradients{pair(1.0, 2.0), pair(3.0, 4.0), pair(5.0, 9.0)};
+  std::vector<Eigen::Index> asked;
+  const auto example = [&](Eigen::Index b) {
+    asked.push_back(b);
+    return gradients[static_cast<std::size_t>(b)];
+  };
+  const auto blocks = [](Eigen::VectorXd& gradient) {
+    return std::vector<attention::ParameterBlock>{{gradient.data(), gradient.size()}};
+  };
+  const Eigen::VectorXd mean = attention::batch_mean_gradient(3, example, blocks);
+  CHECK(asked == std::vector<Eigen::Index>{0, 1, 2});
+  CHECK(mean == pair(3.0, 5.0));  // (1 + 3 + 5) / 3 and (2 + 4 + 9) / 3, exact in binary
+  asked.clear();
+  CHECK(attention::batch_mean_gradient(1, example, blocks) == gradients[0]);
+  CHECK(asked == std::vector<Eigen::Index>{0});
+  CHECK_THROWS_AS(attention::batch_mean_gradient(0, example, blocks), std::invalid_argument);
 }
 
 TEST_CASE("the token classifier learns one fixed batch by heart", "[ch11]") {
