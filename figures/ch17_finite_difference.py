@@ -15,7 +15,7 @@ for curve in run["curves"]:
     colour = COLOURS[curve["format"]]
     errors = [max(error, 1e-17) for error in curve["errors"]]
     axes.loglog(run["steps"], errors, marker="o", markersize=3, color=colour, label=curve["format"])
-    axes.axvline(curve["cube_root"], color=colour, linestyle=":", linewidth=1)
+    axes.axvline(curve["root"], color=colour, linestyle=":", linewidth=1)
 axes.set_xlabel("step h", fontsize=10)
 axes.set_ylabel("relative error of the derivative", fontsize=10)
 axes.invert_xaxis()

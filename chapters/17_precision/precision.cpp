@@ -41,22 +41,68 @@ RunningSum running_sum(const std::vector<double>& scores, const Setup& setup) {
   return {sum, maximum, 0.0};
 }
 
+std::string difference_name(Difference difference) {
+  return difference == Difference::central ? "central" : "forward";
+}
+
 namespace {
 
 // [central_difference]
-// (e^(x + h) − e^(x − h)) / 2h at x = 1, every number rounded to the format as it is made.
-double central_difference(double h, NumberFormat format) {
-  const double above = rounded(1.0 + h, format), below = rounded(1.0 - h, format);
-  const double difference = rounded(rounded(std::exp(above), format) - rounded(std::exp(below), format), format);
+// (e^(x + h) − e^(x − h)) / 2h, every number rounded to the format as it is made (x is one it holds).
+double central_difference(double x, double h, NumberFormat format) {
+  const double above = rounded(x + h, format), below = rounded(x - h, format);
+  const double difference =
+      rounded(rounded(std::exp(above), format) - rounded(std::exp(below), format), format);
   return rounded(difference / rounded(2.0 * h, format), format);
 }
 // [central_difference]
 
+// [forward_difference]
+// (e^(x + h) − e^x) / h: one step forward instead of half a step each way.
+double forward_difference(double x, double h, NumberFormat format) {
+  const double above = rounded(x + h, format);
+  const double difference =
+      rounded(rounded(std::exp(above), format) - rounded(std::exp(x), format), format);
+  return rounded(difference / rounded(h, format), format);
+}
+// [forward_difference]
+
+// The curve of one format: the error at every step, the best step, and where the arithmetic puts it.
+StepCurve step_curve(const std::vector<double>& steps, double at, Difference difference, NumberFormat format) {
+  StepCurve curve;
+  curve.format = format;
+  curve.at = rounded(at, format);
+  const double derivative = std::exp(curve.at);
+  curve.best_error = std::numeric_limits<double>::infinity();
+  for (const double h : steps) {
+    const double estimate = difference == Difference::central ? central_difference(curve.at, h, format)
+                                                              : forward_difference(curve.at, h, format);
+    const double error = std::abs(estimate - derivative) / derivative;
+    curve.errors.push_back(error);
+    if (error < curve.best_error) curve.best_error = error, curve.best_step = h;
+  }
+  const double epsilon = std::ldexp(1.0, -attention::fraction_bits(format));
+  const double arguments = difference == Difference::central ? 2.0 : 1.0;  // the x ± h rounded
+  const double spacing_of_x = curve.at == 0.0 ? 0.0 : spacing_at(std::abs(curve.at), format);
+  curve.spacing = spacing_at(derivative, format) / derivative + arguments * spacing_of_x / 2.0;
+  if (difference == Difference::central) {
+    // h^2/6 + spacing/2h, smallest where h/3 = spacing/2h^2
+    curve.root = std::cbrt(epsilon);
+    curve.predicted_step = std::cbrt(1.5 * curve.spacing);
+  } else {
+    // h/2 + spacing/h, smallest where 1/2 = spacing/h^2
+    curve.root = std::sqrt(epsilon);
+    curve.predicted_step = std::sqrt(2.0 * curve.spacing);
+  }
+  return curve;
+}
+
 }  // namespace
 
 Result compute(const Inputs& inputs) {
-  if (inputs.count < 0 || inputs.lengths.empty() || !(inputs.spread > 0.0)) {
-    throw std::invalid_argument("precision: the count must be at least 0, with at least one length and a positive spread");
+  if (inputs.count < 0 || inputs.lengths.empty() || !(inputs.spread > 0.0) || !std::isfinite(inputs.at)) {
+    throw std::invalid_argument(
+        "precision: the count must be at least 0, with at least one length, a positive spread and a finite point");
   }
   Result result;
   result.inputs = inputs;
@@ -76,18 +122,8 @@ Result compute(const Inputs& inputs) {
     result.counting.push_back(counting);
   }
   for (int k = 2; k <= 48; ++k) result.steps.push_back(std::pow(10.0, -0.25 * k));
-  const double e = std::exp(1.0);
   for (const NumberFormat format : {NumberFormat::float64, NumberFormat::float32, NumberFormat::bfloat16}) {
-    StepCurve curve;
-    curve.format = format;
-    double smallest = std::numeric_limits<double>::infinity();
-    for (const double h : result.steps) {
-      const double error = std::abs(central_difference(h, format) - e) / e;
-      curve.errors.push_back(error);
-      if (error < smallest) smallest = error, curve.best_step = h;
-    }
-    curve.cube_root = std::cbrt(std::ldexp(1.0, -attention::fraction_bits(format)));
-    result.curves.push_back(curve);
+    result.curves.push_back(step_curve(result.steps, inputs.at, inputs.difference, format));
   }
   const Eigen::Index longest = *std::max_element(inputs.lengths.begin(), inputs.lengths.end());
   attention::NumpyGenerator generator(inputs.seed);

@@ -23,11 +23,17 @@ struct Setup {
   attention::NumberFormat sum = attention::NumberFormat::float32;
 };
 
+/// Which finite difference of f = exp the chapter takes: chapter 10's central one, (f(x + h) − f(x − h)) / 2h,
+/// or the forward one, (f(x + h) − f(x)) / h.
+enum class Difference { central, forward };
+
 struct Inputs {
   long long count = 1000;  // the worked example: add 1 this many times, from 0
   std::vector<Eigen::Index> lengths{16, 64, 256, 1024, 4096, 16384, 65536};
   std::uint64_t seed = 1;  // of the scores, normal draws
   double spread = 1.0;     // their standard deviation
+  double at = 1.0;         // the point x of the finite difference
+  Difference difference = Difference::central;
   std::vector<Setup> setups{{attention::NumberFormat::float32, attention::NumberFormat::float32},
                             {attention::NumberFormat::bfloat16, attention::NumberFormat::float32},
                             {attention::NumberFormat::bfloat16, attention::NumberFormat::bfloat16}};
@@ -54,13 +60,19 @@ struct LengthRow {
   std::vector<RunningSum> sums;  // one per setup
 };
 
-/// Chapter 10's central difference, (f(x + h) − f(x − h)) / 2h, of f = exp at x = 1 (whose derivative is e),
-/// every number rounded to one format: its relative error for each step h.
+/// A finite difference of f = exp at x (whose derivative is e^x), every number rounded to one format: its
+/// relative error for each step h.
 struct StepCurve {
   attention::NumberFormat format = attention::NumberFormat::float64;
-  std::vector<double> errors;  // one per step
+  double at = 1.0;             // x as the format holds it
+  std::vector<double> errors;  // one per step, against e^x at that x
   double best_step = 0.0;      // the step of the smallest error
-  double cube_root = 0.0;      // the format's spacing at 1, 2^−p, to the power 1/3
+  double best_error = 0.0;     // that error
+  double root = 0.0;           // the format's spacing at 1, 2^−p, to the power 1/3 (central) or 1/2 (forward)
+  // The rounding of one difference at x, relative to e^x: the spacing of e^x, plus e^x times half the spacing of
+  // x for each argument x ± h rounded (two for the central difference, one for the forward one).
+  double spacing = 0.0;
+  double predicted_step = 0.0;  // where the formula's error and rounding's meet: (3/2 spacing)^(1/3) or (2 spacing)^(1/2)
 };
 
 struct Result {
@@ -75,6 +87,9 @@ struct Result {
 /// tiles of one key), every term rounded to setup.terms and every product and sum to setup.sum.
 RunningSum running_sum(const std::vector<double>& scores, const Setup& setup);
 Result compute(const Inputs& inputs);
+
+/// The name of a difference, as --difference takes it: "central" or "forward".
+std::string difference_name(Difference difference);
 
 // Front ends (precision_output.cpp)
 nlohmann::json to_json(const Result& result);
@@ -92,6 +107,8 @@ class Flags {
   std::string lengths_text_ = "16,64,256,1024,4096,16384,65536";
   std::string seed_text_ = "1";
   std::string spread_text_ = "1";
+  std::string at_text_ = "1";
+  std::string difference_text_ = "central";
 };
 
 }  // namespace precision

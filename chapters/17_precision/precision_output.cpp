@@ -21,6 +21,12 @@ namespace {
 constexpr std::uint64_t max_count = 10'000'000;
 constexpr std::uint64_t max_length = 1 << 20;
 constexpr double max_spread = 100.0;
+constexpr double max_at = 20.0;  // e^20 is about 5 · 10^8, far inside float's and bfloat16's range
+
+// A step or an error as the table prints it, to two significant digits: 0.0032, 3.2e-06. The page shows these
+// strings, since its own numbers keep four decimals and would show 1.2e-11 as 0.
+std::string two_digits(double value) { return fmt::format("{:.2g}", value); }
+std::string error_text(double value) { return fmt::format("{:.1e}", value); }
 
 std::string setup_name(const Setup& setup) {
   return fmt::format("{} terms, {} sum", attention::format_name(setup.terms), attention::format_name(setup.sum));
@@ -55,13 +61,18 @@ nlohmann::json to_json(const Result& result) {
   }
   nlohmann::json curves = nlohmann::json::array();
   for (const StepCurve& curve : result.curves) {
-    curves.push_back({{"format", attention::format_name(curve.format)}, {"errors", curve.errors},
-                      {"best_step", curve.best_step}, {"cube_root", curve.cube_root},
-                      {"best_error", *std::min_element(curve.errors.begin(), curve.errors.end())}});
+    curves.push_back({{"format", attention::format_name(curve.format)}, {"at", curve.at}, {"errors", curve.errors},
+                      {"best_step", curve.best_step}, {"best_error", curve.best_error}, {"root", curve.root},
+                      {"spacing", curve.spacing}, {"predicted_step", curve.predicted_step},
+                      {"best_step_text", two_digits(curve.best_step)},
+                      {"best_error_text", error_text(curve.best_error)},
+                      {"predicted_step_text", two_digits(curve.predicted_step)}});
   }
-  return {{"finite_difference", {{"steps", result.steps}, {"curves", curves}}},
+  return {{"finite_difference",
+           {{"difference", difference_name(inputs.difference)}, {"steps", result.steps}, {"curves", curves}}},
           {"inputs", {{"count", inputs.count}, {"lengths", inputs.lengths}, {"seed", inputs.seed},
-                      {"spread", inputs.spread}}},
+                      {"spread", inputs.spread}, {"at", inputs.at},
+                      {"difference", difference_name(inputs.difference)}}},
           {"counting", counting},
           {"setups", setups},
           {"rows", rows}};
@@ -77,12 +88,13 @@ std::string tables(const Result& result) {
                         c.stuck_from == 0 ? std::string("-") : std::to_string(c.stuck_from),
                         fmt::format("{:.3g}", c.spacing_there));
   }
-  text += "\nThe central difference of e^x at x = 1, every number in the format: the best step h\n";
-  text += "  format     best step   its relative error   (spacing at 1)^(1/3)\n";
+  const bool central = inputs.difference == Difference::central;
+  text += fmt::format("\nThe {} difference of e^x at x = {}, every number in the format: the best step h\n",
+                      difference_name(inputs.difference), program::number_text(inputs.at));
+  text += fmt::format("  format     best step   its relative error   (spacing at 1)^(1/{})\n", central ? 3 : 2);
   for (const StepCurve& curve : result.curves) {
-    text += fmt::format("  {:<9}  {:>9.2g}   {:>18.1e}   {:>20.2g}\n", attention::format_name(curve.format),
-                        curve.best_step, *std::min_element(curve.errors.begin(), curve.errors.end()),
-                        curve.cube_root);
+    text += fmt::format("  {:<9}  {:>9}   {:>18}   {:>20}\n", attention::format_name(curve.format),
+                        two_digits(curve.best_step), error_text(curve.best_error), two_digits(curve.root));
   }
   text += '\n';
   text += program::wrapped(fmt::format("The running sum of e^(s - M) over n scores (normal, spread {}, seed {}): "
@@ -115,6 +127,14 @@ Flags::Flags(program::CommandLine& command_line) {
                       fmt::format("the scores' standard deviation, above 0 and at most {} (default 1)",
                                   program::number_text(max_spread)),
                       "NUMBER");
+  command_line.option("--at", at_text_,
+                      fmt::format("the point x of the finite difference of e^x, from -{0} to {0} (default 1)",
+                                  program::number_text(max_at)),
+                      "NUMBER");
+  command_line.option("--difference", difference_text_,
+                      "the finite difference: central, (f(x+h) - f(x-h))/2h, or forward, (f(x+h) - f(x))/h "
+                      "(default central)",
+                      "NAME");
 }
 
 Inputs Flags::read() const {
@@ -129,6 +149,18 @@ Inputs Flags::read() const {
   if (!(inputs.spread > 0.0) || inputs.spread > max_spread) {
     throw program::UsageError(fmt::format("--spread: expected a number above 0 and at most {}, got {}",
                                           program::number_text(max_spread), spread_text_));
+  }
+  inputs.at = program::parse_real_number(at_text_, "--at");
+  if (!(std::abs(inputs.at) <= max_at)) {
+    throw program::UsageError(fmt::format("--at: expected a number from -{0} to {0}, got {1}",
+                                          program::number_text(max_at), at_text_));
+  }
+  if (difference_text_ == "central") {
+    inputs.difference = Difference::central;
+  } else if (difference_text_ == "forward") {
+    inputs.difference = Difference::forward;
+  } else {
+    throw program::UsageError(fmt::format("--difference: expected central or forward, got \"{}\"", difference_text_));
   }
   return inputs;
 }

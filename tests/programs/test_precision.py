@@ -224,7 +224,7 @@ class FiniteDifference(ProgramTest):
         for curve, bits in zip(document()["finite_difference"]["curves"], (52, 23, 7)):
             with self.subTest(format=curve["format"]):
                 root = (2.0 ** -bits) ** (1 / 3)
-                self.assertAlmostEqual(curve["cube_root"], root, delta=1e-15 * root)
+                self.assertAlmostEqual(curve["root"], root, delta=1e-15 * root)
                 # h^2/6 + spacing/h is smallest at h = (3 spacing)^(1/3): within a factor of 4 of the cube root.
                 self.assertLess(abs(math.log10(curve["best_step"] / root)), math.log10(4))
                 # and there both errors are about root^2: the best error is no larger.
