@@ -27,10 +27,12 @@ FLOAT_ROUNDING = 2.0 ** -24  # half float's spacing above 1: the largest relativ
 
 
 def bfloat16(x: float) -> float:
-    """x rounded to bfloat16 from its float64 bits: keep 7 of the 52 fraction bits, half to even. For the positive
-    normal numbers within bfloat16's range that the sums meet, and 0."""
+    """x rounded to bfloat16 from its float64 bits: keep 7 of the 52 fraction bits, half to even. For the normal
+    numbers within bfloat16's range that the sums and the finite differences meet, and 0."""
     if x == 0.0:
         return 0.0
+    if x < 0.0:
+        return -bfloat16(-x)
     assert 2.0 ** -126 <= x < 2.0 ** 127, x
     bits = int(np.array(x, dtype=np.float64).view(np.uint64))
     cut = 52 - 7
@@ -193,32 +195,79 @@ class RunningSums(ProgramTest):
             self.assertEqual(line.split()[2:], [f"{s['normalizer_error']:.1e}" for s in row["sums"]])
 
 
-class FiniteDifference(ProgramTest):
-    """Chapter 10's central difference of e^x at 1, every number rounded to the format: against the same steps
-    written in NumPy, and where its best step lies by the arithmetic of the two errors (the formula's h^2/6
-    and rounding's spacing/h meet near the cube root of the spacing)."""
+def spacing(value: float, bits: int) -> float:
+    """The gap from |value| to the next number above it in a format with `bits` fraction bits: 2^(e − p) for
+    |value| between 2^e and 2^(e+1), from frexp's exponent; 0 at 0."""
+    if value == 0.0:
+        return 0.0
+    _, exponent = math.frexp(abs(value))  # |value| = m 2^exponent with m in [1/2, 1)
+    return 2.0 ** (exponent - 1 - bits)
 
-    def test_the_curves_against_numpy(self):
-        result = document()["finite_difference"]
+
+def finite_difference_errors(steps, name: str, at: float, difference: str):
+    """The relative error of the difference of e^x at x (as the format holds it) for each step, every number
+    rounded to the format as it is made, written from the definitions: central (f(x + h) − f(x − h)) / 2h, forward
+    (f(x + h) − f(x)) / h."""
+
+    def r(value):
+        return to_format(value, name)
+
+    x = r(at)
+    derivative = math.exp(x)
+    errors = []
+    for h in steps:
+        if difference == "central":
+            estimate = r(r(r(math.exp(r(x + h))) - r(math.exp(r(x - h)))) / r(2.0 * h))
+        else:
+            estimate = r(r(r(math.exp(r(x + h))) - r(math.exp(x))) / r(h))
+        errors.append(abs(estimate - derivative) / derivative)
+    return errors
+
+
+class FiniteDifference(ProgramTest):
+    """Chapter 10's central difference of e^x, and the forward one, every number rounded to the format: against
+    the same steps written in NumPy, at x = 1 and elsewhere, and where the best step lies by the arithmetic of the
+    two errors (the formula's h^2/6 and rounding's spacing/2h meet near the cube root of the spacing; the forward
+    difference's h/2 and spacing/h near its square root)."""
+
+    POINTS = ("0.1", "2.5", "10", "-3")
+
+    def check_against_numpy(self, at: str, difference: str):
+        arguments = ("--n", "16", "--at", at, "--difference", difference)
+        result = document(*arguments)["finite_difference"]
+        self.assertEqual(result["difference"], difference)
         steps = result["steps"]
         np.testing.assert_allclose(steps, [10.0 ** (-k / 4) for k in range(2, 49)], rtol=1e-15, atol=0)
-        self.assertEqual([curve["format"] for curve in result["curves"]], ["double", "float", "bfloat16"])
+        self.assertEqual([curve["format"] for curve in result["curves"]], FORMATS)
         for curve in result["curves"]:
             name = curve["format"]
-            with self.subTest(format=name):
-
-                def r(value, name=name):
-                    return to_format(value, name)
-
-                errors = []
-                for h in steps:
-                    above, below = r(1.0 + h), r(1.0 - h)
-                    difference = r(r(math.exp(above)) - r(math.exp(below)))
-                    errors.append(abs(r(difference / r(2.0 * h)) - math.e) / math.e)
+            with self.subTest(at=at, difference=difference, format=name):
+                self.assertEqual(curve["at"], to_format(float(at), name))
+                errors = finite_difference_errors(steps, name, float(at), difference)
                 self.assertEqual(curve["errors"], errors)
                 best = int(np.argmin(errors))
                 self.assertEqual(curve["best_step"], steps[best])
                 self.assertEqual(curve["best_error"], errors[best])
+                self.assertEqual(curve["best_step_text"], f"{steps[best]:.2g}")
+                self.assertEqual(curve["best_error_text"], f"{errors[best]:.1e}")
+        return result
+
+    def test_the_curves_against_numpy(self):
+        result = document()["finite_difference"]
+        self.assertEqual(result, self.check_against_numpy("1", "central"))
+
+    def test_the_forward_difference_against_numpy(self):
+        self.assertEqual(document("--difference", "forward")["finite_difference"],
+                         self.check_against_numpy("1", "forward"))
+
+    def test_the_point_moves_the_curves_as_numpy_says(self):
+        at_one = {d: document("--n", "16", "--difference", d)["finite_difference"] for d in ("central", "forward")}
+        for at in self.POINTS:
+            for difference in ("central", "forward"):
+                moved = self.check_against_numpy(at, difference)
+                # A point of its own: no curve is the one at x = 1.
+                for curve, there in zip(moved["curves"], at_one[difference]["curves"]):
+                    self.assertNotEqual(curve["errors"], there["errors"])
 
     def test_the_best_step_is_near_the_cube_root_of_the_spacing(self):
         for curve, bits in zip(document()["finite_difference"]["curves"], (52, 23, 7)):
@@ -230,10 +279,55 @@ class FiniteDifference(ProgramTest):
                 # and there both errors are about root^2: the best error is no larger.
                 self.assertLessEqual(curve["best_error"], root ** 2)
 
+    def test_the_forward_difference_is_best_near_the_square_root_of_the_spacing(self):
+        central = document()["finite_difference"]["curves"]
+        forward = document("--difference", "forward")["finite_difference"]["curves"]
+        for curve, other, bits in zip(forward, central, (52, 23, 7)):
+            with self.subTest(format=curve["format"]):
+                root = (2.0 ** -bits) ** (1 / 2)
+                self.assertAlmostEqual(curve["root"], root, delta=1e-15 * root)
+                # h/2 + spacing/h is smallest at h = (2 spacing)^(1/2): within a factor of 4 of the square root,
+                self.assertLess(abs(math.log10(curve["best_step"] / root)), math.log10(4))
+                # where both errors are about the root: the best error is no larger.
+                self.assertLessEqual(curve["best_error"], root)
+                # The square root of a spacing below 1 is below its cube root: a smaller step than the central
+                # difference's, and a larger error, since the formula's own error h/2 exceeds h^2/6.
+                self.assertLess(curve["best_step"], other["best_step"])
+                self.assertGreater(curve["best_error"], other["best_error"])
+
+    def test_the_predicted_step_from_the_spacing_of_the_difference(self):
+        """The spacing of one difference, relative to e^x: the spacing of e^x over e^x, plus half the spacing of x
+        for each rounded point x ± h (two central, one forward); the predicted step (3/2 s)^(1/3) or (2 s)^(1/2)."""
+        for at in ("1",) + self.POINTS:
+            for difference, points in (("central", 2), ("forward", 1)):
+                curves = document("--n", "16", "--at", at, "--difference", difference)["finite_difference"]["curves"]
+                for curve, bits in zip(curves, (52, 23, 7)):
+                    with self.subTest(at=at, difference=difference, format=curve["format"]):
+                        x = curve["at"]
+                        s = spacing(math.exp(x), bits) / math.exp(x) + points * spacing(x, bits) / 2
+                        self.assertAlmostEqual(curve["spacing"], s, delta=1e-14 * s)
+                        predicted = (1.5 * s) ** (1 / 3) if difference == "central" else (2 * s) ** 0.5
+                        self.assertAlmostEqual(curve["predicted_step"], predicted, delta=1e-14 * predicted)
+                        self.assertEqual(curve["predicted_step_text"], f"{curve['predicted_step']:.2g}")
+                        # The bound takes every rounding at its worst: the best step lies within a power of ten of it
+                        # here (on a grid a quarter of a power of ten apart).
+                        self.assertLess(abs(math.log10(curve["best_step"] / predicted)), 1.0)
+
+    def test_tables_name_the_difference_and_the_point(self):
+        printed = run("--n", "16", "--difference", "forward", "--at", "2.5").stdout
+        self.assertIn("The forward difference of e^x at x = 2.5, every number in the format", printed)
+        self.assertIn("(spacing at 1)^(1/2)", printed)
+        lines = printed.splitlines()
+        header = next(i for i, line in enumerate(lines) if "(spacing at 1)^(1/2)" in line)
+        curves = document("--n", "16", "--difference", "forward", "--at", "2.5")["finite_difference"]["curves"]
+        for line, curve in zip(lines[header + 1:header + 4], curves):
+            self.assertEqual(line.split(), [curve["format"], curve["best_step_text"], curve["best_error_text"],
+                                            f"{curve['root']:.2g}"])
+
 
 class Refusals(ProgramTest):
     def test_help(self):
-        self.assert_help_lists("--count", "--n", "--seed", "--spread", "--json")
+        self.assert_help_lists("--count", "--n", "--seed", "--spread", "--at", "--difference", "--json")
 
     def test_bad_inputs(self):
         self.assert_each_refused([
@@ -258,6 +352,15 @@ class Refusals(ProgramTest):
             (["--spread", "inf"], "--spread"),
             (["--spread", "1000"], "--spread"),
             (["--spread", "wide"], "--spread"),
+            (["--at", "21"], "--at"),
+            (["--at", "-20.5"], "--at"),
+            (["--at", "x"], "--at"),
+            (["--at", "nan"], "--at"),
+            (["--at", "inf"], "--at"),
+            (["--at", ""], "--at"),
+            (["--difference", "backward"], "--difference"),
+            (["--difference", "Central"], "--difference"),
+            (["--difference", ""], "--difference"),
         ])
 
 
