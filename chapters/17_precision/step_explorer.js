@@ -1,0 +1,61 @@
+// Chapter 17's second interactive figure: the error of a finite difference of
+// e^x against its step h, in double, float and bfloat16, at the point x and
+// with the difference (central or forward) the reader picks. The chapter's
+// program (precision) computes every error, the best step and the step the
+// arithmetic predicts; the page draws them on log-log axes. The program writes
+// the steps and errors it names as text too: the page's own number format
+// keeps four decimals and would show 1.2e-11 as 0.
+(function () {
+  const COLOURS = ['#1f77b4', '#2ca02c', '#d62728'];
+  // Axis labels at every third power of ten, written as the tables write them.
+  const power = (value) => `1e${Math.round(Math.log10(value))}`.replace('-', '−');
+  Book.figure('step_explorer', {
+    program: 'precision',
+    controls: [
+      { name: 'at', label: 'the point x (--at)', type: 'range', flag: '--at', min: 0.1, max: 10, step: 0.1, value: 1 },
+      { name: 'difference', label: 'the difference (--difference)', type: 'select', flag: '--difference',
+        value: 'central',
+        options: [['central', 'central: (f(x+h) − f(x−h)) / 2h'], ['forward', 'forward: (f(x+h) − f(x)) / h']] },
+    ],
+    render(json, view) {
+      const run = json.finite_difference;
+      const names = run.curves.map((curve) => curve.format);
+      const points = [];
+      run.curves.forEach((curve) => {
+        curve.errors.forEach((error, i) => {
+          // An error of exactly 0 (a lucky step) is drawn at the bottom of the axis.
+          points.push({ step: run.steps[i], error: Math.max(error, 1e-17), format: curve.format });
+        });
+      });
+      const best = run.curves.map((curve) => ({ step: curve.best_step, error: Math.max(curve.best_error, 1e-17),
+        format: curve.format }));
+      const predicted = run.curves.map((curve) => ({ step: curve.predicted_step, format: curve.format }));
+      view.plot('errors', {
+        title: `Relative error of the ${run.difference} difference of e^x at x = ${view.numberText(json.inputs.at)}` +
+          ' against the step h; dashed: the predicted best step',
+        height: 300,
+        marginLeft: 52,
+        x: { type: 'log', reverse: true, label: 'step h, smaller to the right →', ticks: [1e-12, 1e-9, 1e-6, 1e-3, 1],
+          tickFormat: power, grid: true },
+        y: { type: 'log', label: '↑ relative error', ticks: [1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 1], tickFormat: power,
+          grid: true },
+        color: { domain: names, range: COLOURS, legend: true },
+        marks: [
+          window.Plot.ruleX(predicted, { x: 'step', stroke: 'format', strokeDasharray: '4 3' }),
+          window.Plot.line(points, { x: 'step', y: 'error', stroke: 'format', strokeWidth: 1.6 }),
+          window.Plot.dot(points, { x: 'step', y: 'error', fill: 'format', r: 2 }),
+          window.Plot.dot(best, { x: 'step', y: 'error', stroke: 'format', r: 6, strokeWidth: 2 }),
+        ],
+      });
+      const lines = run.curves.map((curve, k) => {
+        const at = `/finite_difference/curves/${k}`;
+        return Book.element('li', {}, [
+          `${curve.format}: best step `, view.number(curve.best_step_text, `${at}/best_step_text`),
+          ', its error ', view.number(curve.best_error_text, `${at}/best_error_text`),
+          '; predicted step ', view.number(curve.predicted_step_text, `${at}/predicted_step_text`),
+        ]);
+      });
+      view.slot('best').replaceChildren(Book.element('ul', { class: 'interactive-sentence' }, lines));
+    },
+  });
+})();
