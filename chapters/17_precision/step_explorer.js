@@ -30,14 +30,19 @@
       const best = run.curves.map((curve) => ({ step: curve.best_step, error: Math.max(curve.best_error, 1e-17),
         format: curve.format }));
       const predicted = run.curves.map((curve) => ({ step: curve.predicted_step, format: curve.format }));
+      // The error axis from half a power of ten below the smallest error drawn up to 3, so that no tick sits on
+      // the corner where the step axis's labels are.
+      const lowest = Math.min(...points.map((point) => point.error));
+      const bottom = 10 ** (Math.floor(Math.log10(lowest)) - 0.5);
       view.plot('errors', {
         title: `Relative error of the ${run.difference} difference of e^x at x = ${view.numberText(json.inputs.at)}` +
           ' against the step h; dashed: the predicted best step',
         height: 300,
         marginLeft: 52,
-        x: { type: 'log', reverse: true, label: 'step h, smaller to the right →', ticks: [1e-12, 1e-9, 1e-6, 1e-3, 1],
-          tickFormat: power, grid: true },
-        y: { type: 'log', label: '↑ relative error', ticks: [1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 1], tickFormat: power,
+        x: { type: 'log', domain: [1e-12, 1], reverse: true, label: 'step h, smaller to the right →',
+          ticks: [1e-12, 1e-9, 1e-6, 1e-3, 1], tickFormat: power, grid: true },
+        y: { type: 'log', label: '↑ relative error', domain: [bottom, 3],
+          ticks: [1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 1].filter((tick) => tick > bottom), tickFormat: power,
           grid: true },
         color: { domain: names, range: COLOURS, legend: true },
         marks: [
