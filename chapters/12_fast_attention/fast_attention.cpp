@@ -376,7 +376,7 @@ std::optional<double> describe_numpy(const NumpyProcess& process, const std::str
 // keys and values are packed as the kernel packs them, into buffers kept
 // between calls.
 // [tile_products]
-void tile_products(const Matrix& queries, const Matrix& keys, const Matrix& values, attention::StreamingBuffers& buffers,
+void tile_products(const Matrix& queries, const Matrix& keys, const Matrix& values, attention::StreamingBuffers<double>& buffers,
                    RowMajorMatrix& query_rows, RowMajorMatrix& scores, RowMajorMatrix& output) {
   const Eigen::Index n = queries.rows(), m = keys.rows();
   const Eigen::Index query_tile = default_tiles.query_tile, key_tile = default_tiles.key_tile;
@@ -516,8 +516,8 @@ class MethodsAt {
 
  private:
   Matrix queries_, keys_, values_;
-  attention::AttentionBuffers buffers_;
-  attention::StreamingBuffers streaming_buffers_, products_buffers_;
+  attention::AttentionBuffers<double> buffers_;
+  attention::StreamingBuffers<double> streaming_buffers_, products_buffers_;
   Matrix teaching_output_, eigen_products_output_, streaming_output_, causal_output_;
   RowMajorMatrix products_queries_, products_scores_, products_output_;
   Matrix products_first_ = Matrix::Zero(1, 1);  // the products' first entry, read as every method's output is
@@ -1191,8 +1191,8 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
           {"tiles",
            {{"query_tile", default_tiles.query_tile},
             {"key_tile", default_tiles.key_tile},
-            {"product_block_rows", attention::product_block_rows},
-            {"product_strip_columns", attention::product_strip_columns}}},
+            {"product_block_rows", attention::build_product_shape<double>().block_rows},
+            {"product_strip_columns", attention::build_product_shape<double>().strip_columns}}},
           {"peak_extra_bytes_note",
            "counted from the buffers each method allocates (not measured from the allocator); NumPy's measured with "
            "Python's tracemalloc"},

@@ -13,14 +13,16 @@
 /// threads; the keys inside; the output left undivided until the last tile.
 /// Its products are tile_product()'s (tile_product.hpp).
 ///
-/// Every function gives the teaching version's output to rounding (the tests
-/// hold them to a relative difference below 1e-12), and keeps its edge cases:
+/// Every function is written once for both number types, float and double
+/// (the template parameter Scalar, which the arguments decide). Each gives the
+/// teaching version's output to rounding (the tests hold them to a relative
+/// difference below 1e-12 in double), and keeps its edge cases:
 /// a masked score has weight exactly 0, a query whose keys are all masked gets
 /// a zero output row, and a score that is NaN or +∞ is refused. (The
 /// streaming kernel's undivided output is a sum of values weighted by factors
 /// of at most 1: where the magnitudes of a column of values add up past the
-/// largest double, it overflows where the teaching version does not; chapter
-/// 12's program refuses such values.)
+/// largest double (or float), it overflows where the teaching version does not;
+/// chapter 12's program refuses such values.)
 #pragma once
 
 #include <algorithm>
@@ -30,6 +32,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -46,9 +49,10 @@ namespace attention {
 enum class KeyRange { all, causal };
 
 /// @brief The matrices the buffered kernels write into, kept from call to call.
+template <typename Scalar = double>
 struct AttentionBuffers {
-  RowMajorMatrix scores;  ///< n × m: scores, then weights, in place
-  Matrix output;          ///< n × d_v
+  RowMajorMatrixOf<Scalar> scores;  ///< n × m: scores, then weights, in place
+  MatrixOf<Scalar> output;          ///< n × d_v
 };
 
 /// @brief e^x for every entry of a contiguous row, in a loop the compiler turns into vector instructions.
@@ -89,7 +93,44 @@ inline void exponential_in_place(double* entries, Eigen::Index count) {
   // [vectorised_exponential]
 }
 
-/// @brief exponential_in_place() on a row of a row-major matrix (its entries lie next to each other).
+/// @brief e^x for every entry of a contiguous row of floats: the same method, with float's constants and fewer terms.
+///
+/// As the double version, e^x = 2^k · e^r with |r| ≤ ln 2 / 2, and e^r by its
+/// Taylor series; only the number of terms is float's own. The first term
+/// left out after r^n is at most (ln 2 / 2)^(n+1) / (n+1)!, against a result
+/// e^r of at least e^(−ln 2 / 2) ≈ 0.71. For n = 6 that is about 1.7e-7 of the
+/// result, more than float's half-spacing 2^-24 ≈ 6e-8; for n = 7 about 7e-9,
+/// an eighth of it. So the series goes to r⁷: eight terms instead of double's
+/// fourteen. Below −87, where e^x nears the smallest normal float
+/// (e^−87.3), the result is 0, −∞ included; arguments above 88 are clamped
+/// (2^127 is float's largest power of two); NaN stays NaN.
+/// @param entries the first entry; replaced by its exponential
+/// @param count how many entries
+inline void exponential_in_place(float* entries, Eigen::Index count) {
+  // [vectorised_exponential_float]
+  constexpr float log2_e = 1.44269504f;
+  constexpr float ln2_high = 0.693359375f;    // ln 2 split in two: ln2_high has 9 significant
+  constexpr float ln2_low = -2.12194440e-4f;  // bits, so k · ln2_high is exact for |k| ≤ 2^15
+  for (Eigen::Index i = 0; i < count; ++i) {
+    // Clamped; NaN lands on −87 too, so that the cast to an integer below is defined.
+    const float x = entries[i] > -87.0f ? std::min(entries[i], 88.0f) : -87.0f;
+    const float k = std::nearbyint(x * log2_e);
+    const float r = (x - k * ln2_high) - k * ln2_low;
+    float series = 1.0f / 5040.0f;  // 1/7!
+    for (const float inverse_factorial : {1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f, 1.0f}) {
+      series = series * r + inverse_factorial;
+    }
+    const auto biased_exponent = static_cast<std::uint32_t>(static_cast<std::int32_t>(k) + 127);
+    const std::uint32_t exponent_bits = biased_exponent << 23;
+    float two_to_the_k;
+    std::memcpy(&two_to_the_k, &exponent_bits, sizeof two_to_the_k);
+    const bool is_nan = entries[i] != entries[i];
+    entries[i] = entries[i] < -87.0f ? 0.0f : is_nan ? entries[i] : series * two_to_the_k;
+  }
+  // [vectorised_exponential_float]
+}
+
+/// @brief exponential_in_place() on a row of a row-major matrix (its entries lie next to each other), float or double.
 /// @param row the row; each entry replaced by its exponential
 template <typename Row>
 void exponential_in_place(Row&& row) {
@@ -101,7 +142,9 @@ void exponential_in_place(Row&& row) {
 /// @cond INTERNAL
 namespace detail {
 
-inline void check_shapes(const Matrix& queries, const Matrix& keys, const Matrix& values, KeyRange range) {
+template <typename Scalar>
+void check_shapes(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys, const MatrixOf<Scalar>& values,
+                  KeyRange range) {
   if (keys.cols() != queries.cols()) throw std::invalid_argument("attention: queries and keys must have the same width");
   if (values.rows() != keys.rows()) throw std::invalid_argument("attention: there must be one value per key");
   if (range == KeyRange::causal && queries.rows() != keys.rows()) {
@@ -109,10 +152,11 @@ inline void check_shapes(const Matrix& queries, const Matrix& keys, const Matrix
   }
 }
 
-inline void refuse_nan_and_plus_infinity(const RowMajorMatrix& scores) {
+template <typename Scores>
+void refuse_nan_and_plus_infinity(const Eigen::MatrixBase<Scores>& scores) {
   if (scores.allFinite()) return;
   if ((scores.array() != scores.array()).any()) throw std::invalid_argument("attention: a score is NaN");
-  if ((scores.array() == std::numeric_limits<double>::infinity()).any()) {
+  if ((scores.array() == std::numeric_limits<typename Scores::Scalar>::infinity()).any()) {
     throw std::invalid_argument("attention: a score is +infinity");
   }
 }
@@ -120,7 +164,8 @@ inline void refuse_nan_and_plus_infinity(const RowMajorMatrix& scores) {
 // Row i of a block whose first query is query `first` may see keys 0 … first + i.
 template <typename Block>
 void hide_later_keys(Block&& scores, Eigen::Index first_query, Eigen::Index first_key) {
-  const double minus_infinity = -std::numeric_limits<double>::infinity();
+  using Scalar = typename std::remove_reference_t<Block>::Scalar;
+  const Scalar minus_infinity = -std::numeric_limits<Scalar>::infinity();
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
     const Eigen::Index last_visible = first_query + i - first_key;  // in the block's columns
     const Eigen::Index from = std::max<Eigen::Index>(0, last_visible + 1);
@@ -136,7 +181,8 @@ void hide_later_keys(Block&& scores, Eigen::Index first_query, Eigen::Index firs
 /// The first step away from scaled_dot_product_attention(): the same
 /// arithmetic, but the n × m scores are written into one row-major buffer and
 /// turned into weights in place, and the products write straight into their
-/// destination (Eigen's noalias()): no new n × m matrix per call.
+/// destination (Eigen's noalias()): no new n × m matrix per call. In float or
+/// double, as the arguments are.
 /// @param queries Q, n × d_k
 /// @param keys K, m × d_k
 /// @param values V, m × d_v
@@ -144,21 +190,22 @@ void hide_later_keys(Block&& scores, Eigen::Index first_query, Eigen::Index firs
 /// @param range every key, or the causal mask
 /// @param vectorised_exponential false: std::exp entry by entry; true: exponential_in_place()
 /// @throws std::invalid_argument if the shapes do not fit, or a score is NaN or +∞
-inline void buffered_attention(const Matrix& queries, const Matrix& keys, const Matrix& values,
-                               AttentionBuffers& buffers, KeyRange range = KeyRange::all,
-                               bool vectorised_exponential = false) {
+template <typename Scalar>
+void buffered_attention(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys, const MatrixOf<Scalar>& values,
+                        AttentionBuffers<Scalar>& buffers, KeyRange range = KeyRange::all,
+                        bool vectorised_exponential = false) {
   detail::check_shapes(queries, keys, values, range);
-  RowMajorMatrix& scores = buffers.scores;
+  RowMajorMatrixOf<Scalar>& scores = buffers.scores;
   scores.resize(queries.rows(), keys.rows());
   // [buffered_attention]
   scores.noalias() = queries * keys.transpose();
-  scores *= 1.0 / std::sqrt(static_cast<double>(queries.cols()));
+  scores *= Scalar(1) / std::sqrt(static_cast<Scalar>(queries.cols()));
   detail::refuse_nan_and_plus_infinity(scores);
   if (range == KeyRange::causal) detail::hide_later_keys(scores, 0, 0);
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
     auto row = scores.row(i);
-    const double largest = row.maxCoeff();
-    if (largest == -std::numeric_limits<double>::infinity()) {  // every key masked
+    const Scalar largest = row.maxCoeff();
+    if (largest == -std::numeric_limits<Scalar>::infinity()) {  // every key masked
       row.setZero();
       continue;
     }
@@ -166,7 +213,7 @@ inline void buffered_attention(const Matrix& queries, const Matrix& keys, const 
     if (vectorised_exponential) {
       exponential_in_place(row);
     } else {
-      for (double& score : row) score = std::exp(score);
+      for (Scalar& score : row) score = std::exp(score);
     }
     row /= row.sum();
   }
@@ -178,7 +225,8 @@ inline void buffered_attention(const Matrix& queries, const Matrix& keys, const 
 ///
 /// The rows are the queries of one query tile, the columns the keys of one
 /// key tile. The running values are those after the tile; rescale says by how
-/// much the tile shrank what had been summed before it.
+/// much the tile shrank what had been summed before it. In double whatever the
+/// kernel's number type (a float converts to a double exactly).
 struct StreamingTileState {
   Eigen::Index first_query = 0;  ///< the tile's first query (counted from 0)
   Eigen::Index first_key = 0;    ///< the tile's first key (counted from 0)
@@ -205,6 +253,8 @@ struct StreamingOptions {
   /// If set, shown the state after every visited tile (a trace for the book's
   /// figure); needs threads = 1, and costs a copy of each tile.
   StreamingObserver observer;
+  /// The register block of tile_product(); empty: build_product_shape() for the kernel's number type.
+  std::optional<ProductShape> product;
 };
 
 /// @brief What streaming_attention() keeps from call to call: the keys and values, packed for tile_product().
@@ -215,9 +265,10 @@ struct StreamingOptions {
 /// itself on the machine this book is built on. So a caller that attends many
 /// times keeps one of these, as it keeps the buffered kernels'
 /// AttentionBuffers.
+template <typename Scalar = double>
 struct StreamingBuffers {
-  std::vector<PackedColumns> keys;    ///< per key tile: its keys, transposed (d_k × tile), packed
-  std::vector<PackedColumns> values;  ///< per key tile: its values (tile × d_v), packed
+  std::vector<PackedColumns<Scalar>> keys;    ///< per key tile: its keys, transposed (d_k × tile), packed
+  std::vector<PackedColumns<Scalar>> values;  ///< per key tile: its values (tile × d_v), packed
 };
 
 /// @brief Packs each tile of keys (transposed, d_k × tile) and of values (tile × d_v) for tile_product().
@@ -225,14 +276,17 @@ struct StreamingBuffers {
 /// @param values V, m × d_v
 /// @param key_tile keys per tile
 /// @param buffers replaced by the packed tiles, in order; the memory they already hold is reused
-inline void pack_key_tiles(const Matrix& keys, const Matrix& values, Eigen::Index key_tile, StreamingBuffers& buffers) {
+/// @param shape the register block tile_product() will use
+template <typename Scalar>
+void pack_key_tiles(const MatrixOf<Scalar>& keys, const MatrixOf<Scalar>& values, Eigen::Index key_tile,
+                    StreamingBuffers<Scalar>& buffers, ProductShape shape = build_product_shape<Scalar>()) {
   const Eigen::Index m = keys.rows(), tiles = (m + key_tile - 1) / key_tile;
   buffers.keys.resize(static_cast<std::size_t>(tiles));
   buffers.values.resize(static_cast<std::size_t>(tiles));
   for (Eigen::Index tile = 0; tile < tiles; ++tile) {
     const Eigen::Index first = tile * key_tile, columns = std::min(key_tile, m - first);
-    pack_columns(keys.middleRows(first, columns).transpose(), buffers.keys[static_cast<std::size_t>(tile)]);
-    pack_columns(values.middleRows(first, columns), buffers.values[static_cast<std::size_t>(tile)]);
+    pack_columns(keys.middleRows(first, columns).transpose(), buffers.keys[static_cast<std::size_t>(tile)], shape);
+    pack_columns(values.middleRows(first, columns), buffers.values[static_cast<std::size_t>(tile)], shape);
   }
 }
 
@@ -242,10 +296,13 @@ inline void pack_key_tiles(const Matrix& keys, const Matrix& values, Eigen::Inde
 /// @param value_width d_v
 /// @param options the tiles, threads and products
 /// @return per thread: one score tile, one output tile, a running maximum, sum and rescaling factor per query, and
-/// (packed products) the tile's queries; once: (packed products) the keys and values packed, a strip of 16 columns
-/// at a time, the last strip of each tile padded
-inline std::size_t streaming_extra_bytes(Eigen::Index keys, Eigen::Index key_width, Eigen::Index value_width,
-                                         const StreamingOptions& options) {
+/// (packed products) the tile's queries; once: (packed products) the keys and values packed, a strip of columns
+/// at a time (options.product's, or build_product_shape()'s), the last strip of each tile padded; numbers of type
+/// @p Scalar
+template <typename Scalar = double>
+std::size_t streaming_extra_bytes(Eigen::Index keys, Eigen::Index key_width, Eigen::Index value_width,
+                                  const StreamingOptions& options) {
+  const Eigen::Index strip = options.product.value_or(build_product_shape<Scalar>()).strip_columns;
   const Eigen::Index tile = options.query_tile;
   Eigen::Index per_thread = tile * options.key_tile + tile * value_width + 3 * tile;
   Eigen::Index packed = 0;
@@ -253,10 +310,10 @@ inline std::size_t streaming_extra_bytes(Eigen::Index keys, Eigen::Index key_wid
     per_thread += tile * key_width;
     for (Eigen::Index first = 0; first < keys; first += options.key_tile) {
       const Eigen::Index columns = std::min(options.key_tile, keys - first);
-      packed += packed_size(key_width, columns) + packed_size(columns, value_width);  // Kᵀ and V of the tile
+      packed += packed_size(key_width, columns, strip) + packed_size(columns, value_width, strip);  // Kᵀ and V
     }
   }
-  return static_cast<std::size_t>(per_thread * std::max(1u, options.threads) + packed) * sizeof(double);
+  return static_cast<std::size_t>(per_thread * std::max(1u, options.threads) + packed) * sizeof(Scalar);
 }
 
 /// @brief softmax(QKᵀ/√d_k)V by tiles of keys, with an online softmax: no n × m matrix.
@@ -273,6 +330,7 @@ inline std::size_t streaming_extra_bytes(Eigen::Index keys, Eigen::Index key_wid
 ///
 /// The tiles' products are tile_product()'s, on keys and values packed once
 /// into @p buffers (or Eigen's, with StreamingOptions::packed_products false).
+/// In float or double, as the arguments are.
 /// @param queries Q, n × d_k
 /// @param keys K, m × d_k
 /// @param values V, m × d_v
@@ -281,41 +339,46 @@ inline std::size_t streaming_extra_bytes(Eigen::Index keys, Eigen::Index key_wid
 /// @return the output, n × d_v
 /// @throws std::invalid_argument if the shapes do not fit, a tile size is below 1, a score is NaN or +∞, or an
 /// observer is given with more than one thread
-inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, const Matrix& values,
-                                  const StreamingOptions& options, StreamingBuffers& buffers) {
+template <typename Scalar>
+MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys,
+                                     const MatrixOf<Scalar>& values, const StreamingOptions& options,
+                                     StreamingBuffers<Scalar>& buffers) {
   detail::check_shapes(queries, keys, values, options.range);
   if (options.query_tile < 1 || options.key_tile < 1) throw std::invalid_argument("streaming_attention: tiles of at least 1");
   if (options.observer && options.threads > 1) {
     throw std::invalid_argument("streaming_attention: an observer needs one thread");
   }
   const Eigen::Index n = queries.rows(), m = keys.rows(), value_width = values.cols();
-  const double scale = 1.0 / std::sqrt(static_cast<double>(queries.cols()));
-  const double minus_infinity = -std::numeric_limits<double>::infinity();
+  const Scalar scale = Scalar(1) / std::sqrt(static_cast<Scalar>(queries.cols()));
+  const Scalar minus_infinity = -std::numeric_limits<Scalar>::infinity();
   const Eigen::Index query_tiles = (n + options.query_tile - 1) / options.query_tile;
-  Matrix output(n, value_width);
+  MatrixOf<Scalar> output(n, value_width);
+  using RowMajor = RowMajorMatrixOf<Scalar>;
+  using PerQuery = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
 
-  if (options.packed_products) pack_key_tiles(keys, values, options.key_tile, buffers);
-  const std::vector<PackedColumns>& packed_keys = buffers.keys;
-  const std::vector<PackedColumns>& packed_values = buffers.values;
+  const ProductShape shape = options.product.value_or(build_product_shape<Scalar>());
+  if (options.packed_products) pack_key_tiles(keys, values, options.key_tile, buffers, shape);
+  const std::vector<PackedColumns<Scalar>>& packed_keys = buffers.keys;
+  const std::vector<PackedColumns<Scalar>>& packed_values = buffers.values;
 
   // Share s of T: query tiles s, s + T, s + 2T, … (every thread gets early and
   // late tiles, so the causal mask's uneven work is shared).
   const unsigned threads = std::max(1u, options.threads);
   const auto work = [&](unsigned share) {
-    RowMajorMatrix scores(options.query_tile, options.key_tile);
-    RowMajorMatrix running_output(options.query_tile, value_width);
-    RowMajorMatrix query_rows(options.packed_products ? options.query_tile : 0, queries.cols());
-    Eigen::VectorXd running_maximum(options.query_tile), running_sum(options.query_tile);
-    Eigen::VectorXd rescales(options.query_tile);
-    StreamingTileState observed;  // filled only for an observer
+    RowMajor scores(options.query_tile, options.key_tile);
+    RowMajor running_output(options.query_tile, value_width);
+    RowMajor query_rows(options.packed_products ? options.query_tile : 0, queries.cols());
+    PerQuery running_maximum(options.query_tile), running_sum(options.query_tile);
+    PerQuery rescales(options.query_tile);
+    StreamingTileState observed;  // filled only for an observer, in double
     const auto report = [&](Eigen::Index q0, Eigen::Index k0, const auto& exponentials, Eigen::Index rows) {
       observed.first_query = q0;
       observed.first_key = k0;
-      observed.exponentials = exponentials;
-      observed.rescale = rescales.head(rows);
-      observed.maximum = running_maximum.head(rows);
-      observed.sum = running_sum.head(rows);
-      observed.output = running_output.topRows(rows);
+      observed.exponentials = exponentials.template cast<double>();
+      observed.rescale = rescales.head(rows).template cast<double>();
+      observed.maximum = running_maximum.head(rows).template cast<double>();
+      observed.sum = running_sum.head(rows).template cast<double>();
+      observed.output = running_output.topRows(rows).template cast<double>();
       options.observer(observed);
     };
     for (Eigen::Index tile = share; tile < query_tiles; tile += threads) {
@@ -331,23 +394,23 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
         const auto key_tile = static_cast<std::size_t>(k0 / options.key_tile);
         auto tile_scores = scores.topLeftCorner(rows, columns);
         if (options.packed_products) {
-          tile_product(query_rows.topRows(rows), packed_keys[key_tile], tile_scores, false);
+          tile_product<Scalar>(query_rows.topRows(rows), packed_keys[key_tile], tile_scores, false);
         } else {
           tile_scores.noalias() = queries.middleRows(q0, rows) * keys.middleRows(k0, columns).transpose();
         }
         tile_scores *= scale;
         detail::refuse_nan_and_plus_infinity(tile_scores);
         if (options.range == KeyRange::causal) detail::hide_later_keys(tile_scores, q0, k0);
-        if (options.observer) observed.scores = tile_scores;
+        if (options.observer) observed.scores = tile_scores.template cast<double>();
         // [online_softmax]
         for (Eigen::Index i = 0; i < rows; ++i) {
-          const double maximum = std::max(running_maximum(i), tile_scores.row(i).maxCoeff());
+          const Scalar maximum = std::max(running_maximum(i), tile_scores.row(i).maxCoeff());
           if (maximum == minus_infinity) {  // no key seen so far: nothing to add
             tile_scores.row(i).setZero();
-            rescales(i) = 1.0;
+            rescales(i) = Scalar(1);
             continue;
           }
-          const double rescale = std::exp(running_maximum(i) - maximum);  // e^(M − M'); 0 if M = −∞
+          const Scalar rescale = std::exp(running_maximum(i) - maximum);  // e^(M − M'); 0 if M = −∞
           tile_scores.row(i).array() -= maximum;
           exponential_in_place(tile_scores.row(i));
           running_sum(i) = running_sum(i) * rescale + tile_scores.row(i).sum();
@@ -356,7 +419,7 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
           rescales(i) = rescale;
         }
         if (options.packed_products) {
-          tile_product(tile_scores, packed_values[key_tile], running_output.topRows(rows), true);
+          tile_product<Scalar>(tile_scores, packed_values[key_tile], running_output.topRows(rows), true);
         } else {
           running_output.topRows(rows).noalias() += tile_scores * values.middleRows(k0, columns);
         }
@@ -364,8 +427,8 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
         if (options.observer) report(q0, k0, tile_scores, rows);
       }
       for (Eigen::Index i = 0; i < rows; ++i) {  // O / L; a fully masked query keeps its zero row
-        output.row(q0 + i) = running_sum(i) > 0.0 ? Eigen::RowVectorXd(running_output.row(i) / running_sum(i))
-                                                  : Eigen::RowVectorXd::Zero(value_width);
+        output.row(q0 + i) = running_sum(i) > 0 ? RowVectorOf<Scalar>(running_output.row(i) / running_sum(i))
+                                                : RowVectorOf<Scalar>::Zero(value_width);
       }
       // [streaming_attention]
     }
@@ -381,9 +444,10 @@ inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, con
 /// @param options tile sizes, the key range, the number of threads and the products
 /// @return the output, n × d_v
 /// @throws std::invalid_argument as the version with buffers
-inline Matrix streaming_attention(const Matrix& queries, const Matrix& keys, const Matrix& values,
-                                  const StreamingOptions& options = {}) {
-  StreamingBuffers buffers;
+template <typename Scalar>
+MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys,
+                                     const MatrixOf<Scalar>& values, const StreamingOptions& options = {}) {
+  StreamingBuffers<Scalar> buffers;
   return streaming_attention(queries, keys, values, options, buffers);
 }
 

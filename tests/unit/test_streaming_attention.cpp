@@ -140,12 +140,13 @@ TEST_CASE("NaN and +infinity scores are refused by every kernel, and shapes that
   CHECK_THROWS_AS(attention::streaming_attention(queries, keys, attention::Matrix(3, 1)), std::invalid_argument);
   attention::StreamingOptions causal;
   causal.range = attention::KeyRange::causal;
-  CHECK_THROWS_AS(attention::streaming_attention(attention::Matrix::Ones(3, 2), keys, values, causal),
+  CHECK_THROWS_AS(attention::streaming_attention(attention::Matrix(attention::Matrix::Ones(3, 2)), keys, values, causal),
                   std::invalid_argument);
 }
 
 TEST_CASE("the extra memory: a few tiles per thread, and the keys and values packed once", "[ch12]") {
   attention::StreamingOptions options;  // 64 × 128 tiles, one thread, packed products
+  options.product = attention::ProductShape{8, 16};  // strips of 16 columns, whatever this build's vectors
   // Per thread: the score tile, the output tile, the tile's queries, and a maximum, a sum and a rescaling per query.
   const std::size_t per_thread = 64 * 128 + 64 * 64 + 64 * 64 + 3 * 64;
   // 256 keys: two tiles of 128, each packed as Kᵀ (64 × 128) and V (128 × 64); no padding, 128 and 64 being
@@ -172,27 +173,35 @@ TEST_CASE("tile_product: small integers give exactly Eigen's product, on blocks,
     for (double& entry : m.reshaped()) entry = small(generator);
     return m;
   };
-  for (const Eigen::Index rows : {1, 7, 8, 9, 17, 64}) {
-    for (const Eigen::Index depth : {0, 1, 5, 64}) {
-      for (const Eigen::Index columns : {1, 15, 16, 17, 40}) {
-        INFO(rows << " × " << depth << " times " << depth << " × " << columns);
-        // The left operand and the result are blocks inside larger matrices: rows that do not start one after
-        // the other in memory.
-        const attention::RowMajorMatrix left_whole = integers(rows + 2, depth + 3);
-        const auto left = left_whole.block(1, 2, rows, depth);
-        const attention::Matrix right = integers(depth, columns);  // column by column
-        attention::PackedColumns packed;
-        attention::pack_columns(right, packed);
-        attention::RowMajorMatrix out_whole = integers(rows + 3, columns + 4);
-        const attention::RowMajorMatrix before = out_whole;
-        const attention::RowMajorMatrix expected = left * right;
-        attention::tile_product(left, packed, out_whole.block(2, 1, rows, columns), false);
-        CHECK(out_whole.block(2, 1, rows, columns) == expected);
-        attention::tile_product(left, packed, out_whole.block(2, 1, rows, columns), true);
-        CHECK(out_whole.block(2, 1, rows, columns) == 2 * expected);
-        // Nothing outside the block was written.
-        out_whole.block(2, 1, rows, columns) = before.block(2, 1, rows, columns);
-        CHECK(out_whole == before);
+  // Every register block tile_product() is compiled for (4 or 8 rows, strips of 1 or 2 of this build's vectors),
+  // and a shape it is not (one entry at a time).
+  const Eigen::Index lanes = attention::vector_lanes<double>;
+  for (const attention::ProductShape shape : {attention::ProductShape{4, lanes}, attention::ProductShape{8, lanes},
+                                              attention::ProductShape{4, 2 * lanes}, attention::ProductShape{8, 2 * lanes},
+                                              attention::ProductShape{3, 5}}) {
+    for (const Eigen::Index rows : {1, 7, 8, 9, 17, 64}) {
+      for (const Eigen::Index depth : {0, 1, 5, 64}) {
+        for (const Eigen::Index columns : {1, 15, 16, 17, 40}) {
+          INFO(rows << " × " << depth << " times " << depth << " × " << columns << ", blocks of " << shape.block_rows
+                    << " × " << shape.strip_columns);
+          // The left operand and the result are blocks inside larger matrices: rows that do not start one after
+          // the other in memory.
+          const attention::RowMajorMatrix left_whole = integers(rows + 2, depth + 3);
+          const auto left = left_whole.block(1, 2, rows, depth);
+          const attention::Matrix right = integers(depth, columns);  // column by column
+          attention::PackedColumns packed;
+          attention::pack_columns(right, packed, shape);
+          attention::RowMajorMatrix out_whole = integers(rows + 3, columns + 4);
+          const attention::RowMajorMatrix before = out_whole;
+          const attention::RowMajorMatrix expected = left * right;
+          attention::tile_product(left, packed, out_whole.block(2, 1, rows, columns), false);
+          CHECK(out_whole.block(2, 1, rows, columns) == expected);
+          attention::tile_product(left, packed, out_whole.block(2, 1, rows, columns), true);
+          CHECK(out_whole.block(2, 1, rows, columns) == 2 * expected);
+          // Nothing outside the block was written.
+          out_whole.block(2, 1, rows, columns) = before.block(2, 1, rows, columns);
+          CHECK(out_whole == before);
+        }
       }
     }
   }
@@ -205,7 +214,8 @@ TEST_CASE("pack_columns: strips of 16 columns, row after row, the last padded wi
     for (Eigen::Index column = 0; column < 18; ++column) operand(row, column) = static_cast<double>(100 * row + column + 1);
   }
   attention::PackedColumns packed;
-  attention::pack_columns(operand, packed);
+  const attention::ProductShape sixteen{8, 16};
+  attention::pack_columns(operand, packed, sixteen);
   CHECK(packed.rows == 2);
   CHECK(packed.columns == 18);
   REQUIRE(packed.entries.size() == 2 * 2 * 16);
@@ -218,9 +228,9 @@ TEST_CASE("pack_columns: strips of 16 columns, row after row, the last padded wi
   CHECK(packed.entries[48] == 117.0);               // strip 1, row 1, column 16
   CHECK(packed.entries[63] == 0.0);
   attention::PackedColumns from_rows;
-  attention::pack_columns(attention::RowMajorMatrix(operand), from_rows);
+  attention::pack_columns(attention::RowMajorMatrix(operand), from_rows, sixteen);
   CHECK(from_rows.entries == packed.entries);
-  attention::pack_columns(attention::Matrix::Zero(1, 1), from_rows);  // packing again reuses the buffer, and fits the new shape
+  attention::pack_columns(attention::Matrix::Zero(1, 1), from_rows, sixteen);  // packing again reuses the buffer, and fits the new shape
   CHECK(from_rows.entries.size() == 16);
 }
 
