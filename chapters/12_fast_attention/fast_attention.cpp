@@ -164,12 +164,15 @@ attention::MultiplyAddPeak peak_of(unsigned threads) {
 // dgemm ceiling, in the same process. It prints one line of JSON when it is
 // ready, then times one repetition for each line it reads and prints its
 // seconds per call, so that NumPy takes its turns with the other methods.
+// In float32 (--precision float) every array is float32, the scale too, so
+// that no step widens to float64; the script prints the dtype of the result.
 // (No single quote in it: it travels inside single quotes on a shell's
 // command line.)
 [[maybe_unused]] constexpr const char* numpy_script = R"(
 import json, math, sys, time, tracemalloc
 n, d, minimum, dgemm_n = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 import numpy as np
+dtype = np.dtype(sys.argv[5])
 blas = sorted({line.split()[-1] for line in open("/proc/self/maps") if "blas" in line.lower() and len(line.split()) >= 6})
 answer = {"numpy": np.__version__, "blas": blas}
 rng = np.random.default_rng(12)
@@ -183,8 +186,8 @@ if dgemm_n > 0:
     answer["dgemm_seconds"] = best
     del a, b, c
 if n > 0:
-    q, k, v = (rng.standard_normal((n, d)) for _ in range(3))
-    scale = 1.0 / math.sqrt(d)
+    q, k, v = (rng.standard_normal((n, d), dtype=dtype) for _ in range(3))
+    scale = dtype.type(1.0 / math.sqrt(d))
     def attention():
         s = (q * scale) @ k.T
         s -= s.max(axis=1, keepdims=True)
@@ -195,6 +198,7 @@ if n > 0:
     tracemalloc.start(); out = attention(); peak = tracemalloc.get_traced_memory()[1]; tracemalloc.stop()
     calls = max(1, math.ceil(minimum / once))
     answer["peak_extra_bytes"] = peak - out.nbytes
+    answer["dtype"] = str(out.dtype)
 print(json.dumps(answer), flush=True)
 for _ in sys.stdin:
     start = time.perf_counter()
@@ -225,8 +229,9 @@ class NumpyProcess {
  public:
   NumpyProcess(const BenchmarkInputs& inputs, std::size_t n, bool dgemm) : python_(inputs.python) {
     const std::string command = fmt::format(
-        "OPENBLAS_NUM_THREADS={0} OMP_NUM_THREADS={0} MKL_NUM_THREADS={0} exec {1} -c '{2}' {3} {4} {5} {6}",
-        inputs.threads, inputs.python, numpy_script, n, inputs.width, minimum_seconds, dgemm ? dgemm_n : 0);
+        "OPENBLAS_NUM_THREADS={0} OMP_NUM_THREADS={0} MKL_NUM_THREADS={0} exec {1} -c '{2}' {3} {4} {5} {6} {7}",
+        inputs.threads, inputs.python, numpy_script, n, inputs.width, minimum_seconds, dgemm ? dgemm_n : 0,
+        inputs.in_float ? "float32" : "float64");
     // Its input is a socket, not a pipe: a write to it after it died fails (MSG_NOSIGNAL) instead of ending this
     // program with SIGPIPE. Its output and its errors come back through one pipe.
     int to_child[2], from_child[2];
@@ -364,6 +369,7 @@ std::optional<double> describe_numpy(const NumpyProcess& process, const std::str
   peer.numpy_version = ready.value("numpy", std::string("unknown"));
   const auto blas = ready.value("blas", std::vector<std::string>{});
   peer.blas = blas.empty() ? "none found in the process's memory map" : blas.front();
+  if (ready.contains("dtype")) peer.dtype = ready.at("dtype").get<std::string>();
   if (!ready.contains("dgemm_seconds")) return std::nullopt;
   return 2.0 * std::pow(static_cast<double>(dgemm_n), 3) / ready.at("dgemm_seconds").get<double>() / 1e9;
 }
@@ -376,8 +382,11 @@ std::optional<double> describe_numpy(const NumpyProcess& process, const std::str
 // keys and values are packed as the kernel packs them, into buffers kept
 // between calls.
 // [tile_products]
-void tile_products(const Matrix& queries, const Matrix& keys, const Matrix& values, attention::StreamingBuffers<double>& buffers,
-                   RowMajorMatrix& query_rows, RowMajorMatrix& scores, RowMajorMatrix& output) {
+template <typename Scalar>
+void tile_products(const attention::MatrixOf<Scalar>& queries, const attention::MatrixOf<Scalar>& keys,
+                   const attention::MatrixOf<Scalar>& values, attention::StreamingBuffers<Scalar>& buffers,
+                   attention::RowMajorMatrixOf<Scalar>& query_rows, attention::RowMajorMatrixOf<Scalar>& scores,
+                   attention::RowMajorMatrixOf<Scalar>& output) {
   const Eigen::Index n = queries.rows(), m = keys.rows();
   const Eigen::Index query_tile = default_tiles.query_tile, key_tile = default_tiles.key_tile;
   attention::pack_key_tiles(keys, values, key_tile, buffers);
@@ -400,9 +409,26 @@ struct Method {
   unsigned threads;
   std::uint64_t extra_bytes;  // counted from the buffers it allocates
   double flops;
-  std::function<const Matrix&()> run;  // returns its output
-  bool compared;                       // its output should equal the teaching output
+  std::function<const Matrix&()> run;  // returns its output (a method in float: its first entry)
+  bool compared;                       // its output should equal the reference output
+  std::function<Matrix()> float_output = {};  // a method in float: its last output, in double
 };
+
+// The methods' names in a run in float.
+constexpr const char* float_streaming = "streaming_float";
+constexpr const char* float_products = "tile_products_only_float";
+constexpr const char* float_numpy = "numpy_float32";
+
+// The streaming kernel's, the products' and NumPy's names in a run of this precision.
+struct PeerNames {
+  const char* streaming;
+  const char* products;
+  const char* numpy;
+};
+PeerNames names_for(bool in_float) {
+  return in_float ? PeerNames{float_streaming, float_products, float_numpy}
+                  : PeerNames{"streaming", "tile_products_only", "numpy"};
+}
 
 double difference_from(const Matrix& output, const Matrix& teaching) {
   const double largest = std::max(teaching.cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
@@ -421,12 +447,18 @@ std::string bytes_text(double bytes) {
 
 // Each method's extra memory at length n, counted from the buffers it allocates, in the order MethodsAt times them
 // (teaching, buffered, buffered with the vectorised exponential, streaming with Eigen's products, streaming, causal,
-// the products alone); then NumPy's, estimated (its n × n matrix, the row maxima and sums, and the output's temporary).
+// the products alone; in float: streaming, the products alone); then NumPy's, estimated (its n × n matrix, the row
+// maxima and sums, and the output's temporary).
 std::vector<std::uint64_t> extra_bytes_at(const BenchmarkInputs& inputs, std::size_t length) {
   const auto n = static_cast<Eigen::Index>(length), d = static_cast<Eigen::Index>(inputs.width);
   const auto nn = static_cast<std::uint64_t>(length) * length, nd = static_cast<std::uint64_t>(length) * inputs.width;
   attention::StreamingOptions streaming = default_tiles;
   streaming.threads = inputs.threads;
+  if (inputs.in_float) {
+    return {static_cast<std::uint64_t>(attention::streaming_extra_bytes<float>(n, d, d, streaming)),
+            static_cast<std::uint64_t>(attention::streaming_extra_bytes<float>(n, d, d, default_tiles)),
+            (nn + 2 * static_cast<std::uint64_t>(length) + nd) * sizeof(float)};
+  }
   attention::StreamingOptions eigen_products = streaming;
   eigen_products.packed_products = false;
   const auto streaming_bytes = static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, streaming));
@@ -452,9 +484,6 @@ class MethodsAt {
     const double products = 4.0 * static_cast<double>(length) * static_cast<double>(length) * static_cast<double>(d);
     const double causal_products =
         4.0 * static_cast<double>(length) * static_cast<double>(length + 1) / 2.0 * static_cast<double>(d);
-    products_queries_.resize(default_tiles.query_tile, d);
-    products_scores_.resize(default_tiles.query_tile, default_tiles.key_tile);
-    products_output_.resize(n, d);
     streaming_ = default_tiles;
     streaming_.threads = inputs.threads;
     eigen_products_ = streaming_;
@@ -462,6 +491,13 @@ class MethodsAt {
     causal_ = streaming_;
     causal_.range = attention::KeyRange::causal;
     const std::vector<std::uint64_t> bytes = extra_bytes_at(inputs, length);
+    if (inputs.in_float) {
+      in_float(inputs, bytes, products);
+      return;
+    }
+    products_queries_.resize(default_tiles.query_tile, d);
+    products_scores_.resize(default_tiles.query_tile, default_tiles.key_tile);
+    products_output_.resize(n, d);
     // [methods]
     methods_ = {
         {"teaching", 1, bytes[0], products,
@@ -512,9 +548,49 @@ class MethodsAt {
   MethodsAt& operator=(const MethodsAt&) = delete;
 
   const std::vector<Method>& methods() const { return methods_; }
-  const Matrix& teaching_output() const { return teaching_output_; }
+  // What the methods' outputs are held against: the teaching version's output, or in float the double streaming
+  // kernel's (itself within 1e-12 of the teaching one: the library's tests).
+  const Matrix& reference_output() const { return in_float_ ? reference_output_ : teaching_output_; }
+  const char* reference_name() const { return in_float_ ? "the double streaming kernel" : "teaching"; }
 
  private:
+  // The methods of a run in float: the streaming kernel and its products alone, on the same numbers rounded to
+  // float. The reference is computed once, untimed, in double.
+  void in_float(const BenchmarkInputs& inputs, const std::vector<std::uint64_t>& bytes, double products) {
+    in_float_ = true;
+    float_queries_ = queries_.cast<float>();
+    float_keys_ = keys_.cast<float>();
+    float_values_ = values_.cast<float>();
+    reference_output_ = attention::streaming_attention(queries_, keys_, values_, streaming_, streaming_buffers_);
+    const Eigen::Index n = queries_.rows(), d = queries_.cols();
+    float_products_queries_.resize(default_tiles.query_tile, d);
+    float_products_scores_.resize(default_tiles.query_tile, default_tiles.key_tile);
+    float_products_output_.resize(n, d);
+    methods_ = {
+        {float_streaming, inputs.threads, bytes[0], products,
+         [this]() -> const Matrix& {
+           float_output_ =
+               attention::streaming_attention(float_queries_, float_keys_, float_values_, streaming_, float_buffers_);
+           products_first_(0, 0) = float_output_(0, 0);
+           return products_first_;
+         },
+         true, [this] { return Matrix(float_output_.cast<double>()); }},
+        {float_products, 1, bytes[1], products,
+         [this]() -> const Matrix& {
+           tile_products(float_queries_, float_keys_, float_values_, float_products_buffers_, float_products_queries_,
+                         float_products_scores_, float_products_output_);
+           products_first_(0, 0) = float_products_output_(0, 0);
+           return products_first_;
+         },
+         false},
+    };
+  }
+
+  bool in_float_ = false;
+  Matrix reference_output_;
+  attention::MatrixOf<float> float_queries_, float_keys_, float_values_, float_output_;
+  attention::StreamingBuffers<float> float_buffers_, float_products_buffers_;
+  attention::RowMajorMatrixOf<float> float_products_queries_, float_products_scores_, float_products_output_;
   Matrix queries_, keys_, values_;
   attention::AttentionBuffers<double> buffers_;
   attention::StreamingBuffers<double> streaming_buffers_, products_buffers_;
@@ -665,8 +741,11 @@ std::vector<MethodRow> timed_at(const BenchmarkInputs& inputs, std::size_t index
     const auto start = std::chrono::steady_clock::now();
     const Matrix& output = method.run();
     const double once = std::max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1e-9);
-    if (method.compared && at.teaching_output().size() > 0) {
-      rows.back().difference = difference_from(output, at.teaching_output());
+    rows.back().in_float = inputs.in_float;
+    if (method.compared && at.reference_output().size() > 0) {
+      rows.back().difference =
+          difference_from(method.float_output ? method.float_output() : output, at.reference_output());
+      rows.back().difference_from = at.reference_name();
     }
     calls.push_back(static_cast<std::size_t>(std::ceil(minimum_seconds / once)));
     timed.push_back(i);
@@ -675,8 +754,9 @@ std::vector<MethodRow> timed_at(const BenchmarkInputs& inputs, std::size_t index
   clock.learned(length, once_seconds);
 
   // NumPy, started and warmed up (and its dgemm timed, the first time) before the turns.
-  MethodRow numpy = row_for(inputs, length, "numpy", inputs.threads, methods.front().flops,
+  MethodRow numpy = row_for(inputs, length, names_for(inputs.in_float).numpy, inputs.threads, methods.front().flops,
                             extra_bytes_at(inputs, length).back(), "about ");
+  numpy.in_float = inputs.in_float;
   std::optional<NumpyProcess> python;
   if (!inputs.python.empty() && numpy.skipped.empty()) {
     const bool with_dgemm = !numpy_ceiling.tried;
@@ -717,6 +797,13 @@ std::vector<MethodRow> timed_at(const BenchmarkInputs& inputs, std::size_t index
   if (!numpy.samples.empty()) numpy.time = attention::summarize_timings(numpy.samples);
   if (!inputs.python.empty() && (!numpy.skipped.empty() || !numpy.samples.empty())) rows.push_back(std::move(numpy));
   return rows;
+}
+
+// The multiply-add peak a row's rate is held against: of its threads, and in float twice the doubles' (the same
+// instructions on vectors of twice as many numbers).
+double row_peak_gflops(const Benchmark& benchmark, const MethodRow& row) {
+  const double peak = row.threads == 1 ? benchmark.peak_gflops_one_thread : benchmark.peak_gflops;
+  return row.in_float ? 2.0 * peak : peak;
 }
 
 const MethodRow* find_row(const std::vector<MethodRow>& rows, std::size_t n, const std::string& method) {
@@ -789,47 +876,70 @@ std::vector<Goal> judged(const Benchmark& benchmark) {
   const std::vector<std::size_t>& lengths = benchmark.inputs.lengths;
   std::vector<Goal> goals;
 
-  Goal numpy{"streaming_vs_numpy",
-             fmt::format("the streaming kernel at least as fast as NumPy for n ≥ 1024, d = 64, {} thread{}",
-                         benchmark.inputs.threads, benchmark.inputs.threads == 1 ? "" : "s"),
-             "no data", ""};
-  std::vector<std::string> verdicts;
-  bool any_slower = false, all_faster = true;
-  for (const std::size_t n : lengths) {
-    const MethodRow* ours = find_row(rows, n, "streaming");
-    const MethodRow* theirs = find_row(rows, n, "numpy");
-    if (n < 1024 || benchmark.inputs.width != 64 || ours == nullptr || theirs == nullptr) continue;
-    const attention::Faster faster = attention::faster_at({n, ours->time, theirs->time});
-    any_slower = any_slower || faster == attention::Faster::second;
-    all_faster = all_faster && faster == attention::Faster::first;
-    verdicts.push_back(fmt::format("n = {}: {} ({:.2f} times NumPy's median time)", n, verdict_text(faster),
-                                   ours->time.median / theirs->time.median));
+  const bool in_float = benchmark.inputs.in_float;
+  const PeerNames names = names_for(in_float);
+  const std::string threads = fmt::format("{} thread{}", benchmark.inputs.threads, benchmark.inputs.threads == 1 ? "" : "s");
+  // The kernel against NumPy at every n ≥ 1024 (d = 64): met where its time, times `factor`, is faster by the
+  // spread rule at every such n; not met where it is slower at one.
+  const auto against_numpy = [&](const char* name, const std::string& text, double factor) {
+    Goal goal{name, text, "no data", ""};
+    std::vector<std::string> verdicts;
+    bool any_slower = false, all_faster = true;
+    for (const std::size_t n : lengths) {
+      const MethodRow* ours = find_row(rows, n, names.streaming);
+      const MethodRow* theirs = find_row(rows, n, names.numpy);
+      if (n < 1024 || benchmark.inputs.width != 64 || ours == nullptr || theirs == nullptr) continue;
+      const attention::Faster faster = attention::faster_at({n, scaled(ours->time, factor), theirs->time});
+      any_slower = any_slower || faster == attention::Faster::second;
+      all_faster = all_faster && faster == attention::Faster::first;
+      verdicts.push_back(fmt::format("n = {}: {} ({:.2f} times NumPy's median time)", n,
+                                     factor == 1.0 ? verdict_text(faster)
+                                     : faster == attention::Faster::first  ? fmt::format("{}x faster", factor)
+                                     : faster == attention::Faster::second ? fmt::format("not {}x faster", factor)
+                                                                           : std::string("too close to call"),
+                                     ours->time.median / theirs->time.median));
+    }
+    if (!verdicts.empty()) goal.verdict = any_slower ? "not met" : all_faster ? "met" : "too close to call";
+    goal.detail = !verdicts.empty() ? fmt::format("{}", fmt::join(verdicts, "; "))
+                                    : "no length of at least 1024 at d = 64 timed against NumPy in this run";
+    return goal;
+  };
+  if (in_float) {
+    goals.push_back(against_numpy(
+        "float_streaming_vs_numpy_float32",
+        "the float streaming kernel at least as fast as NumPy in float32 for n ≥ 1024, d = 64, " + threads, 1.0));
+    goals.push_back(against_numpy(
+        "float_streaming_1_5x_numpy_float32",
+        "the float streaming kernel at least 1.5 times NumPy float32's speed for n ≥ 1024, d = 64, " + threads, 1.5));
+  } else {
+    goals.push_back(against_numpy("streaming_vs_numpy",
+                                  "the streaming kernel at least as fast as NumPy for n ≥ 1024, d = 64, " + threads,
+                                  1.0));
+    goals.push_back(against_numpy(
+        "streaming_1_5x_numpy", "the streaming kernel at least 1.5 times NumPy's speed for n ≥ 1024, d = 64, " + threads,
+        1.5));
   }
-  if (!verdicts.empty()) numpy.verdict = any_slower ? "not met" : all_faster ? "met" : "too close to call";
-  numpy.detail = !verdicts.empty() ? fmt::format("{}", fmt::join(verdicts, "; "))
-                                   : "no length of at least 1024 at d = 64 timed against NumPy in this run";
-  goals.push_back(numpy);
 
   Goal peak{"products_at_half_peak", "at least 50 % of the measured multiply-add peak in the kernel's matrix products",
             "no data", "the tiles' products were not timed in this run"};
   for (auto n = lengths.rbegin(); n != lengths.rend(); ++n) {
-    const MethodRow* products = find_row(rows, *n, "tile_products_only");
-    const MethodRow* streaming = find_row(rows, *n, "streaming");
+    const MethodRow* products = find_row(rows, *n, names.products);
+    const MethodRow* streaming = find_row(rows, *n, names.streaming);
     if (products == nullptr) continue;
     if (!products->gflops) {
       peak.detail = fmt::format("n = {}: the tiles' products passed the measured peak, which is a bug", *n);
       break;
     }
     // Its rate's spread against half the peak, as chapter 7 holds one spread against another.
-    const double half = benchmark.peak_gflops_one_thread / 2.0;
+    const double half = row_peak_gflops(benchmark, *products) / 2.0;
     const double slowest = products->multiply_add_flops / products->time.spread_high / 1e9;
     const double fastest = products->multiply_add_flops / products->time.spread_low / 1e9;
     peak.verdict = slowest >= half ? "met" : fastest < half ? "not met" : "too close to call";
     peak.detail = fmt::format("n = {}: the tiles' products alone at {:.0f} % of one thread's peak", *n,
-                              100 * *products->gflops / benchmark.peak_gflops_one_thread);
+                              100 * *products->gflops / row_peak_gflops(benchmark, *products));
     if (streaming != nullptr && streaming->gflops) {
       peak.detail += fmt::format(", the whole streaming kernel at {:.0f} % of the peak of its {} thread{}",
-                                 100 * *streaming->gflops / benchmark.peak_gflops, streaming->threads,
+                                 100 * *streaming->gflops / row_peak_gflops(benchmark, *streaming), streaming->threads,
                                  streaming->threads == 1 ? "" : "s");
     }
     break;
@@ -865,9 +975,10 @@ std::vector<Goal> judged(const Benchmark& benchmark) {
 
 std::string summary_of(const Benchmark& benchmark) {
   if (!benchmark.numpy.available) return "NumPy was not timed in this run: " + benchmark.numpy.reason + ".";
+  const PeerNames names = names_for(benchmark.inputs.in_float);
   std::vector<std::size_t> faster, slower, too_close;
   for (const std::size_t n : benchmark.inputs.lengths) {
-    const std::optional<attention::Faster> verdict = verdict_at(benchmark.rows, n, "streaming", "numpy");
+    const std::optional<attention::Faster> verdict = verdict_at(benchmark.rows, n, names.streaming, names.numpy);
     if (!verdict) continue;
     (*verdict == attention::Faster::first ? faster : *verdict == attention::Faster::second ? slower : too_close).push_back(n);
   }
@@ -876,7 +987,8 @@ std::string summary_of(const Benchmark& benchmark) {
   if (!slower.empty()) parts.push_back("slower than NumPy at " + program::lengths_text(slower));
   if (!too_close.empty()) parts.push_back("too close to NumPy to call at " + program::lengths_text(too_close));
   if (parts.empty()) return "The streaming kernel and NumPy were not both timed at any length.";
-  std::string text = "The streaming kernel was ";
+  std::string text = benchmark.inputs.in_float ? "In float (NumPy in float32), the streaming kernel was "
+                                               : "The streaming kernel was ";
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (i > 0) text += i + 1 == parts.size() ? ", and " : ", ";
     text += parts[i];
@@ -898,7 +1010,7 @@ void hold_rates_to_the_peak(Benchmark& benchmark) {
   };
   for (MethodRow& row : benchmark.rows) {
     if (row.samples.empty()) continue;
-    const double peak = row.threads == 1 ? benchmark.peak_gflops_one_thread : benchmark.peak_gflops;
+    const double peak = row_peak_gflops(benchmark, row);
     row.gflops = check(fmt::format("{} at n = {}", row.method, row.n), row.multiply_add_flops / row.time.median / 1e9,
                        peak);
     row.above_peak = !row.gflops;
@@ -1047,13 +1159,15 @@ nlohmann::json row_json(const MethodRow& row, const Benchmark& benchmark) {
                           {"peak_extra_bytes", row.peak_extra_bytes},
                           {"peak_extra_bytes_how", row.memory_how},
                           {"difference_from_teaching", optional_number(row.difference)},
+                          {"difference_from", row.difference ? nlohmann::json(row.difference_from) : nlohmann::json()},
+                          {"precision", row.in_float ? "float" : "double"},
                           {"skipped", row.skipped.empty() ? nlohmann::json() : nlohmann::json(row.skipped)}};
   if (!row.samples.empty()) {
     entry["seconds_median"] = row.time.median;
     entry["seconds_spread"] = {row.time.spread_low, row.time.spread_high};
   }
   if (row.gflops) {
-    entry["peak_fraction"] = *row.gflops / (row.threads == 1 ? benchmark.peak_gflops_one_thread : benchmark.peak_gflops);
+    entry["peak_fraction"] = *row.gflops / row_peak_gflops(benchmark, row);
   }
   return entry;
 }
@@ -1079,6 +1193,12 @@ nlohmann::json ratios_json(const Benchmark& benchmark) {
     entry["teaching_over_buffered"] =
         teaching != nullptr && buffered != nullptr ? nlohmann::json(teaching->time.median / buffered->time.median)
                                                    : nlohmann::json();
+    const MethodRow* float_kernel = find_row(benchmark.rows, n, float_streaming);
+    const MethodRow* float32_numpy = find_row(benchmark.rows, n, float_numpy);
+    entry["numpy_float32_over_streaming_float"] =
+        float_kernel != nullptr && float32_numpy != nullptr
+            ? nlohmann::json(float32_numpy->time.median / float_kernel->time.median)
+            : nlohmann::json();
     entry["buffered_over_vectorised_exp"] =
         buffered != nullptr && exp != nullptr ? nlohmann::json(buffered->time.median / exp->time.median) : nlohmann::json();
     const MethodRow* eigen_products = find_row(benchmark.rows, n, "streaming_eigen_products");
@@ -1090,6 +1210,9 @@ nlohmann::json ratios_json(const Benchmark& benchmark) {
       const std::optional<attention::Faster> verdict = verdict_at(benchmark.rows, n, pair.first, pair.second);
       verdicts[pair.key] = verdict ? nlohmann::json(verdict_text(*verdict)) : nlohmann::json("not timed");
     }
+    const std::optional<attention::Faster> float_verdict = verdict_at(benchmark.rows, n, float_streaming, float_numpy);
+    verdicts["streaming_float_vs_numpy_float32"] =
+        float_verdict ? nlohmann::json(verdict_text(*float_verdict)) : nlohmann::json("not timed");
     entry["verdicts"] = verdicts;
     const MethodRow* products = find_row(benchmark.rows, n, "tile_products_only");
     const MethodRow* numpy = find_row(benchmark.rows, n, "numpy");
@@ -1099,6 +1222,12 @@ nlohmann::json ratios_json(const Benchmark& benchmark) {
     entry["streaming_gflops"] = streaming != nullptr ? optional_number(streaming->gflops) : nlohmann::json();
     entry["streaming_peak_percent"] = percent(streaming, benchmark.peak_gflops);
     entry["products_peak_percent"] = percent(products, benchmark.peak_gflops_one_thread);
+    const MethodRow* float_products_row = find_row(benchmark.rows, n, float_products);
+    entry["streaming_float_peak_percent"] =
+        float_kernel != nullptr ? percent(float_kernel, row_peak_gflops(benchmark, *float_kernel)) : nlohmann::json();
+    entry["products_float_peak_percent"] =
+        float_products_row != nullptr ? percent(float_products_row, row_peak_gflops(benchmark, *float_products_row))
+                                      : nlohmann::json();
     entry["numpy_gflops"] = numpy != nullptr ? optional_number(numpy->gflops) : nlohmann::json();
     // Counted, whether or not the method ran.
     for (const MethodRow& row : benchmark.rows) {
@@ -1150,6 +1279,7 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
     peer["python"] = numpy.python;
     peer["numpy_version"] = numpy.numpy_version;
     peer["blas"] = numpy.blas;
+    peer["dtype"] = numpy.dtype;
     peer["threads_variables"] = {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"};
   } else {
     peer["reason"] = numpy.reason;
@@ -1172,6 +1302,7 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
           {"d", inputs.width},
           {"threads", inputs.threads},
           {"reps", inputs.repeats},
+          {"precision", inputs.in_float ? "float" : "double"},
           {"minimum_seconds_per_rep", minimum_seconds},
           {"memory_limit_bytes", inputs.memory_limit_bytes},
           {"peak_gflops", benchmark.peak_gflops},
@@ -1311,6 +1442,9 @@ std::string method_label(const std::string& method) {
   if (method == "streaming_causal") return "streaming, causal";
   if (method == "tile_products_only") return "products only";
   if (method == "numpy") return "NumPy";
+  if (method == float_streaming) return "streaming, float";
+  if (method == float_products) return "products, float";
+  if (method == float_numpy) return "NumPy float32";
   return method;
 }
 
@@ -1352,8 +1486,9 @@ std::string ceilings_text(const Benchmark& benchmark) {
 std::string benchmark_text(const Benchmark& benchmark) {
   const BenchmarkInputs& inputs = benchmark.inputs;
   std::string text = program::processor_lines(benchmark.machine);
-  text += wrapped(fmt::format("d = {}; {} for the streaming kernel and NumPy, one for the others; median of {} "
+  text += wrapped(fmt::format("{}d = {}; {} for the streaming kernel and NumPy, one for the others; median of {} "
                               "repetitions [spread], in milliseconds.",
+                              inputs.in_float ? "In float: the streaming kernel in float, NumPy in float32. " : "",
                               inputs.width, threads_text(inputs.threads), inputs.repeats));
   text += "\n" + ceilings_text(benchmark);
   text += fmt::format("\n{:>6}  {:<18}  {:<25}  {:>7}  {:>5}  {:>9}\n", "n", "method", "median [spread]", "GFLOP/s",
@@ -1365,7 +1500,7 @@ std::string benchmark_text(const Benchmark& benchmark) {
                           "", "", memory);
       continue;
     }
-    const double peak = row.threads == 1 ? benchmark.peak_gflops_one_thread : benchmark.peak_gflops;
+    const double peak = row_peak_gflops(benchmark, row);
     const std::string rate = row.gflops ? fmt::format("{:.1f}", *row.gflops) : std::string("> peak");
     const std::string share = row.gflops ? fmt::format("{:.0f}", 100 * *row.gflops / peak) : std::string("-");
     text += fmt::format("{:>6}  {:<18}  {:<25}  {:>7}  {:>5}  {:>9}\n", row.n, method_label(row.method),
@@ -1377,6 +1512,10 @@ std::string benchmark_text(const Benchmark& benchmark) {
           "inputs and the output, counted from the buffers each method allocates;\n"
           "NumPy's measured with tracemalloc. products only: not attention, the\n"
           "streaming kernel's two products alone, its ceiling.\n";
+  if (inputs.in_float) {
+    text += "In float the peak is twice the doubles' (the same instructions on\n"
+            "twice as many numbers).\n";
+  }
   if (!benchmark.above_peak.empty()) {
     text += "\n" + wrapped("Rates above the measured peak, not shown: a bug in the peak or in the count of "
                            "operations, not a result.");
@@ -1412,7 +1551,7 @@ std::string tables(const Result& result) {
 
 namespace {
 const std::vector<std::string> benchmark_flags = {"--d", "--threads", "--reps", "--memory-limit", "--python",
-                                                  "--no-numpy"};
+                                                  "--no-numpy", "--precision"};
 
 // The machine's physical memory in GB (10^9 bytes), the most --memory-limit allows.
 double physical_memory_gb() {
@@ -1453,6 +1592,10 @@ Flags::Flags(program::CommandLine& command_line)
                       "GB");
   command_line.option("--python", python_, "benchmark: the Python with NumPy to time as the peer", "PATH");
   command_line.flag("--no-numpy", no_numpy_, "benchmark: do not time NumPy");
+  command_line.option("--precision", precision_,
+                      "benchmark: double (every method, NumPy in float64), or float (the streaming kernel in float, "
+                      "NumPy in float32)",
+                      "double|float");
   command_line.excludes("--no-numpy", {"--python"});
   for (const char* trace_flag : {"--q", "--k", "--v", "--tokens", "--tile", "--query-tile", "--mask"}) {
     command_line.excludes("--n", {trace_flag});
@@ -1507,6 +1650,11 @@ Inputs Flags::read() const {
   std::sort(benchmark.lengths.begin(), benchmark.lengths.end());
   benchmark.lengths.erase(std::unique(benchmark.lengths.begin(), benchmark.lengths.end()), benchmark.lengths.end());
   benchmark.width = static_cast<std::size_t>(program::parse_whole_number(width_, "--d", 1, max_width));
+  if (precision_ != "double" && precision_ != "float") {
+    throw program::UsageError(fmt::format("--precision: '{}' is not a precision here; expected double or float",
+                                          precision_));
+  }
+  benchmark.in_float = precision_ == "float";
 #ifdef __EMSCRIPTEN__
   const unsigned hardware = 1;  // the page's WebAssembly module has no threads
   const char* why = "the page's WebAssembly module has no threads";

@@ -6,7 +6,8 @@
 // by default: the state after every tile of keys, the running maximum, the
 // running sum and the running output of every query, and the output against
 // the teaching version's. With --n, it times the teaching version, each fast
-// step and NumPy (a Python subprocess) at each length n, with the memory each
+// step and NumPy (a Python subprocess) at each length n (with --precision
+// float: the streaming kernel in float and NumPy in float32), with the memory each
 // needs, beside two ceilings measured in the same run: the processor's
 // multiply-add peak and a large matrix product (dgemm) through Eigen and
 // through NumPy. A long sweep reports its progress (Progress). to_json() and tables()
@@ -47,6 +48,7 @@ struct BenchmarkInputs {
   std::size_t repeats = 5;           // --reps
   double memory_limit_bytes = 4e9;   // --memory-limit (in GB on the command line; at most the machine's memory)
   std::string python;                // --python; empty with --no-numpy
+  bool in_float = false;             // --precision float: the streaming kernel in float, NumPy in float32
 };
 
 /// What the flags say, checked: a trace, or (with --n) a benchmark.
@@ -88,7 +90,10 @@ struct MethodRow {
   bool above_peak = false;               // the rate passed the measured peak: a bug, not a result
   std::uint64_t peak_extra_bytes = 0;    // beyond inputs and output
   std::string memory_how;                // "counted" or "measured"
-  std::optional<double> difference;      // against the teaching output, relative to its largest entry
+  std::optional<double> difference;      // against the reference output, relative to its largest entry
+  std::string difference_from;           // the reference: the teaching version's output, or (float rows) the double
+                                         // streaming kernel's
+  bool in_float = false;                 // computed in float (NumPy: float32)
 };
 
 /// NumPy as the peer: which Python, which NumPy, which BLAS, or why not.
@@ -98,6 +103,7 @@ struct NumpyPeer {
   std::string python;
   std::string numpy_version;
   std::string blas;    // the BLAS library the process loaded
+  std::string dtype;   // the number type of its attention's output, as NumPy names it: float64 or float32
 };
 
 /// One of the chapter's goals, judged on this run: met, not met, too close to call (the spreads overlap), or no
@@ -181,7 +187,7 @@ std::string tables(const Result& result);
 
 /// The flags of the trace (--q, --k, --v, --tokens, --tile, --query-tile,
 /// --mask) and of the benchmark (--n, --d, --threads, --reps, --memory-limit,
-/// --python, --no-numpy); read() checks them after parsing and throws
+/// --python, --no-numpy, --precision); read() checks them after parsing and throws
 /// program::UsageError naming the flag. --memory-limit is bounded by the
 /// machine's physical memory, --threads by the processors this process may use.
 class Flags {
@@ -204,6 +210,7 @@ class Flags {
   std::string memory_limit_ = "4";
   std::string python_ = "/usr/bin/python3";
   bool no_numpy_ = false;
+  std::string precision_ = "double";
 };
 
 }  // namespace fast_attention

@@ -205,7 +205,9 @@ class Benchmark(ProgramTest):
                                        ("streaming_vs_teaching", "streaming", "teaching")):
                 self.assertEqual(verdicts[key], faster_at(rows[first]["seconds_spread"], rows[second]["seconds_spread"]))
         self.assertEqual({goal["name"] for goal in document["goals"]},
-                         {"streaming_vs_numpy", "products_at_half_peak", "memory_at_16384", "causal_half"})
+                         {"streaming_vs_numpy", "streaming_1_5x_numpy", "products_at_half_peak", "memory_at_16384",
+                          "causal_half"})
+        self.assertEqual(document["precision"], "double")
         for goal in document["goals"]:
             self.assertIn(goal["verdict"], {"met", "not met", "too close to call", "no data"})
             self.assertEqual(goal["met"], {"met": True, "not met": False}.get(goal["verdict"]))
@@ -225,6 +227,33 @@ class Benchmark(ProgramTest):
         if document["numpy"]["available"]:
             self.assertLessEqual(ceilings["numpy_dgemm_gflops"], document["peak_gflops"])
 
+    def test_in_float_the_kernel_and_numpy_in_float32(self):
+        result, document = tables_and_document("--n", "16,64", "--d", "8", "--reps", "2", "--precision", "float")
+        self.assertEqual(document["precision"], "float")
+        methods = {"streaming_float", "tile_products_only_float"}
+        if document["numpy"]["available"]:
+            methods.add("numpy_float32")
+            self.assertEqual(document["numpy"]["dtype"], "float32")  # NumPy's attention stayed in float32
+            self.assertIn("NumPy float32", result.stdout)
+        self.assertIn("streaming, float", result.stdout)
+        for n in (16, 64):
+            rows = {row["method"]: row for row in document["rows"] if row["n"] == n}
+            self.assertEqual(set(rows), methods)
+            for row in rows.values():
+                self.assertEqual(row["precision"], "float")
+            # Float's rounding over at most 64 keys of width 8: a few hundred times 2^-24 = 6e-8 at most (the
+            # library's tests derive the bound), against the double kernel's output.
+            self.assertLess(rows["streaming_float"]["difference_from_teaching"], 1e-4)
+            self.assertEqual(rows["streaming_float"]["difference_from"], "the double streaming kernel")
+            self.assertGreater(rows["streaming_float"]["difference_from_teaching"], 0.0)  # float, not double
+        self.assertEqual({goal["name"] for goal in document["goals"]},
+                         {"float_streaming_vs_numpy_float32", "float_streaming_1_5x_numpy_float32",
+                          "products_at_half_peak", "memory_at_16384", "causal_half"})
+        if not SANITIZE:  # in float the peak is twice the doubles'
+            for row in document["rows"]:
+                peak = document["peak_gflops_one_thread"] if row["threads"] == 1 else document["peak_gflops"]
+                self.assertLessEqual(row["gflops"], 2 * peak)
+
     def test_a_rate_above_the_peak_is_reported_instead_of_printed(self):
         # A peak faked far too low: every rate passes it.
         result, document = tables_and_document("--n", "32", "--d", "4", "--reps", "1", "--no-numpy",
@@ -236,7 +265,8 @@ class Benchmark(ProgramTest):
             self.assertIsNone(row["peak_fraction"])
         self.assertIsNone(document["ceilings"]["eigen_dgemm_gflops"])
         self.assertIsNone(document["ratios"][0]["streaming_peak_percent"])
-        self.assertEqual(document["goals"][1]["verdict"], "no data")
+        goals = {goal["name"]: goal for goal in document["goals"]}
+        self.assertEqual(goals["products_at_half_peak"]["verdict"], "no data")
         self.assertIn("Rates above the measured peak, not shown", result.stdout)
         self.assertIn("streaming at n = 32:", result.stdout)
         table = [line for line in result.stdout.splitlines() if line.startswith("    32  ")]
@@ -362,11 +392,13 @@ class BadInput(ProgramTest):
             (["--q", "1,x;0,1;1,1"], "--q"),
             (["--q", ";".join(["1,0"] * 13), "--k", ";".join(["1,0"] * 13), "--v", ";".join(["1"] * 13)], "--q"),
             (["--frobnicate"], "--frobnicate"),
+            (["--n", "64", "--precision", "half"], "--precision"),
+            (["--precision", "float"], "--precision"),  # only with --n
         ]
         self.assert_each_refused(cases)
 
     def test_help_is_not_an_error(self):
-        self.assert_help_lists("--n", "--threads", "--reps", "--tile", "--memory-limit", "this machine's memory",
+        self.assert_help_lists("--n", "--threads", "--reps", "--tile", "--memory-limit", "this machine's memory", "--precision",
                                "processors this process may run on", "takes several minutes")
 
 
