@@ -29,6 +29,7 @@
 #include "attention/mulberry32.hpp"
 #include "attention/random_weights.hpp"
 #include "attention/stopwatch.hpp"
+#include "attention/tile_shape.hpp"
 #include "attention/worker_threads.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
@@ -58,8 +59,29 @@ constexpr double max_memory_limit_gb = 1024.0;
 constexpr double minimum_seconds = 0.01;
 // The seed of the random queries, keys and values (chapter 2's generator).
 constexpr std::uint32_t benchmark_seed = 12;
-// The streaming kernel's tiles in the benchmark: the library's defaults.
-const attention::StreamingOptions default_tiles{};
+// The caches this machine reports (tile_shape.hpp), found once.
+const attention::CacheSizes& machine_caches() {
+  static const attention::CacheSizes caches = attention::find_cache_sizes();
+  return caches;
+}
+
+// The streaming kernel's tiles and register block in the benchmark: chosen for this machine's vectors and caches,
+// for d_k = d_v = --d, in the run's precision.
+attention::TileShape tile_shape_for(const BenchmarkInputs& inputs) {
+  const auto d = static_cast<Eigen::Index>(inputs.width);
+  return inputs.in_float ? attention::tile_shape_for_this_machine<float>(machine_caches(), d, d)
+                         : attention::tile_shape_for_this_machine<double>(machine_caches(), d, d);
+}
+
+// Those tiles as the kernel's options: one thread, packed products.
+attention::StreamingOptions tiles_for(const BenchmarkInputs& inputs) {
+  const attention::TileShape shape = tile_shape_for(inputs);
+  attention::StreamingOptions options;
+  options.query_tile = shape.query_tile;
+  options.key_tile = shape.key_tile;
+  options.product = shape.product;
+  return options;
+}
 
 const char* range_name(attention::KeyRange range) { return range == attention::KeyRange::causal ? "causal" : "none"; }
 
@@ -384,12 +406,12 @@ std::optional<double> describe_numpy(const NumpyProcess& process, const std::str
 // [tile_products]
 template <typename Scalar>
 void tile_products(const attention::MatrixOf<Scalar>& queries, const attention::MatrixOf<Scalar>& keys,
-                   const attention::MatrixOf<Scalar>& values, attention::StreamingBuffers<Scalar>& buffers,
-                   attention::RowMajorMatrixOf<Scalar>& query_rows, attention::RowMajorMatrixOf<Scalar>& scores,
-                   attention::RowMajorMatrixOf<Scalar>& output) {
+                   const attention::MatrixOf<Scalar>& values, const attention::StreamingOptions& tiles,
+                   attention::StreamingBuffers<Scalar>& buffers, attention::RowMajorMatrixOf<Scalar>& query_rows,
+                   attention::RowMajorMatrixOf<Scalar>& scores, attention::RowMajorMatrixOf<Scalar>& output) {
   const Eigen::Index n = queries.rows(), m = keys.rows();
-  const Eigen::Index query_tile = default_tiles.query_tile, key_tile = default_tiles.key_tile;
-  attention::pack_key_tiles(keys, values, key_tile, buffers);
+  const Eigen::Index query_tile = tiles.query_tile, key_tile = tiles.key_tile;
+  attention::pack_key_tiles(keys, values, key_tile, buffers, *tiles.product);
   for (Eigen::Index q0 = 0; q0 < n; q0 += query_tile) {
     const Eigen::Index rows = std::min(query_tile, n - q0);
     query_rows.topRows(rows) = queries.middleRows(q0, rows);
@@ -452,11 +474,12 @@ std::string bytes_text(double bytes) {
 std::vector<std::uint64_t> extra_bytes_at(const BenchmarkInputs& inputs, std::size_t length) {
   const auto n = static_cast<Eigen::Index>(length), d = static_cast<Eigen::Index>(inputs.width);
   const auto nn = static_cast<std::uint64_t>(length) * length, nd = static_cast<std::uint64_t>(length) * inputs.width;
-  attention::StreamingOptions streaming = default_tiles;
+  const attention::StreamingOptions tiles = tiles_for(inputs);
+  attention::StreamingOptions streaming = tiles;
   streaming.threads = inputs.threads;
   if (inputs.in_float) {
     return {static_cast<std::uint64_t>(attention::streaming_extra_bytes<float>(n, d, d, streaming)),
-            static_cast<std::uint64_t>(attention::streaming_extra_bytes<float>(n, d, d, default_tiles)),
+            static_cast<std::uint64_t>(attention::streaming_extra_bytes<float>(n, d, d, tiles)),
             (nn + 2 * static_cast<std::uint64_t>(length) + nd) * sizeof(float)};
   }
   attention::StreamingOptions eigen_products = streaming;
@@ -468,7 +491,7 @@ std::vector<std::uint64_t> extra_bytes_at(const BenchmarkInputs& inputs, std::si
           static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, eigen_products)),  // a few tiles per thread
           streaming_bytes,  // and the keys and values packed, kept between calls
           streaming_bytes,
-          static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, default_tiles)),
+          static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, tiles)),
           nn * sizeof(double) + 2 * static_cast<std::uint64_t>(length) * sizeof(double) + nd * sizeof(double)};
 }
 
@@ -484,7 +507,8 @@ class MethodsAt {
     const double products = 4.0 * static_cast<double>(length) * static_cast<double>(length) * static_cast<double>(d);
     const double causal_products =
         4.0 * static_cast<double>(length) * static_cast<double>(length + 1) / 2.0 * static_cast<double>(d);
-    streaming_ = default_tiles;
+    tiles_ = tiles_for(inputs);
+    streaming_ = tiles_;
     streaming_.threads = inputs.threads;
     eigen_products_ = streaming_;
     eigen_products_.packed_products = false;
@@ -495,8 +519,8 @@ class MethodsAt {
       in_float(inputs, bytes, products);
       return;
     }
-    products_queries_.resize(default_tiles.query_tile, d);
-    products_scores_.resize(default_tiles.query_tile, default_tiles.key_tile);
+    products_queries_.resize(tiles_.query_tile, d);
+    products_scores_.resize(tiles_.query_tile, tiles_.key_tile);
     products_output_.resize(n, d);
     // [methods]
     methods_ = {
@@ -535,7 +559,7 @@ class MethodsAt {
          false},
         {"tile_products_only", 1, bytes[6], products,
          [this]() -> const Matrix& {
-           tile_products(queries_, keys_, values_, products_buffers_, products_queries_, products_scores_,
+           tile_products(queries_, keys_, values_, tiles_, products_buffers_, products_queries_, products_scores_,
                          products_output_);
            products_first_(0, 0) = products_output_(0, 0);
            return products_first_;  // not attention: nothing to compare
@@ -563,8 +587,8 @@ class MethodsAt {
     float_values_ = values_.cast<float>();
     reference_output_ = attention::streaming_attention(queries_, keys_, values_, streaming_, streaming_buffers_);
     const Eigen::Index n = queries_.rows(), d = queries_.cols();
-    float_products_queries_.resize(default_tiles.query_tile, d);
-    float_products_scores_.resize(default_tiles.query_tile, default_tiles.key_tile);
+    float_products_queries_.resize(tiles_.query_tile, d);
+    float_products_scores_.resize(tiles_.query_tile, tiles_.key_tile);
     float_products_output_.resize(n, d);
     methods_ = {
         {float_streaming, inputs.threads, bytes[0], products,
@@ -577,8 +601,8 @@ class MethodsAt {
          true, [this] { return Matrix(float_output_.cast<double>()); }},
         {float_products, 1, bytes[1], products,
          [this]() -> const Matrix& {
-           tile_products(float_queries_, float_keys_, float_values_, float_products_buffers_, float_products_queries_,
-                         float_products_scores_, float_products_output_);
+           tile_products(float_queries_, float_keys_, float_values_, tiles_, float_products_buffers_,
+                         float_products_queries_, float_products_scores_, float_products_output_);
            products_first_(0, 0) = float_products_output_(0, 0);
            return products_first_;
          },
@@ -597,7 +621,7 @@ class MethodsAt {
   Matrix teaching_output_, eigen_products_output_, streaming_output_, causal_output_;
   RowMajorMatrix products_queries_, products_scores_, products_output_;
   Matrix products_first_ = Matrix::Zero(1, 1);  // the products' first entry, read as every method's output is
-  attention::StreamingOptions streaming_, eigen_products_, causal_;
+  attention::StreamingOptions tiles_, streaming_, eigen_products_, causal_;
   std::vector<Method> methods_;
 };
 
@@ -821,7 +845,7 @@ double teaching_bytes_at(std::uint64_t n) { return 4.0 * static_cast<double>(n *
 // The streaming kernel's extra memory at n = memory_n: with its own products (the keys and values packed), or with
 // Eigen's.
 double streaming_bytes_for(const BenchmarkInputs& inputs, bool packed_products = true) {
-  attention::StreamingOptions streaming = default_tiles;
+  attention::StreamingOptions streaming = tiles_for(inputs);
   streaming.threads = inputs.threads;
   streaming.packed_products = packed_products;
   const auto n = static_cast<Eigen::Index>(memory_n), d = static_cast<Eigen::Index>(inputs.width);
@@ -1252,6 +1276,36 @@ nlohmann::json memory_json(const Benchmark& benchmark) {
           {"percent", 100 * streaming / teaching}};
 }
 
+// The tiles and register block this machine chose, and what they were chosen from.
+nlohmann::json tiles_json(const BenchmarkInputs& inputs) {
+  const attention::TileShape shape = tile_shape_for(inputs);
+  const attention::CacheSizes& caches = machine_caches();
+  return {{"query_tile", shape.query_tile},
+          {"key_tile", shape.key_tile},
+          {"product_block_rows", shape.product.block_rows},
+          {"product_strip_columns", shape.product.strip_columns},
+          {"precision", inputs.in_float ? "float" : "double"},
+          {"vector_bytes", inputs.in_float ? attention::vector_lanes<float> * 4 : attention::vector_lanes<double> * 8},
+          {"vector_numbers", inputs.in_float ? attention::vector_lanes<float> : attention::vector_lanes<double>},
+          {"level1_bytes", caches.level1_bytes},
+          {"level2_bytes", caches.level2_bytes},
+          {"level1_kib", caches.level1_bytes / 1024},
+          {"level2_kib", caches.level2_bytes / 1024},
+          {"caches_from", caches.source}};
+}
+
+// The same in words, for the tables.
+std::string tiles_text(const BenchmarkInputs& inputs) {
+  const attention::TileShape shape = tile_shape_for(inputs);
+  const attention::CacheSizes& caches = machine_caches();
+  return fmt::format("Tiles chosen for this machine: {} queries by {} keys, register block {} rows by {} columns "
+                     "(vectors of {} {}s; caches of {} KiB and {} KiB, from {}).",
+                     shape.query_tile, shape.key_tile, shape.product.block_rows, shape.product.strip_columns,
+                     inputs.in_float ? attention::vector_lanes<float> : attention::vector_lanes<double>,
+                     inputs.in_float ? "float" : "double", caches.level1_bytes / 1024, caches.level2_bytes / 1024,
+                     caches.source);
+}
+
 nlohmann::json benchmark_json(const Benchmark& benchmark) {
   const BenchmarkInputs& inputs = benchmark.inputs;
   nlohmann::json rows = nlohmann::json::array();
@@ -1319,11 +1373,7 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
           {"rates_above_peak", above_peak},
           {"estimated_seconds", optional_number(benchmark.estimated_seconds)},
           {"wall_seconds", benchmark.wall_seconds},
-          {"tiles",
-           {{"query_tile", default_tiles.query_tile},
-            {"key_tile", default_tiles.key_tile},
-            {"product_block_rows", attention::build_product_shape<double>().block_rows},
-            {"product_strip_columns", attention::build_product_shape<double>().strip_columns}}},
+          {"tiles", tiles_json(inputs)},
           {"peak_extra_bytes_note",
            "counted from the buffers each method allocates (not measured from the allocator); NumPy's measured with "
            "Python's tracemalloc"},
@@ -1490,6 +1540,7 @@ std::string benchmark_text(const Benchmark& benchmark) {
                               "repetitions [spread], in milliseconds.",
                               inputs.in_float ? "In float: the streaming kernel in float, NumPy in float32. " : "",
                               inputs.width, threads_text(inputs.threads), inputs.repeats));
+  text += wrapped(tiles_text(inputs));
   text += "\n" + ceilings_text(benchmark);
   text += fmt::format("\n{:>6}  {:<18}  {:<25}  {:>7}  {:>5}  {:>9}\n", "n", "method", "median [spread]", "GFLOP/s",
                       "%peak", "extra mem");

@@ -187,14 +187,20 @@ class Benchmark(ProgramTest):
                 low, high = row["seconds_spread"]
                 self.assertLessEqual(low, row["seconds_median"])
                 self.assertLessEqual(row["seconds_median"], high)
-            # Counted: four n × n matrices, one, and a few tiles: a 64 × 128 score tile, a 64 × 8 output tile and
-            # three numbers per query; with packed products also the tile's 64 × 8 queries, and the keys and values
-            # of the one key tile (n ≤ 128) packed in strips of 16 columns: Kᵀ, 8 × n, and V, n × 8, each padded.
-            tiles = 64 * 128 + 64 * 8 + 3 * 64
+            # Counted: four n × n matrices, one, and a few tiles (the sizes this machine chose, in the document): a
+            # score tile, an output tile of width 8 and three numbers per query; with packed products also the
+            # tile's queries, and each key tile's keys and values packed in strips: Kᵀ, 8 × c, and V, c × 8, each
+            # padded to whole strips.
+            shape = document["tiles"]
+            query_tile, key_tile, strip = shape["query_tile"], shape["key_tile"], shape["product_strip_columns"]
+            padded = lambda columns: -(-columns // strip) * strip
+            tiles = query_tile * key_tile + query_tile * 8 + 3 * query_tile
+            packed = sum(8 * padded(min(key_tile, n - first)) + min(key_tile, n - first) * padded(8)
+                         for first in range(0, n, key_tile))
             self.assertEqual(rows["teaching"]["peak_extra_bytes"], 4 * n * n * 8)
             self.assertEqual(rows["buffered"]["peak_extra_bytes"], n * n * 8)
             self.assertEqual(rows["streaming_eigen_products"]["peak_extra_bytes"], tiles * 8)
-            self.assertEqual(rows["streaming"]["peak_extra_bytes"], (tiles + 64 * 8 + 8 * n + n * 16) * 8)
+            self.assertEqual(rows["streaming"]["peak_extra_bytes"], (tiles + query_tile * 8 + packed) * 8)
             for method in ("buffered", "buffered_vectorised_exp", "streaming_eigen_products", "streaming"):
                 self.assertLess(rows[method]["difference_from_teaching"], 1e-12)
             # Every verdict is chapter 7's rule on the two spreads the document reports.
@@ -208,6 +214,14 @@ class Benchmark(ProgramTest):
                          {"streaming_vs_numpy", "streaming_1_5x_numpy", "products_at_half_peak", "memory_at_16384",
                           "causal_half"})
         self.assertEqual(document["precision"], "double")
+        # The tiles this machine chose: powers of two within the rule's bounds, and where the caches came from.
+        shape = document["tiles"]
+        self.assertIn(shape["key_tile"], [16 << i for i in range(7)])
+        self.assertIn(shape["query_tile"], [shape["product_block_rows"] << i for i in range(6)])
+        self.assertLessEqual(shape["query_tile"], 256)
+        self.assertIn(shape["caches_from"], {"sysconf", "/sys/devices/system/cpu/cpu0/cache", "default"})
+        self.assertEqual(shape["product_strip_columns"] % shape["vector_numbers"], 0)
+        self.assertIn("Tiles chosen for this machine:", result.stdout)
         for goal in document["goals"]:
             self.assertIn(goal["verdict"], {"met", "not met", "too close to call", "no data"})
             self.assertEqual(goal["met"], {"met": True, "not met": False}.get(goal["verdict"]))
