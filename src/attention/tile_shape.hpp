@@ -29,7 +29,7 @@ namespace attention {
 struct CacheSizes {
   std::size_t level1_bytes = 0;  ///< the first-level data cache of one core
   std::size_t level2_bytes = 0;  ///< the second-level cache of one core
-  std::string source;            ///< "sysconf", "/sys/devices/system/cpu/cpu0/cache", or "default"
+  const char* source = "";       ///< "sysconf", "/sys/devices/system/cpu/cpu0/cache", or "default"
 };
 
 /// @brief The cache sizes assumed where the system says nothing (WebAssembly, for one): 32 KiB and 1 MiB, those of
