@@ -51,13 +51,13 @@ double smallest_exponent() { return -1075.0 * std::log(2.0); }
 // The tables must not.
 template <typename Entries>
 auto exponential_of(const Entries& entries) {
-  return entries.unaryExpr(&attention::exponential).eval();
+  return entries.unaryExpr(&attention::exponential<double>).eval();
 }
 
 // ---------------------------------------------------------------------------
 // The toy through the whole formula.
 
-Pass pass_of(attention::AttentionSteps steps) {
+Pass pass_of(attention::AttentionSteps<> steps) {
   Pass pass;
   pass.exponentials = exponential_of(steps.masked_scores);
   pass.exponential_sums = pass.exponentials.rowwise().sum();

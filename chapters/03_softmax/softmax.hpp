@@ -50,7 +50,7 @@ struct Inputs {
 /// What one pass through the formula shows besides AttentionSteps: the
 /// textbook numerators e^s of the scores going into softmax, and the sums.
 struct Pass {
-  attention::AttentionSteps steps;
+  attention::AttentionSteps<> steps;
   attention::Matrix exponentials;     // e^s for each score s that enters softmax
   Eigen::VectorXd exponential_sums;   // one per row
   Eigen::VectorXd row_sums;           // of the weights: 1 each

@@ -170,7 +170,7 @@ Leak leak_of(double fill, const program::AttentionInputs& tokens, const attentio
   attention::AttentionOptions options;
   options.mask = allowed;
   options.fill = fill;
-  const attention::AttentionSteps steps =
+  const attention::AttentionSteps<> steps =
       attention::scaled_dot_product_attention(tokens.queries, tokens.keys, tokens.values, options);
   for (Eigen::Index i = 0; i < allowed.rows(); ++i) {
     for (Eigen::Index j = 0; j < allowed.cols(); ++j) {
@@ -405,7 +405,7 @@ Result compute(const Inputs& inputs) {
 nlohmann::json to_json(const Result& result) {
   const program::AttentionInputs& tokens = result.inputs.tokens;
   const attention::Mask& allowed = result.allowed;
-  const attention::AttentionSteps& steps = result.steps;
+  const attention::AttentionSteps<>& steps = result.steps;
   nlohmann::json leak_rows = nlohmann::json::array();
   for (const Leak& leak : result.leaks) {
     leak_rows.push_back(leak_json(leak, tokens));

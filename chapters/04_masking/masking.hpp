@@ -77,7 +77,7 @@ struct Result {
   Inputs inputs;
   attention::Mask allowed;
   std::string mask_description;  // what the mask allows, in words
-  attention::AttentionSteps steps;
+  attention::AttentionSteps<> steps;
   attention::Matrix row_sums;                   // 1 × n: each row of the weights added up
   Eigen::Index allowed_count = 0;
   std::vector<Eigen::Index> fully_masked_rows;  // queries that may look at no key

@@ -294,7 +294,7 @@ Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, Eigen::Index> permutati
 }
 
 // Self-attention on the tokens' own queries, keys and values, with or without positions.
-AttentionSteps attend(const Matrix& queries, const Matrix& keys, const Matrix& values,
+AttentionSteps<> attend(const Matrix& queries, const Matrix& keys, const Matrix& values,
                                  bool with_positions) {
   if (!with_positions) {
     return attention::scaled_dot_product_attention(queries, keys, values);
@@ -316,8 +316,8 @@ Comparison compare_orders(const program::AttentionInputs& inputs, const std::vec
   const Matrix &queries = inputs.queries, &keys = inputs.keys, &values = inputs.values;
   const auto P = permutation_matrix(order);
   // [permute]
-  const AttentionSteps before = attend(queries, keys, values, with_positions);
-  const AttentionSteps after = attend(P * queries, P * keys,
+  const AttentionSteps<> before = attend(queries, keys, values, with_positions);
+  const AttentionSteps<> after = attend(P * queries, P * keys,
                                       P * values, with_positions);
   // Token order[r] now sits in row r: its old output, moved there.
   const Matrix expected = P * before.output;

@@ -76,7 +76,7 @@ struct EncodingResult {
 
 /// Every token in the old order and in the new, compared token by token.
 struct Comparison {
-  attention::AttentionSteps before, after;
+  attention::AttentionSteps<> before, after;
   attention::Matrix expected_output;  // the old outputs, in the new order of the tokens
   bool scores_equal = false, weights_equal = false, outputs_equal = false;  // bit for bit
   double largest_score_difference = 0.0, largest_weight_difference = 0.0, largest_output_difference = 0.0;

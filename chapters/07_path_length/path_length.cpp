@@ -171,7 +171,7 @@ Timing timed(const Inputs& inputs) {
     const attention::Matrix layer_inputs = sequence.topRows(static_cast<Eigen::Index>(n));
     // Q = K = V = the inputs: no projections, as counted.
     const auto self_attention = [&] {
-      const attention::AttentionSteps steps =
+      const attention::AttentionSteps<> steps =
           attention::scaled_dot_product_attention(layer_inputs, layer_inputs, layer_inputs);
       return steps.output(0, 0) + steps.output(steps.output.rows() - 1, d - 1);
     };

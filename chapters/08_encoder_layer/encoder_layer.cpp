@@ -346,7 +346,7 @@ Result compute(const Inputs& inputs) {
 
 nlohmann::json to_json(const Result& result) {
   const Inputs& inputs = result.inputs;
-  const attention::AttentionSteps& walk = result.walkthrough;
+  const attention::AttentionSteps<>& walk = result.walkthrough;
   nlohmann::json row_sums = nlohmann::json::array();
   for (Eigen::Index i = 0; i < walk.weights.rows(); ++i) row_sums.push_back(walk.weights.row(i).sum());
   nlohmann::json layers = nlohmann::json::array();
@@ -387,7 +387,7 @@ nlohmann::json to_json(const Result& result) {
 
 std::string tables(const Result& result) {
   const Inputs& inputs = result.inputs;
-  const attention::AttentionSteps& walk = result.walkthrough;
+  const attention::AttentionSteps<>& walk = result.walkthrough;
   const Eigen::Index n = inputs.x.rows(), d = result.d_model;
   Matrix sums(1, n);
   for (Eigen::Index i = 0; i < n; ++i) sums(0, i) = walk.weights.row(i).sum();

@@ -47,7 +47,7 @@ struct Result {
   Inputs inputs;
   Eigen::Index d_model = 0, d_k = 0;
   std::vector<attention::EncoderLayerWeights> weights;  // one per layer, drawn in the documented order
-  attention::AttentionSteps walkthrough;                // head 1 of layer 1 on x, under a causal mask
+  attention::AttentionSteps<> walkthrough;                // head 1 of layer 1 on x, under a causal mask
   bool out0_equals_v0 = false;                          // np.allclose(out[0], v[0])
   std::vector<attention::EncoderLayerSteps> layers;     // the stack on x
   PerToken per_token;

@@ -242,7 +242,7 @@ nlohmann::json timing_json(const Timing& timing) {
 nlohmann::json additive_json(const AdditiveResult& result) {
   const program::AttentionInputs& tokens = result.inputs.tokens;
   const attention::AdditiveSteps& additive = result.additive;
-  const attention::AttentionSteps& dot = result.dot_product;
+  const attention::AttentionSteps<>& dot = result.dot_product;
   return {{"demo", "additive"},
           {"query_tokens", tokens.query_labels},
           {"key_tokens", tokens.key_labels},
@@ -272,7 +272,7 @@ nlohmann::json additive_json(const AdditiveResult& result) {
 }
 
 nlohmann::json cross_json(const CrossResult& result) {
-  const attention::AttentionSteps& steps = result.steps;
+  const attention::AttentionSteps<>& steps = result.steps;
   return {{"demo", "cross"},
           {"source_tokens", result.inputs.source_tokens},
           {"target_tokens", result.inputs.target_tokens},

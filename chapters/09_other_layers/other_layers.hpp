@@ -82,7 +82,7 @@ struct Timing {
 struct AdditiveResult {
   AdditiveInputs inputs;
   attention::AdditiveSteps additive;
-  attention::AttentionSteps dot_product;  // scaled, on the same Q, K, V
+  attention::AttentionSteps<> dot_product;  // scaled, on the same Q, K, V
   double score_bound = 0.0;               // ‖v‖₁: no additive score reaches it
   double largest_score = 0.0;             // the largest |additive score|
   std::vector<std::string> additive_favourite, dot_product_favourite;  // per query, the key with the largest weight
@@ -92,7 +92,7 @@ struct AdditiveResult {
 /// The cross-attention demo's result.
 struct CrossResult {
   CrossInputs inputs;
-  attention::AttentionSteps steps;  // Q = target, K = V = source
+  attention::AttentionSteps<> steps;  // Q = target, K = V = source
   attention::Matrix row_sums, column_sums;
   std::vector<std::string> favourite;  // per target word, the source word with the largest weight
 };

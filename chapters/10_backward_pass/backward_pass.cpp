@@ -314,7 +314,7 @@ double smallest_relu_input(const Draws& draws) {
 }
 
 void require_finite(const Walkthrough& walk) {
-  const attention::AttentionGradients& g = walk.gradients;
+  const attention::AttentionGradients<>& g = walk.gradients;
   if (!walk.steps.output.allFinite()) {
     throw program::UsageError("--v: the output overflows a double; use smaller values");
   }
@@ -504,7 +504,7 @@ Result compute(const Inputs& inputs) {
 nlohmann::json to_json(const Result& result) {
   const Inputs& inputs = result.inputs;
   const Walkthrough& walk = result.walkthrough;
-  const attention::AttentionGradients& g = walk.gradients;
+  const attention::AttentionGradients<>& g = walk.gradients;
   nlohmann::json document = {
       {"query_tokens", inputs.tokens.query_labels},
       {"key_tokens", inputs.tokens.key_labels},

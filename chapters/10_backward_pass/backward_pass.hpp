@@ -59,11 +59,11 @@ struct Inputs {
 
 /// The toy's gradients, from L = O[row][column] back to Q, K and V.
 struct Walkthrough {
-  attention::AttentionSteps steps;           // the forward pass
+  attention::AttentionSteps<> steps;           // the forward pass
   attention::Mask allowed;                   // all true without --causal
   double loss = 0.0;                         // O[row][column]
   attention::Matrix output_gradient;         // dO: 1 at (row, column), 0 elsewhere
-  attention::AttentionGradients gradients;   // dW, dS, dQ, dK, dV
+  attention::AttentionGradients<> gradients;   // dW, dS, dQ, dK, dV
   attention::Matrix weighted_sums;           // n × 1: rowsum(dW ⊙ W), what the softmax subtracts in each row
   Eigen::Index masked_entries = 0;
   double largest_masked_score_gradient = 0.0;  // max |dS| over the masked entries: exactly 0

@@ -20,7 +20,7 @@ struct AttentionOptions {
   bool scale = true;
   /// Which keys each query may look at; none means every key.
   std::optional<Mask> mask;
-  /// The value written into masked scores, after scaling and before softmax.
+  /// The value written into masked scores, after scaling and before softmax (converted to float in a float pass).
   double fill = -std::numeric_limits<double>::infinity();
   /// Rotary positions (chapter 15): multi_head_attention() turns each head's queries and keys by their
   /// positions (rotated_by_position()) before the scores. This function takes Q and K as given.
@@ -28,12 +28,14 @@ struct AttentionOptions {
 };
 
 /// @brief Every step of one pass through the formula, in the order of the paper's Figure 2 (left).
+/// @tparam Scalar the number type of the pass, double (the chapters') or float
+template <typename Scalar = double>
 struct AttentionSteps {
-  Matrix scores;         ///< QKᵀ (n × m): MatMul
-  Matrix scaled_scores;  ///< QKᵀ/√d_k, or QKᵀ unchanged when scaling is off: Scale
-  Matrix masked_scores;  ///< the scaled scores with masked entries set to the fill: Mask (opt.)
-  Matrix weights;        ///< softmax of each row of the masked scores (n × m): SoftMax
-  Matrix output;         ///< weights · V (n × d_v): MatMul
+  MatrixOf<Scalar> scores;         ///< QKᵀ (n × m): MatMul
+  MatrixOf<Scalar> scaled_scores;  ///< QKᵀ/√d_k, or QKᵀ unchanged when scaling is off: Scale
+  MatrixOf<Scalar> masked_scores;  ///< the scaled scores with masked entries set to the fill: Mask (opt.)
+  MatrixOf<Scalar> weights;        ///< softmax of each row of the masked scores (n × m): SoftMax
+  MatrixOf<Scalar> output;         ///< weights · V (n × d_v): MatMul
 };
 
 /// @brief Attention(Q, K, V) = softmax(QKᵀ/√d_k)V, equation (1) of the paper (§3.2.1).
@@ -41,7 +43,9 @@ struct AttentionSteps {
 /// Row i of the output is a weighted average of the rows of V, with the
 /// weights in row i of AttentionSteps::weights. A query whose keys are all
 /// masked gets all-zero weights and a zero output row (see softmax_rows()).
+/// Every step runs in the number type of Q, K and V: float or double.
 ///
+/// @tparam Scalar float or double
 /// @param queries Q, n × d_k
 /// @param keys K, m × d_k
 /// @param values V, m × d_v: one value per key
@@ -49,20 +53,23 @@ struct AttentionSteps {
 /// @return every intermediate matrix and the output
 /// @throws std::invalid_argument if the shapes do not fit together, or if a
 ///         score becomes NaN or +∞ (see softmax_rows())
-inline AttentionSteps scaled_dot_product_attention(const Matrix& queries, const Matrix& keys, const Matrix& values,
-                                                   const AttentionOptions& options = {}) {
+template <typename Scalar>
+AttentionSteps<Scalar> scaled_dot_product_attention(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys,
+                                                    const MatrixOf<Scalar>& values, const AttentionOptions& options = {}) {
   if (values.rows() != keys.rows()) {
     throw std::invalid_argument("scaled_dot_product_attention: there must be one value per key");
   }
   if (options.mask && (options.mask->rows() != queries.rows() || options.mask->cols() != keys.rows())) {
     throw std::invalid_argument("scaled_dot_product_attention: the mask must have one row per query and one column per key");
   }
-  AttentionSteps steps;
+  AttentionSteps<Scalar> steps;
   // [attention]
   steps.scores = scores(queries, keys);
-  const double d_k = static_cast<double>(queries.cols());
-  steps.scaled_scores = options.scale ? Matrix(steps.scores / std::sqrt(d_k)) : steps.scores;
-  steps.masked_scores = options.mask ? apply_mask(steps.scaled_scores, *options.mask, options.fill)
+  const Scalar d_k = static_cast<Scalar>(queries.cols());
+  steps.scaled_scores = options.scale ? MatrixOf<Scalar>(steps.scores / std::sqrt(d_k))
+                                      : steps.scores;
+  const Scalar fill = static_cast<Scalar>(options.fill);  // −∞ unless told otherwise
+  steps.masked_scores = options.mask ? apply_mask(steps.scaled_scores, *options.mask, fill)
                                      : steps.scaled_scores;
   steps.weights = softmax_rows(steps.masked_scores);
   steps.output = steps.weights * values;

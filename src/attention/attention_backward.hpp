@@ -20,16 +20,21 @@
 namespace attention {
 
 /// @brief Every gradient of one attention pass, from the output back to the inputs.
+/// @tparam Scalar the number type of the pass, double (the chapters') or float
+template <typename Scalar = double>
 struct AttentionGradients {
-  Matrix weights;  ///< dW = dO·Vᵀ, n × m: how the loss changes with each weight
-  Matrix scores;   ///< dS, n × m: the gradient of the scaled scores QKᵀ/√d_k; exactly 0 at a masked entry
-  Matrix queries;  ///< dQ = dS·K/√d_k, n × d_k
-  Matrix keys;     ///< dK = dSᵀ·Q/√d_k, m × d_k
-  Matrix values;   ///< dV = Wᵀ·dO, m × d_v
+  MatrixOf<Scalar> weights;  ///< dW = dO·Vᵀ, n × m: how the loss changes with each weight
+  MatrixOf<Scalar> scores;   ///< dS, n × m: the gradient of the scaled scores QKᵀ/√d_k; exactly 0 at a masked entry
+  MatrixOf<Scalar> queries;  ///< dQ = dS·K/√d_k, n × d_k
+  MatrixOf<Scalar> keys;     ///< dK = dSᵀ·Q/√d_k, m × d_k
+  MatrixOf<Scalar> values;   ///< dV = Wᵀ·dO, m × d_v
 };
 
 /// @brief The backward pass of scaled_dot_product_attention().
 ///
+/// It runs in the number type of the forward pass, float or double.
+///
+/// @tparam Scalar float or double
 /// @param queries Q, n × d_k, as given to the forward pass
 /// @param keys K, m × d_k
 /// @param values V, m × d_v
@@ -39,9 +44,11 @@ struct AttentionGradients {
 ///        which it already is when the fill is −∞, since then its weight is 0)
 /// @return dW, dS, dQ, dK and dV
 /// @throws std::invalid_argument if dO is not n × d_v or the steps do not belong to these inputs
-inline AttentionGradients attention_backward(const Matrix& queries, const Matrix& keys, const Matrix& values,
-                                             const AttentionSteps& steps, const Matrix& output_gradient,
-                                             const AttentionOptions& options = {}) {
+template <typename Scalar>
+AttentionGradients<Scalar> attention_backward(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys,
+                                              const MatrixOf<Scalar>& values, const AttentionSteps<Scalar>& steps,
+                                              const MatrixOf<Scalar>& output_gradient,
+                                              const AttentionOptions& options = {}) {
   if (output_gradient.rows() != queries.rows() || output_gradient.cols() != values.cols()) {
     throw std::invalid_argument("attention_backward: the output gradient must have one row per query and one column "
                                 "per column of V");
@@ -50,15 +57,15 @@ inline AttentionGradients attention_backward(const Matrix& queries, const Matrix
       values.rows() != keys.rows() || queries.cols() != keys.cols()) {
     throw std::invalid_argument("attention_backward: the forward steps do not belong to these queries, keys and values");
   }
-  AttentionGradients gradients;
+  AttentionGradients<Scalar> gradients;
   // [attention_backward]
   gradients.values = steps.weights.transpose() * output_gradient;   // dV = Wᵀ·dO
   gradients.weights = output_gradient * values.transpose();         // dW = dO·Vᵀ
   gradients.scores = softmax_rows_backward(steps.weights, gradients.weights);  // dS
   if (options.mask) {  // a masked score was a constant: nothing flows back through it
-    gradients.scores = options.mask->select(gradients.scores, 0.0);
+    gradients.scores = options.mask->select(gradients.scores, Scalar(0));
   }
-  const double scale = options.scale ? 1.0 / std::sqrt(static_cast<double>(queries.cols())) : 1.0;
+  const Scalar scale = options.scale ? 1 / std::sqrt(static_cast<Scalar>(queries.cols())) : 1;
   gradients.queries = scale * (gradients.scores * keys);               // dQ = dS·K/√d_k
   gradients.keys = scale * (gradients.scores.transpose() * queries);   // dK = dSᵀ·Q/√d_k
   // [attention_backward]

@@ -103,7 +103,7 @@ inline Mask offset_mask(Eigen::Index tokens, Eigen::Index offset) {
 /// @brief One head of the convolution layer: its offset, mask and attention steps.
 struct OffsetHead {
   Eigen::Index offset = 0;  ///< δ: the head looks at the token δ positions away
-  AttentionSteps attention;  ///< scaled_dot_product_attention() under offset_mask(); output = head_δ
+  AttentionSteps<> attention;  ///< scaled_dot_product_attention() under offset_mask(); output = head_δ
 };
 
 /// @brief Every intermediate of convolution_as_attention().

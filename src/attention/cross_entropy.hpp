@@ -53,9 +53,9 @@ inline CrossEntropy softmax_cross_entropy(const Matrix& logits, const std::vecto
     }
     const double largest = logits.row(t).maxCoeff();
     const Eigen::RowVectorXd shifted = logits.row(t).array() - largest;
-    const double log_sum = std::log(shifted.unaryExpr(&exponential).sum());
+    const double log_sum = std::log(shifted.unaryExpr(&exponential<double>).sum());
     result.loss += log_sum - shifted(target);                  // −log p[target]
-    result.probabilities.row(t) = (shifted.array() - log_sum).unaryExpr(&exponential);
+    result.probabilities.row(t) = (shifted.array() - log_sum).unaryExpr(&exponential<double>);
   }
   result.loss /= static_cast<double>(n);
   result.logits_gradient = result.probabilities;

@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include "attention/matrix.hpp"
 
@@ -81,13 +82,17 @@ inline Mask padding_mask(Eigen::Index queries, Eigen::Index keys, Eigen::Index r
 /// With −∞, softmax gives a masked entry a weight of exactly 0, because
 /// e^(−∞) = 0. A finite fill such as −1e9 only makes the weight small, and
 /// whether it rounds to 0 depends on the other scores in the row.
+/// The scores may be float or double; the fill is converted to their type
+/// (−∞ stays −∞).
+/// @tparam Scalar float or double
 /// @param scores n × m
 /// @param allowed n × m mask
 /// @param fill the value written where @p allowed is false
 /// @return n × m scores with the disallowed entries replaced
 /// @throws std::invalid_argument if the shapes differ
-inline Matrix apply_mask(const Matrix& scores, const Mask& allowed,
-                         double fill = -std::numeric_limits<double>::infinity()) {
+template <typename Scalar>
+MatrixOf<Scalar> apply_mask(const MatrixOf<Scalar>& scores, const Mask& allowed,
+                            std::type_identity_t<Scalar> fill = -std::numeric_limits<Scalar>::infinity()) {
   if (allowed.rows() != scores.rows() || allowed.cols() != scores.cols()) {
     throw std::invalid_argument("apply_mask: the mask and the scores have different shapes");
   }

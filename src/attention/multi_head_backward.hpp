@@ -59,8 +59,9 @@ inline MultiHeadGradients multi_head_backward(const Matrix& queries, const Matri
     const HeadProjections& projection = weights.heads[i];
     const HeadSteps& head = steps.heads[i];
     const Eigen::Index width = projection.value.cols();
-    const AttentionGradients inner = attention_backward(head.queries, head.keys, head.values, head.attention,
-                                                        concatenation_gradient.middleCols(at, width), options);
+    const Matrix head_gradient = concatenation_gradient.middleCols(at, width);  // dO of head i
+    const AttentionGradients<> inner =
+        attention_backward(head.queries, head.keys, head.values, head.attention, head_gradient, options);
     at += width;
     // With rotary positions (chapter 15), the gradients of the turned queries and keys are turned back.
     const Matrix query_gradient =

@@ -14,13 +14,15 @@ namespace attention {
 /// Entry (i, j) is the dot product of query i with key j: how strongly token i
 /// asks for token j. Row i holds everything token i asks; the matrix need not
 /// be symmetric, because token i's query is scored against token j's key, not
-/// against token j's query.
+/// against token j's query. It runs in float or double, as its arguments are.
 ///
+/// @tparam Scalar float or double
 /// @param queries n × d, one query per row
 /// @param keys m × d, one key per row
 /// @return the n × m matrix QKᵀ
 /// @throws std::invalid_argument if queries and keys have different widths
-inline Matrix scores(const Matrix& queries, const Matrix& keys) {
+template <typename Scalar>
+MatrixOf<Scalar> scores(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys) {
   if (queries.cols() != keys.cols()) {
     throw std::invalid_argument("scores: queries and keys have different widths");
   }

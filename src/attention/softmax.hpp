@@ -11,14 +11,18 @@
 
 namespace attention {
 
-/// @brief e^x as the C++ standard library computes it: e^(−∞) is exactly 0.
+/// @brief e^x as the C++ standard library computes it, in float or double: e^(−∞) is exactly 0.
 ///
 /// The softmax functions use this rather than Eigen's vectorised exp, which
 /// clamps its argument near ±709.78 and so returns about 5.6e−309 instead of 0
 /// for −∞: a masked score would leak a weight, however small.
-/// @param x any double
-/// @return std::exp(x)
-inline double exponential(double x) { return std::exp(x); }
+/// @tparam Scalar float or double
+/// @param x any number of that type
+/// @return std::exp(x), of the same type
+template <typename Scalar>
+Scalar exponential(Scalar x) {
+  return std::exp(x);
+}
 
 /// @brief Softmax of each row, computed stably: weights(i, j) = e^(s_ij − m_i) / Σ_l e^(s_il − m_i).
 ///
@@ -36,32 +40,38 @@ inline double exponential(double x) { return std::exp(x); }
 ///   row's largest score are exponentiated.
 /// - NaN or +∞ is refused: there is no sensible weight for either.
 ///
+/// It runs in the number type of its argument, float or double; the book's
+/// chapters call it in double.
+///
+/// @tparam Scalar float or double
 /// @param scores n × m; every entry finite or −∞
 /// @return n × m weights; each row sums to 1 (up to rounding), or is all 0 if
 ///         every score in it is −∞
 /// @throws std::invalid_argument naming the first entry that is NaN or +∞
-inline Matrix softmax_rows(const Matrix& scores) {
+template <typename Scalar>
+MatrixOf<Scalar> softmax_rows(const MatrixOf<Scalar>& scores) {
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
     for (Eigen::Index j = 0; j < scores.cols(); ++j) {
-      const double score = scores(i, j);
-      if (std::isnan(score) || score == std::numeric_limits<double>::infinity()) {
+      const Scalar score = scores(i, j);
+      if (std::isnan(score) || score == std::numeric_limits<Scalar>::infinity()) {
         throw std::invalid_argument("softmax_rows: score (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
                                     ") is " + (std::isnan(score) ? "NaN" : "+infinity") +
                                     "; scores must be finite or -infinity");
       }
     }
   }
-  Matrix weights = Matrix::Zero(scores.rows(), scores.cols());
+  MatrixOf<Scalar> weights = MatrixOf<Scalar>::Zero(scores.rows(), scores.cols());
   if (scores.cols() == 0) {
     return weights;
   }
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
-    const double largest = scores.row(i).maxCoeff();
-    if (largest == -std::numeric_limits<double>::infinity()) {
+    const Scalar largest = scores.row(i).maxCoeff();
+    if (largest == -std::numeric_limits<Scalar>::infinity()) {
       continue;  // every key masked: the row stays all 0
     }
     // [softmax_row]
-    const Eigen::RowVectorXd exponentials = (scores.row(i).array() - largest).unaryExpr(&exponential);
+    const RowVectorOf<Scalar> exponentials =
+        (scores.row(i).array() - largest).unaryExpr(&exponential<Scalar>);
     weights.row(i) = exponentials / exponentials.sum();
     // [softmax_row]
   }
@@ -73,13 +83,15 @@ inline Matrix softmax_rows(const Matrix& scores) {
 /// For comparison only: with a score above about 709, e^s overflows to +∞ and
 /// the row becomes ∞/∞ = NaN; with every score below about −745, every e^s
 /// underflows to 0 and the row becomes 0/0 = NaN. softmax_rows() has neither
-/// problem.
+/// problem (in float the limits are about 88 and −104).
 ///
+/// @tparam Scalar float or double
 /// @param scores n × m
 /// @return n × m, the textbook formula evaluated as written
-inline Matrix softmax_rows_unstable(const Matrix& scores) {
+template <typename Scalar>
+MatrixOf<Scalar> softmax_rows_unstable(const MatrixOf<Scalar>& scores) {
   // [softmax_unstable]
-  const Matrix exponentials = scores.unaryExpr(&exponential);
+  const MatrixOf<Scalar> exponentials = scores.unaryExpr(&exponential<Scalar>);
   return exponentials.array().colwise() / exponentials.rowwise().sum().array();
   // [softmax_unstable]
 }

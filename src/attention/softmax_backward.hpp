@@ -17,16 +17,21 @@ namespace attention {
 
 /// @brief dS = W ⊙ (dW − rowsum(dW ⊙ W)): the gradient of the scores of softmax_rows().
 ///
+/// It runs in the number type of its arguments, float or double.
+///
+/// @tparam Scalar float or double
 /// @param weights W, the softmax of each row of the scores (n × m), as softmax_rows() returned it
 /// @param weights_gradient dW = ∂L/∂W, same shape
 /// @return dS = ∂L/∂S, same shape; exactly 0 wherever the weight is exactly 0
 /// @throws std::invalid_argument if the two matrices differ in shape
-inline Matrix softmax_rows_backward(const Matrix& weights, const Matrix& weights_gradient) {
+template <typename Scalar>
+MatrixOf<Scalar> softmax_rows_backward(const MatrixOf<Scalar>& weights, const MatrixOf<Scalar>& weights_gradient) {
   if (weights.rows() != weights_gradient.rows() || weights.cols() != weights_gradient.cols()) {
     throw std::invalid_argument("softmax_rows_backward: the weights and their gradient differ in shape");
   }
   // [softmax_backward]
-  const Vector weighted_sum = weights.cwiseProduct(weights_gradient).rowwise().sum();  // Σ_j g_j w_j, per row
+  const Eigen::VectorX<Scalar> weighted_sum =
+      weights.cwiseProduct(weights_gradient).rowwise().sum();  // Σ_j g_j w_j, per row
   return weights.cwiseProduct(weights_gradient.colwise() - weighted_sum);
   // [softmax_backward]
 }

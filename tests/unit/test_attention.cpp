@@ -54,13 +54,13 @@ TEST_CASE("permuting the keys and values together changes nothing", "[ch03]") {
   Eigen::PermutationMatrix<Eigen::Dynamic> permutation(5);
   permutation.indices() << 3, 0, 4, 1, 2;
   const Matrix output = attention::scaled_dot_product_attention(queries, keys, values).output;
-  const Matrix permuted = attention::scaled_dot_product_attention(queries, permutation * keys, permutation * values).output;
+  const Matrix permuted = attention::scaled_dot_product_attention(queries, Matrix(permutation * keys), Matrix(permutation * values)).output;
   CHECK(permuted.isApprox(output, 1e-13));
 }
 
 TEST_CASE("shapes that do not fit are refused", "[ch03]") {
   const support::Toy toy;
-  CHECK_THROWS_AS(attention::scaled_dot_product_attention(toy.queries, toy.keys, Matrix::Zero(2, 2)),
+  CHECK_THROWS_AS(attention::scaled_dot_product_attention(toy.queries, toy.keys, Matrix(Matrix::Zero(2, 2))),
                   std::invalid_argument);
   AttentionOptions wrong_mask;
   wrong_mask.mask = attention::causal_mask(4);

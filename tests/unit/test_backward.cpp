@@ -67,9 +67,9 @@ TEST_CASE("softmax_rows_backward equals the full Jacobian times the gradient", "
     }
   }
   // Adding a constant to every g in a row changes nothing: softmax ignores a shift of its scores.
-  const Matrix shifted = attention::softmax_rows_backward(weights, (g.array() + 7.0).matrix());
+  const Matrix shifted = attention::softmax_rows_backward(weights, Matrix((g.array() + 7.0).matrix()));
   CHECK((shifted - dS).cwiseAbs().maxCoeff() < 1e-14);
-  CHECK_THROWS_AS(attention::softmax_rows_backward(weights, Matrix::Zero(3, 4)), std::invalid_argument);
+  CHECK_THROWS_AS(attention::softmax_rows_backward(weights, Matrix(Matrix::Zero(3, 4))), std::invalid_argument);
 }
 
 TEST_CASE("attention_backward agrees with central differences, with and without a causal mask", "[ch10]") {

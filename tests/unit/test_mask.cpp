@@ -34,7 +34,7 @@ TEST_CASE("the masks allow what they say", "[ch04]") {
   CHECK(attention::band_mask(4, 0).count() == 4);  // only the diagonal
   CHECK_THROWS_AS(attention::band_mask(4, -1), std::invalid_argument);
   CHECK_THROWS_AS(attention::padding_mask(2, 3, 4), std::invalid_argument);
-  CHECK_THROWS_AS(attention::apply_mask(Matrix::Zero(2, 2), attention::causal_mask(3)), std::invalid_argument);
+  CHECK_THROWS_AS(attention::apply_mask(Matrix(Matrix::Zero(2, 2)), attention::causal_mask(3)), std::invalid_argument);
 }
 
 TEST_CASE("causal mask on the toy: the first token sees only itself and the last sees everything", "[ch04]") {

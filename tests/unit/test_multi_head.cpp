@@ -46,8 +46,8 @@ TEST_CASE("one head with W^O = I is chapter 3's attention on the projections", "
     MultiHeadWeights weights = multi_head_tests::normal_weights(d_model, 1, d_model, d_model, generator);
     weights.output = Matrix::Identity(d_model, d_model);
     const auto steps = attention::multi_head_attention(x, x, x, weights);
-    const auto single = attention::scaled_dot_product_attention(x * weights.heads[0].query, x * weights.heads[0].key,
-                                                                x * weights.heads[0].value);
+    const auto single = attention::scaled_dot_product_attention(Matrix(x * weights.heads[0].query), Matrix(x * weights.heads[0].key),
+                                                                Matrix(x * weights.heads[0].value));
     CHECK(steps.output == single.output);  // multiplying by I changes no bit
     CHECK(steps.heads[0].attention.weights == single.weights);
   }

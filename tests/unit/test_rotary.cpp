@@ -213,7 +213,7 @@ TEST_CASE("with rotary positions each head is chapter 3's attention on its turne
     const Matrix q = attention::rotated_by_position(queries * weights.heads[h].query, 4);
     const Matrix k = attention::rotated_by_position(keys * weights.heads[h].key);
     const attention::AttentionSteps alone =
-        attention::scaled_dot_product_attention(q, k, values * weights.heads[h].value);
+        attention::scaled_dot_product_attention(q, k, Matrix(values * weights.heads[h].value));
     CHECK(steps.heads[h].queries == q);
     CHECK(steps.heads[h].keys == k);
     CHECK(rotary_tests::largest_difference(steps.heads[h].attention.output, alone.output) < 1e-14);

@@ -75,10 +75,10 @@ TEST_CASE("swapping the roles of queries and keys transposes the table", "[ch01]
 }
 
 TEST_CASE("queries and keys of different widths are refused", "[ch01]") {
-  CHECK_THROWS_AS(attention::scores(Matrix::Zero(3, 2), Matrix::Zero(3, 3)), std::invalid_argument);
+  CHECK_THROWS_AS(attention::scores(Matrix(Matrix::Zero(3, 2)), Matrix(Matrix::Zero(3, 3))), std::invalid_argument);
   CHECK_THROWS_AS(attention::scores_pair_by_pair(Matrix::Zero(3, 2), Matrix::Zero(3, 3)), std::invalid_argument);
 }
 
 TEST_CASE("no tokens and no scores", "[ch01]") {
-  CHECK(attention::scores(Matrix(0, 2), Matrix::Zero(3, 2)).rows() == 0);
+  CHECK(attention::scores(Matrix(0, 2), Matrix(Matrix::Zero(3, 2))).rows() == 0);
 }

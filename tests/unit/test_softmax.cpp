@@ -34,7 +34,7 @@ TEST_CASE("rows sum to 1 and every weight is positive and at most 1 and adding a
     CHECK(weights.row(i).minCoeff() > 0.0);
     CHECK(weights.row(i).maxCoeff() <= 1.0);
   }
-  const Matrix shifted = attention::softmax_rows((scores.array() + 123.0).matrix());
+  const Matrix shifted = attention::softmax_rows(Matrix((scores.array() + 123.0).matrix()));
   CHECK(shifted.isApprox(weights, 1e-12));
 }
 
