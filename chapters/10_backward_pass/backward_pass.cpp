@@ -29,6 +29,7 @@
 #include "program/page_program.hpp"
 #include "program/real_number.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/usage_error.hpp"
 
 namespace backward_pass {
@@ -307,6 +308,44 @@ std::vector<LayerCheck> check_every_layer(const Draws& draws, double step, bool 
           check_cross_entropy(draws, step, first_only),    check_encoder_layer(draws, step, first_only)};
 }
 
+// The attention check of dQ (loss Σ O ⊙ R, no mask) with every number a Scalar: the draws are cast to
+// float or kept in double, and the forward pass, the backward pass, the central differences with step h
+// and the relative error all run in that type.
+template <typename Scalar>
+double attention_check_in(const Draws& draws, double step) {
+  // [check_in_a_format]
+  attention::MatrixOf<Scalar> q = draws.q.cast<Scalar>();
+  const attention::MatrixOf<Scalar> k = draws.k.cast<Scalar>();
+  const attention::MatrixOf<Scalar> v = draws.v.cast<Scalar>();
+  const attention::MatrixOf<Scalar> direction = draws.attention_direction.cast<Scalar>();
+  const auto steps = attention::scaled_dot_product_attention(q, k, v);
+  const auto gradients = attention::attention_backward(q, k, v, steps, direction);
+  const std::function<Scalar()> loss = [&] {
+    return attention::scaled_dot_product_attention(q, k, v).output.cwiseProduct(direction).sum();
+  };
+  const auto numeric = attention::central_differences(loss, q, static_cast<Scalar>(step));
+  return static_cast<double>(attention::relative_error(gradients.queries, numeric));
+  // [check_in_a_format]
+}
+
+template <typename Scalar>
+FormatCurve format_curve(const Draws& draws, const std::vector<double>& steps, std::string format) {
+  FormatCurve curve;
+  curve.format = std::move(format);
+  curve.spacing = static_cast<double>(std::numeric_limits<Scalar>::epsilon());
+  curve.cube_root_of_spacing = std::cbrt(curve.spacing);
+  curve.best_error = std::numeric_limits<double>::infinity();
+  for (const double step : steps) {
+    const double error = attention_check_in<Scalar>(draws, step);
+    curve.errors.push_back(error);
+    if (error < curve.best_error) {
+      curve.best_error = error;
+      curve.best_step = step;
+    }
+  }
+  return curve;
+}
+
 double smallest_relu_input(const Draws& draws) {
   const Matrix a = attention::feed_forward(draws.x, draws.feed_forward).widened;
   const Matrix b = attention::encoder_layer(draws.x, draws.layer).feed_forward.widened;
@@ -453,6 +492,45 @@ nlohmann::json check_json(const Result& result) {
           {"layer_norm_row_sum", result.check.layer_norm_row_sum}};
 }
 
+nlohmann::json format_sweep_json(const Result& result) {
+  nlohmann::json curves = nlohmann::json::object();
+  for (const FormatCurve& curve : result.format_sweep.curves) {
+    curves[curve.format] = {{"spacing", curve.spacing},
+                            {"cube_root_of_spacing", curve.cube_root_of_spacing},
+                            {"errors", curve.errors},
+                            {"best_step", curve.best_step},
+                            {"best_error", curve.best_error}};
+  }
+  return {{"layer", "attention"},
+          {"gradient", "Q"},
+          {"steps", result.format_sweep.steps},
+          {"formats", curves},
+          {"best_step_ratio", result.format_sweep.curves[1].best_step / result.format_sweep.curves[0].best_step},
+          {"best_error_ratio", result.format_sweep.curves[1].best_error / result.format_sweep.curves[0].best_error},
+          {"inputs",
+           {{"queries", program::matrix_json(result.queries)},
+            {"keys", program::matrix_json(result.keys)},
+            {"values", program::matrix_json(result.values)},
+            {"direction", program::matrix_json(result.direction)}}}};
+}
+
+std::string format_sweep_table(const Result& result) {
+  const FormatSweep& sweep = result.format_sweep;
+  std::string text = "\n";
+  text += program::wrapped("The attention check's dQ in double and in float, against the step h "
+                           "(every number of the check in that format)", 78);
+  text += fmt::format("{:>9}  {:>9}  {:>9}\n", "h", "double", "float");
+  for (std::size_t s = 0; s < sweep.steps.size(); ++s) {
+    text += fmt::format("{:>9.2e}  {:>9}  {:>9}\n", sweep.steps[s], error_text(sweep.curves[0].errors[s]),
+                        error_text(sweep.curves[1].errors[s]));
+  }
+  for (const FormatCurve& curve : sweep.curves) {
+    text += fmt::format("{}: best step {:.1e} (error {:.1e}); cube root of the spacing {:.1e}\n", curve.format,
+                        curve.best_step, curve.best_error, curve.cube_root_of_spacing);
+  }
+  return text;
+}
+
 nlohmann::json sweep_json(const Sweep& sweep) {
   nlohmann::json errors = nlohmann::json::object();
   nlohmann::json parameters = nlohmann::json::object();
@@ -498,6 +576,14 @@ Result compute(const Inputs& inputs) {
     const std::vector<LayerCheck> layers = check_every_layer(draws, step, /*first_only=*/true);
     for (std::size_t l = 0; l < layers.size(); ++l) result.sweep.errors[l].push_back(layers[l].error);
   }
+
+  result.format_sweep.steps = attention::quarter_decade_steps(2, 48);
+  result.format_sweep.curves = {format_curve<double>(draws, result.format_sweep.steps, "double"),
+                                format_curve<float>(draws, result.format_sweep.steps, "float")};
+  result.queries = draws.q;
+  result.keys = draws.k;
+  result.values = draws.v;
+  result.direction = draws.attention_direction;
   return result;
 }
 
@@ -541,6 +627,7 @@ nlohmann::json to_json(const Result& result) {
   if (inputs.check) {
     document["check"] = check_json(result);
     document["sweep"] = sweep_json(result.sweep);
+    document["format_sweep"] = format_sweep_json(result);
   }
   return document;
 }
@@ -549,7 +636,7 @@ std::string tables(const Result& result) {
   if (!result.inputs.check) {
     return walkthrough_tables(result);
   }
-  return walkthrough_tables(result) + check_table(result) + sweep_table(result);
+  return walkthrough_tables(result) + check_table(result) + sweep_table(result) + format_sweep_table(result);
 }
 
 Flags::Flags(program::CommandLine& command_line) : attention_flags_(command_line, /*with_values=*/true) {

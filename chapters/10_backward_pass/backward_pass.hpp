@@ -11,7 +11,9 @@
 // feed-forward network, the embedding, softmax cross-entropy, one whole
 // encoder layer) against central finite differences with step h on random
 // inputs drawn from --seed; then the same check for a sweep of steps from
-// 1e-1 to 1e-10, to show where the finite difference itself goes wrong.
+// 1e-1 to 1e-10, to show where the finite difference itself goes wrong; then
+// the attention check in double and in float for steps four to a decade, to
+// show where the best step of each format lies.
 //
 // to_json() and tables() show the result; Flags reads the command line into
 // Inputs. main.cpp and the page (program/page_program.hpp) both go through these.
@@ -107,12 +109,31 @@ struct Sweep {
   std::vector<std::string> parameters;            // which gradient of each layer
 };
 
+/// The attention check's dQ in one number format, for every step of the format sweep.
+struct FormatCurve {
+  std::string format;                // "double" or "float"
+  double spacing = 0.0;              // the format's spacing at 1: 2⁻⁵² or 2⁻²³
+  double cube_root_of_spacing = 0.0; // about where truncation (h²) and rounding (spacing/h) balance
+  std::vector<double> errors;        // errors[step]: relative_error(dQ, central differences), all in the format
+  double best_step = 0.0;            // the step of the smallest error
+  double best_error = 0.0;           // that error
+};
+
+/// The attention check (loss Σ O ⊙ R, gradient dQ) run in double and in float
+/// for steps h = 10^(−k/4), k = 2 … 48, on the same draws (cast to float).
+struct FormatSweep {
+  std::vector<double> steps;
+  std::vector<FormatCurve> curves;   // double, then float
+};
+
 /// Everything the tables and the JSON show.
 struct Result {
   Inputs inputs;
   Walkthrough walkthrough;
   Check check;
   Sweep sweep;
+  FormatSweep format_sweep;
+  attention::Matrix queries, keys, values, direction;  // the attention check's draws, for the JSON
   double epsilon = 0.0;            // the machine epsilon of a double, 2⁻⁵²
   double cube_root_epsilon = 0.0;  // ε^(1/3): about where truncation and rounding balance
 };

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <vector>
 
 #include "attention/matrix.hpp"
 
@@ -17,6 +18,19 @@ namespace attention {
 
 /// @brief The finite-difference step gradient checks use unless told otherwise: 10⁻⁵.
 inline constexpr double default_difference_step = 1e-5;
+
+/// @brief Steps h = 10^(−k/4) for k = @p first … @p last: four to a decade, largest first.
+///
+/// A sweep of steps this fine finds the best step of a central difference to
+/// within a factor of 10^(1/4) ≈ 1.8 (chapters 10 and 17).
+/// @param first the first k, 0 or more
+/// @param last the last k
+/// @return last − first + 1 steps, or none if last < first
+inline std::vector<double> quarter_decade_steps(int first, int last) {
+  std::vector<double> steps;
+  for (int k = first; k <= last; ++k) steps.push_back(std::pow(10.0, -0.25 * k));
+  return steps;
+}
 
 /// @brief The gradient of `loss` with respect to every entry of `parameter`, by central differences.
 ///

@@ -149,7 +149,7 @@ class WorkedExample(ProgramTest):
         full, walkthrough = run_json("--causal", "--row", "3"), run_json("--causal", "--row", "3", "--no-check")
         self.assertNotIn("check", walkthrough)
         self.assertNotIn("sweep", walkthrough)
-        self.assertEqual({key: value for key, value in full.items() if key not in ("check", "sweep")}, walkthrough)
+        self.assertEqual({key: value for key, value in full.items() if key not in ("check", "sweep", "format_sweep")}, walkthrough)
         self.assertNotIn("Gradient check", run("--no-check").stdout)
 
     def test_the_tables_say_so(self):
@@ -239,6 +239,112 @@ class GradientCheck(ProgramTest):
         document = run_json()
         for key in LAYERS:
             self.assertEqual(sweep["errors"][key][4], document["check"]["layers"][LAYERS.index(key)]["parameters"][0]["error"])
+
+
+def float32_check_error(q, k, v, direction, step):
+    """The attention check of dQ in float32, from the definitions: L = Σ softmax(QKᵀ/√d)V ⊙ R, its gradient
+    dQ = dS·K/√d with dS = W ⊙ (dW − rowsum(dW ⊙ W)) and dW = R·Vᵀ, against (L(q + h) − L(q − h)) / 2h for each
+    entry, every number a float32; the error is max |analytic − numeric| over the larger of the two maxima."""
+    q, k, v, direction = (np.array(m, dtype=np.float32) for m in (q, k, v, direction))
+    h = np.float32(step)
+    root = np.sqrt(np.float32(q.shape[1]))
+
+    def weights_of(queries):
+        scores = (queries @ k.T) / root
+        exponentials = np.exp(scores - scores.max(axis=1, keepdims=True))
+        return exponentials / exponentials.sum(axis=1, keepdims=True)
+
+    def loss(queries):
+        return np.sum((weights_of(queries) @ v) * direction, dtype=np.float32)
+
+    weights = weights_of(q)
+    d_weights = direction @ v.T
+    d_scores = weights * (d_weights - np.sum(d_weights * weights, axis=1, keepdims=True, dtype=np.float32))
+    analytic = (d_scores @ k) / root
+    numeric = np.zeros_like(q)
+    for index in np.ndindex(*q.shape):
+        above, below = q.copy(), q.copy()
+        above[index] += h
+        below[index] -= h
+        numeric[index] = (loss(above) - loss(below)) / (np.float32(2) * h)
+    assert analytic.dtype == numeric.dtype == np.float32
+    scale = max(np.abs(analytic).max(), np.abs(numeric).max())
+    return float(np.abs(analytic - numeric).max() / scale)
+
+
+class FloatAndDouble(ProgramTest):
+    """The attention check of dQ once in double and once in float, for steps 10^(−k/4), k = 2 … 48."""
+
+    def test_the_steps_are_four_to_a_decade(self):
+        sweep = run_json()["format_sweep"]
+        np.testing.assert_allclose(sweep["steps"], [10.0 ** (-k / 4) for k in range(2, 49)], rtol=1e-15)
+        self.assertEqual(sweep["formats"]["double"]["spacing"], 2.0 ** -52)
+        self.assertEqual(sweep["formats"]["float"]["spacing"], 2.0 ** -23)
+
+    def test_the_inputs_are_the_attention_checks(self):
+        document = run_json()
+        sweep = document["format_sweep"]
+        self.assertEqual(np.array(sweep["inputs"]["queries"]).shape,
+                         (document["check"]["length"], document["check"]["d_model"]))
+        # In double, at the check's step 1e-5 (k = 20), the sweep's error is the check's own for Q.
+        at = 20 - 2
+        self.assertAlmostEqual(sweep["steps"][at], document["check"]["step"], delta=1e-20)
+        self.assertAlmostEqual(sweep["formats"]["double"]["errors"][at],
+                               document["check"]["layers"][0]["parameters"][0]["error"], delta=1e-12)
+
+    def test_float_errors_against_numpy_float32(self):
+        sweep = run_json()["format_sweep"]
+        inputs = sweep["inputs"]
+        errors = sweep["formats"]["float"]["errors"]
+        for step, error in zip(sweep["steps"], errors):
+            expected = float32_check_error(inputs["queries"], inputs["keys"], inputs["values"], inputs["direction"],
+                                           step)
+            with self.subTest(step=step):
+                if step >= 10 ** -1.5:
+                    # Truncation (about h²) dominates; the rounding of the two losses, about 2⁻²³·|L|/h, is below
+                    # 1e-4 of it here, so both computations see the same error to a few per cent.
+                    self.assertAlmostEqual(error / expected, 1.0, delta=0.05)
+                else:
+                    # Rounding dominates: NumPy and Eigen add in different orders, so the two errors are draws of
+                    # the same size, not the same numbers: within a factor of 10. (Where q ± h rounds to q for
+                    # every entry, the numeric gradient is 0 and both errors are exactly 1.)
+                    self.assertLess(abs(math.log10(error / expected)), 1.0)
+
+    def test_the_best_step_of_each_format_lies_near_the_cube_root_of_its_spacing(self):
+        sweep = run_json()["format_sweep"]
+        for name in ("double", "float"):
+            curve = sweep["formats"][name]
+            errors = curve["errors"]
+            best = int(np.argmin(errors))
+            with self.subTest(format=name):
+                self.assertEqual(curve["best_step"], sweep["steps"][best])
+                self.assertEqual(curve["best_error"], errors[best])
+                self.assertAlmostEqual(curve["cube_root_of_spacing"], curve["spacing"] ** (1 / 3), delta=1e-12)
+                # The error is about h²/6·|L‴|/|g| + spacing·|L|/(h·|g|), smallest at
+                # h = (3·spacing·|L|/|L‴|)^(1/3): the cube root of the spacing times (3|L|/|L‴|)^(1/3), which
+                # stays within a factor of 5 for |L|/|L‴| from 1/40 to 40; the grid adds at most 10^(1/4).
+                ratio = curve["best_step"] / curve["cube_root_of_spacing"]
+                self.assertLess(abs(math.log10(ratio)), math.log10(5 * 10 ** 0.25))
+                # Either side of the best step the error grows: a V, not a floor.
+                self.assertGreater(errors[0], 100 * errors[best])
+                self.assertGreater(errors[-1], 100 * errors[best])
+
+    def test_floats_best_error_is_far_above_doubles(self):
+        sweep = run_json()["format_sweep"]
+        double, single = sweep["formats"]["double"], sweep["formats"]["float"]
+        # The best error of h²/6·a + spacing·b/h is proportional to spacing^(2/3): float's is
+        # (2^29)^(2/3) ≈ 6.5e5 times double's, up to the function's factors; at least 1e4.
+        self.assertGreater(single["best_error"], 1e4 * double["best_error"])
+        self.assertGreater(single["best_step"], 100 * double["best_step"])
+        self.assertAlmostEqual(sweep["best_error_ratio"] / (single["best_error"] / double["best_error"]), 1.0,
+                               delta=1e-12)
+        self.assertAlmostEqual(sweep["best_step_ratio"] / (single["best_step"] / double["best_step"]), 1.0,
+                               delta=1e-12)
+
+    def test_the_tables_show_both_formats(self):
+        text = run().stdout
+        self.assertIn("The attention check's dQ in double and in float", text)
+        self.assertIn("float: best step", text)
 
 
 class BadInput(ProgramTest):

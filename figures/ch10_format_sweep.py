@@ -1,0 +1,35 @@
+"""Chapter 10: the attention check's dQ against central differences, run once
+in double and once in float (every number of the check in that format), for
+steps h from 10^-0.5 down to 10^-12, on log-log axes. To the right of each dip
+the error is the central difference's own, about h^2; to the left it is the
+rounding of the two losses, about the format's spacing divided by h. The
+dotted lines mark the cube root of each format's spacing at 1, where the two
+meet; the open circle marks each format's best step.
+
+An error of exactly 0 has no place on a logarithmic axis and is left out."""
+import numpy as np
+
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+sweep = load_run(options.outputs, "backward_pass")["format_sweep"]
+COLOURS = {"double": "#1f77b4", "float": "#2ca02c"}
+steps = np.array(sweep["steps"])
+
+figure, axes = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+for name, curve in sweep["formats"].items():
+    colour = COLOURS[name]
+    errors = np.array(curve["errors"], dtype=float)
+    shown = errors > 0
+    axes.loglog(steps[shown], errors[shown], marker="o", markersize=3, color=colour, label=name)
+    axes.axvline(curve["cube_root_of_spacing"], color=colour, linestyle=":", linewidth=1)
+    axes.plot([curve["best_step"]], [curve["best_error"]], marker="o", markersize=9, markerfacecolor="none",
+              markeredgecolor=colour)
+axes.set_xlabel("step h, smaller to the right (dotted: cube root of the spacing)", fontsize=10)
+axes.set_ylabel("relative error of dQ", fontsize=10)
+axes.invert_xaxis()
+axes.legend(loc="upper left", frameon=False, fontsize=9)
+axes.tick_params(labelsize=9)
+axes.grid(True, color="#eeeeee", which="major")
+axes.spines[["top", "right"]].set_visible(False)
+save(figure, options.out)
