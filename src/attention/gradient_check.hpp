@@ -22,7 +22,7 @@ inline constexpr double default_difference_step = 1e-5;
 /// @brief Steps h = 10^(−k/4) for k = @p first … @p last: four to a decade, largest first.
 ///
 /// A sweep of steps this fine finds the best step of a central difference to
-/// within a factor of 10^(1/4) ≈ 1.8 (chapters 10 and 17).
+/// within a factor of 10^(1/4) ≈ 1.8 (chapter 10; chapter 17 sweeps the same steps).
 /// @param first the first k, 0 or more
 /// @param last the last k
 /// @return last − first + 1 steps, or none if last < first
