@@ -79,14 +79,18 @@ inline TileShape choose_tile_shape(Eigen::Index vector_bytes, Eigen::Index scala
   // [tile_shape_rule]
   TileShape shape;
   shape.product = product_shape_for(vector_bytes, scalar_bytes);
-  const auto size = static_cast<double>(scalar_bytes);
-  const auto level1 = static_cast<double>(caches.level1_bytes), level2 = static_cast<double>(caches.level2_bytes);
-  const double block_numbers = static_cast<double>(shape.product.block_rows + shape.product.strip_columns);
-  shape.key_tile =
-      std::min<Eigen::Index>(1024, detail::power_of_two_at_most(level1 / 2.0 / (block_numbers * size), 16));
-  const double per_query = static_cast<double>(shape.key_tile + key_width + value_width) * size;
-  shape.query_tile = std::min<Eigen::Index>(
-      256, detail::power_of_two_at_most(level2 / 4.0 / per_query, shape.product.block_rows));
+  const auto number = static_cast<double>(scalar_bytes);
+  const auto level1 = static_cast<double>(caches.level1_bytes);
+  const auto level2 = static_cast<double>(caches.level2_bytes);
+  // The key tile: a block's rows of scores and one strip of values in half the first level.
+  const Eigen::Index block_numbers = shape.product.block_rows + shape.product.strip_columns;
+  const double key_room = level1 / 2.0 / (static_cast<double>(block_numbers) * number);
+  shape.key_tile = std::min<Eigen::Index>(1024, detail::power_of_two_at_most(key_room, 16));
+  // The query tile: its scores, queries and output in a quarter of the second level.
+  const double per_query = static_cast<double>(shape.key_tile + key_width + value_width) * number;
+  const double query_room = level2 / 4.0 / per_query;
+  const Eigen::Index queries = detail::power_of_two_at_most(query_room, shape.product.block_rows);
+  shape.query_tile = std::min<Eigen::Index>(256, queries);
   // [tile_shape_rule]
   return shape;
 }
