@@ -405,7 +405,8 @@ void train_steps(Trained& trained, Drawing& drawing, std::set<Words>& training_w
       loss_since_log += error.loss / static_cast<double>(inputs.batch);
       return Model::backward(weights, sentence.words, steps, error.logits_gradient);
     };
-    typename Model::Weights mean = attention::batch_mean_gradient(inputs.batch, one_example, Model::blocks);
+    typename Model::Weights mean =
+        attention::batch_mean_gradient(inputs.batch, one_example, Model::blocks);
     adam.step(Model::blocks(weights), Model::blocks(mean));
     if (step % inputs.log_every == 0 || step == inputs.steps) {
       const long long previous = trained.logged_steps.empty() ? 0 : trained.logged_steps.back();

@@ -152,7 +152,8 @@ void train_steps(Trained& trained, Drawing& drawing, const Progress& progress,
     const auto grouped_blocks = [&](attention::TokenClassifierWeights& gradient) {
       return attention::grouped_parameter_blocks(gradient, groups);
     };
-    attention::TokenClassifierWeights mean = attention::batch_mean_gradient(inputs.batch, one_example, grouped_blocks);
+    attention::TokenClassifierWeights mean =
+        attention::batch_mean_gradient(inputs.batch, one_example, grouped_blocks);
     adam.step(grouped_blocks(weights), grouped_blocks(mean));
     attention::share_key_value_heads(weights.layers, groups);  // the first head was updated
     if (step % 100 == 0 || step == inputs.training_steps) {
