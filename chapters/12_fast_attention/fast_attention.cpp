@@ -918,7 +918,7 @@ std::vector<Goal> judged(const Benchmark& benchmark) {
       all_faster = all_faster && faster == attention::Faster::first;
       verdicts.push_back(fmt::format("n = {}: {} ({:.2f} times NumPy's median time)", n,
                                      factor == 1.0 ? verdict_text(faster)
-                                     : faster == attention::Faster::first  ? fmt::format("{}x faster", factor)
+                                     : faster == attention::Faster::first  ? fmt::format("at least {}x faster", factor)
                                      : faster == attention::Faster::second ? fmt::format("not {}x faster", factor)
                                                                            : std::string("too close to call"),
                                      ours->time.median / theirs->time.median));
