@@ -57,6 +57,11 @@ struct AttentionBuffers {
 
 /// @brief e^x for every entry of a contiguous row, in a loop the compiler turns into vector instructions.
 ///
+/// With @p scale and @p shift, e^(scale · x − shift) instead: the streaming
+/// kernel's online softmax scales each raw score and subtracts the row's
+/// maximum in the same pass (the multiplication and the subtraction may be
+/// fused into one rounding). The defaults, 1 and 0, leave x as it is.
+///
 /// e^x = 2^k · e^r with k = round(x / ln 2) and r = x − k ln 2, |r| ≤ ln 2 / 2;
 /// e^r by its Taylor series to r¹³ (the first term left out is below 4e-18
 /// of the result), 2^k written straight into the exponent bits. No branch
@@ -67,14 +72,17 @@ struct AttentionBuffers {
 /// NaN stays NaN.
 /// @param entries the first entry; replaced by its exponential
 /// @param count how many entries
-inline void exponential_in_place(double* entries, Eigen::Index count) {
+/// @param scale each entry is multiplied by this first
+/// @param shift and this is subtracted
+inline void exponential_in_place(double* entries, Eigen::Index count, double scale = 1.0, double shift = 0.0) {
   // [vectorised_exponential]
   constexpr double log2_e = 1.4426950408889634;
   constexpr double ln2_high = 6.93147180369123816490e-01;  // ln 2 split in two, so that
   constexpr double ln2_low = 1.90821492927058770002e-10;   // k · ln2_high is exact
   for (Eigen::Index i = 0; i < count; ++i) {
+    const double argument = entries[i] * scale - shift;  // the entry itself, unless asked otherwise
     // Clamped; NaN lands on −708 too, so that the cast to an integer below is defined.
-    const double x = entries[i] > -708.0 ? std::min(entries[i], 709.0) : -708.0;
+    const double x = argument > -708.0 ? std::min(argument, 709.0) : -708.0;
     const double k = std::nearbyint(x * log2_e);
     const double r = (x - k * ln2_high) - k * ln2_low;
     double series = 1.0 / 6227020800.0;  // 1/13!
@@ -87,8 +95,8 @@ inline void exponential_in_place(double* entries, Eigen::Index count) {
     const std::uint64_t exponent_bits = biased_exponent << 52;
     double two_to_the_k;
     std::memcpy(&two_to_the_k, &exponent_bits, sizeof two_to_the_k);
-    const bool is_nan = entries[i] != entries[i];
-    entries[i] = entries[i] < -708.0 ? 0.0 : is_nan ? entries[i] : series * two_to_the_k;
+    const bool is_nan = argument != argument;
+    entries[i] = argument < -708.0 ? 0.0 : is_nan ? argument : series * two_to_the_k;
   }
   // [vectorised_exponential]
 }
@@ -103,17 +111,21 @@ inline void exponential_in_place(double* entries, Eigen::Index count) {
 /// an eighth of it. So the series goes to r⁷: eight terms instead of double's
 /// fourteen. Below −87, where e^x nears the smallest normal float
 /// (e^−87.3), the result is 0, −∞ included; arguments above 88 are clamped
-/// (2^127 is float's largest power of two); NaN stays NaN.
+/// (2^127 is float's largest power of two); NaN stays NaN. With @p scale and
+/// @p shift, e^(scale · x − shift), as the double version.
 /// @param entries the first entry; replaced by its exponential
 /// @param count how many entries
-inline void exponential_in_place(float* entries, Eigen::Index count) {
+/// @param scale each entry is multiplied by this first
+/// @param shift and this is subtracted
+inline void exponential_in_place(float* entries, Eigen::Index count, float scale = 1.0f, float shift = 0.0f) {
   // [vectorised_exponential_float]
   constexpr float log2_e = 1.44269504f;
   constexpr float ln2_high = 0.693359375f;    // ln 2 split in two: ln2_high has 9 significant
   constexpr float ln2_low = -2.12194440e-4f;  // bits, so k · ln2_high is exact for |k| ≤ 2^15
   for (Eigen::Index i = 0; i < count; ++i) {
+    const float argument = entries[i] * scale - shift;  // the entry itself, unless asked otherwise
     // Clamped; NaN lands on −87 too, so that the cast to an integer below is defined.
-    const float x = entries[i] > -87.0f ? std::min(entries[i], 88.0f) : -87.0f;
+    const float x = argument > -87.0f ? std::min(argument, 88.0f) : -87.0f;
     const float k = std::nearbyint(x * log2_e);
     const float r = (x - k * ln2_high) - k * ln2_low;
     float series = 1.0f / 5040.0f;  // 1/7!
@@ -124,19 +136,22 @@ inline void exponential_in_place(float* entries, Eigen::Index count) {
     const std::uint32_t exponent_bits = biased_exponent << 23;
     float two_to_the_k;
     std::memcpy(&two_to_the_k, &exponent_bits, sizeof two_to_the_k);
-    const bool is_nan = entries[i] != entries[i];
-    entries[i] = entries[i] < -87.0f ? 0.0f : is_nan ? entries[i] : series * two_to_the_k;
+    const bool is_nan = argument != argument;
+    entries[i] = argument < -87.0f ? 0.0f : is_nan ? argument : series * two_to_the_k;
   }
   // [vectorised_exponential_float]
 }
 
 /// @brief exponential_in_place() on a row of a row-major matrix (its entries lie next to each other), float or double.
-/// @param row the row; each entry replaced by its exponential
+/// @param row the row; each entry x replaced by e^(scale · x − shift)
+/// @param scale each entry is multiplied by this first
+/// @param shift and this is subtracted
 template <typename Row>
-void exponential_in_place(Row&& row) {
+void exponential_in_place(Row&& row, typename std::remove_reference_t<Row>::Scalar scale = 1,
+                          typename std::remove_reference_t<Row>::Scalar shift = 0) {
   static_assert(std::remove_reference_t<Row>::IsRowMajor || std::remove_reference_t<Row>::RowsAtCompileTime == 1,
                 "a row whose entries lie next to each other");
-  exponential_in_place(row.data(), row.size());
+  exponential_in_place(row.data(), row.size(), scale, shift);
 }
 
 /// @cond INTERNAL
@@ -160,6 +175,17 @@ void refuse_nan_and_plus_infinity(const Eigen::MatrixBase<Scores>& scores) {
   if ((scores.array() != scores.array()).any()) throw std::invalid_argument("attention: a score is NaN");
   if ((scores.array() == std::numeric_limits<typename Scores::Scalar>::infinity()).any()) {
     throw std::invalid_argument("attention: a score is +infinity");
+  }
+}
+
+// destination = source, where one is stored row by row and the other column by column: 16 rows at a time, so
+// that the lines of memory read and written while copying them stay in the first-level cache.
+template <typename Source, typename Destination>
+void copy_by_blocks_of_rows(const Source& source, Destination&& destination) {
+  constexpr Eigen::Index block = 16;
+  for (Eigen::Index first = 0; first < source.rows(); first += block) {
+    const Eigen::Index rows = std::min(block, source.rows() - first);
+    destination.middleRows(first, rows) = source.middleRows(first, rows);
   }
 }
 
@@ -388,7 +414,7 @@ MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const Matr
       running_output.topRows(rows).setZero();
       running_maximum.head(rows).setConstant(minus_infinity);
       running_sum.head(rows).setZero();
-      if (options.packed_products) query_rows.topRows(rows) = queries.middleRows(q0, rows);
+      if (options.packed_products) detail::copy_by_blocks_of_rows(queries.middleRows(q0, rows), query_rows.topRows(rows));
       // [streaming_attention]
       for (Eigen::Index k0 = 0; k0 < m; k0 += options.key_tile) {
         if (options.range == KeyRange::causal && k0 > q0 + rows - 1) break;  // every key after every query
@@ -400,23 +426,23 @@ MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const Matr
         } else {
           tile_scores.noalias() = queries.middleRows(q0, rows) * keys.middleRows(k0, columns).transpose();
         }
-        tile_scores *= scale;
         detail::refuse_nan_and_plus_infinity(tile_scores);
         if (options.range == KeyRange::causal) detail::hide_later_keys(tile_scores, q0, k0);
-        if (options.observer) observed.scores = tile_scores.template cast<double>();
+        if (options.observer) observed.scores = (tile_scores * scale).template cast<double>();
         // [online_softmax]
-        for (Eigen::Index i = 0; i < rows; ++i) {
-          const Scalar maximum = std::max(running_maximum(i), tile_scores.row(i).maxCoeff());
+        for (Eigen::Index i = 0; i < rows; ++i) {  // the tile holds q·k; a score s is scale · q·k
+          const Scalar maximum = std::max(running_maximum(i), tile_scores.row(i).maxCoeff() * scale);
           if (maximum == minus_infinity) {  // no key seen so far: nothing to add
             tile_scores.row(i).setZero();
             rescales(i) = Scalar(1);
             continue;
           }
-          const Scalar rescale = std::exp(running_maximum(i) - maximum);  // e^(M − M'); 0 if M = −∞
-          tile_scores.row(i).array() -= maximum;
-          exponential_in_place(tile_scores.row(i));
+          // e^(M − M'): 0 if M = −∞, exactly 1 if the maximum did not move
+          const Scalar before = running_maximum(i);
+          const Scalar rescale = maximum == before ? Scalar(1) : std::exp(before - maximum);
+          exponential_in_place(tile_scores.row(i), scale, maximum);  // e^(s − M'), in one pass
           running_sum(i) = running_sum(i) * rescale + tile_scores.row(i).sum();
-          running_output.row(i) *= rescale;
+          if (rescale != Scalar(1)) running_output.row(i) *= rescale;
           running_maximum(i) = maximum;
           rescales(i) = rescale;
         }
@@ -429,9 +455,13 @@ MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const Matr
         if (options.observer) report(q0, k0, tile_scores, rows);
       }
       for (Eigen::Index i = 0; i < rows; ++i) {  // O / L; a fully masked query keeps its zero row
-        output.row(q0 + i) = running_sum(i) > 0 ? RowVectorOf<Scalar>(running_output.row(i) / running_sum(i))
-                                                : RowVectorOf<Scalar>::Zero(value_width);
+        if (running_sum(i) > 0) {
+          running_output.row(i) /= running_sum(i);
+        } else {
+          running_output.row(i).setZero();
+        }
       }
+      detail::copy_by_blocks_of_rows(running_output.topRows(rows), output.middleRows(q0, rows));
       // [streaming_attention]
     }
   };

@@ -84,8 +84,10 @@ struct PackedColumns {
   Eigen::Index columns = 0;  ///< columns of the operand
   ProductShape shape;        ///< the register block it was packed for
   /// Strip after strip of shape.strip_columns columns; in a strip, row after
-  /// row; the last strip padded with zeros.
-  std::vector<Scalar> entries;
+  /// row; the last strip padded with zeros. Aligned as Eigen aligns its
+  /// matrices (64 bytes with AVX-512), so that a row of a strip is whole
+  /// vectors that never straddle two cache lines.
+  std::vector<Scalar, Eigen::aligned_allocator<Scalar>> entries;
 };
 
 /// @brief How many numbers pack_columns() writes for a rows × columns operand: its columns padded to whole strips.
