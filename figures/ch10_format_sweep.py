@@ -9,7 +9,7 @@ meet; the open circle marks each format's best step.
 An error of exactly 0 has no place on a logarithmic axis and is left out."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import arguments, load_run, plt, save, step_axes
 
 options = arguments(__doc__)
 sweep = load_run(options.outputs, "backward_pass")["format_sweep"]
@@ -25,11 +25,5 @@ for name, curve in sweep["formats"].items():
     axes.axvline(curve["cube_root_of_spacing"], color=colour, linestyle=":", linewidth=1)
     axes.plot([curve["best_step"]], [curve["best_error"]], marker="o", markersize=9, markerfacecolor="none",
               markeredgecolor=colour)
-axes.set_xlabel("step h, smaller to the right (dotted: cube root of the spacing)", fontsize=10)
-axes.set_ylabel("relative error of dQ", fontsize=10)
-axes.invert_xaxis()
-axes.legend(loc="upper left", frameon=False, fontsize=9)
-axes.tick_params(labelsize=9)
-axes.grid(True, color="#eeeeee", which="major")
-axes.spines[["top", "right"]].set_visible(False)
+step_axes(axes, "step h, smaller to the right (dotted: cube root of the spacing)", "relative error of dQ", "upper left")
 save(figure, options.out)

@@ -4,7 +4,7 @@ for steps h from 10^-0.5 down to 10^-12, on log-log axes. To the right of
 each dip the error is the formula's own, about h^2 / 6; to the left it is
 rounding, about the format's spacing divided by h. The dotted lines mark
 the cube root of each format's spacing at 1, where the two meet."""
-from figure_style import arguments, load_run, plt, save
+from figure_style import arguments, load_run, plt, save, step_axes
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "precision")["finite_difference"]
@@ -16,11 +16,5 @@ for curve in run["curves"]:
     errors = [max(error, 1e-17) for error in curve["errors"]]
     axes.loglog(run["steps"], errors, marker="o", markersize=3, color=colour, label=curve["format"])
     axes.axvline(curve["root"], color=colour, linestyle=":", linewidth=1)
-axes.set_xlabel("step h", fontsize=10)
-axes.set_ylabel("relative error of the derivative", fontsize=10)
-axes.invert_xaxis()
-axes.legend(loc="lower left", frameon=False, fontsize=9)
-axes.tick_params(labelsize=9)
-axes.grid(True, color="#eeeeee", which="major")
-axes.spines[["top", "right"]].set_visible(False)
+step_axes(axes, "step h", "relative error of the derivative", "lower left")
 save(figure, options.out)

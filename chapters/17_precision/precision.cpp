@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "attention/gradient_check.hpp"
 #include "attention/numpy_random.hpp"
 
 namespace precision {
@@ -121,7 +122,7 @@ Result compute(const Inputs& inputs) {
     counting.spacing_there = total > 0.0 ? spacing_at(total, format) : 0.0;
     result.counting.push_back(counting);
   }
-  for (int k = 2; k <= 48; ++k) result.steps.push_back(std::pow(10.0, -0.25 * k));
+  result.steps = attention::quarter_decade_steps(2, 48);  // the steps of chapter 10's sweep
   for (const NumberFormat format : {NumberFormat::float64, NumberFormat::float32, NumberFormat::bfloat16}) {
     result.curves.push_back(step_curve(result.steps, inputs.at, inputs.difference, format));
   }
