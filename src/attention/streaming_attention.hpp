@@ -393,7 +393,9 @@ MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const Matr
   // late tiles, so the causal mask's uneven work is shared).
   const unsigned threads = std::max(1u, options.threads);
   const auto work = [&](unsigned share) {
-    RowMajor scores(options.query_tile, options.key_tile);
+    // Zero at first: under the causal mask a product may leave entries it skips as they were (KeysUpTo), and what
+    // they hold must be a number until the mask overwrites it.
+    RowMajor scores = RowMajor::Zero(options.query_tile, options.key_tile);
     RowMajor running_output(options.query_tile, value_width);
     RowMajor query_rows(options.packed_products ? options.query_tile : 0, queries.cols());
     PerQuery running_maximum(options.query_tile), running_sum(options.query_tile);
@@ -421,8 +423,12 @@ MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const Matr
         const Eigen::Index columns = std::min(options.key_tile, m - k0);
         const auto key_tile = static_cast<std::size_t>(k0 / options.key_tile);
         auto tile_scores = scores.topLeftCorner(rows, columns);
+        // Under the causal mask query q0 + i sees keys up to q0 + i: in the tile, up to key i + q0 − k0.
+        KeysUpTo keys_seen;  // by default every key
+        if (options.range == KeyRange::causal) keys_seen.offset = q0 - k0;
         if (options.packed_products) {
-          tile_product<Scalar>(query_rows.topRows(rows), packed_keys[key_tile], tile_scores, false);
+          auto tile_queries = query_rows.topRows(rows);
+          tile_product<Scalar>(tile_queries, packed_keys[key_tile], tile_scores, false, keys_seen);
         } else {
           tile_scores.noalias() = queries.middleRows(q0, rows) * keys.middleRows(k0, columns).transpose();
         }
@@ -447,7 +453,9 @@ MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const Matr
           rescales(i) = rescale;
         }
         if (options.packed_products) {
-          tile_product<Scalar>(tile_scores, packed_values[key_tile], running_output.topRows(rows), true);
+          const KeysUpTo keys_along_the_sum{keys_seen.offset, false};  // the keys are now the inner dimension
+          tile_product<Scalar>(tile_scores, packed_values[key_tile], running_output.topRows(rows), true,
+                               keys_along_the_sum);
         } else {
           running_output.topRows(rows).noalias() += tile_scores * values.middleRows(k0, columns);
         }

@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -88,6 +89,19 @@ struct PackedColumns {
   /// matrices (64 bytes with AVX-512), so that a row of a strip is whole
   /// vectors that never straddle two cache lines.
   std::vector<Scalar, Eigen::aligned_allocator<Scalar>> entries;
+};
+
+/// @brief The part of a tile product that a causal mask leaves: row r of the tile needs only keys 0 … r + offset.
+///
+/// In Q·Kᵀ the keys are the product's columns; in weights · V they are its
+/// inner dimension. A register block whose last row cannot see a strip of
+/// keys skips it: in Q·Kᵀ those scores are not computed (the entries keep
+/// what they held, for the mask to overwrite), in weights · V the sum stops
+/// at the block's last visible key (the weights after it are 0).
+struct KeysUpTo {
+  /// Row r needs keys 0 … r + offset (the tile's first query minus its first key); by default every key.
+  Eigen::Index offset = std::numeric_limits<Eigen::Index>::max() / 2;
+  bool keys_are_columns = true;  ///< true: the keys index the product's columns (Q·Kᵀ); false: its inner dimension
 };
 
 /// @brief How many numbers pack_columns() writes for a rows × columns operand: its columns padded to whole strips.
@@ -212,15 +226,19 @@ RegisterBlock<Scalar> register_block_for(ProductShape shape) {
 }
 
 template <typename Scalar, bool Accumulate>
-void blocks(const ConstTileRef<Scalar>& left, const PackedColumns<Scalar>& right, TileRef<Scalar> out) {
-  const Eigen::Index depth = right.rows;
+void blocks(const ConstTileRef<Scalar>& left, const PackedColumns<Scalar>& right, TileRef<Scalar> out, KeysUpTo keys) {
   const Eigen::Index block_rows = right.shape.block_rows, strip_columns = right.shape.strip_columns;
   const RegisterBlock<Scalar> block = register_block_for<Scalar, Accumulate>(right.shape);
   for (Eigen::Index row = 0; row < left.rows(); row += block_rows) {
     const Eigen::Index rows = std::min(block_rows, left.rows() - row);
-    for (Eigen::Index column = 0; column < right.columns; column += strip_columns) {
+    const Eigen::Index last_key = row + rows - 1 + keys.offset;  // the last key the block's last row sees
+    const Eigen::Index depth =
+        keys.keys_are_columns ? right.rows : std::clamp<Eigen::Index>(last_key + 1, 0, right.rows);
+    const Eigen::Index end = keys.keys_are_columns ? std::min(right.columns, last_key + 1) : right.columns;
+    if (Accumulate && depth == 0) continue;  // no key to add
+    for (Eigen::Index column = 0; column < end; column += strip_columns) {
       const Eigen::Index columns = std::min(strip_columns, right.columns - column);
-      const Scalar* strip = right.entries.data() + column * depth;  // strip column / strip_columns, each depth × strip
+      const Scalar* strip = right.entries.data() + column * right.rows;  // strip column / strip_columns, each rows × strip
       const Scalar* left_rows = left.data() + row * left.outerStride();
       Scalar* out_block = out.data() + row * out.outerStride() + column;
       if (block != nullptr && rows == block_rows && columns == strip_columns) {
@@ -241,17 +259,19 @@ void blocks(const ConstTileRef<Scalar>& left, const PackedColumns<Scalar>& right
 /// @param right k × columns, packed by pack_columns()
 /// @param out rows × columns, stored row by row; overwritten, or added to
 /// @param accumulate false: out = left · right; true: out += left · right
+/// @param keys under a causal mask, the keys each row needs (the rest skipped, a register block at a time); by
+/// default all
 /// @throws std::invalid_argument if the shapes do not fit
 template <typename Scalar>
 void tile_product(const std::type_identity_t<detail::ConstTileRef<Scalar>>& left, const PackedColumns<Scalar>& right,
-                  std::type_identity_t<detail::TileRef<Scalar>> out, bool accumulate) {
+                  std::type_identity_t<detail::TileRef<Scalar>> out, bool accumulate, KeysUpTo keys = {}) {
   if (left.cols() != right.rows || out.rows() != left.rows() || out.cols() != right.columns) {
     throw std::invalid_argument("tile_product: the shapes do not fit");
   }
   if (accumulate) {
-    detail::blocks<Scalar, true>(left, right, out);
+    detail::blocks<Scalar, true>(left, right, out, keys);
   } else {
-    detail::blocks<Scalar, false>(left, right, out);
+    detail::blocks<Scalar, false>(left, right, out, keys);
   }
 }
 

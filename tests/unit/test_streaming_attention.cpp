@@ -207,6 +207,56 @@ TEST_CASE("tile_product: small integers give exactly Eigen's product, on blocks,
   }
 }
 
+TEST_CASE("tile_product under a causal limit: every key a row sees counted and the skipped ones left alone", "[ch12]") {
+  // Row r needs keys 0 … r + offset. As the keys of Q·Kᵀ (columns): every entry a row needs is the product's
+  // (exactly: small integers), and an entry is left as it was only where its block's last row cannot see its strip.
+  // As the keys of weights · V (inner dimension): the result is the product with every weight after a row's last
+  // key set to 0, as the causal mask sets them, up to the whole block's last key, which must hold zeros already.
+  std::mt19937_64 generator(9);
+  std::uniform_int_distribution<int> small(-9, 9);
+  const auto integers = [&](Eigen::Index rows, Eigen::Index columns) {
+    attention::RowMajorMatrix m(rows, columns);
+    for (double& entry : m.reshaped()) entry = small(generator);
+    return m;
+  };
+  const Eigen::Index lanes = attention::vector_lanes<double>;
+  for (const attention::ProductShape shape : {attention::ProductShape{8, 2 * lanes}, attention::ProductShape{4, lanes},
+                                              attention::ProductShape{3, 5}}) {
+    for (const Eigen::Index offset : {-40, -9, -1, 0, 3, 17, 100}) {
+      const Eigen::Index rows = 29, depth = 6, keys = 45;
+      INFO("offset " << offset << ", blocks of " << shape.block_rows << " × " << shape.strip_columns);
+      const attention::RowMajorMatrix queries = integers(rows, depth);
+      const attention::Matrix keys_transposed = integers(depth, keys);
+      attention::PackedColumns packed_keys;
+      attention::pack_columns(keys_transposed, packed_keys, shape);
+      const attention::RowMajorMatrix before = integers(rows, keys);
+      attention::RowMajorMatrix scores = before;
+      attention::tile_product(queries, packed_keys, scores, false, attention::KeysUpTo{offset, true});
+      const attention::RowMajorMatrix full = queries * keys_transposed;
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        const Eigen::Index block_last_row = std::min(rows, (r / shape.block_rows + 1) * shape.block_rows) - 1;
+        for (Eigen::Index key = 0; key < keys; ++key) {
+          const bool strip_seen = (key / shape.strip_columns) * shape.strip_columns <= block_last_row + offset;
+          if (key <= r + offset) REQUIRE(strip_seen);  // what a row needs is never skipped
+          CHECK(scores(r, key) == (strip_seen ? full(r, key) : before(r, key)));
+        }
+      }
+      // weights · V, the weights zero after each row's last key.
+      attention::RowMajorMatrix weights = integers(rows, keys);
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        for (Eigen::Index key = std::max<Eigen::Index>(0, r + offset + 1); key < keys; ++key) weights(r, key) = 0;
+      }
+      const attention::Matrix values = integers(keys, 7);
+      attention::PackedColumns packed_values;
+      attention::pack_columns(values, packed_values, shape);
+      const attention::RowMajorMatrix start = integers(rows, 7);
+      attention::RowMajorMatrix sums = start;
+      attention::tile_product(weights, packed_values, sums, true, attention::KeysUpTo{offset, false});
+      CHECK(sums == start + weights * values);
+    }
+  }
+}
+
 TEST_CASE("pack_columns: strips of 16 columns, row after row, the last padded with zeros, from either storage order",
           "[ch12]") {
   attention::Matrix operand(2, 18);  // column by column
