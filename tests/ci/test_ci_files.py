@@ -5,7 +5,11 @@
 * .gitlab-ci.yml against GitLab's CI schema, with gitlab-ci-local (pinned the
   same way), which validates a pipeline before it lists its jobs;
 * each of them, .ci/run, the Containerfile and .devcontainer/devcontainer.json
-  run exactly the README's commands, so none can drift from the README.
+  run exactly the README's commands, so none can drift from the README; on
+  GitHub the test command runs in its parts (tools/run-tests --only PART), and
+  a copy of tools/run-tests whose cmake, ctest and package installation only
+  write down how they were called shows that the parts together run what the
+  whole suite runs.
 
 Both validators are shown to refuse a broken file, so a pass means something.
 They run only here: whether the jobs succeed on GitHub or GitLab can only be
@@ -14,6 +18,7 @@ seen there.
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -35,6 +40,39 @@ def readme_commands() -> list:
 
 
 BUILD_COMMAND, TEST_COMMAND = readme_commands()
+PARTS = ("build-and-test", "browser", "sanitize")  # tools/run-tests --only PART
+
+# Stands for tools/install-dependencies, cmake and ctest: writes down how it was
+# called, and makes the folder the sanitize preset's configuration would make.
+RECORDER = """#!/bin/sh
+echo "$(basename "$0")${*:+ $*}" >> "$COMMANDS"
+if [ "$*" = "--preset sanitize" ]; then mkdir -p build/sanitize; fi
+"""
+
+
+def run_tests_commands(*arguments: str) -> tuple:
+    """tools/run-tests with these arguments, in a scratch copy where only the
+    recorder above stands behind its commands: the result and the commands, in order."""
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        (root / "tools").mkdir()
+        (root / "bin").mkdir()
+        shutil.copy(SOURCE / "tools" / "run-tests", root / "tools" / "run-tests")
+        for recorder in (root / "tools" / "install-dependencies", root / "bin" / "cmake", root / "bin" / "ctest"):
+            recorder.write_text(RECORDER)
+            recorder.chmod(0o755)
+        commands = root / "commands"
+        commands.touch()
+        environment = dict(os.environ, PATH=f"{root / 'bin'}:{os.environ['PATH']}", COMMANDS=str(commands))
+        result = subprocess.run([str(root / "tools" / "run-tests"), *arguments], capture_output=True, text=True,
+                                timeout=60, cwd=scratch, env=environment)
+        return result, commands.read_text().splitlines()
+
+
+def is_in_order_within(part: list, whole: list) -> bool:
+    """Whether the commands of part all occur in whole, in the same order."""
+    remaining = iter(whole)
+    return all(command in remaining for command in part)
 
 
 def fuzz_steps(job: dict) -> list:
@@ -69,7 +107,43 @@ class TheReadmesCommands(unittest.TestCase):
         commands = [line for line in lines if line and not line.startswith("#")]
         self.assertEqual(commands[-1], TEST_COMMAND)
 
-    def test_each_github_test_job_runs_the_test_command_exactly(self):
+    def test_the_parts_together_run_what_the_whole_suite_runs(self):
+        result, whole = run_tests_commands()
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("ctest --preset ci", whole)
+        selections = {}  # how each part picks its tests of the ci build
+        covered = set()
+        for part in PARTS:
+            with self.subTest(part=part):
+                result, commands = run_tests_commands("--only", part)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                for command in commands:
+                    if command.startswith("ctest --preset ci "):
+                        selections[part] = command.split()[3:]
+                # Each part runs its commands in the order the whole suite does.
+                as_in_whole = [re.sub(r"^ctest --preset ci .*", "ctest --preset ci", command) for command in commands]
+                self.assertTrue(is_in_order_within(as_in_whole, whole), (commands, whole))
+                covered.update(as_in_whole)
+        self.assertEqual(covered, set(whole))
+        # One part runs the ci build's tests but one, the other that one alone
+        # (and fails if the name no longer finds it).
+        browser_check = selections["browser"][1]
+        self.assertEqual(selections, {"build-and-test": ["-E", browser_check],
+                                      "browser": ["-R", browser_check, "--no-tests=error"]})
+        self.assertRegex("book.browser_check", browser_check)
+        self.assertNotRegex("book.browser_check_elsewhere", browser_check)
+        self.assertIn("add_test(NAME book.browser_check\n", (SOURCE / "docs" / "CMakeLists.txt").read_text())
+
+    def test_run_tests_refuses_an_unknown_part(self):
+        for arguments in (["--only", "everything"], ["--only"], ["--everything"]):
+            with self.subTest(arguments=arguments):
+                result, commands = run_tests_commands(*arguments)
+                self.assertEqual(result.returncode, 2)
+                self.assertEqual(commands, [])
+                self.assertEqual(len(result.stderr.splitlines()), 1, result.stderr)
+                self.assertIn("--only", result.stderr)
+
+    def test_the_github_test_job_runs_the_test_command_in_its_parts(self):
         self.assertTrue(WORKFLOWS, "no workflow in .github/workflows/")
         jobs = {}
         for path in WORKFLOWS:
@@ -78,12 +152,22 @@ class TheReadmesCommands(unittest.TestCase):
         test_jobs = {name: job for name, job in jobs.items()
                      if any("tools/" in str(step.get("run", "")) for step in job.get("steps", []))
                      and not fuzz_steps(job)}
-        self.assertTrue(test_jobs, "no job runs the test suite")
-        for name, job in test_jobs.items():
-            with self.subTest(job=name):
-                runs = [step["run"].strip() for step in job["steps"] if "tools/" in str(step.get("run", ""))]
-                self.assertEqual(runs, [TEST_COMMAND])
-                self.assertEqual(job["container"], "debian:12")
+        self.assertEqual(list(test_jobs), ["test.yml:test"])
+        job = test_jobs["test.yml:test"]
+        self.assertEqual(job["container"], "debian:12")
+        self.assertEqual(sorted(job["strategy"]["matrix"]["part"]), sorted(PARTS))
+        steps = [step for step in job["steps"] if "tools/" in str(step.get("run", ""))]
+        self.assertEqual([step["run"].strip() for step in steps],
+                         [TEST_COMMAND + " --only ${{ matrix.part }} 2>&1 | tee run-tests.log"])
+        self.assertEqual(steps[0].get("shell"), "bash")  # GitHub's bash has -o pipefail: tee hides no failure
+        logs = [step for step in job["steps"] if step.get("with", {}).get("name") == "logs-${{ matrix.part }}"]
+        self.assertEqual(len(logs), 1)
+        self.assertEqual(logs[0]["if"], "always()")
+        self.assertIn("run-tests.log", logs[0]["with"]["path"].split())
+        # The book is published only when every part has passed.
+        pages = jobs["test.yml:pages"]
+        self.assertEqual(pages["needs"], "test")
+        self.assertNotRegex(pages["if"], r"always|failure|cancelled")
 
     def test_the_scheduled_fuzzing_fuzzes_and_only_on_a_schedule(self):
         fuzzing = []
