@@ -121,7 +121,8 @@ class TheReadmesCommands(unittest.TestCase):
                     if command.startswith("ctest --preset ci "):
                         selections[part] = command.split()[3:]
                 # Each part runs its commands in the order the whole suite does.
-                as_in_whole = [re.sub(r"^ctest --preset ci .*", "ctest --preset ci", command) for command in commands]
+                as_in_whole = [re.sub(r"^ctest --preset ci .*", "ctest --preset ci", command)
+                               for command in commands]
                 self.assertTrue(is_in_order_within(as_in_whole, whole), (commands, whole))
                 covered.update(as_in_whole)
         self.assertEqual(covered, set(whole))
