@@ -10,7 +10,9 @@
 # - compiles its SOURCES other than main.cpp once, as the object library
 #   <PROGRAM>_computation (listed in the global property
 #   BOOK_COMPUTATION_TARGETS), which the program and tests/ page_call link;
-#   and adds them to BOOK_PAGE_SOURCES, which the page's module is built from.
+#   and adds them to BOOK_PAGE_SOURCES, which the page's module is built from;
+# - leaves its test_*.cpp, the Catch2 tests of that computation, to
+#   tests/CMakeLists.txt (the program chapter_tests), under LABEL.
 
 set(BOOK_GENERATED_DIR ${PROJECT_BINARY_DIR}/book/generated)
 set(BOOK_OUTPUTS_DIR ${BOOK_GENERATED_DIR}/outputs)
@@ -69,6 +71,7 @@ function(book_chapter)
   endif()
   if(NOT arg_SOURCES)
     file(GLOB arg_SOURCES RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+    list(FILTER arg_SOURCES EXCLUDE REGEX "^test_")  # the chapter's Catch2 tests (below), not its program
     list(SORT arg_SOURCES)
   endif()
   if(NOT arg_FIGURES)
@@ -105,6 +108,21 @@ function(book_chapter)
       set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SPEED_SOURCES ${absolute_source})
     endif()
   endforeach()
+
+  # The chapter's Catch2 tests of its computation, in-process: test_*.cpp beside
+  # it. tests/CMakeLists.txt compiles every chapter's into one program,
+  # chapter_tests, linked with their computations.
+  file(GLOB chapter_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/test_*.cpp)
+  if(chapter_tests)
+    if(NOT computation_sources)
+      message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): test_*.cpp, but no computation besides main.cpp to test")
+    endif()
+    list(SORT chapter_tests)
+    foreach(source IN LISTS chapter_tests)  # each file with its label: "ch03|/…/test_softmax.cpp"
+      set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_TESTS "${arg_LABEL}|${source}")
+    endforeach()
+    set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_TEST_TARGETS ${arg_PROGRAM}_computation)
+  endif()
 
   set(test_script ${PROJECT_SOURCE_DIR}/tests/programs/test_${arg_PROGRAM}.py)
   if(EXISTS ${test_script})

@@ -42,6 +42,8 @@ def header_order(repository: Path) -> list[str]:
     for folder in sorted((repository / "chapters").glob("[0-9][0-9]_*")):
         number = int(folder.name[:2])
         for source in [*folder.glob("*.cpp"), *folder.glob("*.hpp")]:
+            if source.name.startswith("test_"):  # the chapter's Catch2 tests, not what the chapter shows
+                continue
             for header in _includes(source):
                 if header in chapter:
                     chapter[header] = min(chapter[header], number)
