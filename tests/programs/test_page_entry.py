@@ -128,7 +128,8 @@ class PageEntry(unittest.TestCase):
                 if json_file and SLOW:
                     slow_skipped += 1
                     continue  # a training run, left to the optimised build
-                printed = run_program(program, [*arguments, "--json"])
+                # Some runs train models (seconds on a quiet machine); five minutes leaves room for a loaded one.
+                printed = run_program(program, [*arguments, "--json"], timeout=300)
                 self.assertEqual(printed.returncode, 0, printed.stderr)
                 expected = json.loads(printed.stdout)
                 if isinstance(expected, dict) and expected.get("timing") is not None:
