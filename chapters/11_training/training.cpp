@@ -731,6 +731,7 @@ Inputs Flags::read() const {
         kept = std::move(run);
       });
       return result;
-    });
+    },
+    program::flag_defaults<Flags>("training"));
 
 }  // namespace training

@@ -498,6 +498,7 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
         result = to_json(report(*trained, inputs));
       });
       return result;
-    });
+    },
+    program::flag_defaults<Flags>("sentences"));
 
 }  // namespace sentences

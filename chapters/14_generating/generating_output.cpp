@@ -536,6 +536,7 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
         result = to_json(report(*trained, inputs));
       });
       return result;
-    });
+    },
+    program::flag_defaults<Flags>("generating"));
 
 }  // namespace generating

@@ -5,6 +5,11 @@
 //     -> '{"status": 0, "json": {...what --json prints...}}'
 //     or '{"status": 2, "error": "--q: ..."}' (the program's own message)
 //
+//   book_call('{"program": "dot_product", "defaults": true}')
+//     -> '{"status": 0, "defaults": {"--q": "1,0; 0,1; 1,1", ...}}'
+//        (each flag that takes a value, with the default --help shows: a
+//        figure's controls start from these, docs/_static/interactive.js)
+//
 // Each chapter registers its program (chapters/NN_slug/slug.cpp, through
 // program::register_chapter_for_page), so this file lists none of them.
 #include <exception>
@@ -23,6 +28,10 @@ std::string response;  // lives until the next call; the page copies it out at o
 extern "C" EMSCRIPTEN_KEEPALIVE const char* book_call(const char* request) {
   try {
     const nlohmann::json parsed = nlohmann::json::parse(request);
+    if (parsed.value("defaults", false)) {
+      response = program::page_program_defaults(parsed.at("program").get<std::string>()).dump();
+      return response.c_str();
+    }
     const auto arguments = parsed.at("arguments").get<std::vector<std::string>>();
     response = program::call_page_program(parsed.at("program").get<std::string>(), arguments).dump();
   } catch (const std::exception& error) {

@@ -152,6 +152,12 @@ void CommandLine::excludes(const std::string& flag, const std::vector<std::strin
   }
 }
 
+std::map<std::string, std::string> CommandLine::defaults() const {
+  std::map<std::string, std::string> found;
+  for (const auto& entry : value_flags_) found.emplace(entry.first, app_->get_option(entry.first)->get_default_str());
+  return found;
+}
+
 bool CommandLine::given(const std::string& flag) const { return app_->get_option(flag)->count() > 0; }
 
 void CommandLine::add_check(std::function<void()> check) { checks_.push_back(std::move(check)); }

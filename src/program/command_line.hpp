@@ -50,6 +50,10 @@ class CommandLine {
   /// without asking. A note given twice is shown once.
   void note(const std::string& text);
 
+  /// Each flag that takes a value, with its default as --help shows it
+  /// (what option() found in its value): the page's figures start from these.
+  std::map<std::string, std::string> defaults() const;
+
   /// After parsing: whether @p flag was typed.
   bool given(const std::string& flag) const;
 

@@ -8,15 +8,20 @@
 namespace program {
 namespace {
 
-std::map<std::string, PageProgram>& registry() {
-  static std::map<std::string, PageProgram> programs;  // built during static initialisation
+struct Registered {
+  PageProgram program;
+  PageDefaults defaults;
+};
+
+std::map<std::string, Registered>& registry() {
+  static std::map<std::string, Registered> programs;  // built during static initialisation
   return programs;
 }
 
 }  // namespace
 
-bool register_page_program(const std::string& name, PageProgram program) {
-  registry()[name] = std::move(program);
+bool register_page_program(const std::string& name, PageProgram program, PageDefaults defaults) {
+  registry()[name] = Registered{std::move(program), std::move(defaults)};
   return true;
 }
 
@@ -26,7 +31,7 @@ nlohmann::json call_page_program(const std::string& name, const std::vector<std:
     return {{"status", usage_status}, {"error", "no program named '" + name + "' in this module"}};
   }
   try {
-    return {{"status", 0}, {"json", found->second(arguments)}};
+    return {{"status", 0}, {"json", found->second.program(arguments)}};
   } catch (const UsageError& error) {
     return {{"status", usage_status}, {"error", error.what()}};
   } catch (const std::exception& error) {
@@ -34,9 +39,21 @@ nlohmann::json call_page_program(const std::string& name, const std::vector<std:
   }
 }
 
+nlohmann::json page_program_defaults(const std::string& name) {
+  const auto found = registry().find(name);
+  if (found == registry().end()) {
+    return {{"status", usage_status}, {"error", "no program named '" + name + "' in this module"}};
+  }
+  try {
+    return {{"status", 0}, {"defaults", found->second.defaults()}};
+  } catch (const std::exception& error) {
+    return {{"status", 1}, {"error", error.what()}};
+  }
+}
+
 std::vector<std::string> page_program_names() {
   std::vector<std::string> names;
-  for (const auto& [name, program] : registry()) {
+  for (const auto& [name, registered] : registry()) {
     names.push_back(name);
   }
   return names;

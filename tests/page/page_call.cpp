@@ -5,6 +5,8 @@
 //                                        {"status": 0, "json": ...} or
 //                                        {"status": 2, "error": "..."}
 //   page_call --list                     prints the registered programs, one a line
+//   page_call --defaults <program>       prints page_program_defaults()'s answer:
+//                                        {"status": 0, "defaults": {flag: default}}
 //   page_call --each                     reads one call a line from stdin, a JSON
 //                                        array [program, arguments...], and prints
 //                                        each answer on one line: one process for
@@ -24,11 +26,15 @@
 int main(int argc, char** argv) {
   const std::vector<std::string> words(argv + 1, argv + argc);
   if (words.empty()) {
-    std::cerr << "usage: page_call <program> [arguments...] | page_call --list\n";
+    std::cerr << "usage: page_call <program> [arguments...] | page_call --list | page_call --defaults <program>\n";
     return 2;
   }
   if (words.front() == "--list") {
     for (const std::string& name : program::page_program_names()) std::cout << name << '\n';
+    return 0;
+  }
+  if (words.front() == "--defaults" && words.size() == 2) {
+    std::cout << program::page_program_defaults(words[1]).dump(2) << '\n';
     return 0;
   }
   if (words.front() == "--each") {

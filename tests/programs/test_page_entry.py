@@ -1,8 +1,10 @@
 """The page's way into the chapter programs (program/page_program.hpp), held to
 the programs themselves: for every program a chapter registers for the page,
 the JSON that call_page_program() hands back is the JSON that `--json` prints,
-for every run in the chapter's runs.json; and bad input gets status 2 and the
-message the program prints on stderr after "<program>: ".
+for every run in the chapter's runs.json; bad input gets status 2 and the
+message the program prints on stderr after "<program>: "; and the defaults the
+page's figures start from (page_call --defaults) are those the program's --help
+shows, flag for flag.
 
 page_call (tests/page/page_call.cpp) calls the page programs natively; it lists
 them with --list, so a chapter that registers one is covered without a change
@@ -28,6 +30,9 @@ CHAPTERS = pathlib.Path(os.environ.get("BOOK_CHAPTERS", pathlib.Path(__file__).r
 
 # Placeholders in --help of flags whose value "x?" cannot be: numbers, lists of
 # numbers, matrices, a choice of words. Text such as token names is left out.
+# The column where CLI11's --help starts a flag's description (when the flag, its placeholder and its
+# default leave room for it on the same line).
+HELP_COLUMN = 30
 REFUSING_PLACEHOLDERS = re.compile(r"^(INTEGER|NUMBER|REAL|MATRIX|LIST|[a-z]+(\|[a-z]+)+)$")
 
 
@@ -145,6 +150,43 @@ class PageEntry(unittest.TestCase):
                 self.assertEqual(canonical(answer["json"]), canonical(expected))
                 compared += 1
         self.assertGreater(compared + slow_skipped, 0, f"no run of {name} could be compared")
+
+    def test_defaults_are_those_help_shows(self):
+        for name in self.programs:
+            with self.subTest(program=name):
+                self.defaults_are_those_help_shows(name)
+
+    def defaults_are_those_help_shows(self, name: str):
+        """Each flag that takes a value, with its default as the page gets it,
+        against the program's --help: the same flags, and each line reads
+        `--flag PLACEHOLDER=<default>` (no `=` for an empty default), then the
+        line's end, what the flag excludes or needs, or its description in the
+        column where CLI11 puts it."""
+        answer = json.loads(start_program(PAGE_CALL, ["--defaults", name], timeout=120).stdout)
+        self.assertEqual(answer.get("status"), 0, answer)
+        defaults = answer["defaults"]
+        help_text = run_program(self.program(name), ["--help"]).stdout
+        lines = {}  # each flag that takes a value: its own line, indented by two (a description's by thirty)
+        for line in help_text.splitlines():
+            match = re.match(r"^  (?:-\w,)?(--[a-z0-9-]+) ([^\s=]+)", line)
+            if match and not match.group(2).endswith(":"):
+                lines.setdefault(match.group(1), line)
+        # --json-file is main()'s own (program/json_flags.hpp): the page is handed the JSON, it writes no file.
+        self.assertEqual(sorted(defaults), sorted(flag for flag in lines if flag != "--json-file"))
+        for flag, default in defaults.items():
+            with self.subTest(program=name, flag=flag):
+                line = lines[flag]
+                head = re.match(r"^  (?:-\w,)?--[a-z0-9-]+ [^\s=]+", line).group(0)
+                if not default:
+                    self.assertFalse(line[len(head):].startswith("="), f"{flag}: the page has no default, --help shows {line!r}")
+                    continue
+                shown = f"{head}={default}"
+                self.assertTrue(line.startswith(shown), f"{flag}: the page's default is {default!r}, --help shows {line!r}")
+                rest = line[len(shown):]
+                description = re.match(r"^ +\S", rest)
+                self.assertTrue(rest == "" or rest.startswith((" Excludes:", " Needs:")) or
+                                (description and len(shown) + len(description.group(0)) - 1 == HELP_COLUMN),
+                                f"{flag}: the page's default is {default!r}, --help shows {line!r}")
 
     def bad_inputs(self, name: str, program: str):
         """Bad command lines for @p name: a flag it does not have, a stray
