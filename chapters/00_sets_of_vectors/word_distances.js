@@ -6,6 +6,8 @@
 (function () {
   const rows = (text) => text.split(';');
   const withFirstRow = (text, entries) => [entries.join(','), ...rows(text).slice(1)].join(';');
+  // An entry of the first row of a matrix's text (say, the program's default --q), for a slider.
+  const firstRowEntry = (text, j) => rows(text)[0].split(',')[j].trim();
   const moveFirst = (values, set) => set('embeddings', withFirstRow(values.embeddings, [values.first_x, values.first_y]));
   const largest = (...matrices) => Math.max(1e-9, ...matrices.flat(2).filter((v) => typeof v === 'number'));
 
@@ -28,14 +30,14 @@
     tolerance: 1e-12,
     controls: [
       { name: 'first_x', label: "first word's embedding, entry 1", type: 'range', min: -1, max: 1, step: 0.05,
-        value: 0.9, changed: moveFirst },
+        value: (defaults) => firstRowEntry(defaults['--embeddings'], 0), changed: moveFirst },
       { name: 'first_y', label: "first word's embedding, entry 2", type: 'range', min: -1, max: 1, step: 0.05,
-        value: 0.2, changed: moveFirst },
+        value: (defaults) => firstRowEntry(defaults['--embeddings'], 1), changed: moveFirst },
       { name: 'embeddings', label: 'Embeddings (--embeddings)', type: 'text', flag: '--embeddings',
-        value: '0.9,0.2;0.8,0.3;0.2,0.9;0.3,0.7', help: 'one row per word: rows by ;, entries by ,',
+        help: 'one row per word: rows by ;, entries by ,',
         samples: ['0.25,0.85;0.8,0.3;0.2,0.9;0.3,0.7', '1;2;3;4', '1,0,0;0,1,0;0,0,1;1,1,1'],
         bad: ['1,0;0,1', '1,0;0,x;1,1;0,0'] },
-      { name: 'words', label: 'Words (--words)', type: 'text', flag: '--words', value: 'cat,dog,apple,pear',
+      { name: 'words', label: 'Words (--words)', type: 'text', flag: '--words',
         help: 'one name per row of the embeddings',
         samples: ['lion,tiger,plum,fig', 'cat,apple,dog,pear'], bad: ['cat,dog', 'cat,,dog,pear'] },
     ],

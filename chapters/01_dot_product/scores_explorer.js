@@ -4,6 +4,8 @@
 (function () {
   const rows = (text) => text.split(';');
   const withFirstRow = (text, entries) => [entries.join(','), ...rows(text).slice(1)].join(';');
+  // An entry of the first row of a matrix's text (say, the program's default --q), for a slider.
+  const firstRowEntry = (text, j) => rows(text)[0].split(',')[j].trim();
   const moveCat = (values, set) => set('q', withFirstRow(values.q, [values.cat_x, values.cat_y]));
   const minimum = (matrix) => Math.min(...matrix.flat().filter((v) => typeof v === 'number'));
   const maximum = (matrix) => Math.max(...matrix.flat().filter((v) => typeof v === 'number'));
@@ -11,11 +13,13 @@
   Book.figure('scores_explorer', {
     program: 'dot_product',
     controls: [
-      { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, value: 1, changed: moveCat },
-      { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, value: 0, changed: moveCat },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', value: '1,0;0,1;1,1',
+      { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, changed: moveCat,
+        value: (defaults) => firstRowEntry(defaults['--q'], 0) },
+      { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, changed: moveCat,
+        value: (defaults) => firstRowEntry(defaults['--q'], 1) },
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q',
         help: 'rows by ;, entries by ,' },
-      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', value: '2,0;0,1;1,1' },
+      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k' },
     ],
     render(json, view) {
       const tokens = json.query_tokens;

@@ -37,10 +37,10 @@
     // from the native program's by a few units in the last place.
     tolerance: 1e-12,
     controls: [
-      { name: 'dk', label: 'widths d_k (--dk)', type: 'select', flag: '--dk', value: '2,64,512', options: widths },
+      { name: 'dk', label: 'widths d_k (--dk)', type: 'select', flag: '--dk', options: widths },
       { name: 'samples', label: 'samples N per width (--samples)', type: 'range', flag: '--samples',
-        min: 100, max: 4000, step: 100, value: 4000 },
-      { name: 'seed', label: 'seed (--seed)', type: 'number', flag: '--seed', value: '1', min: 0, max: 4294967295, step: 1,
+        min: 100, max: 4000, step: 100 },
+      { name: 'seed', label: 'seed (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295, step: 1,
         samples: ['2', '1000'], bad: ['-1', '4294967296'] },
       { name: 'reseed', label: 'reseed (seed + 1)', type: 'button', onClick: reseed },
     ],

@@ -12,10 +12,10 @@
   Book.figure('saturation_explorer', {
     program: 'softmax',
     controls: [
-      { name: 'add', label: 'add to slot two (--add)', type: 'range', flag: '--add', min: 0, max: 2, step: 0.1, value: 0.5 },
-      { name: 'scores', label: 'scores (--scores)', type: 'text', flag: '--scores', value: '8,4,0',
+      { name: 'add', label: 'add to slot two (--add)', type: 'range', flag: '--add', min: 0, max: 2, step: 0.1 },
+      { name: 'scores', label: 'scores (--scores)', type: 'text', flag: '--scores',
         help: 'separated by ,', samples: ['8,4,0,2', '3,3,3'], bad: ['8', '8,x,0'] },
-      { name: 'divide', label: 'divide by (--divide)', type: 'text', flag: '--divide', value: '8',
+      { name: 'divide', label: 'divide by (--divide)', type: 'text', flag: '--divide',
         samples: ['1', '2.5'], bad: ['0', 'inf'] },
     ],
     render(json, view) {

@@ -7,6 +7,8 @@
 (function () {
   const rows = (text) => text.split(';');
   const withFirstRow = (text, entries) => [entries.join(','), ...rows(text).slice(1)].join(';');
+  // An entry of the first row of a matrix's text (say, the program's default --q), for a slider.
+  const firstRowEntry = (text, j) => rows(text)[0].split(',')[j].trim();
   const moveCat = (values, set) => set('q', withFirstRow(values.q, [values.cat_x, values.cat_y]));
   const largest = (matrix) => Math.max(...matrix.flat().filter((v) => typeof v === 'number'));
 
@@ -40,11 +42,13 @@
     controls: [
       { name: 'asking', label: 'the word that asks', type: 'select', value: '0',
         options: [['0', 'cat (row 1)'], ['1', 'eat (row 2)'], ['2', 'fish (row 3)']] },
-      { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, value: 1, changed: moveCat },
-      { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, value: 0, changed: moveCat },
+      { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, changed: moveCat,
+        value: (defaults) => firstRowEntry(defaults['--q'], 0) },
+      { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, changed: moveCat,
+        value: (defaults) => firstRowEntry(defaults['--q'], 1) },
       { name: 'no_scale', label: 'leave out ÷√d_k (--no-scale)', type: 'checkbox', flag: '--no-scale', value: false },
       { name: 'causal', label: 'hide the next words (--causal)', type: 'checkbox', flag: '--causal', value: false },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', value: '1,0;0,1;1,1',
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q',
         help: 'rows by ;, entries by ,', samples: ['1,0;0,1;5,5', '3,0;0,1;1,1'], bad: ['1,0;0,1;1', '1,0;0,x;1,1'] },
     ],
     render(json, view, values) {

@@ -17,17 +17,19 @@
     }
     set('mask', values.kind === 'band' || values.kind === 'pad' ? `${values.kind}:${parameter}` : values.kind);
   };
+  // A --mask text as the select's kind and the slider's R or N (undefined where it says neither).
+  const maskKind = (text) => /^\s*(band|pad):\d+\s*$/.exec(text)?.[1] ??
+    (['none', 'causal'].includes(text.trim()) ? text.trim() : undefined);
+  const maskParameter = (text) => /^\s*(?:band|pad):(\d+)\s*$/.exec(text)?.[1];
   const readMask = (values, set) => {
-    const match = /^\s*(band|pad):(\d+)\s*$/.exec(values.mask);
-    if (match) {
-      set('kind', match[1]);
-      set('parameter', Math.min(Number(match[2]), 4));
-    } else if (['none', 'causal'].includes(values.mask.trim())) {
-      set('kind', values.mask.trim());
-    }
+    const kind = maskKind(values.mask);
+    if (kind) set('kind', kind);
+    const parameter = maskParameter(values.mask);
+    if (parameter !== undefined) set('parameter', Math.min(Number(parameter), 4));
   };
   const chooseFill = (values, set) => { if (values.fill_choice !== 'typed') set('fill', values.fill_choice); };
-  const readFill = (values, set) => set('fill_choice', FILLS.includes(values.fill.trim()) ? values.fill.trim() : 'typed');
+  const fillChoice = (text) => (FILLS.includes(text.trim()) ? text.trim() : 'typed');
+  const readFill = (values, set) => set('fill_choice', fillChoice(values.fill));
 
   // Removes the slots a previous, longer answer drew (say, a fifth fill).
   const dropSlots = (view, prefix, keep) => {
@@ -47,23 +49,23 @@
   Book.figure('mask_explorer', {
     program: 'masking',
     controls: [
-      { name: 'kind', label: 'Mask', type: 'select', value: 'causal', changed: composeMask,
+      { name: 'kind', label: 'Mask', type: 'select', value: (defaults) => maskKind(defaults['--mask']), changed: composeMask,
         options: [['none', 'none'], ['causal', 'causal'], ['band', 'band of radius R'], ['pad', 'padding: N real keys']] },
       { name: 'parameter', label: 'R or N', type: 'range', min: 0, max: 4, step: 1, value: 1, changed: composeMask,
         help: 'the band\'s radius, or how many keys are real' },
-      { name: 'mask', label: 'Mask (--mask)', type: 'text', flag: '--mask', value: 'causal', changed: readMask,
+      { name: 'mask', label: 'Mask (--mask)', type: 'text', flag: '--mask', changed: readMask,
         samples: ['band:0', 'pad:2', 'none'], bad: ['band:-1', 'diagonal'],
         help: 'none, causal, band:R or pad:N' },
-      { name: 'fill_choice', label: 'Fill', type: 'select', value: '-inf', changed: chooseFill,
+      { name: 'fill_choice', label: 'Fill', type: 'select', value: (defaults) => fillChoice(defaults['--fill']), changed: chooseFill,
         options: [...FILLS.map((fill) => [fill, fill.replace('-', '−').replace('inf', '∞')]), ['typed', 'as typed below']] },
-      { name: 'fill', label: 'Fill (--fill)', type: 'text', flag: '--fill', value: '-inf', changed: readFill,
+      { name: 'fill', label: 'Fill (--fill)', type: 'text', flag: '--fill', changed: readFill,
         samples: ['-10', '-3', '-1e9'], bad: ['minus ten', 'nan'] },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', value: '1,0;0,1;1,1',
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q',
         samples: ['-1000,0;0,1;1,1', '3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'],
         help: 'rows by ;, entries by ,' },
-      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', value: '2,0;0,1;1,1',
+      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k',
         samples: ['1,0;0,1;1,1', '2,0;0,2;-1,1'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
-      { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v', value: '1,0;0,1;0.5,0.5',
+      { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v',
         samples: ['1,0;0,1;9,-9', '1;2;3'], bad: ['1,0;0,1;x,1', '1,0;0,1'] },
     ],
     render(json, view) {

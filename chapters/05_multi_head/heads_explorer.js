@@ -30,13 +30,14 @@
   Book.figure('heads_explorer', {
     program: 'multi_head',
     controls: [
-      { name: 'heads_slider', label: 'Heads h', type: 'range', min: 1, max: MAX_HEADS, step: 1, value: 2, changed: fitWidth,
+      { name: 'heads_slider', label: 'Heads h', type: 'range', min: 1, max: MAX_HEADS, step: 1, changed: fitWidth,
+        value: (defaults) => defaults['--heads'],
         help: 'moves d_model to a multiple of h' },
-      { name: 'd_model', label: 'd_model (--d-model)', type: 'range', flag: '--d-model', min: 1, max: MAX_WIDTH, step: 1, value: 4,
+      { name: 'd_model', label: 'd_model (--d-model)', type: 'range', flag: '--d-model', min: 1, max: MAX_WIDTH, step: 1,
         changed: fitHeads, help: 'h drops to a divisor of d_model' },
-      { name: 'heads', label: 'Heads, typed (--heads)', type: 'number', flag: '--heads', min: 1, max: MAX_HEADS, step: 1, value: 2,
+      { name: 'heads', label: 'Heads, typed (--heads)', type: 'number', flag: '--heads', min: 1, max: MAX_HEADS, step: 1,
         changed: readHeads, samples: ['1', '4'], bad: ['3', '0'], help: 'must divide d_model' },
-      { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295, step: 1, value: 1,
+      { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295, step: 1,
         samples: ['2', '4294967295'], bad: ['-1', '4294967296'] },
       { name: 'reseed', label: 'Reseed (seed + 1)', type: 'button',
         onClick: (values, set) => set('seed', (Number(values.seed) || 0) + 1) },

@@ -12,8 +12,8 @@
     // within 8.7e-13 of the native ones, relatively.
     tolerance: 1e-12,
     controls: [
-      { name: 'd_model', label: 'width d_model (--d-model)', type: 'range', flag: '--d-model', min: 2, max: 32, step: 2, value: 8 },
-      { name: 'k', label: 'offset k (--shift)', type: 'range', flag: '--shift', min: 0, max: 127, step: 1, value: 1 },
+      { name: 'd_model', label: 'width d_model (--d-model)', type: 'range', flag: '--d-model', min: 2, max: 32, step: 2 },
+      { name: 'k', label: 'offset k (--shift)', type: 'range', flag: '--shift', min: 0, max: 127, step: 1 },
     ],
     render(json, view) {
       const s = json.similarity;

@@ -12,10 +12,10 @@
   Book.figure('permutation_explorer', {
     program: 'positional_encoding',
     controls: [
-      { name: 'preset', label: 'new order', type: 'select', options: orders, value: '3,2,1',
+      { name: 'preset', label: 'new order', type: 'select', options: orders, value: (defaults) => defaults['--order'],
         changed: (values, set) => set('order', values.preset) },
       { name: 'order', label: 'each token\'s old place, in the new order (--order)', type: 'text', flag: '--order',
-        value: '3,2,1', samples: ['2,3,1', '1,2,3'], bad: ['1,1,2', '4,2,1'], help: 'places from 1, separated by ,' },
+        samples: ['2,3,1', '1,2,3'], bad: ['1,1,2', '4,2,1'], help: 'places from 1, separated by ,' },
     ],
     render(json, view) {
       for (const [key, title] of [['without_positions', 'without positions'], ['with_positions', 'with positions']]) {

@@ -45,9 +45,9 @@
     program: 'path_length',
     controls: [
       { name: 'n', label: 'sequence length n (--n)', type: 'range', flag: '--n', min: 1, max: 32, step: 1, value: 16 },
-      { name: 'kernel', label: 'kernel width k (--kernel)', type: 'range', flag: '--kernel', min: 3, max: 15, step: 2, value: 3 },
-      { name: 'radius', label: 'radius R (--radius)', type: 'range', flag: '--radius', min: 1, max: 8, step: 1, value: 2 },
-      { name: 'd', label: 'width d (--d)', type: 'select', flag: '--d', options: [['16', '16'], ['64', '64'], ['512', '512']], value: '512' },
+      { name: 'kernel', label: 'kernel width k (--kernel)', type: 'range', flag: '--kernel', min: 3, max: 15, step: 2 },
+      { name: 'radius', label: 'radius R (--radius)', type: 'range', flag: '--radius', min: 1, max: 8, step: 1 },
+      { name: 'd', label: 'width d (--d)', type: 'select', flag: '--d', options: [['16', '16'], ['64', '64'], ['512', '512']] },
     ],
     arguments(values) {
       return ['--n', values.n, '--d', values.d, '--kernel', values.kernel, '--radius', values.radius, '--no-timing'];

@@ -9,13 +9,13 @@
   Book.figure('layer_explorer', {
     program: 'encoder_layer',
     controls: [
-      { name: 'example', label: 'Input (--example)', type: 'select', flag: '--example', value: 'walkthrough',
+      { name: 'example', label: 'Input (--example)', type: 'select', flag: '--example',
         options: [['walkthrough', "the graph chapter's x = arange(24)/10"], ['toy', 'the toy: cat eat fish']] },
       { name: 'seed', label: 'Seed of default_rng (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295,
-        step: 1, value: 1337, samples: ['0', '42'], bad: ['-1', '1.5'] },
+        step: 1, samples: ['0', '42'], bad: ['-1', '1.5'] },
       { name: 'reseed', label: 'Reseed (seed + 1)', type: 'button',
         onClick: (values, set) => set('seed', (Number(values.seed) || 0) + 1) },
-      { name: 'layers', label: 'Layers N (--layers)', type: 'range', flag: '--layers', min: 1, max: 6, step: 1, value: 1 },
+      { name: 'layers', label: 'Layers N (--layers)', type: 'range', flag: '--layers', min: 1, max: 6, step: 1 },
       { name: 'causal', label: 'Causal attention in the layers (--causal)', type: 'checkbox', flag: '--causal',
         value: false },
     ],

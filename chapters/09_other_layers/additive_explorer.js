@@ -6,22 +6,26 @@
 (function () {
   const rows = (text) => text.split(';');
   const withFirstRow = (text, entries) => [entries.join(','), ...rows(text).slice(1)].join(';');
+  // An entry of the first row of a matrix's text (say, the program's default --q), for a slider.
+  const firstRowEntry = (text, j) => rows(text)[0].split(',')[j].trim();
   const moveCat = (values, set) => set('q', withFirstRow(values.q, [values.cat_x, values.cat_y]));
   const FLAGS = { q: '--q', wq: '--wq', wk: '--wk', va: '--va' };
 
   Book.figure('additive_explorer', {
     program: 'other_layers',
     controls: [
-      { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, value: 1, changed: moveCat },
-      { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, value: 0, changed: moveCat },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: FLAGS.q, value: '1,0;0,1;1,1',
+      { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, changed: moveCat,
+        value: (defaults) => firstRowEntry(defaults['--q'], 0) },
+      { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, changed: moveCat,
+        value: (defaults) => firstRowEntry(defaults['--q'], 1) },
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: FLAGS.q,
         samples: ['-1,0;0,1;1,1', '3,3;0,1;1,1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'],
         help: 'rows by ;, entries by ,' },
-      { name: 'wq', label: 'W_q (--wq)', type: 'text', flag: FLAGS.wq, value: '1,0;0,1',
+      { name: 'wq', label: 'W_q (--wq)', type: 'text', flag: FLAGS.wq,
         samples: ['2,0;0,2', '1,1;0,-1'], bad: ['1,0;0,1;1,1', '1,y;0,1'] },
-      { name: 'wk', label: 'W_k (--wk)', type: 'text', flag: FLAGS.wk, value: '1,0;0,1',
+      { name: 'wk', label: 'W_k (--wk)', type: 'text', flag: FLAGS.wk,
         samples: ['0.5,0;0,0.5', '1,-1;1,1'], bad: ['1,0,0;0,1,0', 'z'] },
-      { name: 'va', label: 'v (--va)', type: 'text', flag: FLAGS.va, value: '1,1',
+      { name: 'va', label: 'v (--va)', type: 'text', flag: FLAGS.va,
         samples: ['1,-1', '2,0.5'], bad: ['1,2,3', '1,nan'] },
     ],
     arguments(values) {

@@ -12,15 +12,15 @@
         '--q', values.q, '--k', values.k, '--v', values.v, '--no-check'];
     },
     controls: [
-      { name: 'row', label: 'Loss row (--row, the query)', type: 'range', flag: '--row', min: 1, max: 3, step: 1, value: 1 },
-      { name: 'column', label: 'Loss column (--column)', type: 'range', flag: '--column', min: 1, max: 2, step: 1, value: 1 },
+      { name: 'row', label: 'Loss row (--row, the query)', type: 'range', flag: '--row', min: 1, max: 3, step: 1 },
+      { name: 'column', label: 'Loss column (--column)', type: 'range', flag: '--column', min: 1, max: 2, step: 1 },
       { name: 'causal', label: 'Causal mask (--causal)', type: 'checkbox', flag: '--causal', value: false },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', value: '1,0;0,1;1,1',
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q',
         samples: ['3,0;0,3;1,-1', '0,0;0,0;0,0'], bad: ['1,x;0,1;1,1', '1,0,0;0,1;1,1'],
         help: 'rows by ;, entries by ,' },
-      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', value: '2,0;0,1;1,1',
+      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k',
         samples: ['1,0;0,1;1,1', '2,0;0,2;-1,1'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
-      { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v', value: '1,0;0,1;0.5,0.5',
+      { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v',
         samples: ['1,0;0,1;9,-9', '0.718,0;0,1;0.5,0.5'], bad: ['1,0;0,1;x,1', '1,0;0,1'] },
     ],
     render(json, view) {

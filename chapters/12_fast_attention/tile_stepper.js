@@ -4,8 +4,8 @@
 // (fast_attention, its trace) computes every state; the page only picks the
 // step to show and draws it.
 (function () {
+  // The toy is the program's defaults (--tokens, --q, --k, --v); the other example is the figure's own.
   const EXAMPLES = {
-    toy: { tokens: 'cat,eat,fish', q: '1,0;0,1;1,1', k: '2,0;0,1;1,1', v: '1,0;0,1;0.5,0.5' },
     eight: {
       tokens: 't1,t2,t3,t4,t5,t6,t7,t8',
       q: '0.5,-1;1.5,0.2;-0.3,0.8;2,1;0,-2;1,1;-1.5,0.5;0.3,0.3',
@@ -13,10 +13,10 @@
       v: '1,0;0,1;1,1;2,0;0,2;-1,1;1,-1;0.5,0.5',
     },
   };
-  const chooseExample = (values, set) => {
-    const example = EXAMPLES[values.example];
-    if (!example) return;
-    for (const name of ['tokens', 'q', 'k', 'v']) set(name, example[name]);
+  const chooseExample = (values, set, defaults) => {
+    for (const name of ['tokens', 'q', 'k', 'v']) {
+      set(name, values.example === 'toy' ? defaults[`--${name}`] : EXAMPLES[values.example][name]);
+    }
   };
   const COLOURS = { current: '#1f77b4', done: '#aec7e8', waiting: '#f2f2f2', skipped: '#ffffff' };
 
@@ -26,20 +26,20 @@
     controls: [
       { name: 'example', label: 'Example', type: 'select', value: 'toy', changed: chooseExample,
         options: [['toy', 'the toy: cat, eat, fish'], ['eight', 'eight tokens']] },
-      { name: 'tile', label: 'Keys per tile (--tile)', type: 'range', flag: '--tile', min: 1, max: 4, step: 1, value: 1 },
+      { name: 'tile', label: 'Keys per tile (--tile)', type: 'range', flag: '--tile', min: 1, max: 4, step: 1 },
       { name: 'query_tile', label: 'Queries per tile (--query-tile)', type: 'range', flag: '--query-tile',
         min: 1, max: 8, step: 1, value: 8 },
-      { name: 'mask', label: 'Mask (--mask)', type: 'select', flag: '--mask', value: 'none',
+      { name: 'mask', label: 'Mask (--mask)', type: 'select', flag: '--mask',
         options: [['none', 'none'], ['causal', 'causal']] },
       { name: 'step', label: 'Show the state after tile', type: 'range', min: 1, max: 64, step: 1, value: 2,
         help: 'past the last tile, the last state is shown' },
-      { name: 'tokens', label: 'Tokens (--tokens)', type: 'text', flag: '--tokens', value: EXAMPLES.toy.tokens,
+      { name: 'tokens', label: 'Tokens (--tokens)', type: 'text', flag: '--tokens',
         samples: ['a,b,c'], bad: ['a,b'] },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', value: EXAMPLES.toy.q,
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q',
         samples: ['3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'], help: 'rows by ;, entries by ,' },
-      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', value: EXAMPLES.toy.k,
+      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k',
         samples: ['0,0;0,0;5,5'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
-      { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v', value: EXAMPLES.toy.v,
+      { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v',
         samples: ['1;2;3'], bad: ['1,0;0,1;x,1', '1,0;0,1', '1e308;1e308;1e308'] },
     ],
     render(json, view, current) {

@@ -5,9 +5,9 @@
 // each sentence with one forward pass: the tag of each word (or, for
 // agreement, the verb's number) and each head's attention weights.
 (function () {
-  const defaults = { tagging: 'I saw a saw', agreement: 'the key to the cabinets' };
+  const examples = { tagging: 'I saw a saw', agreement: 'the key to the cabinets' };
   // A new task gets that task's example sentence, since a sentence of one task is rarely an input of the other.
-  const switchTask = (values, set) => set('sentence', defaults[values.task]);
+  const switchTask = (values, set) => set('sentence', examples[values.task]);
 
   Book.figure('sentence_explorer', {
     program: 'sentences',
@@ -16,9 +16,9 @@
     // forward pass through the same weights can differ in its last bits.
     tolerance: 1e-12,
     controls: [
-      { name: 'task', label: 'Task (--task)', type: 'select', flag: '--task', value: 'tagging', changed: switchTask,
+      { name: 'task', label: 'Task (--task)', type: 'select', flag: '--task', changed: switchTask,
         options: [['tagging', 'tag every word'], ['agreement', 'the number of the verb after a subject']] },
-      { name: 'sentence', label: 'Sentence (--sentence)', type: 'text', flag: '--sentence', value: defaults.tagging,
+      { name: 'sentence', label: 'Sentence (--sentence)', type: 'text', flag: '--sentence', value: (defaults) => examples[defaults['--task']],
         help: 'words of the language, separated by spaces; for agreement, a subject',
         samples: ['the fly flies near the watches', 'they watch the watches', 'the dogs that saw a cat can the ducks'],
         bad: ['the cat sat on a mat', 'I saw a [verb]'] },

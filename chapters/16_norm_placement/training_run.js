@@ -16,10 +16,10 @@
           ['pre_layer_norm', 'pre-norm, LayerNorm'], ['pre_rms_norm', 'pre-norm, RMSNorm']] },
       { name: 'warmup', label: 'Warm-up steps (--warmups)', type: 'select', flag: '--warmups', value: '0',
         options: [['0', 'none'], ['150', '150 steps']] },
-      { name: 'rate', label: 'Learning rate (--rates)', type: 'select', flag: '--rates', value: '0.01',
+      { name: 'rate', label: 'Learning rate (--rates)', type: 'select', flag: '--rates',
         options: [['0.005', '0.005'], ['0.01', '0.01'], ['0.03', '0.03']] },
       // The five seeds of the book's grid: the page shows the runs the build trained natively.
-      { name: 'seed', label: 'Seed (--seeds)', type: 'select', flag: '--seeds', value: '1',
+      { name: 'seed', label: 'Seed (--seeds)', type: 'select', flag: '--seeds',
         options: [['1', '1'], ['2', '2'], ['3', '3'], ['4', '4'], ['5', '5']] },
     ],
     render(json, view) {

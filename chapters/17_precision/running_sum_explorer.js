@@ -8,8 +8,8 @@
     program: 'precision',
     controls: [
       { name: 'spread', label: 'spread of the scores (--spread)', type: 'range', flag: '--spread',
-        min: 0.5, max: 8, step: 0.5, value: 1 },
-      { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', value: '1',
+        min: 0.5, max: 8, step: 0.5 },
+      { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed',
         samples: ['2', '7'], bad: ['-1', 'x'] },
     ],
     render(json, view) {

@@ -12,9 +12,8 @@
   Book.figure('step_explorer', {
     program: 'precision',
     controls: [
-      { name: 'at', label: 'the point x (--at)', type: 'range', flag: '--at', min: 0.1, max: 10, step: 0.1, value: 1 },
+      { name: 'at', label: 'the point x (--at)', type: 'range', flag: '--at', min: 0.1, max: 10, step: 0.1 },
       { name: 'difference', label: 'the difference (--difference)', type: 'select', flag: '--difference',
-        value: 'central',
         options: [['central', 'central: (f(x+h) − f(x−h)) / 2h'], ['forward', 'forward: (f(x+h) − f(x)) / h']] },
     ],
     render(json, view) {

@@ -18,6 +18,17 @@
 //     next(json, values) { return false; },   // optional: true asks for another update after this one
 //   });
 //
+// A control with a flag and no value starts from the program's own default
+// for that flag (what its --help shows), which the page asks the C++ for
+// (book_call with "defaults": true) before the figure's first update; a
+// control's value may also be a function of those defaults, (defaults) =>
+// value, defaults mapping each flag to its default's text (say, a slider
+// that starts at the first entry of the default --q). So a figure types no
+// default of its own: change a program's default, and the figure follows.
+// A flag the program does not have, a flag without a default, or a default
+// the control cannot show (a select without that option) stops the figure
+// with an error that names it, instead of showing an empty box.
+//
 // Control types: 'range', 'number' (a text field for a number: what is typed
 // goes to the program as typed), 'text', 'select' (options: [[value, label], ...]),
 // 'checkbox' (adds its flag when ticked), 'button' (calls onClick(values, set)).
@@ -26,13 +37,17 @@
 // A text field whose flag takes an empty value (say, no prompt) says
 // optional: true; a button a reader presses again and again says how many
 // presses the tests make in a row (presses: 4).
-// A control's changed(values, set) runs before the update: it may set other
-// controls (set(name, value)), e.g. a slider that edits one row of a matrix.
+// A control's changed(values, set, defaults) runs before the update: it may set other
+// controls (set(name, value)), e.g. a slider that edits one row of a matrix,
+// or a choice of example that puts the program's defaults back.
 //
 // What a test reads (tests/book/interactive_check.mjs): the figure's root
 // element carries data-state (loading | busy | ready | error), data-program,
 // data-arguments (the JSON list of arguments of the last call),
-// data-milliseconds (how long the last update took) and data-updates (how
+// data-milliseconds (how long the last update took), data-defaults (the JSON
+// of the program's defaults, flag → text; each control that started from one
+// carries data-default="program", one whose value is a function of them
+// data-default="function") and data-updates (how
 // many updates it has made, so that a test sees a button press compute
 // again even where the arguments stay the same); every number shown
 // carries data-key (a JSON pointer into the program's JSON) and data-exact
@@ -67,9 +82,10 @@
     return plotLoading;
   }
 
-  function call(module, program, args) {
-    const request = JSON.stringify({ program, arguments: args });
-    return JSON.parse(module.ccall('book_call', 'string', ['string'], [request]));
+  // One request to the module: { program, arguments } to compute, or
+  // { program, defaults: true } for the defaults of the program's flags.
+  function call(module, request) {
+    return JSON.parse(module.ccall('book_call', 'string', ['string'], [JSON.stringify(request)]));
   }
 
   // The same module in a Web Worker, for a figure whose calls take long (a
@@ -116,13 +132,13 @@
       if (resolve) resolve(event.data.failure !== undefined ? null : JSON.parse(event.data.response));
     };
     return {
-      call(program, args) {
+      call(request) {
         if (broken) return Promise.resolve(null);
         const id = next++;
         const url = new URL('page/book_module.js', here).href;
         return new Promise((resolve) => {
           waiting.set(id, resolve);
-          worker.postMessage({ id, url, request: JSON.stringify({ program, arguments: args }) });
+          worker.postMessage({ id, url, request: JSON.stringify(request) });
         });
       },
     };
@@ -312,6 +328,15 @@
     };
   }
 
+  // Where a control's first value comes from: typed in the figure ('literal'),
+  // the program's default for its flag ('program'), or a function of the
+  // program's defaults ('function'). A checkbox starts unticked unless it says.
+  function startsAs(control) {
+    if (typeof control.value === 'function') return 'function';
+    if (control.value === undefined && control.flag && !['checkbox', 'button'].includes(control.type)) return 'program';
+    return 'literal';
+  }
+
   function controlNode(control, onChange) {
     const id = `control-${Math.random().toString(36).slice(2, 10)}`;
     const label = element('label', { for: id, text: control.label });
@@ -319,7 +344,7 @@
     if (control.type === 'select') {
       input = element('select', { id });
       for (const [value, text] of control.options) input.append(element('option', { value, text }));
-      input.value = control.value;
+      if (startsAs(control) === 'literal') input.value = control.value;
     } else if (control.type === 'button') {
       input = element('button', { id, type: 'button', text: control.label });
     } else if (control.type === 'number') {
@@ -327,14 +352,14 @@
       // empty value for what such a field cannot read ("abc", "-", "1e400"), and
       // the program must see what was typed to say what is wrong with it.
       input = element('input', { id, type: 'text', inputmode: 'numeric' });
-      input.value = control.value;
+      if (startsAs(control) === 'literal') input.value = control.value;
       input.setAttribute('spellcheck', 'false');
       input.setAttribute('autocomplete', 'off');
     } else {
       input = element('input', { id, type: control.type === 'checkbox' ? 'checkbox' : control.type });
       for (const key of ['min', 'max', 'step']) if (control[key] !== undefined) input.setAttribute(key, control[key]);
       if (control.type === 'checkbox') input.checked = Boolean(control.value);
-      else input.value = control.value;
+      else if (startsAs(control) === 'literal') input.value = control.value;
       if (control.type === 'text') {
         input.setAttribute('spellcheck', 'false');
         input.setAttribute('autocomplete', 'off');
@@ -347,7 +372,7 @@
     if (control.bad) input.dataset.bad = JSON.stringify(control.bad);
     if (control.optional) input.dataset.optional = 'true';
     if (control.presses) input.dataset.presses = String(control.presses);
-    const shown = control.type === 'range' ? element('output', { for: id, text: String(control.value) }) : null;
+    const shown = control.type === 'range' ? element('output', { for: id, text: input.value }) : null;
     const error = element('div', { class: 'interactive-error', role: 'alert', hidden: '' });
     const help = control.help ? element('div', { class: 'interactive-help', text: control.help }) : null;
     const box = element('div', { class: `interactive-control interactive-${control.type}` },
@@ -414,25 +439,62 @@
         set(key, value);
         const control = definition.controls.find((c) => c.name === key);
         const hook = control?.onClick ?? control?.changed;
-        if (hook) hook(values(), set);
+        if (hook) hook(values(), set, programDefaults);
       }
       schedule();
     };
     const view = makeView(root, drive);
+    let programDefaults = {};  // the program's defaults, flag → text, once asked for
     let module = null;
     let loaded = false;  // the plotting library (and the module, if the page calls it) has loaded
     let worker = definition.worker ? startWorker() : null;
     root.dataset.runs = worker ? 'worker' : 'page';
 
-    async function callProgram(args) {
+    async function ask(request) {
       if (worker) {
-        const response = await worker.call(definition.program, args);
+        const response = await worker.call(request);
         if (response) return response;
         worker = null;  // it could not start: from now on, in the page
         root.dataset.runs = 'page';
       }
       module ??= await loadModule();
-      return call(module, definition.program, args);
+      return call(module, request);
+    }
+    const callProgram = (args) => ask({ program: definition.program, arguments: args });
+
+    // Each control that starts from the program's defaults gets its value;
+    // returns what is wrong (a message naming the flag), or null.
+    async function startFromDefaults() {
+      if (!definition.controls.some((control) => control.flag || startsAs(control) === 'function')) return null;
+      const response = await ask({ program: definition.program, defaults: true });
+      if (response.status !== 0) return `the defaults of ${definition.program}: ${response.error}`;
+      const defaults = response.defaults;
+      programDefaults = defaults;
+      root.dataset.defaults = JSON.stringify(defaults);
+      for (const control of definition.controls) {
+        const kind = startsAs(control);
+        if (kind === 'literal') continue;
+        let value;
+        if (kind === 'function') {
+          value = control.value(defaults);
+          if (value === undefined || value === null || value === '') {
+            return `${control.name}: its value from ${definition.program}'s defaults is empty`;
+          }
+        } else if (!(control.flag in defaults)) {
+          return `${control.flag}: ${definition.program} has no such flag (or it takes no value); the figure's control ${control.name} starts from its default`;
+        } else {
+          value = defaults[control.flag];
+          if (value === '') return `${control.flag}: ${definition.program} has no default for it; give the figure's control ${control.name} a value`;
+        }
+        set(control.name, value);
+        const node = nodes.get(control.name);
+        if (node.input.value !== String(value)) {
+          return `${control.flag ?? control.name}: the control ${control.name} cannot show ${JSON.stringify(String(value))}` +
+            (control.type === 'select' ? ' (no such option)' : ` (it shows ${JSON.stringify(node.input.value)})`);
+        }
+        node.input.dataset.default = kind;  // 'program', or 'function' (of the program's defaults)
+      }
+      return null;
     }
 
     function showError(message) {
@@ -493,14 +555,24 @@
       const node = controlNode(control, (changed) => {
         // A control may change others first (a slider that edits a row of a matrix).
         const hook = changed.onClick ?? changed.changed;
-        if (hook) hook(values(), set);
+        if (hook) hook(values(), set, programDefaults);
         schedule();
       });
       nodes.set(control.name, node);
       controls.append(node.box);
     }
-    Promise.all([worker ? null : loadModule(), loadPlot()]).then(([pageModule]) => {
+    Promise.all([worker ? null : loadModule(), loadPlot()]).then(async ([pageModule]) => {
       module = pageModule;
+      const wrong = await startFromDefaults();
+      if (wrong) {
+        // Loudly: the figure cannot start as the program would, so it does not start.
+        console.error(`interactive figure ${name}: ${wrong}`);
+        if (status) status.remove();
+        topError.textContent = wrong;
+        topError.hidden = false;
+        root.dataset.state = 'error';
+        return;
+      }
       loaded = true;
       if (status) status.remove();
       schedule();

@@ -34,7 +34,13 @@
 //     there each control is tried with one setting and one bad value only
 //     (the numbers are the 1280 px ones again; what is new is the layout);
 //   * where a seed printed the default setting's numbers (PUBLISHED), the
-//     figure's defaults show them.
+//     figure's defaults show them;
+//   * each control that starts from the program's default for its flag
+//     (data-default="program"; docs/_static/interactive.js) does start from
+//     it: at 1280 px, the native program given the page's arguments without
+//     that flag and its value gives the same numbers the figure shows; and no
+//     control types a value of its own that is the program's default
+//     (data-defaults on the figure): it would drift when the default changes.
 // Prints one line per figure with the number of settings compared and the
 // median update time the page measured, and ends with `N passed, M failed`.
 //
@@ -180,6 +186,7 @@ async function settleAndRead({ name, change, timeoutMs }) {
     arguments: JSON.parse(root.dataset.arguments || '[]'),
     milliseconds: Number(root.dataset.milliseconds || 'NaN'),
     tolerance: root.dataset.tolerance ? Number(root.dataset.tolerance) : 0,
+    defaults: root.dataset.defaults ? JSON.parse(root.dataset.defaults) : null,
     numbers,
     measured,
     errors,
@@ -199,6 +206,7 @@ function controlsOf(name) {
     samples: JSON.parse(input.dataset.samples || '[]'),
     bad: JSON.parse(input.dataset.bad || '[]'),
     optional: input.dataset.optional === 'true',
+    startsFrom: input.dataset.default ?? 'literal',  // 'program', 'function' (of the program's defaults) or 'literal'
     presses: Number(input.dataset.presses || '1'),
     value: input.type === 'checkbox' ? input.checked : input.value,
     flag: input.dataset.flag || null,
@@ -273,6 +281,39 @@ function checkPublished(name, shown, what, problems) {
   }
 }
 
+// A matrix or list as text, its spaces around ';' and ',' dropped: "1,0; 0,1" and "1,0;0,1" are one value.
+const squeezed = (text) => String(text).replace(/\s*([;,])\s*/g, '$1').trim();
+
+// The controls that start from the program's defaults, held to the native program: left out of the
+// arguments, each flag's default gives the numbers the figure shows. And no control with a flag types a
+// value that is that flag's default: such a control must leave its value out and take the program's.
+async function checkProgramDefaults(name, controls, shown, bin, problems, stats) {
+  if (!shown.defaults) {
+    if (controls.some((control) => control.flag)) problems.push(`${name}: the figure has controls with flags but no data-defaults`);
+    return;
+  }
+  for (const control of controls.filter((c) => c.flag && c.tag !== 'button' && c.type !== 'checkbox')) {
+    const programDefault = shown.defaults[control.flag];
+    if (control.startsFrom === 'function') continue;  // from the defaults, through the figure's own function
+    if (control.startsFrom !== 'program') {
+      if (programDefault !== undefined && programDefault !== '' && squeezed(programDefault) === squeezed(control.value)) {
+        problems.push(`${name}: the control ${control.name} types ${JSON.stringify(control.value)}, the default of ` +
+          `${control.flag}: leave its value out, so that it takes the program's`);
+      }
+      continue;
+    }
+    const at = shown.arguments.findIndex((argument, i) => argument === control.flag && shown.arguments[i + 1] === control.value);
+    if (at < 0) {
+      problems.push(`${name}: the control ${control.name} starts from the default of ${control.flag}, ` +
+        `but the page did not pass ${control.flag} ${JSON.stringify(control.value)} in ${JSON.stringify(shown.arguments)}`);
+      continue;
+    }
+    const without = shown.arguments.filter((_, i) => i !== at && i !== at + 1);
+    await compare({ ...shown, arguments: without }, bin, `${name}: ${control.flag} left out (the page's ${JSON.stringify(control.value)})`,
+      problems, stats);
+  }
+}
+
 async function checkFigure(page, name, bin, width, problems, report) {
   const stats = { compared: 0, identical: 0, largest: 0, settings: 0, times: [], measured: {} };
   const random = generator(width * 7919 + name.length);
@@ -292,9 +333,12 @@ async function checkFigure(page, name, bin, width, problems, report) {
     return shown;
   };
 
-  checkPublished(name, await observe(`${name} at ${width} px, defaults`), `${name} at ${width} px, defaults`, problems);
+  const atDefaults = await observe(`${name} at ${width} px, defaults`);
+  checkPublished(name, atDefaults, `${name} at ${width} px, defaults`, problems);
+  const controls = await page.evaluate(controlsOf, name);
+  if (width >= 600 && atDefaults.state === 'ready') await checkProgramDefaults(name, controls, atDefaults, bin, problems, stats);
   const triedEmpty = new Set();  // whether a number field, and a text field, were given '' and 'abc'
-  for (const control of await page.evaluate(controlsOf, name)) {
+  for (const control of controls) {
     const label = `${name} at ${width} px, ${control.name}`;
     if (control.tag === 'button') {
       for (let press = 1; press <= control.presses; press++) {
