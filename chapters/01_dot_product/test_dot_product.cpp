@@ -14,11 +14,13 @@
 
 #include "attention/scores.hpp"
 #include "dot_product.hpp"
+#include "chapter_support.hpp"
 #include "program/command_line.hpp"
 
 namespace {
 
 using attention::Matrix;
+using chapter_support::random_matrix;
 
 // The toy's token vectors X and projections (chapter 1), typed out again here.
 dot_product::Projections toy_projections() {
@@ -52,14 +54,6 @@ dot_product::Inputs typed(Matrix queries, Matrix keys) {
   inputs.queries = std::move(queries);
   inputs.keys = std::move(keys);
   return inputs;
-}
-
-Matrix random_matrix(Eigen::Index rows, Eigen::Index columns, std::mt19937_64& generator) {
-  std::normal_distribution<double> normal;
-  Matrix m(rows, columns);
-  for (Eigen::Index i = 0; i < rows; ++i)
-    for (Eigen::Index j = 0; j < columns; ++j) m(i, j) = normal(generator);
-  return m;
 }
 
 dot_product::Inputs read(const std::vector<std::string>& arguments) {

@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "chapter_support.hpp"
 #include "program/command_line.hpp"
 #include "program/usage_error.hpp"
 #include "softmax.hpp"
@@ -19,24 +20,11 @@
 namespace {
 
 using attention::Matrix;
+using chapter_support::tokens_of;
+using chapter_support::toy;
+using chapter_support::random_matrix;
 
 // Queries, keys and values with numbered labels, as the flags would give them.
-program::AttentionInputs tokens_of(Matrix queries, Matrix keys, Matrix values) {
-  program::AttentionInputs tokens{std::move(queries), std::move(keys), std::move(values), {}, {}};
-  for (Eigen::Index i = 0; i < tokens.queries.rows(); ++i) tokens.query_labels.push_back(fmt::format("q{}", i + 1));
-  for (Eigen::Index j = 0; j < tokens.keys.rows(); ++j) tokens.key_labels.push_back(fmt::format("k{}", j + 1));
-  return tokens;
-}
-
-// The book's toy sentence "cat eat fish" (chapter 1), typed out again here.
-program::AttentionInputs toy() {
-  Matrix queries(3, 2), keys(3, 2), values(3, 2);
-  queries << 1, 0, 0, 1, 1, 1;
-  keys << 2, 0, 0, 1, 1, 1;
-  values << 1, 0, 0, 1, 0.5, 0.5;
-  return tokens_of(queries, keys, values);
-}
-
 softmax::ToyResult toy_result(const program::AttentionInputs& tokens, bool causal = false) {
   softmax::Inputs inputs;
   inputs.toy.tokens = tokens;
@@ -58,14 +46,6 @@ softmax::SaturationResult saturation_result(std::vector<double> scores, double d
 Eigen::RowVectorXd softmax_by_definition(const Eigen::RowVectorXd& scores) {
   const Eigen::RowVectorXd exponentials = scores.array().exp().matrix();
   return exponentials / exponentials.sum();
-}
-
-Matrix random_matrix(Eigen::Index rows, Eigen::Index columns, std::mt19937_64& generator) {
-  std::normal_distribution<double> normal;
-  Matrix m(rows, columns);
-  for (Eigen::Index i = 0; i < rows; ++i)
-    for (Eigen::Index j = 0; j < columns; ++j) m(i, j) = normal(generator);
-  return m;
 }
 
 // The message of the UsageError compute() throws for @p inputs ("" if none).

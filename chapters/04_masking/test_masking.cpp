@@ -15,38 +15,18 @@
 #include <fmt/format.h>
 
 #include "masking.hpp"
+#include "chapter_support.hpp"
 #include "program/command_line.hpp"
 #include "program/usage_error.hpp"
 
 namespace {
 
 using attention::Matrix;
+using chapter_support::tokens_of;
+using chapter_support::toy;
+using chapter_support::random_matrix;
 
 constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
-
-program::AttentionInputs tokens_of(Matrix queries, Matrix keys, Matrix values) {
-  program::AttentionInputs tokens{std::move(queries), std::move(keys), std::move(values), {}, {}};
-  for (Eigen::Index i = 0; i < tokens.queries.rows(); ++i) tokens.query_labels.push_back(fmt::format("q{}", i + 1));
-  for (Eigen::Index j = 0; j < tokens.keys.rows(); ++j) tokens.key_labels.push_back(fmt::format("k{}", j + 1));
-  return tokens;
-}
-
-// The book's toy sentence "cat eat fish" (chapter 1), typed out again here.
-program::AttentionInputs toy() {
-  Matrix queries(3, 2), keys(3, 2), values(3, 2);
-  queries << 1, 0, 0, 1, 1, 1;
-  keys << 2, 0, 0, 1, 1, 1;
-  values << 1, 0, 0, 1, 0.5, 0.5;
-  return tokens_of(queries, keys, values);
-}
-
-Matrix random_matrix(Eigen::Index rows, Eigen::Index columns, std::mt19937_64& generator) {
-  std::normal_distribution<double> normal;
-  Matrix m(rows, columns);
-  for (Eigen::Index i = 0; i < rows; ++i)
-    for (Eigen::Index j = 0; j < columns; ++j) m(i, j) = normal(generator);
-  return m;
-}
 
 masking::Inputs inputs_of(program::AttentionInputs tokens, const std::string& kind, Eigen::Index number = 0,
                           double fill = minus_infinity) {

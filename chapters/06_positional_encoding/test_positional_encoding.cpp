@@ -19,12 +19,14 @@
 #include <fmt/format.h>
 
 #include "positional_encoding.hpp"
+#include "chapter_support.hpp"
 #include "program/command_line.hpp"
 #include "program/usage_error.hpp"
 
 namespace {
 
 using attention::Matrix;
+using chapter_support::random_matrix;
 namespace pe = positional_encoding;
 
 pe::EncodingResult encoding_of(Eigen::Index positions, Eigen::Index d_model, Eigen::Index offset = 1) {
@@ -64,14 +66,6 @@ pe::Inputs permutation_inputs(program::AttentionInputs tokens, std::vector<Eigen
 
 pe::PermutationResult permuted(program::AttentionInputs tokens, std::vector<Eigen::Index> order) {
   return pe::compute(permutation_inputs(std::move(tokens), std::move(order))).permutation;
-}
-
-Matrix random_matrix(Eigen::Index rows, Eigen::Index columns, std::mt19937_64& generator) {
-  std::normal_distribution<double> normal;
-  Matrix m(rows, columns);
-  for (Eigen::Index i = 0; i < rows; ++i)
-    for (Eigen::Index j = 0; j < columns; ++j) m(i, j) = normal(generator);
-  return m;
 }
 
 // softmax(Q Kᵀ / √d) V, from its definition.

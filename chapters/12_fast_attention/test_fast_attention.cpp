@@ -18,35 +18,15 @@
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
 #include "fast_attention.hpp"
+#include "chapter_support.hpp"
 #include "program/command_line.hpp"
 
 namespace {
 
 using attention::Matrix;
-
-program::AttentionInputs tokens_of(Matrix queries, Matrix keys, Matrix values) {
-  program::AttentionInputs tokens{std::move(queries), std::move(keys), std::move(values), {}, {}};
-  for (Eigen::Index i = 0; i < tokens.queries.rows(); ++i) tokens.query_labels.push_back(fmt::format("q{}", i + 1));
-  for (Eigen::Index j = 0; j < tokens.keys.rows(); ++j) tokens.key_labels.push_back(fmt::format("k{}", j + 1));
-  return tokens;
-}
-
-// The book's toy sentence "cat eat fish" (chapter 1), typed out again here.
-program::AttentionInputs toy() {
-  Matrix queries(3, 2), keys(3, 2), values(3, 2);
-  queries << 1, 0, 0, 1, 1, 1;
-  keys << 2, 0, 0, 1, 1, 1;
-  values << 1, 0, 0, 1, 0.5, 0.5;
-  return tokens_of(queries, keys, values);
-}
-
-Matrix random_matrix(Eigen::Index rows, Eigen::Index columns, std::mt19937_64& generator) {
-  std::normal_distribution<double> normal;
-  Matrix m(rows, columns);
-  for (Eigen::Index i = 0; i < rows; ++i)
-    for (Eigen::Index j = 0; j < columns; ++j) m(i, j) = normal(generator);
-  return m;
-}
+using chapter_support::tokens_of;
+using chapter_support::toy;
+using chapter_support::random_matrix;
 
 fast_attention::Trace trace_of(program::AttentionInputs example, Eigen::Index key_tile, Eigen::Index query_tile,
                                attention::KeyRange range = attention::KeyRange::all) {
