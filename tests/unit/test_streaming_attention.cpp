@@ -164,14 +164,21 @@ TEST_CASE("the extra memory: a few tiles per thread, and the keys and values pac
   CHECK(attention::streaming_extra_bytes(256, 64, 64, options) == (64 * 128 + 64 * 64 + 3 * 64) * 8);
 }
 
+namespace {
+// A rows × columns matrix of integers from −9 to 9: their products and sums are exact in any order.
+attention::RowMajorMatrix small_integer_matrix(Eigen::Index rows, Eigen::Index columns, std::mt19937_64& generator) {
+  std::uniform_int_distribution<int> small(-9, 9);
+  attention::RowMajorMatrix m(rows, columns);
+  for (double& entry : m.reshaped()) entry = small(generator);
+  return m;
+}
+}  // namespace
+
 TEST_CASE("tile_product: small integers give exactly Eigen's product, on blocks, at every edge", "[ch12]") {
   // Products and sums of small integers are exact in any order, so any difference is a misplaced term.
   std::mt19937_64 generator(5);
-  std::uniform_int_distribution<int> small(-9, 9);
   const auto integers = [&](Eigen::Index rows, Eigen::Index columns) {
-    attention::RowMajorMatrix m(rows, columns);
-    for (double& entry : m.reshaped()) entry = small(generator);
-    return m;
+    return small_integer_matrix(rows, columns, generator);
   };
   // Every register block tile_product() is compiled for (4 or 8 rows, strips of 1 or 2 of this build's vectors),
   // and a shape it is not (one entry at a time).
@@ -213,11 +220,8 @@ TEST_CASE("tile_product under a causal limit: every key a row sees counted and t
   // As the keys of weights · V (inner dimension): the result is the product with every weight after a row's last
   // key set to 0, as the causal mask sets them, up to the whole block's last key, which must hold zeros already.
   std::mt19937_64 generator(9);
-  std::uniform_int_distribution<int> small(-9, 9);
   const auto integers = [&](Eigen::Index rows, Eigen::Index columns) {
-    attention::RowMajorMatrix m(rows, columns);
-    for (double& entry : m.reshaped()) entry = small(generator);
-    return m;
+    return small_integer_matrix(rows, columns, generator);
   };
   const Eigen::Index lanes = attention::vector_lanes<double>;
   for (const attention::ProductShape shape : {attention::ProductShape{8, 2 * lanes}, attention::ProductShape{4, lanes},
