@@ -57,11 +57,7 @@ dot_product::Inputs typed(Matrix queries, Matrix keys) {
 }
 
 dot_product::Inputs read(const std::vector<std::string>& arguments) {
-  program::CommandLine command_line{"dot_product", "chapter 1"};
-  dot_product::Flags flags(command_line);
-  dot_product::Inputs inputs;
-  command_line.parse_for_page(arguments, [&] { inputs = flags.read(); });
-  return inputs;
+  return chapter_support::read_flags<dot_product::Flags>("dot_product", "chapter 1", arguments);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include "attention/mulberry32.hpp"
+#include "chapter_support.hpp"
 #include "program/command_line.hpp"
 #include "scaling_variance.hpp"
 
@@ -72,11 +73,7 @@ double variance_of(const std::vector<double>& x) {
 }
 
 scaling_variance::Inputs read(const std::vector<std::string>& arguments) {
-  program::CommandLine command_line{"scaling_variance", "chapter 2"};
-  scaling_variance::Flags flags(command_line);
-  scaling_variance::Inputs inputs;
-  command_line.parse_for_page(arguments, [&] { inputs = flags.read(); });
-  return inputs;
+  return chapter_support::read_flags<scaling_variance::Flags>("scaling_variance", "chapter 2", arguments);
 }
 
 }  // namespace

@@ -250,11 +250,7 @@ TEST_CASE("saturation: the sweep runs from 0 to 2 or to the added amount if it l
 
 TEST_CASE("no flags give the toy and the saturation flags the demo", "[ch03]") {
   const auto read = [](const std::vector<std::string>& arguments) {
-    program::CommandLine command_line{"softmax", "chapter 3"};
-    softmax::Flags flags(command_line);
-    softmax::Inputs inputs;
-    command_line.parse_for_page(arguments, [&] { inputs = flags.read(); });
-    return inputs;
+    return chapter_support::read_flags<softmax::Flags>("softmax", "chapter 3", arguments);
   };
   const softmax::Inputs toy_inputs = read({});
   CHECK(toy_inputs.demonstration == softmax::Demonstration::toy);

@@ -222,11 +222,7 @@ TEST_CASE("masking refuses what it cannot compute and names the flag", "[ch04]")
 
 TEST_CASE("the flags read the mask and refuse one that does not fit", "[ch04]") {
   const auto read = [](const std::vector<std::string>& arguments) {
-    program::CommandLine command_line{"masking", "chapter 4"};
-    masking::Flags flags(command_line);
-    masking::Inputs inputs;
-    command_line.parse_for_page(arguments, [&] { inputs = flags.read(); });
-    return inputs;
+    return chapter_support::read_flags<masking::Flags>("masking", "chapter 4", arguments);
   };
   const masking::Inputs defaults = read({});
   CHECK(defaults.mask.kind == "causal");

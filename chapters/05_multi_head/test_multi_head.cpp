@@ -17,6 +17,7 @@
 
 #include "attention/mulberry32.hpp"
 #include "multi_head.hpp"
+#include "chapter_support.hpp"
 #include "program/command_line.hpp"
 
 namespace {
@@ -55,11 +56,7 @@ double box_muller(attention::Mulberry32& generator) {
 }
 
 multi_head::Inputs read(const std::vector<std::string>& arguments) {
-  program::CommandLine command_line{"multi_head", "chapter 5"};
-  multi_head::Flags flags(command_line);
-  multi_head::Inputs inputs;
-  command_line.parse_for_page(arguments, [&] { inputs = flags.read(); });
-  return inputs;
+  return chapter_support::read_flags<multi_head::Flags>("multi_head", "chapter 5", arguments);
 }
 
 }  // namespace

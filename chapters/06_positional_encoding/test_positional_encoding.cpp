@@ -99,11 +99,7 @@ std::string refusal(const pe::Inputs& inputs) {
 }
 
 pe::Inputs read(const std::vector<std::string>& arguments) {
-  program::CommandLine command_line{"positional_encoding", "chapter 6"};
-  pe::Flags flags(command_line);
-  pe::Inputs inputs;
-  command_line.parse_for_page(arguments, [&] { inputs = flags.read(); });
-  return inputs;
+  return chapter_support::read_flags<pe::Flags>("positional_encoding", "chapter 6", arguments);
 }
 
 }  // namespace

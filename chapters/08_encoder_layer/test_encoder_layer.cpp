@@ -17,6 +17,7 @@
 #include "attention/layer_norm.hpp"
 #include "attention/numpy_random.hpp"
 #include "encoder_layer.hpp"
+#include "chapter_support.hpp"
 #include "program/command_line.hpp"
 
 namespace {
@@ -52,11 +53,7 @@ std::pair<attention::Vector, attention::Vector> row_moments(const Matrix& m) {
 }
 
 encoder_layer::Inputs read(const std::vector<std::string>& arguments) {
-  program::CommandLine command_line{"encoder_layer", "chapter 8"};
-  encoder_layer::Flags flags(command_line);
-  encoder_layer::Inputs inputs;
-  command_line.parse_for_page(arguments, [&] { inputs = flags.read(); });
-  return inputs;
+  return chapter_support::read_flags<encoder_layer::Flags>("encoder_layer", "chapter 8", arguments);
 }
 
 constexpr double epsilon = 1e-5;  // the chapter's ε, PyTorch's default

@@ -191,11 +191,7 @@ TEST_CASE("under the causal mask the kernel skips the tiles after every query of
 
 TEST_CASE("the trace's flags and the bad ones refused", "[ch12]") {
   const auto read = [](const std::vector<std::string>& arguments) {
-    program::CommandLine command_line{"fast_attention", "chapter 12"};
-    fast_attention::Flags flags(command_line);
-    fast_attention::Inputs inputs;
-    command_line.parse_for_page(arguments, [&] { inputs = flags.read(); });
-    return inputs;
+    return chapter_support::read_flags<fast_attention::Flags>("fast_attention", "chapter 12", arguments);
   };
   const fast_attention::Inputs defaults = read({});
   CHECK_FALSE(defaults.benchmark.has_value());

@@ -3,11 +3,14 @@
 // chapter's inputs, with labels.
 #pragma once
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "program/attention_inputs.hpp"
+#include "program/command_line.hpp"
 #include "support.hpp"
 
 namespace chapter_support {
@@ -26,6 +29,16 @@ inline program::AttentionInputs tokens_of(attention::Matrix queries, attention::
 inline program::AttentionInputs toy() {
   const support::Toy toy;
   return tokens_of(toy.queries, toy.keys, toy.values);
+}
+
+/// A chapter's inputs from command-line arguments, read by its Flags as the page reads them (a refusal throws).
+template <class Flags>
+auto read_flags(const std::string& name, const std::string& description, const std::vector<std::string>& arguments) {
+  program::CommandLine command_line{name, description};
+  Flags flags(command_line);
+  decltype(flags.read()) inputs;
+  command_line.parse_for_page(arguments, [&] { inputs = flags.read(); });
+  return inputs;
 }
 
 }  // namespace chapter_support
