@@ -58,6 +58,7 @@ def run_tests_commands(*arguments: str) -> tuple:
         (root / "tools").mkdir()
         (root / "bin").mkdir()
         shutil.copy(SOURCE / "tools" / "run-tests", root / "tools" / "run-tests")
+        shutil.copy(SOURCE / "tools" / "phases.bash", root / "tools" / "phases.bash")
         for recorder in (root / "tools" / "install-dependencies", root / "bin" / "cmake", root / "bin" / "ctest"):
             recorder.write_text(RECORDER)
             recorder.chmod(0o755)
