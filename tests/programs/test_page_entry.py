@@ -11,11 +11,19 @@ them with --list, so a chapter that registers one is covered without a change
 here. Runs whose output changes from run to run (timings; the runs.json entries
 with "json_file": true) cannot be compared and are skipped, unless the entry
 names the keys that change ("varying": ["seconds"]): those are compared without
-them."""
+them.
+
+Where the book was rendered (BOOK_OUTPUTS set, the optimised build), a run's
+JSON is the one the build captured from the same program with the same
+arguments (tools/capture_run.py writes <run>.json and <run>.command; the build
+runs a program again whenever it changes), so each run is not started a second
+time here. Elsewhere (the sanitizer build, which renders nothing) the program
+runs."""
 import json
 import os
 import pathlib
 import re
+import shlex
 import subprocess
 import unittest
 
@@ -26,6 +34,7 @@ PAGE_CALL = os.environ.get("BOOK_PAGE_CALL", "")
 # to the optimised build; they are the json_file runs with varying keys.
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
 BIN = pathlib.Path(os.environ.get("BOOK_BIN", ""))
+OUTPUTS = pathlib.Path(os.environ["BOOK_OUTPUTS"]) if os.environ.get("BOOK_OUTPUTS") else None
 CHAPTERS = pathlib.Path(os.environ.get("BOOK_CHAPTERS", pathlib.Path(__file__).resolve().parents[2] / "chapters"))
 
 # Placeholders in --help of flags whose value "x?" cannot be: numbers, lists of
@@ -133,10 +142,7 @@ class PageEntry(unittest.TestCase):
                 if json_file and SLOW:
                     slow_skipped += 1
                     continue  # a training run, left to the optimised build
-                # Some runs train models (seconds on a quiet machine); five minutes leaves room for a loaded one.
-                printed = run_program(program, [*arguments, "--json"], timeout=300)
-                self.assertEqual(printed.returncode, 0, printed.stderr)
-                expected = json.loads(printed.stdout)
+                expected = self.program_json(program, run_name, arguments)
                 if isinstance(expected, dict) and expected.get("timing") is not None:
                     continue  # timings differ from run to run
                 answer = self.page_call(name, arguments)
@@ -150,6 +156,18 @@ class PageEntry(unittest.TestCase):
                 self.assertEqual(canonical(answer["json"]), canonical(expected))
                 compared += 1
         self.assertGreater(compared + slow_skipped, 0, f"no run of {name} could be compared")
+
+    def program_json(self, program: str, run_name: str, arguments) -> dict:
+        """What `program arguments --json` prints: as the build captured it, if it did, else from a run."""
+        if OUTPUTS is not None:
+            command = shlex.split((OUTPUTS / f"{run_name}.command").read_text())
+            self.assertEqual(command[1:], arguments, f"{run_name}.command is not this run's: rebuild the book")
+            self.assertEqual(command[0], f"build/bin/{pathlib.Path(program).name}")
+            return json.loads((OUTPUTS / f"{run_name}.json").read_text())
+        # Some runs train models (seconds on a quiet machine); five minutes leaves room for a loaded one.
+        printed = run_program(program, [*arguments, "--json"], timeout=300)
+        self.assertEqual(printed.returncode, 0, printed.stderr)
+        return json.loads(printed.stdout)
 
     def test_defaults_are_those_help_shows(self):
         for name in self.programs:
