@@ -55,6 +55,10 @@
 // files not used for 14 days are removed). The system's fonts are not in the
 // key: after installing or removing fonts, delete the folder.
 //
+// The native programs' answers to the figures' settings are kept the same way,
+// in the folder native-answers/, under a hash of the program's bytes and its
+// arguments (interactive_check.mjs, useNativeCache).
+//
 // Output: `FAIL <page>: <what>` lines on stderr, a summary on stdout ending
 // with `N passed, M failed` (pages). Exit 0 if all pass, 1 if any fail,
 // 2 on bad usage.
@@ -71,7 +75,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 
-import { checkFiguresOfPage } from './interactive_check.mjs';
+import { checkFiguresOfPage, useNativeCache, nativeCacheUse } from './interactive_check.mjs';
 
 // Debian's chromium-headless-shell: Chromium's engine without its browser
 // window. Chromium's own headless mode (/usr/bin/chromium --headless) draws a
@@ -136,10 +140,11 @@ function parseArgs(argv) {
   if (!fs.existsSync(path.join(site, 'index.html'))) usageError(`--site ${opts.site} has no index.html`);
   // The book's cache (made, and pruned of entries not used for 14 days, by tools/cached_command.py).
   const cachedCommand = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'tools', 'cached_command.py');
-  const cache = execFileSync('/usr/bin/python3', [cachedCommand, '--folder', 'screenshots'], { encoding: 'utf8' }).trim();
+  const folder = (name) => execFileSync('/usr/bin/python3', [cachedCommand, '--folder', name], { encoding: 'utf8' }).trim();
   if (opts.bin && !fs.existsSync(opts.bin)) usageError(`--bin ${opts.bin} does not exist`);
   return {
-    site: fs.realpathSync(site), screenshots: path.resolve(opts.screenshots), page: opts.page ?? '', cache: path.resolve(cache),
+    site: fs.realpathSync(site), screenshots: path.resolve(opts.screenshots), page: opts.page ?? '',
+    cache: path.resolve(folder('screenshots')), nativeCache: opts.bin ? path.resolve(folder('native-answers')) : null,
     bin: opts.bin ? path.resolve(opts.bin) : null,
   };
 }
@@ -801,6 +806,7 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
+  if (opts.nativeCache) useNativeCache(opts.nativeCache);
   const pages = listPages(opts.site).filter((page) => page.includes(opts.page));
   fs.mkdirSync(opts.screenshots, { recursive: true });
 
@@ -921,6 +927,9 @@ async function main() {
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   process.stdout.write(`screenshots: ${opts.screenshots}: ${stats?.taken ?? 0} taken, ${stats?.fromCache ?? 0} ` +
     `from the cache ${opts.cache} (${secs} s)\n`);
+  if (opts.bin) {
+    process.stdout.write(`native answers: ${nativeCacheUse.run} run, ${nativeCacheUse.kept} from the cache ${opts.nativeCache}\n`);
+  }
   process.stdout.write(`${passed} passed, ${failed} failed\n`);
   process.exitCode = failed === 0 ? 0 : 1;
 }

@@ -50,6 +50,7 @@
 // figures with checkFiguresOfPage() in the page loads it makes anyway. Run it
 // alone while working on a figure (--page 04_masking).
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import fs from 'node:fs';
@@ -90,12 +91,53 @@ function generator(seed) {
 // line runs once: going back to a default, and the 390 px pass, ask again for
 // answers already computed (the programs are deterministic for given
 // arguments; the keys a run may vary, its timings, are not shown by figures).
+// With a cache folder (useNativeCache), an answer is also kept on disk under a
+// hash of the program's own bytes and the arguments, so that a later check of
+// the same program (a fresh clone builds the same bytes from the same sources)
+// does not run it again: chapter 14's figure trains its model natively for
+// each of its settings. A program rebuilt with any change is another key. Only
+// answers a program gives on purpose are kept: JSON with status 0, or a
+// refusal with status 2.
 const nativeAnswers = new Map();
+let nativeCacheDir = null;
+const programHashes = new Map();
+export function useNativeCache(folder) {
+  nativeCacheDir = folder;
+}
 function native(bin, program, args) {
   const key = JSON.stringify([program, args]);
-  if (!nativeAnswers.has(key)) nativeAnswers.set(key, runNative(bin, program, args));
+  if (!nativeAnswers.has(key)) nativeAnswers.set(key, cachedNative(bin, program, args));
   return nativeAnswers.get(key);
 }
+
+async function cachedNative(bin, program, args) {
+  if (!nativeCacheDir) return runNative(bin, program, args);
+  const file = path.join(bin, program);
+  if (!programHashes.has(file)) programHashes.set(file, crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex'));
+  const key = crypto.createHash('sha256').update(JSON.stringify([programHashes.get(file), args])).digest('hex');
+  const kept = path.join(nativeCacheDir, `${key}.json`);
+  if (fs.existsSync(kept)) {
+    const now = new Date();
+    fs.utimesSync(kept, now, now);
+    nativeCacheUse.kept++;
+    return JSON.parse(fs.readFileSync(kept, 'utf8'));
+  }
+  const answer = await runNative(bin, program, args);
+  nativeCacheUse.run++;
+  if (answer.status === 0 || answer.status === 2) {
+    try {
+      fs.mkdirSync(nativeCacheDir, { recursive: true });
+      const partial = `${kept}.${process.pid}.partial`;
+      fs.writeFileSync(partial, JSON.stringify(answer));
+      fs.renameSync(partial, kept);
+    } catch {
+      /* a cache that cannot be written only costs time */
+    }
+  }
+  return answer;
+}
+// How many native answers were run, and how many read from the cache.
+export const nativeCacheUse = { run: 0, kept: 0 };
 
 function runNative(bin, program, args) {
   return new Promise((resolve) => {

@@ -32,11 +32,20 @@ that the lists stay true; so does a command of any other kind, and so does
 finding no command at all.
 
 The commands run two at a time, each with a time limit; the test prints how
-many it found, ran and skipped, and the processor time they took.
+many it found, ran and skipped, and the processor time they took. How each
+command ended (its status, stdout and stderr) is kept in the book's cache
+(the folder command-outcomes/, tools/cached_command.py), under a hash of the
+program's bytes and the command's arguments: a later run of this test with the
+same programs (a fresh clone builds the same bytes from the same sources) reads
+it there instead of running the command again. A program rebuilt with any
+change is another key; a command that ran out of time is not kept.
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 import html
+import json
 import os
 import re
 import resource
@@ -156,15 +165,43 @@ class Outcome:
     stdout: str
     stderr: str
     seconds: float
+    cached: bool = False  # read from the cache, not run now
 
 
-def run_one(command: Command, bin_dir: Path) -> Outcome:
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+import cached_command  # noqa: E402  (the book's cache: where it is, how it is pruned and written)
+
+
+@functools.cache
+def program_hash(program: Path) -> str:
+    return hashlib.sha256(program.read_bytes()).hexdigest()
+
+
+def run_one(command: Command, bin_dir: Path, cache: Path | None) -> Outcome:
+    """How the command ends: from the cache if this program's bytes ran these arguments before."""
     words = shlex.split(command.text)
     program = bin_dir / words[0].removeprefix("build/bin/")
+    if cache is None:
+        return run_program(command, program, words[1:])
+    kept = cache / hashlib.sha256(json.dumps([program_hash(program), words[1:]]).encode()).hexdigest()
+    if kept.is_file():
+        os.utime(kept)
+        status, stdout, stderr = json.loads(kept.read_text())
+        return Outcome(command, status, stdout, stderr, 0.0, cached=True)
+    outcome = run_program(command, program, words[1:])
+    if outcome.status is not None:
+        try:
+            cached_command.store(kept, json.dumps([outcome.status, outcome.stdout, outcome.stderr]).encode())
+        except OSError:
+            pass  # a cache that cannot be written only costs time
+    return outcome
+
+
+def run_program(command: Command, program: Path, arguments: list[str]) -> Outcome:
     start = time.monotonic()
     with tempfile.TemporaryDirectory() as scratch:
         try:
-            result = subprocess.run([str(program), *words[1:]], cwd=scratch, capture_output=True, text=True,
+            result = subprocess.run([str(program), *arguments], cwd=scratch, capture_output=True, text=True,
                                     stdin=subprocess.DEVNULL, timeout=TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired:
             return Outcome(command, None, "", f"no answer within {TIMEOUT_SECONDS} s", time.monotonic() - start)
@@ -252,8 +289,9 @@ class BookCommands(unittest.TestCase):
 
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.monotonic()
+        cache = cached_command.folder_of("command-outcomes")
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            outcomes = list(pool.map(lambda command: run_one(command, self.bin_dir), to_run.values()))
+            outcomes = list(pool.map(lambda command: run_one(command, self.bin_dir, cache), to_run.values()))
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         processor = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -279,6 +317,7 @@ class BookCommands(unittest.TestCase):
               f"{len(skipped)} not run:", file=sys.stderr)
         for text, reason in sorted(skipped.items()):
             print(f"  not run: {text}  ({reason})", file=sys.stderr)
+        print(f"{sum(outcome.cached for outcome in outcomes)} of those read from the cache {cache}", file=sys.stderr)
         print(f"{time.monotonic() - start:.1f} s wall, {processor:.1f} s of processor time; slowest: "
               + ", ".join(f"{o.command.text} {o.seconds:.1f} s" for o in slowest), file=sys.stderr)
 
