@@ -1,8 +1,10 @@
 """tools/capture_run.py writes <run>.txt, <run>.json and <run>.command into
 --out, with file names made from the run's name: a name that could reach
 outside --out ("../x", "a/b", ".hidden") is refused before anything is run or
-written."""
+written. A run is read back from the book's cache when the same program's
+bytes ran the same arguments before, unless it times something."""
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -13,10 +15,13 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parents[2]
 CAPTURE_RUN = REPOSITORY / "tools" / "capture_run.py"
 
-# A stand-in for a chapter program: its tables, or with --json one JSON document.
+# A stand-in for a chapter program: its tables, or with --json one JSON document;
+# with --json-file PATH, its tables and the document in PATH.
 FAKE_PROGRAM = """#!{python}
 import sys
-print('{{"arguments": %d}}' % (len(sys.argv) - 2) if sys.argv[-1] == "--json" else "a table")
+if sys.argv[-2:-1] == ["--json-file"]:
+    open(sys.argv[-1], "w").write('{{"arguments": %d}}' % (len(sys.argv) - 3))
+print('{{"arguments": %d}}' % (len(sys.argv) - 2) if sys.argv[-1] == "--json" else "{table}")
 """
 
 
@@ -26,20 +31,58 @@ class CaptureRun(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.folder)
         self.program = self.folder / "bin" / "fake_chapter"
         self.program.parent.mkdir()
-        self.program.write_text(FAKE_PROGRAM.format(python=sys.executable))
-        self.program.chmod(0o755)
+        self.make_program("a table")
         self.out = self.folder / "a" / "b" / "outputs"
+        self.cache = Path(tempfile.mkdtemp(prefix="capture_run_cache_"))
+        self.addCleanup(shutil.rmtree, self.cache)
 
-    def capture(self, name: str) -> subprocess.CompletedProcess:
+    def make_program(self, table: str) -> None:
+        self.program.write_text(FAKE_PROGRAM.format(python=sys.executable, table=table))
+        self.program.chmod(0o755)
+
+    def capture(self, name: str, run=("--x", "1")) -> subprocess.CompletedProcess:
         runs = self.folder / "runs.json"
-        runs.write_text(json.dumps({"runs": {name: ["--x", "1"]}}))
+        runs.write_text(json.dumps({"runs": {name: list(run) if isinstance(run, tuple) else run}}))
         return subprocess.run([sys.executable, str(CAPTURE_RUN), "--program", str(self.program), "--runs", str(runs),
-                               "--run", name, "--out", str(self.out)], capture_output=True, text=True, timeout=60)
+                               "--run", name, "--out", str(self.out)], capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "BOOK_CACHE_DIR": str(self.cache)})
 
     def written(self) -> list[str]:
         """Every file under the test's folder, relative to it, but the fake program and runs.json."""
         return sorted(str(path.relative_to(self.folder)) for path in self.folder.rglob("*")
                       if path.is_file() and path.name not in ("fake_chapter", "runs.json"))
+
+    def test_a_run_the_same_program_made_is_read_back_from_the_cache(self):
+        self.assertEqual(self.capture("first").returncode, 0)
+        self.program.chmod(0o644)  # the same bytes, but it can no longer run
+        result = self.capture("again")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual((self.out / "again.txt").read_text(), "a table\n")
+        self.assertEqual(json.loads((self.out / "again.json").read_text()), {"arguments": 2})
+        self.assertEqual((self.out / "again.command").read_text(), "build/bin/fake_chapter --x 1\n")
+        # Other arguments are another key: the program must run, and cannot.
+        self.assertNotEqual(self.capture("other", ("--x", "2")).returncode, 0)
+
+    def test_a_changed_program_runs_again(self):
+        self.assertEqual(self.capture("first").returncode, 0)
+        self.make_program("another table")
+        self.assertEqual(self.capture("again").returncode, 0)
+        self.assertEqual((self.out / "again.txt").read_text(), "another table\n")
+
+    def test_a_timed_run_always_runs(self):
+        timed = {"arguments": ["--x", "1"], "json_file": True, "varying": ["seconds"]}
+        self.assertEqual(self.capture("timed", timed).returncode, 0, self.capture("timed", timed).stderr)
+        self.assertEqual(json.loads((self.out / "timed.json").read_text()), {"arguments": 2})
+        self.program.chmod(0o644)
+        self.assertNotEqual(self.capture("timed", timed).returncode, 0)
+        self.assertFalse((self.out / "timed.command").exists(), "a failed run must not leave its command")
+        # Marked "timed": false, its numbers are no claim about speed: read back like any other run.
+        self.program.chmod(0o755)
+        untimed = {**timed, "timed": False}
+        self.assertEqual(self.capture("untimed", untimed).returncode, 0)
+        self.program.chmod(0o644)
+        self.assertEqual(self.capture("untimed", untimed).returncode, 0)
+        self.assertEqual(json.loads((self.out / "untimed.json").read_text()), {"arguments": 2})
 
     def test_a_plain_name_writes_its_three_files(self):
         for name in ("masking_band", "ch04.run-2", "A_1"):
