@@ -234,7 +234,14 @@ void Trainer::advance(long long steps, const Progress& progress) {
     const long long since_log = (steps_done_ - 1) % inputs_.log_every + 1;
     if (since_log == inputs_.log_every || steps_done_ == inputs_.steps) {
       seconds_ = seconds_before + seconds_since(start);
-      const double accuracy = held_out_accuracy();
+      double accuracy = 0.0;
+      try {
+        accuracy = held_out_accuracy();
+      } catch (const std::invalid_argument& error) {
+        // Weights that are finite but huge can still overflow a score of the held-out pass.
+        throw std::runtime_error(fmt::format("training diverged at step {}: {}; try a smaller --learning-rate",
+                                             steps_done_, error.what()));
+      }
       log_.logged_steps.push_back(steps_done_);
       log_.loss.push_back(loss_since_log_ / static_cast<double>(since_log));
       log_.held_out_accuracy.push_back(accuracy);
