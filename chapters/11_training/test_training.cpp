@@ -214,6 +214,9 @@ TEST_CASE("the untrained model on the held-out set: its loss its logits' spread 
   CHECK(result.untrained.predicted_loss == result.untrained.uniform_loss + result.untrained.logit_variance / 2);
   // A model that is not sure of anything: its loss lies above a uniform guess's, log V.
   CHECK(result.untrained.held_out_loss > std::log(3.0));
+  // Half the sequences at most are held out, so that training has the other half: 4 of the 8 for V = 2, n = 3.
+  CHECK(training::Trainer(tiny(3, 2, 1)).result().held_out_count == 4);
+  CHECK(held_out_drawn(tiny(3, 2, 1)).size() == 4);
 }
 
 TEST_CASE("after a few steps every held-out measure is its definition over the held-out set", "[ch11]") {
@@ -340,7 +343,7 @@ TEST_CASE("each seed of the table is that seed trained alone and the summary spa
   const training::SeedsResult over = training::compute_over_seeds(inputs);
   REQUIRE(over.runs.size() == 2);
   double sharpest_min = 1e9, sharpest_max = -1e9, least_min = 1e9, least_max = -1e9, accuracy_min = 1e9;
-  long long wrong = 0, neighbour = 0, nowhere = 0;
+  long long wrong = 0, neighbour = 0, nowhere = 0, above_half = 0, at_99 = 0, at_100 = 0;
   for (std::size_t s = 0; s < 2; ++s) {
     const training::SeedRun& run = over.runs[s];
     CHECK(run.seed == inputs.seeds[s]);
@@ -348,13 +351,21 @@ TEST_CASE("each seed of the table is that seed trained alone and the summary spa
     CHECK(run.final_accuracy == alone.final_accuracy);
     CHECK(run.source_weight == alone.source_weight);
     CHECK(run.source_peak == alone.source_peak);
+    CHECK(run.first_step_at_99 == alone.first_step_at_99);
+    CHECK(run.first_step_at_100 == alone.first_step_at_100);
     CHECK(run.wrong_digits == alone.wrong_digits);
+    CHECK(run.wrong_from_neighbour == alone.wrong_from_neighbour);
+    CHECK(run.wrong_not_in_input == alone.wrong_not_in_input);
+    CHECK(run.example_source_peak == alone.example_source_peak);
     const std::vector<double>& heads = run.source_weight[0];
     sharpest_min = std::min(sharpest_min, std::max(heads[0], heads[1]));
     sharpest_max = std::max(sharpest_max, std::max(heads[0], heads[1]));
     least_min = std::min(least_min, std::min(heads[0], heads[1]));
     least_max = std::max(least_max, std::min(heads[0], heads[1]));
     accuracy_min = std::min(accuracy_min, run.final_accuracy);
+    above_half += std::min(heads[0], heads[1]) > 0.5 ? 1 : 0;
+    at_99 += run.first_step_at_99 ? 1 : 0;
+    at_100 += run.first_step_at_100 ? 1 : 0;
     wrong += run.wrong_digits, neighbour += run.wrong_from_neighbour, nowhere += run.wrong_not_in_input;
   }
   CHECK(over.summary.sharpest_weight_min == sharpest_min);
@@ -365,6 +376,10 @@ TEST_CASE("each seed of the table is that seed trained alone and the summary spa
   CHECK(over.summary.wrong_digits == wrong);
   CHECK(over.summary.wrong_from_neighbour == neighbour);
   CHECK(over.summary.wrong_not_in_input == nowhere);
+  CHECK(over.summary.seeds_with_every_head_above_half == above_half);
+  CHECK(over.summary.seeds_at_99 == at_99);
+  CHECK(over.summary.seeds_at_100 == at_100);
+  CHECK(over.held_out_count == 13);
 }
 
 TEST_CASE("a learning rate far too large stops training with the step and the flag to change", "[ch11]") {
