@@ -200,7 +200,8 @@ TEST_CASE("stack depths and path lengths match reach matrices composed from each
         const std::size_t dilated = depth_until_connected(n, [&](std::size_t level) {
           return convolution_reads(n, kernel, dilation(n, kernel, level));
         });
-        const std::size_t restricted = depth_until_connected(n, [&](std::size_t) { return restricted_reads(n, radius); });
+        const std::size_t restricted =
+            depth_until_connected(n, [&](std::size_t) { return restricted_reads(n, radius); });
         CHECK(row(result, n, LayerType::convolution).layers == convolution);
         CHECK(row(result, n, LayerType::dilated_convolution).layers == dilated);
         CHECK(row(result, n, LayerType::restricted_self_attention).layers == restricted);
@@ -267,9 +268,10 @@ TEST_CASE("a tiny timing: each row's counted work and its verdict follow the cha
       CHECK(summary.spread_high == sorted[5]);
     }
     // Faster only where one spread lies wholly below the other.
-    const attention::Faster expected = timed.attention.spread_high < timed.recurrent.spread_low   ? attention::Faster::first
-                                       : timed.recurrent.spread_high < timed.attention.spread_low ? attention::Faster::second
-                                                                                                  : attention::Faster::too_close;
+    const attention::Faster expected =
+        timed.attention.spread_high < timed.recurrent.spread_low   ? attention::Faster::first
+        : timed.recurrent.spread_high < timed.attention.spread_low ? attention::Faster::second
+                                                                   : attention::Faster::too_close;
     CHECK(timing.comparison.faster[i] == expected);
     if (expected != attention::Faster::too_close) {
       if (decided > 0 && expected != last) ++changes;
@@ -279,7 +281,8 @@ TEST_CASE("a tiny timing: each row's counted work and its verdict follow the cha
   }
   CHECK(timing.comparison.crossings.size() == changes);
   for (const attention::Crossing& crossing : timing.comparison.crossings) {
-    CHECK_THAT(timing.summary, Catch::Contains(fmt::format("between n = {} and {}", crossing.below_n, crossing.above_n)));
+    CHECK_THAT(timing.summary,
+               Catch::Contains(fmt::format("between n = {} and {}", crossing.below_n, crossing.above_n)));
   }
   if (decided == 0) CHECK_THAT(timing.summary, Catch::StartsWith("The two layers were too close to call at every"));
   if (decided > 0 && changes == 0) CHECK_THAT(timing.summary, Catch::Contains("the curves do not cross"));

@@ -61,7 +61,8 @@ std::vector<Sequence> held_out_drawn(const training::Inputs& inputs) {
   while (held_out.size() < wanted) {
     Sequence candidate;
     for (Eigen::Index i = 0; i < inputs.length; ++i) {
-      candidate.push_back(static_cast<Eigen::Index>(generator.next_uint64() % static_cast<std::uint64_t>(inputs.vocabulary)));
+      candidate.push_back(
+          static_cast<Eigen::Index>(generator.next_uint64() % static_cast<std::uint64_t>(inputs.vocabulary)));
     }
     if (std::find(held_out.begin(), held_out.end(), candidate) == held_out.end()) held_out.push_back(candidate);
   }
@@ -190,7 +191,8 @@ TEST_CASE("reversing sends output i to input n minus 1 minus i and copying to in
   for (const training::Task task : {training::Task::reverse, training::Task::copy}) {
     const Sequence target = training::target_for(task, input);
     for (Eigen::Index i = 0; i < 5; ++i) {
-      CHECK(target[static_cast<std::size_t>(i)] == input[static_cast<std::size_t>(training::source_position(task, i, 5))]);
+      CHECK(target[static_cast<std::size_t>(i)] ==
+            input[static_cast<std::size_t>(training::source_position(task, i, 5))]);
     }
   }
   CHECK(training::source_position(training::Task::reverse, 0, 8) == 7);
@@ -324,7 +326,8 @@ TEST_CASE("a run continued step by step gives what a run from scratch gives", "[
   REQUIRE(trainer.can_continue_to(longer));
   trainer.extend_to(6);
   trainer.advance(4);
-  CHECK(without_time(training::to_json(trainer.result())) == without_time(training::to_json(training::compute(longer))));
+  CHECK(without_time(training::to_json(trainer.result())) ==
+        without_time(training::to_json(training::compute(longer))));
   // Another seed, fewer steps than done, or a stop between two logged points cannot be continued.
   training::Inputs other_seed = longer;
   other_seed.seed = 2;
@@ -410,13 +413,16 @@ TEST_CASE("the flags read the defaults and refuse what cannot be trained", "[ch1
   CHECK_THROWS_WITH(read({"--task", "sort"}), Catch::StartsWith("--task: expected reverse or copy, not 'sort'"));
   CHECK_THROWS_WITH(read({"--vocab", "1"}), Catch::StartsWith("--vocab"));
   CHECK_THROWS_WITH(read({"--length", "33"}), Catch::StartsWith("--length"));
-  CHECK_THROWS_WITH(read({"--learning-rate", "0"}), Catch::StartsWith("--learning-rate is 0; expected a number above 0"));
+  CHECK_THROWS_WITH(read({"--learning-rate", "0"}),
+                    Catch::StartsWith("--learning-rate is 0; expected a number above 0"));
   CHECK_THROWS_WITH(read({"--learning-rate", "1e301"}), Catch::StartsWith("--learning-rate"));
   CHECK_THROWS_WITH(read({"--learning-rate", "nan"}), Catch::StartsWith("--learning-rate"));
-  CHECK_THROWS_WITH(read({"--d-model", "6"}), Catch::StartsWith("--d-model is 6; each of the 2 heads needs an even share"));
+  CHECK_THROWS_WITH(read({"--d-model", "6"}),
+                    Catch::StartsWith("--d-model is 6; each of the 2 heads needs an even share"));
   CHECK(read({"--d-model", "8"}).shape.d_ff == 16);
   CHECK_THROWS_WITH(read({"--log-every", "5000"}), Catch::StartsWith("--log-every"));
-  CHECK_THROWS_WITH(read({"--seeds", "1,2", "--seed", "3"}), Catch::StartsWith("--seeds: give either --seed or --seeds"));
+  CHECK_THROWS_WITH(read({"--seeds", "1,2", "--seed", "3"}),
+                    Catch::StartsWith("--seeds: give either --seed or --seeds"));
   CHECK_THROWS_WITH(read({"--seeds", "1,2", "--weights"}), Catch::StartsWith("--seeds: --weights needs one run"));
   CHECK_THROWS_AS(read({"--seeds", "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1"}), program::UsageError);
 }

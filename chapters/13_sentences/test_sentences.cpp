@@ -125,8 +125,8 @@ TEST_CASE("the vocabulary holds each word once and the ambiguous words are the n
 }
 
 TEST_CASE("the parser accepts the grammar's sentences and refuses what breaks its rules", "[ch13]") {
-  for (const char* text : {"I saw a saw", "the saws saw the old saw near the parks", "the fly that saw you flies the can",
-                           "the dogs are old", "he likes the cat"}) {
+  for (const char* text : {"I saw a saw", "the saws saw the old saw near the parks",
+                           "the fly that saw you flies the can", "the dogs are old", "he likes the cat"}) {
     CHECK(sentences::is_sentence(words(text), 2));
   }
   for (const char* text : {"the dog see the cat", "a dogs sees it", "I sees the cat", "the dogs is old", "the dog sees",
@@ -223,7 +223,8 @@ TEST_CASE("the first step's loss is the cross-entropy of the first sentences dra
         gradient(t, target) -= share;
       }
       loss += one / 2;
-      attention::TokenClassifierWeights g = attention::token_classifier_backward(before, sentence.words, steps, gradient);
+      attention::TokenClassifierWeights g =
+          attention::token_classifier_backward(before, sentence.words, steps, gradient);
       if (b == 0) {
         mean = g;
         continue;
@@ -243,7 +244,8 @@ TEST_CASE("the first step's loss is the cross-entropy of the first sentences dra
     REQUIRE(b0.size() == g.size());
     for (std::size_t k = 0; k < b0.size(); ++k) {
       for (Eigen::Index e = 0; e < b0[k].size; ++e) {
-        const double expected = b0[k].data[e] - alpha * g[k].data[e] / (std::abs(g[k].data[e]) + untrained_inputs.adam.epsilon);
+        const double expected =
+            b0[k].data[e] - alpha * g[k].data[e] / (std::abs(g[k].data[e]) + untrained_inputs.adam.epsilon);
         CHECK(b1[k].data[e] == Approx(expected).margin(1e-11));
       }
     }
@@ -255,7 +257,8 @@ TEST_CASE("tagging after a few steps: every held-out measure is its definition o
   const sentences::Result result = sentences::compute(inputs);
   const std::vector<Sentence> held_out = held_out_drawn(inputs);
   REQUIRE(result.held_out_sentences.size() == held_out.size());
-  for (std::size_t s = 0; s < held_out.size(); ++s) CHECK(result.held_out_sentences[s] == sentences::text_of(held_out[s].words));
+  for (std::size_t s = 0; s < held_out.size(); ++s)
+    CHECK(result.held_out_sentences[s] == sentences::text_of(held_out[s].words));
   // Training never drew a held-out sentence, and drew 2 a step.
   for (const std::string& text : result.training_sentences) CHECK_FALSE(among(result.held_out_sentences, text));
   CHECK(result.training_drawn == 12);
@@ -317,7 +320,8 @@ TEST_CASE("agreement after a few steps: accuracy by attractors and distance agai
   const sentences::Result result = sentences::compute(inputs);
   const std::vector<Sentence> held_out = held_out_drawn(inputs);
   REQUIRE(result.held_out_sentences.size() == held_out.size());
-  for (std::size_t s = 0; s < held_out.size(); ++s) CHECK(result.held_out_sentences[s] == sentences::text_of(held_out[s].words));
+  for (std::size_t s = 0; s < held_out.size(); ++s)
+    CHECK(result.held_out_sentences[s] == sentences::text_of(held_out[s].words));
   struct Group {
     double count = 0.0, model = 0.0, nearest = 0.0;
   };
@@ -327,13 +331,19 @@ TEST_CASE("agreement after a few steps: accuracy by attractors and distance agai
   for (const Sentence& sentence : held_out) {
     const attention::TokenClassifierSteps steps = attention::token_classifier(*result.weights, sentence.words);
     const Eigen::Index slot = steps.logits.rows() - 1;
-    const double correct = first_largest(steps.logits.row(slot)) == static_cast<Eigen::Index>(sentence.number) ? 1.0 : 0.0;
+    const double correct =
+        first_largest(steps.logits.row(slot)) == static_cast<Eigen::Index>(sentence.number) ? 1.0 : 0.0;
     const double nearest = sentence.nearest_number == sentence.number ? 1.0 : 0.0;
     right += correct;
     one += sentence.number == sentences::Number::one ? 1.0 : 0.0;
     const Eigen::Index a = sentence.attractors, d = slot - sentence.subject;
     const std::string attractor_label = a >= 3 ? "3+" : std::to_string(a);
-    const std::string distance_label = d == 1 ? "1" : d <= 6 ? "2-6" : d <= 12 ? "7-12" : d <= 18 ? "13-18" : d <= 24 ? "19-24" : "25+";
+    const std::string distance_label = d == 1    ? "1"
+                                       : d <= 6  ? "2-6"
+                                       : d <= 12 ? "7-12"
+                                       : d <= 18 ? "13-18"
+                                       : d <= 24 ? "19-24"
+                                                 : "25+";
     for (Group* group : {&by_attractors[attractor_label], &by_distance[distance_label]}) {
       group->count += 1.0, group->model += correct, group->nearest += nearest;
     }
@@ -503,10 +513,13 @@ TEST_CASE("the flags fill in each task's defaults and refuse what cannot be trai
   CHECK(agreement.shape.outputs == 2);  // one or many
   CHECK(read({"--modifiers", "8"}).modifiers == 8);
   CHECK(read({"--model", "recurrent"}).model == sentences::Model::recurrent);
-  CHECK_THROWS_WITH(read({"--task", "nonsense"}), Catch::StartsWith("--task: expected tagging or agreement, not 'nonsense'"));
+  CHECK_THROWS_WITH(read({"--task", "nonsense"}),
+                    Catch::StartsWith("--task: expected tagging or agreement, not 'nonsense'"));
   CHECK_THROWS_WITH(read({"--model", "nonsense"}), Catch::StartsWith("--model: expected attention or recurrent"));
-  CHECK_THROWS_WITH(read({"--model", "recurrent", "--weights"}), Catch::StartsWith("--weights: only with --model attention"));
-  CHECK_THROWS_WITH(read({"--model", "recurrent", "--layers", "2"}), Catch::StartsWith("--layers: only with --model attention"));
+  CHECK_THROWS_WITH(read({"--model", "recurrent", "--weights"}),
+                    Catch::StartsWith("--weights: only with --model attention"));
+  CHECK_THROWS_WITH(read({"--model", "recurrent", "--layers", "2"}),
+                    Catch::StartsWith("--layers: only with --model attention"));
   CHECK_THROWS_WITH(read({"--task", "agreement", "--modifiers", "0"}), Catch::StartsWith("--modifiers is 0"));
   CHECK(read({"--modifiers", "0"}).modifiers == 0);  // tagging has pronoun subjects and predicates to vary
   CHECK_THROWS_WITH(read({"--modifiers", "11"}), Catch::StartsWith("--modifiers"));
