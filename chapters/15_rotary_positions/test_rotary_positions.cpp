@@ -1,0 +1,289 @@
+// Chapter 15's computation, tested in-process: rotary_positions::turn() on the
+// toy's query and key and on wider ones, against the turn written out here pair
+// by pair (pair i turns by position · ω_i, ω_i = 10000^(−2i/d)) and against the
+// score's closed form in the offset alone; a short training's bookkeeping held
+// to what the task defines (no answer before `back`, shares of the test
+// sequences, means, the rival offset and its turns), its loss going down, its
+// determinism; compute()'s plan; and the flags' refusals. Every expected value
+// has a reason of its own, not the program's output.
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "chapter_support.hpp"
+#include "program/usage_error.hpp"
+#include "rotary_positions.hpp"
+
+namespace {
+
+using attention::Vector;
+using Positions = attention::Positions;
+
+const double full_turn = 2.0 * std::acos(-1.0);
+
+// ω_i = 1 / 10000^(2i/d): pair i's angle per position.
+double omega(Eigen::Index pair, Eigen::Index width) {
+  return std::pow(10000.0, -2.0 * static_cast<double>(pair) / static_cast<double>(width));
+}
+
+// The turn as the book writes it, row · M_p: pair (x, y) becomes (x cos a + y sin a, −x sin a + y cos a), a = p ω_i.
+Vector turned(const Vector& v, Eigen::Index position) {
+  Vector result(v.size());
+  for (Eigen::Index i = 0; 2 * i < v.size(); ++i) {
+    const double a = static_cast<double>(position) * omega(i, v.size());
+    result(2 * i) = v(2 * i) * std::cos(a) + v(2 * i + 1) * std::sin(a);
+    result(2 * i + 1) = -v(2 * i) * std::sin(a) + v(2 * i + 1) * std::cos(a);
+  }
+  return result;
+}
+
+// The score of q turned at m with k turned at n, in the offset δ = m − n alone: pair by pair,
+// cos(δ ω_i) (q·k)_i + sin(δ ω_i) (q_y k_x − q_x k_y)_i.
+double score_at_offset(const Vector& q, const Vector& k, Eigen::Index offset) {
+  double score = 0.0;
+  for (Eigen::Index i = 0; 2 * i < q.size(); ++i) {
+    const double a = static_cast<double>(offset) * omega(i, q.size());
+    const double x = q(2 * i), y = q(2 * i + 1), u = k(2 * i), v = k(2 * i + 1);
+    score += std::cos(a) * (x * u + y * v) + std::sin(a) * (y * u - x * v);
+  }
+  return score;
+}
+
+// A short training on short sequences, tested on a few.
+rotary_positions::Inputs short_training(long long steps) {
+  rotary_positions::Inputs inputs;
+  inputs.training_steps = steps;
+  inputs.longest_trained = 8;
+  inputs.tested_length = 12;
+  inputs.tested = 10;
+  inputs.batch = 4;
+  return inputs;
+}
+
+rotary_positions::Inputs read(const std::vector<std::string>& arguments) {
+  return chapter_support::read_flags<rotary_positions::Flags>("rotary_positions", "chapter 15", arguments);
+}
+
+// What a trained run must be, whatever it learned.
+void check_bookkeeping(const rotary_positions::Inputs& inputs, const rotary_positions::TrainedRun& run) {
+  const auto tested_length = static_cast<std::size_t>(inputs.tested_length);
+  const auto back = static_cast<std::size_t>(inputs.back), longest = static_cast<std::size_t>(inputs.longest_trained);
+  // Logged at every 100th step and the last.
+  std::vector<long long> logged;
+  for (long long step = 100; step <= inputs.training_steps; step += 100) logged.push_back(step);
+  if (logged.empty() || logged.back() != inputs.training_steps) logged.push_back(inputs.training_steps);
+  CHECK(run.logged_steps == logged);
+  REQUIRE(run.loss.size() == logged.size());
+  for (const double loss : run.loss) CHECK((std::isfinite(loss) && loss > 0.0));
+  REQUIRE(run.accuracy.size() == tested_length);
+  REQUIRE(run.attention_on_answer.size() == tested_length);
+  double trained = 0.0, beyond = 0.0;
+  for (std::size_t t = 0; t < tested_length; ++t) {
+    // No answer before position `back`; elsewhere a share of the test sequences: a count over `tested`.
+    if (t < back) CHECK(run.accuracy[t] == 0.0);
+    if (t < back) CHECK(run.attention_on_answer[t] == 0.0);
+    const double count = run.accuracy[t] * static_cast<double>(inputs.tested);
+    CHECK(count == Approx(std::round(count)).margin(1e-9));
+    CHECK((run.accuracy[t] >= 0.0 && run.accuracy[t] <= 1.0));
+    CHECK((run.attention_on_answer[t] >= 0.0 && run.attention_on_answer[t] <= 1.0 + 1e-12));
+    if (t >= back && t < longest) trained += run.accuracy[t];
+    if (t >= longest) beyond += run.accuracy[t];
+  }
+  CHECK(run.accuracy_trained == Approx(trained / static_cast<double>(longest - back)).epsilon(1e-12));
+  CHECK(run.accuracy_beyond == Approx(beyond / static_cast<double>(tested_length - longest)).epsilon(1e-12));
+  CHECK((run.looking_head >= 0 && run.looking_head < inputs.shape.heads));
+  // The rival: the offset other than `back` the looking head scores highest (the nearest among equal scores).
+  REQUIRE(run.score_by_offset.size() == tested_length);
+  Eigen::Index rival = -1;
+  for (Eigen::Index offset = 0; offset < inputs.tested_length; ++offset) {
+    if (offset == inputs.back) continue;
+    if (rival < 0 || run.score_by_offset[static_cast<std::size_t>(offset)] >
+                         run.score_by_offset[static_cast<std::size_t>(rival)]) {
+      rival = offset;
+    }
+  }
+  CHECK(run.rival_offset == rival);
+  // Pair 0 turns 1 radian per place; pair i turns ω_i per place, and its distance to a whole number of turns.
+  const auto gap = static_cast<double>(rival - inputs.back);
+  CHECK(run.turn_between == Approx(gap).margin(1e-12));
+  CHECK(run.full_turns == std::llround(gap / full_turn));
+  const Eigen::Index head_width = inputs.shape.d_model / inputs.shape.heads;
+  REQUIRE(run.pair_turns_from_answer.size() == static_cast<std::size_t>(head_width / 2));
+  for (Eigen::Index i = 0; i < head_width / 2; ++i) {
+    const double turns = gap * omega(i, head_width);
+    CHECK(run.pair_turns_from_answer[static_cast<std::size_t>(i)] ==
+          Approx(std::abs(turns - full_turn * std::round(turns / full_turn))).margin(1e-12));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the toy's fish query and cat key turn by one radian per position", "[ch15]") {
+  const rotary_positions::Turn turn = rotary_positions::turn(rotary_positions::Inputs{});
+  // q = (1 1) and k = (2 0): q · k = 2; width 2, one pair, ω_0 = 1.
+  CHECK(turn.query == Vector{{1.0, 1.0}});
+  CHECK(turn.key == Vector{{2.0, 0.0}});
+  CHECK(turn.unturned_score == 2.0);
+  CHECK(turn.angles == std::vector<double>{1.0});
+  REQUIRE(turn.placements.size() == 6);  // (0 0) (2 0) (5 3) (12 10) (0 2) (7 9)
+  // At (0 0) nothing turns: exactly q · k.
+  CHECK(turn.placements[0].score == 2.0);
+  CHECK(turn.placements[0].turned_query == turn.query);
+  // (2 0) (5 3) (12 10) stand 2 apart: one score, 2 cos 2 + 2 sin 2 (q_y k_x − q_x k_y = 2).
+  for (std::size_t p = 1; p <= 3; ++p) {
+    CHECK(turn.placements[p].score == Approx(2 * std::cos(2.0) + 2 * std::sin(2.0)).margin(1e-13));
+  }
+  // (0 2) and (7 9) stand −2 apart: 2 cos 2 − 2 sin 2, another score.
+  for (std::size_t p = 4; p <= 5; ++p) {
+    CHECK(turn.placements[p].score == Approx(2 * std::cos(2.0) - 2 * std::sin(2.0)).margin(1e-13));
+  }
+  // q at 5 turned by hand: (1 cos 5 + 1 sin 5, −1 sin 5 + 1 cos 5).
+  CHECK(turn.placements[2].query_position == 5);
+  CHECK(turn.placements[2].turned_query(0) == Approx(std::cos(5.0) + std::sin(5.0)).margin(1e-15));
+  CHECK(turn.placements[2].turned_query(1) == Approx(std::cos(5.0) - std::sin(5.0)).margin(1e-15));
+  // The score against the offset, −40 to 40.
+  REQUIRE(turn.offsets.size() == 81);
+  for (std::size_t o = 0; o < 81; ++o) {
+    CHECK(turn.offsets[o] == static_cast<Eigen::Index>(o) - 40);
+    const auto offset = static_cast<double>(turn.offsets[o]);
+    CHECK(turn.scores[o] == Approx(2 * std::cos(offset) + 2 * std::sin(offset)).margin(1e-12));
+  }
+}
+
+TEST_CASE("wider turns keep lengths and score by the offset alone near the start and far from it", "[ch15]") {
+  std::mt19937_64 generator(15);
+  const Vector q = chapter_support::random_matrix(8, 1, generator).col(0);
+  const Vector k = chapter_support::random_matrix(8, 1, generator).col(0);
+  rotary_positions::Inputs inputs;
+  inputs.query = q;
+  inputs.key = k;
+  inputs.placements = {{0, 0}, {1, 0}, {0, 1}, {40, 37}, {1003, 1000}, {100000, 99997}, {0, 100000}};
+  inputs.largest_offset = 100;
+  const rotary_positions::Turn turn = rotary_positions::turn(inputs);
+  REQUIRE(turn.angles.size() == 4);
+  for (Eigen::Index i = 0; i < 4; ++i) CHECK(turn.angles[static_cast<std::size_t>(i)] == Approx(omega(i, 8)).epsilon(1e-15));
+  CHECK(turn.unturned_score == Approx(q.dot(k)).epsilon(1e-15));
+  for (const rotary_positions::Placement& placement : turn.placements) {
+    INFO("m = " << placement.query_position << " n = " << placement.key_position);
+    CHECK(placement.turned_query.isApprox(turned(q, placement.query_position), 1e-12));
+    CHECK(placement.turned_key.isApprox(turned(k, placement.key_position), 1e-12));
+    CHECK(placement.turned_query.norm() == Approx(q.norm()).epsilon(1e-14));
+    CHECK(placement.score ==
+          Approx(score_at_offset(q, k, placement.query_position - placement.key_position)).margin(1e-9));
+  }
+  // (40 37) (1003 1000) (100000 99997) stand 3 apart: the same score, though the turned vectors differ.
+  for (const std::size_t p : {4u, 5u}) CHECK(turn.placements[p].score == Approx(turn.placements[3].score).margin(1e-9));
+  CHECK((turn.placements[5].turned_query - q).cwiseAbs().maxCoeff() > 0.1);
+  REQUIRE(turn.scores.size() == 201);
+  for (std::size_t o = 0; o < 201; ++o) CHECK(turn.scores[o] == Approx(score_at_offset(q, k, turn.offsets[o])).margin(1e-12));
+}
+
+TEST_CASE("a query equal to its key scores highest at the offset 0", "[ch15]") {
+  rotary_positions::Inputs inputs;
+  inputs.ones = 4;
+  inputs.largest_offset = 64;
+  const rotary_positions::Turn turn = rotary_positions::turn(inputs);
+  CHECK(turn.query == Vector::Ones(4));
+  CHECK(turn.key == Vector::Ones(4));
+  // |q|² = 4 at the offset 0; elsewhere 2 cos δ + 2 cos(δ/100) < 4.
+  CHECK(turn.scores[64] == Approx(4.0).epsilon(1e-15));
+  for (std::size_t o = 0; o < turn.scores.size(); ++o) {
+    if (o == 64) continue;
+    CHECK(turn.scores[o] < 4.0 - 1e-4);
+    const auto offset = static_cast<double>(turn.offsets[o]);
+    CHECK(turn.scores[o] == Approx(2 * std::cos(offset) + 2 * std::cos(offset / 100.0)).margin(1e-12));
+  }
+}
+
+TEST_CASE("the turn refuses a query and a key of different or odd widths", "[ch15]") {
+  rotary_positions::Inputs inputs;
+  inputs.query = Vector{{1.0, 2.0, 3.0, 4.0}};
+  CHECK_THROWS_AS(rotary_positions::turn(inputs), std::invalid_argument);
+  inputs.key = Vector{{1.0, 2.0, 3.0}};
+  inputs.query = Vector{{1.0, 2.0, 3.0}};
+  CHECK_THROWS_AS(rotary_positions::turn(inputs), std::invalid_argument);
+}
+
+TEST_CASE("a short training keeps the task's books and is the same twice", "[ch15]") {
+  const rotary_positions::Inputs inputs = short_training(40);
+  const rotary_positions::TrainedRun run = rotary_positions::train(inputs, Positions::rotary, 2);
+  check_bookkeeping(inputs, run);
+  CHECK(run.scheme == Positions::rotary);
+  CHECK(run.seed == 2);
+  const rotary_positions::TrainedRun again = rotary_positions::train(inputs, Positions::rotary, 2);
+  CHECK(again.loss == run.loss);
+  CHECK(again.accuracy == run.accuracy);
+  CHECK(again.score_by_offset == run.score_by_offset);
+  // Another seed draws other weights and other sequences.
+  CHECK(rotary_positions::train(inputs, Positions::rotary, 3).loss != run.loss);
+}
+
+TEST_CASE("training lowers the loss from where one step leaves it", "[ch15]") {
+  for (const Positions scheme : {Positions::added, Positions::rotary}) {
+    INFO(rotary_positions::scheme_name(scheme));
+    const rotary_positions::TrainedRun one = rotary_positions::train(short_training(1), scheme, 1);
+    const rotary_positions::TrainedRun more = rotary_positions::train(short_training(150), scheme, 1);
+    check_bookkeeping(short_training(1), one);
+    // The mean loss of steps 101 to 150 against the first step's.
+    CHECK(more.loss.back() < one.loss.back() - 0.3);
+  }
+}
+
+TEST_CASE("compute trains each scheme for each seed as train does alone", "[ch15]") {
+  rotary_positions::Inputs inputs = short_training(3);
+  inputs.schemes = {Positions::none, Positions::added};
+  inputs.seeds = {1, 2};
+  const rotary_positions::Result result = rotary_positions::compute(inputs);
+  REQUIRE(result.runs.size() == 4);
+  const std::vector<std::pair<Positions, std::uint64_t>> plan{
+      {Positions::none, 1}, {Positions::none, 2}, {Positions::added, 1}, {Positions::added, 2}};
+  for (std::size_t r = 0; r < 4; ++r) {
+    CHECK(std::make_pair(result.runs[r].scheme, result.runs[r].seed) == plan[r]);
+    check_bookkeeping(inputs, result.runs[r]);
+  }
+  CHECK(rotary_positions::train(inputs, Positions::added, 2).accuracy == result.runs[3].accuracy);
+  // The parameters: the embedding and read-out of 10 digits, W^Q, W^K, W^V and W^O (d × d each), two LayerNorms,
+  // the feed-forward network; positions, added or turned, have none.
+  const long long d = 32, f = 64, v = 10;
+  CHECK(result.parameters == v * d + (4 * d * d + 4 * d + d * f + f + f * d + d) + d * v + v);
+  // Without training: the turn alone.
+  inputs.train = false;
+  const rotary_positions::Result turn_only = rotary_positions::compute(inputs);
+  CHECK(turn_only.runs.empty());
+  CHECK(turn_only.turn.scores == result.turn.scores);
+}
+
+TEST_CASE("the flags read a turn and a training and refuse what does not fit", "[ch15]") {
+  const rotary_positions::Inputs defaults = read({});
+  CHECK(defaults.query.size() == 0);
+  CHECK(defaults.train);
+  CHECK(defaults.schemes == std::vector<Positions>{Positions::added, Positions::rotary, Positions::none});
+  CHECK(defaults.training_steps == 1000);
+  CHECK(defaults.placements.size() == 6);
+  const rotary_positions::Inputs chosen =
+      read({"--q", "1,0,0,1", "--k", "0,1,1,0", "--placements", "3,1;0,4", "--schemes", "rotary", "--seeds", "4,5"});
+  CHECK(chosen.query == Vector{{1.0, 0.0, 0.0, 1.0}});
+  CHECK(chosen.placements == std::vector<std::pair<Eigen::Index, Eigen::Index>>{{3, 1}, {0, 4}});
+  CHECK(chosen.schemes == std::vector<Positions>{Positions::rotary});
+  CHECK(chosen.seeds == std::vector<std::uint64_t>{4, 5});
+  CHECK_FALSE(read({"--no-training"}).train);
+  CHECK_THROWS_WITH(read({"--q", "1,2,3"}), Catch::StartsWith("--q: expected an even number of entries"));
+  CHECK_THROWS_WITH(read({"--k", "1,2,3,4"}), Catch::StartsWith("--k: the key has 4 entries and the query 2"));
+  CHECK_THROWS_WITH(read({"--q", "1e7,0"}), Catch::StartsWith("--q: entries must lie within"));
+  CHECK_THROWS_WITH(read({"--ones", "3"}), Catch::StartsWith("--ones: expected an even width"));
+  CHECK_THROWS_WITH(read({"--ones", "2", "--q", "1,1"}), Catch::Contains("--ones"));
+  CHECK_THROWS_WITH(read({"--placements", "0,-1"}), Catch::StartsWith("--placements: positions are whole numbers"));
+  CHECK_THROWS_WITH(read({"--placements", "1.5,0"}), Catch::StartsWith("--placements: positions are whole numbers"));
+  CHECK_THROWS_WITH(read({"--placements", "1,2,3"}), Catch::StartsWith("--placements: expected 1 to 20 pairs"));
+  CHECK_THROWS_WITH(read({"--largest-offset", "0"}), Catch::StartsWith("--largest-offset"));
+  CHECK_THROWS_WITH(read({"--schemes", "added,rotery"}), Catch::StartsWith("--schemes: expected added, rotary or none"));
+  CHECK_THROWS_WITH(read({"--schemes", "rotary,none,rotary"}), Catch::StartsWith("--schemes: rotary is listed twice"));
+  CHECK_THROWS_WITH(read({"--back", "9"}), Catch::StartsWith("--back"));
+  CHECK_THROWS_WITH(read({"--back", "5", "--longest-trained", "5"}), Catch::StartsWith("--longest-trained"));
+  CHECK_THROWS_WITH(read({"--longest-trained", "20", "--tested-length", "19"}), Catch::StartsWith("--tested-length"));
+  CHECK_THROWS_WITH(read({"--no-training", "--seeds", "2"}), Catch::Contains("--no-training"));
+}
