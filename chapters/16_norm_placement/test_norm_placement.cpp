@@ -8,6 +8,7 @@
 // its own, not the program's output.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,10 +63,21 @@ double median(std::vector<double> values) {
 
 // What a run must be, whatever it learned.
 void check_bookkeeping(const norm_placement::Inputs& inputs, const norm_placement::TrainedRun& run) {
-  REQUIRE(run.stopped_at == 0);
   std::vector<long long> logged;
   for (long long step = inputs.log_every; step <= inputs.training_steps; step += inputs.log_every) logged.push_back(step);
   if (logged.empty() || logged.back() != inputs.training_steps) logged.push_back(inputs.training_steps);
+  if (run.stopped_at != 0) {
+    // A step whose loss or update was no number ends the run: logged until then, no final loss, nothing right.
+    std::vector<long long> before;
+    for (const long long step : logged) {
+      if (step < run.stopped_at) before.push_back(step);
+    }
+    CHECK(run.logged_steps == before);
+    CHECK(run.final_loss == std::numeric_limits<double>::infinity());
+    CHECK(run.accuracy == 0.0);
+    CHECK(run.diverged);
+    return;
+  }
   CHECK(run.logged_steps == logged);
   REQUIRE(run.loss.size() == logged.size());
   // The final loss: the mean of the last final_points logged points.
@@ -155,6 +167,17 @@ TEST_CASE("a short pre-norm run lowers its loss and keeps its books", "[ch16]") 
     // The same inputs, the same run.
     CHECK(norm_placement::train(inputs, layout, 0, 0.01, 2).loss == run.loss);
   }
+}
+
+TEST_CASE("too high a rate ends above the untrained model's loss: diverged", "[ch16]") {
+  const norm_placement::Inputs inputs = small(30);
+  const norm_placement::TrainedRun run = norm_placement::train(inputs, post_layer, 0, 1.0, 1);
+  check_bookkeeping(inputs, run);
+  // Adam at rate 1 moves every weight by about 1 a step: the scores blow up, and the loss ends far above a uniform
+  // guess, ln 10, and above the untrained model's.
+  CHECK(run.final_loss > 2 * std::log(10.0));
+  CHECK(run.diverged);
+  CHECK_FALSE(run.learned);
 }
 
 TEST_CASE("the grid runs each layout warm-up rate and seed and sums up each cell", "[ch16]") {
