@@ -255,6 +255,14 @@ TEST_CASE("the forward difference's curves against e to the h less one over h", 
     CHECK(result.curves[f].predicted_step == Approx(std::sqrt(std::ldexp(2.0, -bits[f]))).epsilon(1e-15));
     CHECK(result.curves[f].root == Approx(std::sqrt(std::ldexp(1.0, -bits[f]))).epsilon(1e-15));
   }
+  // At x = 1 one argument, 1 + h, is rounded, off by half the spacing of 1: e^x spaced 2^(1−p) over e, and 2^−p / 2.
+  inputs.at = 1.0;
+  const precision::Result at_one = precision::compute(inputs);
+  for (std::size_t f = 0; f < 3; ++f) {
+    const double spacing = std::ldexp(1.0, 1 - bits[f]) / std::exp(1.0) + std::ldexp(1.0, -bits[f]) / 2;
+    CHECK(at_one.curves[f].spacing == Approx(spacing).epsilon(1e-14));
+    CHECK(at_one.curves[f].predicted_step == Approx(std::sqrt(2 * spacing)).epsilon(1e-14));
+  }
 }
 
 TEST_CASE("compute and the flags refuse what does not fit", "[ch17]") {
