@@ -140,13 +140,21 @@ TEST_CASE("a warm-up of one step is none and while one lasts only rate over step
   const norm_placement::Inputs inputs = small(20);
   const norm_placement::TrainedRun none = norm_placement::train(inputs, pre_layer, 0, 0.01, 1);
   const norm_placement::TrainedRun one = norm_placement::train(inputs, pre_layer, 1, 0.01, 1);
+  CHECK(one.untrained_loss == none.untrained_loss);
+  CHECK(one.logged_steps == none.logged_steps);
   CHECK(one.loss == none.loss);
+  CHECK(one.final_loss == none.final_loss);
+  CHECK(one.diverged == none.diverged);
   CHECK(one.accuracy == none.accuracy);
+  CHECK(one.learned == none.learned);
+  // A warm-up of two steps halves the first step's rate: another run.
+  CHECK(norm_placement::train(inputs, pre_layer, 2, 0.01, 1).loss != none.loss);
   // 0.02 over 200 steps is 0.01 over 100, step for step (doubling both is exact in binary), for these 20 steps.
   const norm_placement::TrainedRun hundred = norm_placement::train(inputs, pre_layer, 100, 0.01, 1);
   const norm_placement::TrainedRun doubled = norm_placement::train(inputs, pre_layer, 200, 0.02, 1);
   CHECK(doubled.loss == hundred.loss);
   CHECK(doubled.final_loss == hundred.final_loss);
+  CHECK(doubled.accuracy == hundred.accuracy);
   CHECK(hundred.loss != none.loss);
   // The untrained model is the seed's, whatever the warm-up and the rate.
   CHECK(hundred.untrained_loss == none.untrained_loss);
@@ -278,6 +286,7 @@ TEST_CASE("the flags read a grid and refuse what does not fit", "[ch16]") {
   CHECK(norm_placement::layout_name(chosen.layouts[1]) == "post_layer_norm");
   CHECK(chosen.learning_rates == std::vector<double>{0.005, 0.03});
   CHECK(chosen.shape.layers == 2);
+  CHECK(read({"--warmups", "0,1,2,100"}).warmups == std::vector<long long>{0, 1, 2, 100});
   CHECK_FALSE(read({"--no-training", "--row", "1,2"}).train);
   CHECK_THROWS_WITH(read({"--layouts", "pre_norm"}), Catch::StartsWith("--layouts: expected post_layer_norm"));
   CHECK_THROWS_WITH(read({"--layouts", "pre_rms_norm,pre_rms_norm"}),
