@@ -26,6 +26,7 @@
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
 #include "attention/multiply_add_peak.hpp"
+#include "attention/product_workspace.hpp"
 #include "attention/mulberry32.hpp"
 #include "attention/random_weights.hpp"
 #include "attention/stopwatch.hpp"
@@ -467,7 +468,8 @@ std::string bytes_text(double bytes) {
   return fmt::format("{:.3g} {}", bytes, units[unit]);
 }
 
-// Each method's extra memory at length n, counted from the buffers it allocates, in the order MethodsAt times them
+// Each method's extra memory at length n, counted from the buffers it allocates (Eigen's products' packing buffers
+// included: attention::product_workspace_bytes()), in the order MethodsAt times them
 // (teaching, buffered, buffered with the vectorised exponential, streaming with Eigen's products, streaming, causal,
 // the products alone; in float: streaming, the products alone); then NumPy's, estimated (its n × n matrix, the row
 // maxima and sums, and the output's temporary).
@@ -485,9 +487,14 @@ std::vector<std::uint64_t> extra_bytes_at(const BenchmarkInputs& inputs, std::si
   attention::StreamingOptions eigen_products = streaming;
   eigen_products.packed_products = false;
   const auto streaming_bytes = static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, streaming));
-  return {4 * nn * sizeof(double),  // scores, scaled, masked, weights: four n × n
-          nn * sizeof(double),      // one n × n buffer, reused
-          nn * sizeof(double),
+  // Eigen's products take packing buffers while they run: the weights times V while the four steps are kept; the
+  // larger of the two products for the buffered kernel (its scores are row-major, so their product is transposed).
+  const auto last_product = static_cast<std::uint64_t>(attention::product_workspace_bytes(n, n, d));
+  const auto larger_product =
+      std::max(static_cast<std::uint64_t>(attention::product_workspace_bytes(n, d, n)), last_product);
+  return {4 * nn * sizeof(double) + last_product,  // scores, scaled, masked, weights: four n × n
+          nn * sizeof(double) + larger_product,     // one n × n buffer, reused
+          nn * sizeof(double) + larger_product,
           static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, eigen_products)),  // a few tiles per thread
           streaming_bytes,  // and the keys and values packed, kept between calls
           streaming_bytes,

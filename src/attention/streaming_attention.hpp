@@ -40,6 +40,7 @@
 #include <Eigen/Dense>
 
 #include "attention/matrix.hpp"
+#include "attention/product_workspace.hpp"
 #include "attention/tile_product.hpp"
 #include "attention/worker_threads.hpp"
 
@@ -324,9 +325,9 @@ void pack_key_tiles(const MatrixOf<Scalar>& keys, const MatrixOf<Scalar>& values
 /// @param value_width d_v
 /// @param options the tiles, threads and products
 /// @return per thread: one score tile, one output tile, a running maximum, sum and rescaling factor per query, and
-/// (packed products) the tile's queries; once: (packed products) the keys and values packed, a strip of columns
-/// at a time (options.product's, or build_product_shape()'s), the last strip of each tile padded; numbers of type
-/// @p Scalar
+/// (packed products) the tile's queries or (Eigen's products) the larger of the two tile products' workspaces
+/// (product_workspace_bytes()); once: (packed products) the keys and values packed, a strip of columns at a time
+/// (options.product's, or build_product_shape()'s), the last strip of each tile padded; numbers of type @p Scalar
 template <typename Scalar = double>
 std::size_t streaming_extra_bytes(Eigen::Index keys, Eigen::Index key_width, Eigen::Index value_width,
                                   const StreamingOptions& options) {
@@ -334,6 +335,11 @@ std::size_t streaming_extra_bytes(Eigen::Index keys, Eigen::Index key_width, Eig
   const Eigen::Index tile = options.query_tile;
   Eigen::Index per_thread = tile * options.key_tile + tile * value_width + 3 * tile;
   Eigen::Index packed = 0;
+  if (!options.packed_products) {  // both results are row-major tiles: Eigen computes their transposes
+    const std::size_t scores = product_workspace_bytes<Scalar>(options.key_tile, key_width, tile);
+    const std::size_t output = product_workspace_bytes<Scalar>(value_width, options.key_tile, tile);
+    per_thread += static_cast<Eigen::Index>(std::max(scores, output) / sizeof(Scalar));
+  }
   if (options.packed_products) {
     per_thread += tile * key_width;
     for (Eigen::Index first = 0; first < keys; first += options.key_tile) {

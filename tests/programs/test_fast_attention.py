@@ -187,20 +187,13 @@ class Benchmark(ProgramTest):
                 low, high = row["seconds_spread"]
                 self.assertLessEqual(low, row["seconds_median"])
                 self.assertLessEqual(row["seconds_median"], high)
-            # Counted: four n × n matrices, one, and a few tiles (the sizes this machine chose, in the document): a
-            # score tile, an output tile of width 8 and three numbers per query; with packed products also the
-            # tile's queries, and each key tile's keys and values packed in strips: Kᵀ, 8 × c, and V, c × 8, each
-            # padded to whole strips.
-            shape = document["tiles"]
-            query_tile, key_tile, strip = shape["query_tile"], shape["key_tile"], shape["product_strip_columns"]
-            padded = lambda columns: -(-columns // strip) * strip
-            tiles = query_tile * key_tile + query_tile * 8 + 3 * query_tile
-            packed = sum(8 * padded(min(key_tile, n - first)) + min(key_tile, n - first) * padded(8)
-                         for first in range(0, n, key_tile))
-            self.assertEqual(rows["teaching"]["peak_extra_bytes"], 4 * n * n * 8)
-            self.assertEqual(rows["buffered"]["peak_extra_bytes"], n * n * 8)
-            self.assertEqual(rows["streaming_eigen_products"]["peak_extra_bytes"], tiles * 8)
-            self.assertEqual(rows["streaming"]["peak_extra_bytes"], (tiles + query_tile * 8 + packed) * 8)
+            # The counts themselves are held to the heap the kernels take (tests/memory/test_measured_memory.cpp,
+            # which watches malloc); here, what the document says of them: counted, and at least the matrices
+            # each method must hold (four n × n, one n × n).
+            for method in ("teaching", "buffered", "streaming_eigen_products", "streaming"):
+                self.assertEqual(rows[method]["peak_extra_bytes_how"], "counted")
+            self.assertGreaterEqual(rows["teaching"]["peak_extra_bytes"], 4 * n * n * 8)
+            self.assertGreaterEqual(rows["buffered"]["peak_extra_bytes"], n * n * 8)
             for method in ("buffered", "buffered_vectorised_exp", "streaming_eigen_products", "streaming"):
                 self.assertLess(rows[method]["difference_from_teaching"], 1e-12)
             # Every verdict is chapter 7's rule on the two spreads the document reports.
