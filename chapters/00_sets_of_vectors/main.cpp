@@ -9,28 +9,17 @@
 // --hop-ms the recording; --sentence, --width, --tags, --radius, --seed and
 // --longest the layers; --json prints the same values as one JSON document.
 //
-// The computation, its JSON and its tables are in sets_of_vectors.cpp; this
-// file only reads the command line and prints.
-#include <iostream>
-
-#include "program/command_line.hpp"
+// The computation, its JSON and its tables are in sets_of_vectors.cpp; main() hands them to
+// program::run_chapter() (src/program/run_chapter.hpp), which reads the command line and
+// prints; --json-file writes the JSON document from the same run as the tables.
+#include "program/run_chapter.hpp"
 #include "sets_of_vectors.hpp"
 
 int main(int argc, char** argv) {
-  program::CommandLine command_line{"sets_of_vectors",
-                                    "Chapter 0 of Attention, Compiled: sets of vectors in, sets of vectors out. Words "
-                                    "and speech as vectors, and why a layer that reads one vector at a time cannot "
-                                    "tell the two saws of \"I saw a saw\" apart."};
-  sets_of_vectors::Flags flags(command_line);  // not const: parsing writes into it
-  bool json = false;
-  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
-
-  return command_line.run(argc, argv, [&] {
-    const sets_of_vectors::Result result = sets_of_vectors::compute(flags.read());
-    if (json) {
-      std::cout << sets_of_vectors::to_json(result).dump(2) << '\n';
-    } else {
-      std::cout << sets_of_vectors::tables(result);
-    }
-  });
+  return program::run_chapter<sets_of_vectors::Flags>(
+      argc, argv, "sets_of_vectors",
+      "Chapter 0 of Attention, Compiled: sets of vectors in, sets of vectors out. Words "
+      "and speech as vectors, and why a layer that reads one vector at a time cannot "
+      "tell the two saws of \"I saw a saw\" apart.",
+      sets_of_vectors::compute, sets_of_vectors::to_json, sets_of_vectors::tables);
 }

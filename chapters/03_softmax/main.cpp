@@ -20,32 +20,20 @@
 // A value that is not finite (e^s that overflows, the textbook formula's NaN)
 // is written as the string "inf", "-inf" or "NaN"; slots count from 1.
 //
-// The computation, its JSON and its tables are in softmax.cpp; this file only
-// reads the command line and prints.
-#include <iostream>
-
-#include "program/command_line.hpp"
+// The computation, its JSON and its tables are in softmax.cpp; main() hands them to
+// program::run_chapter() (src/program/run_chapter.hpp), which reads the command line and
+// prints; --json-file writes the JSON document from the same run as the tables.
+#include "program/run_chapter.hpp"
 #include "softmax.hpp"
 
 int main(int argc, char** argv) {
-  program::CommandLine command_line{
-      "softmax",
+  return program::run_chapter<softmax::Flags>(
+      argc, argv, "softmax",
       "Chapter 3 of Attention, Compiled: softmax and the weighted sum.\n"
       "Two demonstrations. With no arguments, or with --q --k --v --tokens --no-scale: the toy through the whole\n"
       "formula softmax(QKᵀ/√d_k)V, step by step, and the same vectors with and without the scale. With any of\n"
       "--scores --divide --add: the saturation demo, one row of scores against the same row divided, with an amount\n"
       "added to slot two on both sides (default: 8,4,0 against 8,4,0 / 8, adding 0.5). The two sets of flags do not\n"
-      "mix. --json prints the same values as one JSON document; the saturation demo's are under \"saturation\"."};
-  softmax::Flags flags(command_line);  // not const: parsing writes into it
-  bool json = false;
-  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
-
-  return command_line.run(argc, argv, [&] {
-    const softmax::Result result = softmax::compute(flags.read());
-    if (json) {
-      std::cout << softmax::to_json(result).dump(2) << '\n';
-    } else {
-      std::cout << softmax::tables(result);
-    }
-  });
+      "mix. --json prints the same values as one JSON document; the saturation demo's are under \"saturation\".",
+      softmax::compute, softmax::to_json, softmax::tables);
 }

@@ -9,27 +9,16 @@
 // written into masked scores; --q, --k, --v and --tokens change the inputs;
 // --json prints the same values as one JSON document.
 //
-// The computation, its JSON and its tables are in masking.cpp; this file only
-// reads the command line and prints.
-#include <iostream>
-
+// The computation, its JSON and its tables are in masking.cpp; main() hands them to
+// program::run_chapter() (src/program/run_chapter.hpp), which reads the command line and
+// prints; --json-file writes the JSON document from the same run as the tables.
 #include "masking.hpp"
-#include "program/command_line.hpp"
+#include "program/run_chapter.hpp"
 
 int main(int argc, char** argv) {
-  program::CommandLine command_line{"masking",
-                                    "Chapter 4 of Attention, Compiled: masking. Which keys each query may look at, "
-                                    "and why the scores of the others are set to -inf before the softmax."};
-  masking::Flags flags(command_line);  // not const: parsing writes into it
-  bool json = false;
-  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
-
-  return command_line.run(argc, argv, [&] {
-    const masking::Result result = masking::compute(flags.read());
-    if (json) {
-      std::cout << masking::to_json(result).dump(2) << '\n';
-    } else {
-      std::cout << masking::tables(result);
-    }
-  });
+  return program::run_chapter<masking::Flags>(
+      argc, argv, "masking",
+      "Chapter 4 of Attention, Compiled: masking. Which keys each query may look at, "
+      "and why the scores of the others are set to -inf before the softmax.",
+      masking::compute, masking::to_json, masking::tables);
 }

@@ -14,29 +14,17 @@
 // --d-model 512 --heads 8 --sizes-only). --json prints the same values as one
 // JSON document: enough to recompute everything (see the chapter).
 //
-// The computation, its JSON and its tables are in multi_head.cpp; this file
-// only reads the command line and prints.
-#include <iostream>
-
+// The computation, its JSON and its tables are in multi_head.cpp; main() hands them to
+// program::run_chapter() (src/program/run_chapter.hpp), which reads the command line and
+// prints; --json-file writes the JSON document from the same run as the tables.
 #include "multi_head.hpp"
-#include "program/command_line.hpp"
+#include "program/run_chapter.hpp"
 
 int main(int argc, char** argv) {
-  program::CommandLine command_line{
-      "multi_head",
+  return program::run_chapter<multi_head::Flags>(
+      argc, argv, "multi_head",
       "Chapter 5 of Attention, Compiled: multi-head attention. h heads, each with its own W^Q_i, W^K_i, W^V_i of "
       "width d_model / h, attend in parallel; their outputs are concatenated and multiplied by W^O. The inputs and "
-      "weights are drawn from chapter 2's generator with --seed."};
-  multi_head::Flags flags(command_line);  // not const: parsing writes into it
-  bool json = false;
-  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
-
-  return command_line.run(argc, argv, [&] {
-    const multi_head::Result result = multi_head::compute(flags.read());
-    if (json) {
-      std::cout << multi_head::to_json(result).dump(2) << '\n';
-    } else {
-      std::cout << multi_head::tables(result);
-    }
-  });
+      "weights are drawn from chapter 2's generator with --seed.",
+      multi_head::compute, multi_head::to_json, multi_head::tables);
 }

@@ -24,28 +24,16 @@
 // dimensions count from 0, as in the paper's formula; --order counts tokens
 // from 1, as the other chapters do.
 //
-// The computation, its JSON and its tables are in positional_encoding.cpp;
-// this file only reads the command line and prints.
-#include <iostream>
-
+// The computation, its JSON and its tables are in positional_encoding.cpp; main() hands them to
+// program::run_chapter() (src/program/run_chapter.hpp), which reads the command line and
+// prints; --json-file writes the JSON document from the same run as the tables.
 #include "positional_encoding.hpp"
-#include "program/command_line.hpp"
+#include "program/run_chapter.hpp"
 
 int main(int argc, char** argv) {
-  program::CommandLine command_line{
-      "positional_encoding",
+  return program::run_chapter<positional_encoding::Flags>(
+      argc, argv, "positional_encoding",
       "Chapter 6 of Attention, Compiled: positional encoding. Without positions, self-attention cannot tell one "
-      "order of the tokens from another; the sinusoidal encoding of section 3.5 gives each position its own vector."};
-  positional_encoding::Flags flags(command_line);  // not const: parsing writes into it
-  bool json = false;
-  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
-
-  return command_line.run(argc, argv, [&] {
-    const positional_encoding::Result result = positional_encoding::compute(flags.read());
-    if (json) {
-      std::cout << positional_encoding::to_json(result).dump(2) << '\n';
-    } else {
-      std::cout << positional_encoding::tables(result);
-    }
-  });
+      "order of the tokens from another; the sinusoidal encoding of section 3.5 gives each position its own vector.",
+      positional_encoding::compute, positional_encoding::to_json, positional_encoding::tables);
 }

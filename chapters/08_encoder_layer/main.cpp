@@ -12,29 +12,17 @@
 // --heads, --d-ff, --layers, --scale and --causal change the layer. --json
 // prints every intermediate as one JSON document.
 //
-// The computation, its JSON and its tables are in encoder_layer.cpp; this
-// file only reads the command line and prints.
-#include <iostream>
-
+// The computation, its JSON and its tables are in encoder_layer.cpp; main() hands them to
+// program::run_chapter() (src/program/run_chapter.hpp), which reads the command line and
+// prints; --json-file writes the JSON document from the same run as the tables.
 #include "encoder_layer.hpp"
-#include "program/command_line.hpp"
+#include "program/run_chapter.hpp"
 
 int main(int argc, char** argv) {
-  program::CommandLine command_line{
-      "encoder_layer",
+  return program::run_chapter<encoder_layer::Flags>(
+      argc, argv, "encoder_layer",
       "Chapter 8 of Attention, Compiled: one encoder layer. Tokens communicate (multi-head self-attention), then "
       "each thinks alone (a feed-forward network); each sub-layer is wrapped as LayerNorm(x + Sublayer(x)). Weights "
-      "are NumPy's draws from np.random.default_rng(--seed)."};
-  encoder_layer::Flags flags(command_line);  // not const: parsing writes into it
-  bool json = false;
-  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
-
-  return command_line.run(argc, argv, [&] {
-    const encoder_layer::Result result = encoder_layer::compute(flags.read());
-    if (json) {
-      std::cout << encoder_layer::to_json(result).dump(2) << '\n';
-    } else {
-      std::cout << encoder_layer::tables(result);
-    }
-  });
+      "are NumPy's draws from np.random.default_rng(--seed).",
+      encoder_layer::compute, encoder_layer::to_json, encoder_layer::tables);
 }

@@ -12,29 +12,17 @@
 // --v and --tokens change the inputs; --seed, --step, --length and --d-model
 // change the random check. --json prints the same values as one JSON document.
 //
-// The computation, its JSON and its tables are in backward_pass.cpp; this
-// file only reads the command line and prints.
-#include <iostream>
-
+// The computation, its JSON and its tables are in backward_pass.cpp; main() hands them to
+// program::run_chapter() (src/program/run_chapter.hpp), which reads the command line and
+// prints; --json-file writes the JSON document from the same run as the tables.
 #include "backward_pass.hpp"
-#include "program/command_line.hpp"
+#include "program/run_chapter.hpp"
 
 int main(int argc, char** argv) {
-  program::CommandLine command_line{
-      "backward_pass",
+  return program::run_chapter<backward_pass::Flags>(
+      argc, argv, "backward_pass",
       "Chapter 10 of Attention, Compiled: the backward pass. One entry of the output is the loss; its gradient is "
       "followed back through attention to Q, K and V, and every layer's gradient is checked against central finite "
-      "differences."};
-  backward_pass::Flags flags(command_line);  // not const: parsing writes into it
-  bool json = false;
-  command_line.flag("--json", json, "print the values as one JSON document instead of tables");
-
-  return command_line.run(argc, argv, [&] {
-    const backward_pass::Result result = backward_pass::compute(flags.read());
-    if (json) {
-      std::cout << backward_pass::to_json(result).dump(2) << '\n';
-    } else {
-      std::cout << backward_pass::tables(result);
-    }
-  });
+      "differences.",
+      backward_pass::compute, backward_pass::to_json, backward_pass::tables);
 }

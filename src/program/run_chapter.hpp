@@ -1,0 +1,55 @@
+// A chapter program's main() in one call. The command line gets the program's
+// name and description, the chapter's flags and the output flags of
+// program/json_flags.hpp; the run reads the flags, computes the chapter once
+// and prints its tables, or its JSON document with --json (with --json-file,
+// both, from that one run). Bad input gets one line on stderr and exit status 2
+// (CommandLine::run). The page reaches the same flags and the same computation
+// through register_chapter_for_page() (program/page_program.hpp).
+#pragma once
+
+#include <string>
+
+#include "program/command_line.hpp"
+#include "program/json_flags.hpp"
+#include "program/progress_line.hpp"
+
+namespace program {
+
+/// The whole main() of the chapter program @p name, described by
+/// @p description in --help: its Flags (a class constructed from a
+/// CommandLine, whose read() gives the inputs), then --json and --json-file;
+/// the run calls @p compute on the inputs, then prints @p tables of the result,
+/// or @p to_json of it. Returns main()'s exit status:
+///   return program::run_chapter<dot_product::Flags>(argc, argv, "dot_product", "Chapter 1 of ...",
+///                                                    dot_product::compute, dot_product::to_json,
+///                                                    dot_product::tables);
+template <class Flags, class Compute, class ToJson, class Tables>
+int run_chapter(int argc, char** argv, const std::string& name, const std::string& description, Compute compute,
+                ToJson to_json, Tables tables) {
+  CommandLine command_line{name, description};
+  Flags flags(command_line);
+  const JsonFlags output(command_line, "print the values as one JSON document instead of tables",
+                         "also write the JSON document to this file, from the same run as the tables");
+  return command_line.run(argc, argv, [&] {
+    const auto result = compute(flags.read());
+    output.print([&] { return to_json(result); }, [&] { return tables(result); });
+  });
+}
+
+/// A computation that trains, compute(inputs, progress), as run_chapter()
+/// calls it, compute(inputs): with the progress line of @p make_progress(line)
+/// (e.g. step_progress, program/trainings.hpp) on stderr while it runs, where
+/// stderr is a terminal, and cleared once it has run (a line that a last
+/// '\n' left on the terminal stays):
+///   program::showing_progress(norm_placement::compute, program::step_progress)
+template <class Compute, class MakeProgress>
+auto showing_progress(Compute compute, MakeProgress make_progress) {
+  return [compute, make_progress](const auto& inputs) {
+    ProgressLine line;
+    auto result = compute(inputs, make_progress(line));
+    line.clear();
+    return result;
+  };
+}
+
+}  // namespace program
