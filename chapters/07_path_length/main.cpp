@@ -14,29 +14,18 @@
 // and --repeats what is timed; --no-timing only counts; --json prints the same
 // values as one JSON document.
 //
-// The computation is compute() (Inputs → Result) in path_length.cpp; main()
-// only reads the flags and prints the result as tables or as JSON (to_json()).
-#include <iostream>
-#include <string>
-
+// The computation, its JSON and its tables are in path_length.cpp; main() hands them to
+// program::run_chapter() (src/program/run_chapter.hpp), which reads the command line and
+// prints; --json-file writes the JSON document from the same run as the tables.
 #include "path_length.hpp"
-#include "program/command_line.hpp"
-#include "program/json_flags.hpp"
+#include "program/run_chapter.hpp"
 
 int main(int argc, char** argv) {
-  program::CommandLine command_line{
-      "path_length",
+  return program::run_chapter<path_length::Flags>(
+      argc, argv, "path_length",
       "Chapter 7 of Attention, Compiled: self-attention against recurrence. Counts, on each layer type's dependency "
       "graph, the maximum path length between an input and an output position, the multiply-adds of one layer and its "
       "sequential steps; then times one self-attention layer against one recurrent layer on this machine and says at "
-      "which n each was faster, or that the two were too close to call."};
-  const path_length::Flags flags(command_line);
-  const program::JsonFlags output(command_line, "print the values as one JSON document instead of tables",
-                                 "also write the JSON document to this file, from the same run as the tables (the "
-                                 "timings differ from run to run)");
-
-  return command_line.run(argc, argv, [&] {
-    const path_length::Result result = path_length::compute(flags.read());
-    output.print([&] { return path_length::to_json(result); }, [&] { return path_length::tables(result); });
-  });
+      "which n each was faster, or that the two were too close to call.",
+      path_length::compute, path_length::to_json, path_length::tables);
 }
