@@ -178,9 +178,9 @@ nlohmann::json to_json(const Result& result) {
   };
 }
 
-std::string tables(const Result& result, bool with_histogram) {
+std::string tables(const Result& result) {
   std::string text = results_text(result.rows, result.inputs.seed, result.inputs.samples);
-  if (with_histogram) text += '\n' + histogram_text(result.histogram, result.inputs.samples);
+  if (result.inputs.histogram_table) text += '\n' + histogram_text(result.histogram, result.inputs.samples);
   return text;
 }
 
@@ -196,6 +196,7 @@ Flags::Flags(program::CommandLine& command_line) {
                       fmt::format("widths d_k to measure, in order, separated by ',' (each 1 to {}, at most {})",
                                   max_width, max_widths),
                       "LIST");
+  command_line.flag("--histogram", histogram_table_, "also print the distribution of q·k at the largest d_k");
 }
 
 Inputs Flags::read() const {
@@ -208,6 +209,7 @@ Inputs Flags::read() const {
     inputs.widths.push_back(static_cast<std::size_t>(width));
     width_sum += width;
   }
+  inputs.histogram_table = histogram_table_;
   if (inputs.samples * width_sum > max_products) {
     throw program::UsageError(fmt::format(
         "--samples and --dk: {} samples × {} (the sum of --dk) is {} products, more than the {} a run may take; "

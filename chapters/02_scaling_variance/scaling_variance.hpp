@@ -18,11 +18,13 @@
 
 namespace scaling_variance {
 
-/// What the flags say, checked: the seed, the samples per d_k and the widths.
+/// What the flags say, checked: the seed, the samples per d_k and the widths,
+/// and whether the tables show the histogram.
 struct Inputs {
   std::uint32_t seed = 1;
   std::size_t samples = 4000;
   std::vector<std::size_t> widths{2, 64, 512};  // d_k, in the order they are drawn
+  bool histogram_table = false;  // --histogram: the tables end with the histogram (the JSON always holds it)
 };
 
 /// One line of the results: the dot products at one d_k, measured.
@@ -60,11 +62,11 @@ Result compute(const Inputs& inputs);
 /// The document --json prints (the histogram included).
 nlohmann::json to_json(const Result& result);
 
-/// The text the program prints without --json; with @p with_histogram (the
-/// --histogram flag) the distribution of q·k at the largest d_k follows.
-std::string tables(const Result& result, bool with_histogram);
+/// The text the program prints without --json; with --histogram
+/// (inputs.histogram_table) the distribution of q·k at the largest d_k follows.
+std::string tables(const Result& result);
 
-/// --seed, --samples and --dk, with their help and defaults; read() checks
+/// --seed, --samples, --dk and --histogram, with their help and defaults; read() checks
 /// them (each in range, and the number of products within what a run may
 /// take) after parsing and throws program::UsageError naming the flag.
 class Flags {
@@ -78,6 +80,7 @@ class Flags {
   std::string seed_text_ = "1";
   std::string samples_text_ = "4000";
   std::string widths_text_ = "2,64,512";
+  bool histogram_table_ = false;
 };
 
 }  // namespace scaling_variance
