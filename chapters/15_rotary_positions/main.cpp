@@ -8,26 +8,19 @@
 // change the training; --no-training trains nothing; --json prints it all as one JSON document.
 //
 // While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
-// The computation is in rotary_positions.cpp, the JSON, tables and flags in rotary_positions_output.cpp; this
-// file reads the command line and prints.
-#include "program/command_line.hpp"
-#include "program/json_flags.hpp"
+// The computation is in rotary_positions.cpp, the JSON, tables and flags in rotary_positions_output.cpp; main() hands
+// them to program::run_chapter() (src/program/run_chapter.hpp), which reads the command line and prints, with the
+// progress line of program::step_progress (src/program/trainings.hpp) while compute() trains.
+#include "program/run_chapter.hpp"
 #include "program/trainings.hpp"
 #include "rotary_positions.hpp"
 
 int main(int argc, char** argv) {
-  program::CommandLine command_line{
-      "rotary_positions",
+  return program::run_chapter<rotary_positions::Flags>(
+      argc, argv, "rotary_positions",
       "Chapter 15 of Attention, Compiled: rotary positions turn each query and key by its position, so that a "
       "score depends on the offset between two words; a small Transformer trained on short sequences with added, "
-      "rotary or no positions, and tested on longer ones."};
-  rotary_positions::Flags flags(command_line);
-  const program::JsonFlags output(command_line, "print the results as one JSON document instead of tables",
-                                  "also write the JSON document to this file, from the same run as the tables");
-  return command_line.run(argc, argv, [&] {
-    program::ProgressLine line;
-    const rotary_positions::Progress progress = program::step_progress(line);
-    const rotary_positions::Result result = rotary_positions::compute(flags.read(), progress);
-    output.print([&] { return rotary_positions::to_json(result); }, [&] { return rotary_positions::tables(result); });
-  });
+      "rotary or no positions, and tested on longer ones.",
+      program::showing_progress(rotary_positions::compute, program::step_progress), rotary_positions::to_json,
+      rotary_positions::tables);
 }
