@@ -155,6 +155,21 @@ class CommandLine(unittest.TestCase):
             with self.subTest(program=program.name):
                 self.assertEqual(sorted(os.listdir(".")), [], "a refused run wrote a file")
 
+    def test_json_file_writes_what_json_prints(self):
+        """--json-file (program/run_chapter.hpp) prints the tables a run without it prints and writes the
+        document --json prints, from one run: checked on the programs whose runs repeat exactly."""
+        repeatable = ("sets_of_vectors", "dot_product", "scaling_variance", "softmax", "masking", "multi_head",
+                      "positional_encoding", "encoder_layer", "backward_pass", "precision")
+        for name in repeatable:
+            program = str(BIN / name)
+            with self.subTest(program=name), tempfile.TemporaryDirectory() as folder:
+                path = pathlib.Path(folder) / "run.json"
+                both = run_program(program, ["--json-file", str(path)])
+                self.assertEqual((both.returncode, both.stderr), (0, ""))
+                self.assertEqual(both.stdout, run_program(program, []).stdout)
+                self.assertEqual(path.read_text(), run_program(program, ["--json"]).stdout)
+                self.assertIn("{", path.read_text())
+
 
 if __name__ == "__main__":
     unittest.main()
