@@ -92,6 +92,40 @@ def run_program(program: str, arguments, timeout: float = 60) -> subprocess.Comp
     return _servers[program].run(arguments, timeout)
 
 
+def on_a_terminal(program: str, arguments, timeout: float = 120) -> tuple[int, str, str]:
+    """Runs @p program with its stderr on a terminal (a pseudo-terminal) and
+    its stdout on a pipe, as a reader's shell would with `> file`; returns its
+    exit status, its stdout and what the terminal showed. Both are read until
+    the program closes them: a single read of the terminal returns what has
+    been written so far, which on a busy machine may be the first lines only."""
+    import pty
+    import select
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([program, *arguments], stdout=subprocess.PIPE, stderr=terminal,
+                               stdin=subprocess.DEVNULL)
+    os.close(terminal)
+    output = process.stdout.fileno()
+    outputs = {controller: b"", output: b""}
+    open_ends = set(outputs)
+    while open_ends:
+        ready, _, _ = select.select(list(open_ends), [], [], timeout)
+        if not ready:
+            process.kill()
+            raise AssertionError(f"{program} {arguments}: no output for {timeout} s: {outputs[controller]!r}")
+        for end in ready:
+            try:
+                chunk = os.read(end, 65536)
+            except OSError:  # the terminal: the program exited and closed it
+                chunk = b""
+            if chunk:
+                outputs[end] += chunk
+            else:
+                open_ends.discard(end)
+    os.close(controller)
+    process.stdout.close()
+    return process.wait(timeout=60), outputs[output].decode(), outputs[controller].decode()
+
+
 def run(*arguments: str, check: bool = True) -> subprocess.CompletedProcess:
     if not PROGRAM:
         raise RuntimeError("BOOK_PROGRAM is not set: run this through ctest")

@@ -4,10 +4,7 @@ benchmark's document; bad input refused."""
 import json
 import math
 import os
-import pty
 import resource
-import select
-import subprocess
 import tempfile
 import unittest
 
@@ -308,28 +305,10 @@ class LongRuns(ProgramTest):
         """What the program writes on stderr when stderr is a terminal (stdout goes to a pipe), and its JSON."""
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "run.json")
-            controller, terminal = pty.openpty()
-            process = subprocess.Popen([harness.PROGRAM, *arguments, "--json-file", path], stdout=subprocess.PIPE,
-                                       stderr=terminal, stdin=subprocess.DEVNULL)
-            os.close(terminal)
-            seen = b""
-            while True:
-                ready, _, _ = select.select([controller], [], [], 120)
-                if not ready:
-                    process.kill()
-                    self.fail(f"no output for 120 s: {seen!r}")
-                try:
-                    chunk = os.read(controller, 4096)
-                except OSError:  # the program exited and closed the terminal
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            os.close(controller)
-            process.stdout.read()
-            self.assertEqual(process.wait(timeout=60), 0)
+            status, _, seen = harness.on_a_terminal(harness.PROGRAM, [*arguments, "--json-file", path])
+            self.assertEqual(status, 0)
             with open(path) as file:
-                return seen.decode(), json.load(file)
+                return seen, json.load(file)
 
     def test_progress_on_a_terminal(self):
         shown, _ = self.on_a_terminal("--n", "64,128", "--d", "4", "--reps", "2", "--no-numpy")

@@ -12,13 +12,11 @@ import json
 import math
 import os
 import pathlib
-import pty
-import subprocess
 import unittest
 
 import numpy as np
 
-from harness import PROGRAM, ProgramTest, run, run_json
+from harness import PROGRAM, ProgramTest, on_a_terminal, run, run_json
 
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
 SMALL = ["--d-model", "8", "--batch", "8"] if SLOW else []  # for the runs that need not learn much
@@ -221,16 +219,11 @@ class TrainingTest(ProgramTest):
 
     def test_progress_goes_to_a_terminal_only(self):
         self.assertEqual(run("--steps", "4", "--log-every", "2", *SMALL).stderr, "")
-        leader, follower = pty.openpty()
-        process = subprocess.run([PROGRAM, "--steps", "4", "--log-every", "2", "--json", *SMALL],
-                                 stdout=subprocess.PIPE, stderr=follower, timeout=120)
-        os.close(follower)
-        shown = os.read(leader, 4096).decode()
-        os.close(leader)
-        self.assertEqual(process.returncode, 0)
+        status, stdout, shown = on_a_terminal(PROGRAM, ["--steps", "4", "--log-every", "2", "--json", *SMALL])
+        self.assertEqual(status, 0)
         self.assertIn("step 4/4", shown)
         self.assertIn("held-out accuracy", shown)
-        self.assertEqual(json.loads(process.stdout)["steps"], 4)  # stdout is the JSON alone
+        self.assertEqual(json.loads(stdout)["steps"], 4)  # stdout is the JSON alone
 
     def test_help(self):
         self.assert_help_lists("--task", "--length", "--vocab", "--steps", "--seed", "--seeds", "--learning-rate", "--json")
