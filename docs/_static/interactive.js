@@ -144,23 +144,118 @@
     };
   }
 
-  // A number as the programs' tables print it: rounded once to 4 decimals,
-  // trailing zeros dropped; the JSON's "inf", "-inf", "NaN" as symbols.
-  function numberText(value, decimals = 4) {
-    if (value === 'inf') return '∞';
-    if (value === '-inf') return '−∞';
-    if (value === 'NaN') return 'NaN';
-    if (typeof value !== 'number') return String(value);
-    // From 1e15 up in size, in scientific notation ("1.2346e20", "1e308"), as program::number_text writes it.
-    if (Math.abs(value) >= 1e15 && Number.isFinite(value)) {
-      const [mantissa, exponent] = value.toExponential(decimals).split('e');
-      const shortened = mantissa.includes('.') ? mantissa.replace(/0+$/, '').replace(/\.$/, '') : mantissa;
-      return `${shortened}e${exponent.replace('+', '')}`.replace('-', '−');
+  // How the book writes numbers: the rules, and the cases that hold the page to them, are in
+  // tests/number_text_cases.json, shared with the programs' program::number_text
+  // (src/program/table.cpp) and the prose's format_value (docs/_ext/book.py);
+  // tests/book/number_text.mjs holds numberText and formatNumber to those cases. Every rounding
+  // is of the double's exact value, to the nearest, a tie to the even digit, as fmt and Python
+  // round (JavaScript's toFixed takes a tie up: 2.5 as 3, 0.125 as 0.13). Formatting only: the
+  // numbers come from the C++.
+
+  // |x| as m · 2^e with m and e whole: a finite double's exact value.
+  function exactParts(x) {
+    const bytes = new DataView(new ArrayBuffer(8));
+    bytes.setFloat64(0, Math.abs(x));
+    const bits = bytes.getBigUint64(0);
+    const biased = Number(bits >> 52n);
+    const fraction = bits & ((1n << 52n) - 1n);
+    return biased === 0 ? { m: fraction, e: -1074 } : { m: fraction | (1n << 52n), e: biased - 1075 };
+  }
+
+  // |x| · 10^k rounded to a whole number (a BigInt): the nearest, a tie to the even one.
+  function roundedScaled(x, k) {
+    const { m, e } = exactParts(x);
+    const numerator = m * 10n ** BigInt(Math.max(k, 0)) * 2n ** BigInt(Math.max(e, 0));
+    const denominator = 10n ** BigInt(Math.max(-k, 0)) * 2n ** BigInt(Math.max(-e, 0));
+    const whole = numerator / denominator;
+    const twice = 2n * (numerator % denominator);
+    return twice > denominator || (twice === denominator && whole % 2n === 1n) ? whole + 1n : whole;
+  }
+
+  // The whole number n with its last `places` digits after a point: 1234n, 2 → "12.34".
+  function withPoint(n, places) {
+    const digits = n.toString().padStart(places + 1, '0');
+    return places === 0 ? digits : `${digits.slice(0, -places)}.${digits.slice(-places)}`;
+  }
+
+  // |x| in scientific notation, `places` digits after the mantissa's point: [mantissa text, exponent].
+  function scientificParts(x, places) {
+    if (x === 0) return [withPoint(0n, places), 0];
+    let exponent = Math.floor(Math.log10(Math.abs(x)));
+    let n = roundedScaled(x, places - exponent);
+    // log10 may be one off near a power of ten, and the rounding may carry (9.96 as 10.0): settle the exponent.
+    for (;;) {
+      if (n >= 10n ** BigInt(places + 1)) exponent += 1;
+      else if (n < 10n ** BigInt(places)) exponent -= 1;
+      else break;
+      n = roundedScaled(x, places - exponent);
     }
-    let text = value.toFixed(decimals);
-    if (text.includes('.')) text = text.replace(/0+$/, '').replace(/\.$/, '');
-    if (/^-0(\.0*)?$/.test(text)) text = '0';
-    return text.replace('-', '−');
+    return [withPoint(n, places), exponent];
+  }
+
+  // "2.5000" as "2.5", "2.0000" as "2".
+  const shortened = (text) => (text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text);
+
+  // The sign (U+2212) before the digits of |value|, unless every digit before an exponent is 0: no "−0".
+  function signed(value, text) {
+    const negative = value < 0 || Object.is(value, -0);
+    return negative && /[1-9]/.test(text.split('e')[0]) ? `−${text}` : text;
+  }
+
+  // The JSON's "inf", "-inf", "NaN" (and a non-finite number) as symbols; undefined for a finite number.
+  function symbol(value) {
+    if (value === 'inf' || value === Infinity) return '∞';
+    if (value === '-inf' || value === -Infinity) return '−∞';
+    if (value === 'NaN' || (typeof value === 'number' && Number.isNaN(value))) return 'NaN';
+    return undefined;
+  }
+
+  // A number as the programs' tables print it (program::number_text): rounded once to
+  // `decimals` places, trailing zeros dropped; from 1e15 up in size, in scientific notation
+  // with `decimals` places in the mantissa ("1.2346e20", "1e308").
+  function numberText(value, decimals = 4) {
+    if (symbol(value) !== undefined) return symbol(value);
+    if (typeof value !== 'number') return String(value);
+    if (Math.abs(value) >= 1e15) {
+      const [mantissa, exponent] = scientificParts(value, decimals);
+      return signed(value, `${shortened(mantissa)}e${exponent}`);
+    }
+    return signed(value, shortened(withPoint(roundedScaled(value, decimals), decimals)));
+  }
+
+  // A number as Python's format(value, spec) writes it, for the specs the prose's :value: roles
+  // use: [,][.precision][e|f|g|%|d], and "," alone for a whole number; the minus sign as U+2212,
+  // none before only zeros. So a figure's sentence states 1.2e−11 where numberText would show 0.
+  function formatNumber(value, spec) {
+    if (symbol(value) !== undefined) return symbol(value);
+    const match = /^(,?)(?:\.(\d+))?([efg%d]?)$/.exec(spec);
+    if (typeof value !== 'number' || !match || (match[3] === '' && match[2] !== undefined)) {
+      throw new Error(`formatNumber(${JSON.stringify(value)}, ${JSON.stringify(spec)}): a number and a format ` +
+        'of [,][.precision][e|f|g|%|d] expected');
+    }
+    const [, comma, precisionText, type] = match;
+    const precision = precisionText === undefined ? 6 : Number(precisionText);
+    const exponentText = (exponent) => `e${exponent < 0 ? '−' : '+'}${String(Math.abs(exponent)).padStart(2, '0')}`;
+    let text;
+    if (type === 'd' || type === '') {
+      if (!Number.isInteger(value)) throw new Error(`formatNumber: "${spec}" writes whole numbers, not ${value}`);
+      text = BigInt(Math.abs(value)).toString();
+    } else if (type === 'f') {
+      text = withPoint(roundedScaled(value, precision), precision);
+    } else if (type === '%') {
+      text = `${withPoint(roundedScaled(value * 100, precision), precision)}%`;
+    } else if (type === 'e') {
+      const [mantissa, exponent] = scientificParts(value, precision);
+      text = mantissa + exponentText(exponent);
+    } else {  // 'g': p significant digits, fixed if the exponent is from -4 to p - 1, trailing zeros dropped
+      const digits = Math.max(precision, 1);
+      const [mantissa, exponent] = scientificParts(value, digits - 1);
+      text = exponent >= -4 && exponent < digits
+        ? shortened(withPoint(roundedScaled(value, digits - 1 - exponent), digits - 1 - exponent))
+        : shortened(mantissa) + exponentText(exponent);
+    }
+    if (comma) text = text.replace(/^\d+/, (whole) => whole.replace(/\B(?=(\d{3})+$)/g, ','));
+    return signed(value, text);
   }
 
   function element(tag, attributes = {}, children = []) {
@@ -173,10 +268,15 @@
     return node;
   }
 
-  // One number on screen, with where it came from.
-  function numberNode(tag, value, pointer, decimals) {
+  // One number on screen, with where it came from: `format` is a number of decimals (numberText)
+  // or a format spec as the prose's :value: roles take (formatNumber), then carried as data-format.
+  function numberNode(tag, value, pointer, format) {
     const exact = typeof value === 'number' ? JSON.stringify(value) : String(value);
-    return element(tag, { 'data-key': pointer, 'data-exact': exact, text: numberText(value, decimals) });
+    if (typeof format === 'string') {
+      return element(tag, { 'data-key': pointer, 'data-exact': exact, 'data-format': format,
+        text: formatNumber(value, format) });
+    }
+    return element(tag, { 'data-key': pointer, 'data-exact': exact, text: numberText(value, format) });
   }
 
   // Helpers a figure's render() draws with. Each slot is a named box inside the figure.
@@ -192,9 +292,11 @@
     return {
       slot,
       numberText,
-      // One number, as an element to place in a figure's own drawing.
-      number(value, pointer, decimals = 4) {
-        return numberNode('span', value, pointer, decimals);
+      formatNumber,
+      // One number, as an element to place in a figure's own drawing: to `format` decimals (4 if
+      // not given), or in a format the prose uses (".1e", ".3g", ".1%", ",", ...).
+      number(value, pointer, format = 4) {
+        return numberNode('span', value, pointer, format);
       },
       // A time the program measured while it ran, written as `text` (say, in
       // microseconds): the tests check that the native program has it too, not its value.
@@ -214,7 +316,7 @@
         });
         slot(name).replaceChildren(table);
       },
-      // A sentence with live numbers: parts are strings or [value, pointer].
+      // A sentence with live numbers: parts are strings or [value, pointer] or [value, pointer, format].
       sentence(name, parts) {
         const paragraph = element('p', { class: 'interactive-sentence' });
         for (const part of parts) {
@@ -601,6 +703,8 @@
       if (document.readyState !== 'loading') start();
     },
     element,  // element(tag, attributes, children): a figure's own markup, built as the frame builds its own
+    numberText,  // numberText(value, decimals): a number as the tables write it
+    formatNumber,  // formatNumber(value, spec): a number as the prose's :value: role with that format writes it
   };
   document.addEventListener('DOMContentLoaded', start);
 })();

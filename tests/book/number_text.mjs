@@ -1,0 +1,59 @@
+// The page's number formats held to the book's cases (tests/number_text_cases.json): numberText,
+// as the page's tables write numbers, and formatNumber, as the prose's :value: roles with a format
+// spec write them. interactive.js runs here as the page loads it, in a context with just enough of
+// a document for it to define window.Book, which carries both functions.
+//
+//   node tests/book/number_text.mjs
+import fs from 'node:fs';
+import path from 'node:path';
+import vm from 'node:vm';
+import { fileURLToPath } from 'node:url';
+
+const repository = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const cases = JSON.parse(fs.readFileSync(path.join(repository, 'tests', 'number_text_cases.json'), 'utf8'));
+const window = {};
+const document = {
+  currentScript: { src: 'https://book.invalid/_static/interactive.js' },
+  readyState: 'loading',
+  addEventListener() {},
+};
+vm.runInNewContext(fs.readFileSync(path.join(repository, 'docs', '_static', 'interactive.js'), 'utf8'),
+  { window, document, console });
+const { numberText, formatNumber } = window.Book;
+
+const failures = [];
+let count = 0;
+function check(call, got, expected, why) {
+  count++;
+  if (got !== expected) failures.push(`${call} gave ${JSON.stringify(got)}, expected ${JSON.stringify(expected)} (${why})`);
+}
+for (const { value, decimals, text, why } of cases.tables) {
+  if (decimals === undefined) check(`numberText(${JSON.stringify(value)})`, numberText(value), text, why);
+  else check(`numberText(${JSON.stringify(value)}, ${decimals})`, numberText(value, decimals), text, why);
+}
+for (const { value, format, text, why } of cases.formats) {
+  let got;
+  try {
+    got = formatNumber(value, format);
+  } catch (error) {
+    got = `(threw: ${error.message})`;
+  }
+  check(`formatNumber(${JSON.stringify(value)}, ${JSON.stringify(format)})`, got, text, why);
+}
+// A format the book does not use is refused, not guessed at.
+for (const [value, format] of [[1.5, '.3'], [1.5, 'x'], [1.5, ','], ['abc', '.1e']]) {
+  count++;
+  let threw = false;
+  try {
+    formatNumber(value, format);
+  } catch {
+    threw = true;
+  }
+  if (!threw) failures.push(`formatNumber(${JSON.stringify(value)}, ${JSON.stringify(format)}) did not refuse`);
+}
+if (failures.length > 0) {
+  console.error(failures.join('\n'));
+  console.error(`${failures.length} of ${count} cases wrong`);
+  process.exit(1);
+}
+console.log(`${count} cases as tests/number_text_cases.json writes them`);
