@@ -110,20 +110,46 @@ def _resolve(document, pointer: str, where: str):
 
 
 def format_value(value, spec: str | None) -> str:
-    """How a live value reads in a sentence: a number, or a vector as (a, b)."""
+    """How a live value reads in a sentence: a number, or a vector as (a, b).
+
+    With a format spec, Python's format(value, spec); without one, as the
+    programs' tables write it (program::number_text): rounded once to 4
+    decimals, trailing zeros dropped, from 1e15 up in size in scientific
+    notation ("1.2346e20"). The minus sign is U+2212, and none stands before
+    nothing but zeros ("0", not "−0"); the JSON's "inf", "-inf" and "NaN" are
+    written as symbols. The page writes numbers the same way (numberText and
+    formatNumber in docs/_static/interactive.js); tests/book/test_number_text.py
+    holds this function to the cases in tests/number_text_cases.json, which the
+    page's and the programs' tests share."""
     if isinstance(value, list) and value and all(_is_number(entry) for entry in value):
         return "(" + ", ".join(format_value(entry, spec) for entry in value) + ")"
+    if isinstance(value, str) and value in NON_FINITE:
+        return NON_FINITE[value]
     if isinstance(value, str) and spec is None:
         return value
     if not _is_number(value):
         raise ValueError(f"{json.dumps(value)[:60]} is not a number, a vector or a name")
     if spec:
         text = format(value, spec)
+    elif abs(value) >= SCIENTIFIC_FROM:
+        mantissa, exponent = f"{value:.4e}".split("e")
+        text = f"{_shortened(mantissa)}e{int(exponent)}"
     else:
-        text = f"{value:.4f}".rstrip("0").rstrip(".")
-    if text.lstrip("-").strip("0.") == "":
-        text = text.lstrip("-")  # no "-0"
+        text = _shortened(f"{value:.4f}")
+    if text.startswith("-") and not re.search(r"[1-9]", text.partition("e")[0]):
+        text = text[1:]  # no "-0", "-0.0%", "-0.0e+00"
     return text.replace("-", MINUS)
+
+
+# The JSON's names for the numbers that are not finite, as the book writes them.
+NON_FINITE = {"inf": "\N{INFINITY}", "-inf": MINUS + "\N{INFINITY}", "NaN": "NaN"}
+# From this size on, the tables write a number in scientific notation (program::scientific_from).
+SCIENTIFIC_FROM = 1e15
+
+
+def _shortened(text: str) -> str:
+    """"2.5000" as "2.5", "2.0000" as "2"."""
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _is_number(value) -> bool:
