@@ -1,7 +1,9 @@
 // program::number_text and program::table, which print every chapter's tables:
 // a number is rounded to a few decimals, and a huge one is written in
 // scientific notation instead of as hundreds of digits that a double does not
-// even hold (entries near 1e308 printed as 309-digit integers).
+// even hold (entries near 1e308 printed as 309-digit integers). The book's cases
+// (tests/number_text_cases.json) hold number_text to the rules the page's numberText and the
+// prose's format_value are held to as well.
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -9,9 +11,54 @@
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "attention/mulberry32.hpp"
 #include "program/table.hpp"
+
+namespace table_tests {
+
+// A case's value: a number, or the JSON's "inf", "-inf", "NaN".
+double case_value(const nlohmann::json& value) {
+  if (value.is_number()) return value.get<double>();
+  const std::string name = value.get<std::string>();
+  if (name == "inf") return std::numeric_limits<double>::infinity();
+  if (name == "-inf") return -std::numeric_limits<double>::infinity();
+  REQUIRE(name == "NaN");
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+// The page's and the prose's text as the programs print it: ASCII '-' for U+2212.
+std::string ascii_minus(const std::string& text) {
+  const std::string minus = "\u2212";
+  std::string ascii;
+  for (std::size_t at = 0; at < text.size();) {
+    if (text.compare(at, minus.size(), minus) == 0) {
+      ascii.push_back('-');
+      at += minus.size();
+    } else {
+      ascii.push_back(text[at++]);
+    }
+  }
+  return ascii;
+}
+
+}  // namespace table_tests
+
+TEST_CASE("number_text writes the book's cases as the page and the prose write them", "[ch01]") {
+  const nlohmann::json cases = nlohmann::json::parse(
+#include "number_text_cases.inc"
+  );
+  REQUIRE(cases.at("tables").size() > 20);
+  for (const nlohmann::json& one : cases.at("tables")) {
+    const double value = table_tests::case_value(one.at("value"));
+    const int decimals = one.value("decimals", 4);
+    const std::string expected = one.contains("program") ? one.at("program").get<std::string>()
+                                                         : table_tests::ascii_minus(one.at("text").get<std::string>());
+    INFO(one.at("value").dump() << " to " << decimals << " decimals: " << one.at("why").get<std::string>());
+    CHECK(program::number_text(value, decimals) == expected);
+  }
+}
 
 TEST_CASE("number_text rounds to its decimals and drops trailing zeros", "[ch01]") {
   CHECK(program::number_text(2.0) == "2");
