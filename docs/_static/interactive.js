@@ -51,7 +51,8 @@
 // many updates it has made, so that a test sees a button press compute
 // again even where the arguments stay the same); every number shown
 // carries data-key (a JSON pointer into the program's JSON) and data-exact
-// (the number exactly as the program returned it), except a time the program
+// (the number exactly as the program returned it), and one written with a
+// format spec (view.number(value, pointer, '.1e')) data-format, except a time the program
 // measured while it ran (a wall clock, different at every run), which carries
 // data-measured (its JSON pointer) and data-exact instead.
 (function () {

@@ -192,6 +192,51 @@ function showsRounded(text, value) {
   return Math.abs(shown - value) <= 0.5 * 10 ** (exponent - place) * (1 + 1e-9);
 }
 
+// Whether `text` shows `value` as Python's format(value, spec) would, for a number the figure
+// writes with a format the prose uses (data-format: [,][.precision][e|f|g|%|d]), checked from the
+// outside as showsRounded is: U+2212 for a minus, and none before only zeros; the places the spec
+// asks for, and no more; digits in groups of three after a ","; "e" with a signed exponent of two
+// digits or more where the spec is e, or g outside its fixed range; and, read back, the value
+// rounded at the last place shown (a whole number with d or "," alone: the value itself).
+export function showsFormatted(text, value, spec) {
+  if (typeof value !== 'number') return showsRounded(text, value);
+  const format = /^(,?)(?:\.(\d+))?([efg%d]?)$/.exec(spec);
+  if (!format || text.includes('-')) return false;
+  const [, comma, precisionText, type] = format;
+  const precision = precisionText === undefined ? 6 : Number(precisionText);
+  const match = /^(−?)(\d[\d,]*)(?:\.(\d+))?(?:e([+−])(\d{2,}))?(%?)$/.exec(text);
+  if (!match) return false;
+  const [, sign, whole, decimals = '', exponentSign, exponentDigits, percent] = match;
+  if (comma ? !/^\d{1,3}(,\d{3})*$/.test(whole) : whole.includes(',')) return false;
+  if ((percent === '%') !== (type === '%')) return false;
+  const digits = whole.replace(/,/g, '') + decimals;
+  if (sign && !/[1-9]/.test(digits)) return false;  // no "−0"
+  const exponent = exponentDigits === undefined ? 0 : Number(exponentDigits) * (exponentSign === '−' ? -1 : 1);
+  const shown = (sign ? -1 : 1) * Number(`${whole.replace(/,/g, '')}.${decimals || '0'}`) * 10 ** exponent /
+    (type === '%' ? 100 : 1);
+  let place;  // the power of ten of the last digit shown, of the value (not of the percentage)
+  if (type === 'd' || type === '') {
+    return decimals === '' && exponentDigits === undefined && shown === value;
+  } else if (type === 'f' || type === '%') {
+    if (exponentDigits !== undefined || decimals.length !== precision) return false;
+    place = -precision - (type === '%' ? 2 : 0);
+  } else if (type === 'e') {
+    if (exponentDigits === undefined || decimals.length !== precision || whole.length !== 1) return false;
+    if (whole === '0' && value !== 0) return false;
+    place = exponent - precision;
+  } else {  // g: p significant digits, trailing zeros dropped; fixed for an exponent from -4 to p - 1
+    const significant = Math.max(precision, 1);
+    if (decimals.endsWith('0')) return false;
+    if (shown === 0) return value === 0 && text.replace('−', '') === '0';
+    const magnitude = Math.floor(Math.log10(Math.abs(shown)) + 1e-12);
+    if ((exponentDigits !== undefined) !== (magnitude < -4 || magnitude >= significant)) return false;
+    if (exponentDigits !== undefined && whole.length !== 1) return false;
+    if (digits.replace(/^0+/, '').length > significant) return false;
+    place = magnitude - significant + 1;
+  }
+  return Math.abs(shown - value) <= 0.5 * 10 ** place * (1 + 1e-9);
+}
+
 // In the page, in one call: change a control (if `change` says which), wait
 // until the figure has settled (ready or error), and read its state and every
 // number it shows. One round trip to the browser per setting, not three.
@@ -215,7 +260,7 @@ async function settleAndRead({ name, change, timeoutMs }) {
     await new Promise((resolve) => requestAnimationFrame(resolve));
   }
   const numbers = [...root.querySelectorAll('[data-key]')].map((node) => ({
-    key: node.dataset.key, exact: node.dataset.exact, text: node.textContent,
+    key: node.dataset.key, exact: node.dataset.exact, text: node.textContent, format: node.dataset.format,
   }));
   const measured = [...root.querySelectorAll('[data-measured]')].map((node) => ({
     key: node.dataset.measured, exact: node.dataset.exact,
@@ -286,8 +331,10 @@ async function compare(shown, bin, what, problems, stats) {
     }
     // What the page shows must be the number, rounded: read back, within half a unit of its
     // coarsest allowed place (the page writes 4 decimals, or 3 or 2 where a figure asks).
-    if (!showsRounded(number.text, value)) {
-      problems.push(`${what}: ${number.key} reads "${number.text}", which is not ${JSON.stringify(value)} rounded`);
+    // A number written with a format spec (data-format), as the prose writes it: read back the same way.
+    if (number.format !== undefined ? !showsFormatted(number.text, value, number.format) : !showsRounded(number.text, value)) {
+      const how = number.format !== undefined ? ` written as format(…, "${number.format}")` : ' rounded';
+      problems.push(`${what}: ${number.key} reads "${number.text}", which is not ${JSON.stringify(value)}${how}`);
     }
   }
   // A time measured while the program ran: the same key natively, seconds in both, the values free.
