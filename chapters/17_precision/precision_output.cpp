@@ -23,8 +23,8 @@ constexpr std::uint64_t max_length = 1 << 20;
 constexpr double max_spread = 100.0;
 constexpr double max_at = 20.0;  // e^20 is about 5 · 10^8, far inside float's and bfloat16's range
 
-// A step or an error as the table prints it, to two significant digits: 0.0032, 3.2e-06. The page shows these
-// strings, since its own numbers keep four decimals and would show 1.2e-11 as 0.
+// A step to two significant digits (0.0032, 3.2e-06) and an error in scientific notation, as the table prints
+// them; the page writes the JSON's numbers with the same formats (".2g", ".1e").
 std::string two_digits(double value) { return fmt::format("{:.2g}", value); }
 std::string error_text(double value) { return fmt::format("{:.1e}", value); }
 
@@ -63,10 +63,7 @@ nlohmann::json to_json(const Result& result) {
   for (const StepCurve& curve : result.curves) {
     curves.push_back({{"format", attention::format_name(curve.format)}, {"at", curve.at}, {"errors", curve.errors},
                       {"best_step", curve.best_step}, {"best_error", curve.best_error}, {"root", curve.root},
-                      {"spacing", curve.spacing}, {"predicted_step", curve.predicted_step},
-                      {"best_step_text", two_digits(curve.best_step)},
-                      {"best_error_text", error_text(curve.best_error)},
-                      {"predicted_step_text", two_digits(curve.predicted_step)}});
+                      {"spacing", curve.spacing}, {"predicted_step", curve.predicted_step}});
   }
   return {{"finite_difference",
            {{"difference", difference_name(inputs.difference)}, {"steps", result.steps}, {"curves", curves}}},

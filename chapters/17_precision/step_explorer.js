@@ -2,15 +2,19 @@
 // e^x against its step h, in double, float and bfloat16, at the point x and
 // with the difference (central or forward) the reader picks. The chapter's
 // program (precision) computes every error, the best step and the step the
-// arithmetic predicts; the page draws them on log-log axes. The program writes
-// the steps and errors it names as text too: the page's own number format
-// keeps four decimals and would show 1.2e-11 as 0.
+// arithmetic predicts; the page draws them on log-log axes, and names each
+// format's best step and predicted step to two significant digits (".2g") and
+// the best error in scientific notation (".1e"), as the chapter's prose and
+// tables write them: the tables' four decimals would show 1.2e-11 as 0.
 (function () {
   const COLOURS = ['#1f77b4', '#2ca02c', '#d62728'];
   // Axis labels at every third power of ten, written as the tables write them.
   const power = (value) => `1e${Math.round(Math.log10(value))}`.replace('-', '−');
   Book.figure('step_explorer', {
     program: 'precision',
+    // The predicted step is a cube root (std::cbrt), whose last bit the browser's C library and the
+    // native one round differently: the page's numbers agree with the native program's to 1e-12.
+    tolerance: 1e-12,
     controls: [
       { name: 'at', label: 'the point x (--at)', type: 'range', flag: '--at', min: 0.1, max: 10, step: 0.1 },
       { name: 'difference', label: 'the difference (--difference)', type: 'select', flag: '--difference',
@@ -54,9 +58,9 @@
       const lines = run.curves.map((curve, k) => {
         const at = `/finite_difference/curves/${k}`;
         return Book.element('li', {}, [
-          `${curve.format}: best step `, view.number(curve.best_step_text, `${at}/best_step_text`),
-          ', its error ', view.number(curve.best_error_text, `${at}/best_error_text`),
-          '; predicted step ', view.number(curve.predicted_step_text, `${at}/predicted_step_text`),
+          `${curve.format}: best step `, view.number(curve.best_step, `${at}/best_step`, '.2g'),
+          ', its error ', view.number(curve.best_error, `${at}/best_error`, '.1e'),
+          '; predicted step ', view.number(curve.predicted_step, `${at}/predicted_step`, '.2g'),
         ]);
       });
       view.slot('best').replaceChildren(Book.element('ul', { class: 'interactive-sentence' }, lines));
