@@ -1,7 +1,9 @@
 // Chapter 10's interactive figure: choose which entry of the output is the
 // loss (its row and column) and whether the causal mask is on; the chapter's
 // program (backward_pass) follows that one number back through attention and
-// returns dW, dS, dQ, dK and dV, drawn here as tables and dS as a map.
+// returns dW, dS, dQ, dK and dV, drawn here as tables and dS as a map, and
+// how far each of dQ, dK and dV is from central finite differences of the loss
+// (a relative difference near 1e-11, written as the prose writes it: ".1e").
 // Queries, keys and values are editable as text.
 (function () {
   Book.figure('gradient_explorer', {
@@ -65,6 +67,13 @@
       view.matrix('d_queries', g.queries, { title: 'dQ = dS·K/√d_k', rows, columns: width, pointer: '/gradients/queries' });
       view.matrix('d_keys', g.keys, { title: 'dK = dSᵀ·Q/√d_k', rows: keys, columns: width, pointer: '/gradients/keys' });
       view.matrix('d_values', g.values, { title: 'dV = Wᵀ·dO', rows: keys, columns: valueColumns, pointer: '/gradients/values' });
+      const check = json.toy_check;
+      view.sentence('toy_check', [
+        'Moving each entry of Q, K and V by h = ', [check.step, '/toy_check/step', '.0e'],
+        ' up and down, the largest relative differences from these gradients are ',
+        [check.queries, '/toy_check/queries', '.1e'], ' for dQ, ', [check.keys, '/toy_check/keys', '.1e'],
+        ' for dK and ', [check.values, '/toy_check/values', '.1e'], ' for dV.',
+      ]);
     },
   });
 })();
