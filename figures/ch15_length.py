@@ -26,7 +26,7 @@ for name in inputs["schemes"]:
     top.plot(positions, [scheme["accuracy_median"][t] * 100 for t in positions], color=COLOURS[name], linewidth=1.6,
              label=LABELS[name])
 top.axvline(longest - 0.5, color="black", linestyle="--", linewidth=1)
-top.text(longest - 0.3, 3, f"longer than any\ntraining sequence →", fontsize=9, va="bottom")
+top.text(longest - 0.3, 3, "longer than any\ntraining sequence →", fontsize=9, va="bottom")
 top.set_ylabel("right answers (%)", fontsize=10)
 top.set_xlabel("position in the test sequence", fontsize=10)
 top.set_ylim(0, 105)

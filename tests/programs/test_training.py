@@ -98,18 +98,18 @@ class TrainingTest(ProgramTest):
         n = document["length"]
         self.assertGreaterEqual(len(runs), 5)
         self.assertEqual(len({run["seed"] for run in runs}), len(runs))
-        for run in runs:
-            with self.subTest(seed=run["seed"]):
-                self.assertIsNotNone(run["first_step_at_99"])
-                self.assertIsNotNone(run["first_step_at_100"])
-                self.assertGreaterEqual(run["final_accuracy"], 0.99)
-                weights = np.array(run["source_weight"]).ravel()
-                peaks = np.array(run["source_peak"]).ravel()
+        for seed_run in runs:
+            with self.subTest(seed=seed_run["seed"]):
+                self.assertIsNotNone(seed_run["first_step_at_99"])
+                self.assertIsNotNone(seed_run["first_step_at_100"])
+                self.assertGreaterEqual(seed_run["final_accuracy"], 0.99)
+                weights = np.array(seed_run["source_weight"]).ravel()
+                peaks = np.array(seed_run["source_peak"]).ravel()
                 sharpest = int(weights.argmax())
                 self.assertGreater(weights[sharpest], 0.6)
                 self.assertGreater(peaks[sharpest], 0.95)
                 self.assertTrue(np.all(weights > 2.0 / n), weights)  # every head: more than twice chance
-                for count in np.array(run["example_source_peak"]).ravel():
+                for count in np.array(seed_run["example_source_peak"]).ravel():
                     self.assertIn(count, range(n + 1))
         # The summary the prose quotes, recomputed from the rows.
         summary = document["summary"]
