@@ -111,7 +111,7 @@
     let worker;
     try {
       worker = new Worker(URL.createObjectURL(new Blob([workerSource], { type: 'text/javascript' })));
-    } catch (error) {
+    } catch {  // the browser refused the worker: the figure computes in the page itself
       return null;
     }
     const waiting = new Map();

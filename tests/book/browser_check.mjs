@@ -292,7 +292,7 @@ function listPages(root) {
 
 // chapters/01_dot_product/index.html -> chapters_01_dot_product_index.png
 function screenshotName(relPage, used) {
-  let base = relPage.replace(/\.html?$/, '').replace(/[\/\\]/g, '_').replace(/[^A-Za-z0-9._-]/g, '_');
+  let base = relPage.replace(/\.html?$/, '').replace(/[/\\]/g, '_').replace(/[^A-Za-z0-9._-]/g, '_');
   let name = `${base}.png`;
   for (let n = 2; used.has(name); n++) name = `${base}-${n}.png`;
   used.add(name);
