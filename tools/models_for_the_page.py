@@ -23,6 +23,12 @@ integers. cmake/Book.cmake's book_models_for_the_page() calls this.
 With --from-json and --list it trains nothing: it reads the models from a
 list in the JSON document of a run the build has already captured (chapter
 16 ships the grid's runs so). The kinds then include boolean.
+
+A model's training time ("seconds", a wall-clock measure, at the top of the
+model or in a field that holds a JSON object as text) is written as 0: it
+changes at every build, and with it the page's module and so the pictures of
+every page the browser check takes, while the page shows no training time
+(the page restores the model; it does not train it).
 """
 import argparse
 import json
@@ -97,6 +103,23 @@ def model_source(model: dict, fields) -> str:
     return "    {" + ",\n     ".join(KINDS[kind](model[name]) for name, kind in fields) + "}"
 
 
+def without_training_time(model: dict) -> dict:
+    """The model with its training's wall-clock seconds written as 0, wherever they are (see the top)."""
+    kept = dict(model)
+    for name, value in model.items():
+        if name == "seconds" and isinstance(value, (int, float)):
+            kept[name] = 0.0
+        elif isinstance(value, str) and value.startswith("{"):
+            try:
+                inner = json.loads(value)
+            except json.JSONDecodeError:
+                continue  # text, not a JSON object
+            if isinstance(inner, dict) and "seconds" in inner:
+                inner["seconds"] = 0.0
+                kept[name] = json.dumps(inner, separators=(",", ":"))
+    return kept
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--program", required=True)
@@ -116,6 +139,7 @@ def main():
         printed = subprocess.run([options.program, *shlex.split(run), "--model-for-the-page"],
                                  check=True, capture_output=True, text=True).stdout
         models.append(json.loads(printed))
+    models = [without_training_time(model) for model in models]
     source = ("// Written by tools/models_for_the_page.py from the native program's\n"
               "// --model-for-the-page, for the page's module only. Not to be edited.\n"
               f'#include "{options.header}"\n\n'
