@@ -18,16 +18,29 @@ JSON is the one the build captured from the same program with the same
 arguments (tools/capture_run.py writes <run>.json and <run>.command; the build
 runs a program again whenever it changes), so each run is not started a second
 time here. Elsewhere (the sanitizer build, which renders nothing) the program
-runs."""
+runs.
+
+Where the book was rendered, page_call's answers are also kept in the book's cache (the folder
+page-answers/ of tools/cached_command.py), under a hash of page_call's own bytes
+and the call: a later run with the same page_call (a fresh clone builds the
+same bytes from the same sources) compares the same answers without computing
+them again; the trainings of chapters 11 and 13 to 16 are most of this test's
+time. A page_call changed in any way (any chapter's computation is in it) is
+another key."""
+import hashlib
 import json
 import os
 import pathlib
 import re
 import shlex
 import subprocess
+import sys
 import unittest
 
 from harness import run_program, start_program
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
+import cached_command  # noqa: E402  (the book's cache: where it is, how it is pruned and written)
 
 PAGE_CALL = os.environ.get("BOOK_PAGE_CALL", "")
 # Under the sanitizers (every memory access checked, about 25 times slower) the runs that take long, chapter 11's trainings, are left
@@ -51,11 +64,29 @@ class PageCall:
     this test's time under the sanitizers. It must print nothing on stderr and
     exit with status 0 (checked by finish())."""
 
-    def __init__(self):
+    def __init__(self, cache: pathlib.Path | None = None):
         self.process = subprocess.Popen([PAGE_CALL, "--each"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)
+        self.cache = cache
+        self.program_hash = hashlib.sha256(pathlib.Path(PAGE_CALL).read_bytes()).hexdigest() if cache else ""
 
     def __call__(self, name, arguments) -> dict:
+        """page_call's answer, from the cache if these bytes of page_call gave it before (see the top)."""
+        if self.cache is None:
+            return self.ask(name, arguments)
+        kept = self.cache / hashlib.sha256(json.dumps([self.program_hash, name, list(arguments)]).encode()).hexdigest()
+        if kept.is_file():
+            os.utime(kept)
+            return json.loads(kept.read_text())
+        answer = self.ask(name, arguments)
+        if answer.get("status") in (0, 2):
+            try:
+                cached_command.store(kept, json.dumps(answer).encode())
+            except OSError:
+                pass  # a cache that cannot be written only costs time
+        return answer
+
+    def ask(self, name, arguments) -> dict:
         self.process.stdin.write(json.dumps([name, *arguments]) + "\n")
         self.process.stdin.flush()
         answer = self.process.stdout.readline()
@@ -109,7 +140,7 @@ class PageEntry(unittest.TestCase):
         listed = start_program(PAGE_CALL, ["--list"], timeout=120)
         assert listed.returncode == 0, listed.stderr
         cls.programs = listed.stdout.split()
-        cls.page_call = PageCall()
+        cls.page_call = PageCall(cached_command.folder_of("page-answers") if OUTPUTS is not None else None)
 
     @classmethod
     def tearDownClass(cls):
