@@ -22,7 +22,9 @@ is $BOOK_CACHE_DIR, else $XDG_CACHE_HOME/attention-compiled, else
 ~/.cache/attention-compiled, in the folder NAME; entries not used for 14 days
 are removed. A command that fails leaves nothing in the cache."""
 import argparse
+import functools
 import hashlib
+import json
 import os
 import pathlib
 import shutil
@@ -74,6 +76,37 @@ def store(path: pathlib.Path, data: bytes) -> None:
     partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
     partial.write_bytes(data)
     partial.replace(path)
+
+
+@functools.cache
+def program_hash(program: pathlib.Path) -> str:
+    """A hash of the program's bytes: a fresh clone builds the same bytes from the same sources."""
+    return hashlib.sha256(pathlib.Path(program).read_bytes()).hexdigest()
+
+
+_pruned = functools.cache(folder_of)  # each folder made and pruned once per process
+
+
+def program_answer(folder: str, program, question, answer, keep=lambda result: True):
+    """What answer() gives for @p question (JSON) asked of @p program: read from the
+    cache's folder @p folder if the same bytes of the program were asked the same
+    before, else computed, and kept there if keep(result). The result is JSON
+    (lists, dictionaries, strings, numbers). Returns (result, whether it was read)."""
+    name = hashlib.sha256(json.dumps([program_hash(program), question]).encode()).hexdigest()
+    try:
+        kept = _pruned(folder) / f"{name}.json"
+    except OSError:  # no cache to be had: only costs time
+        return answer(), False
+    if kept.is_file():
+        os.utime(kept)
+        return json.loads(kept.read_text()), True
+    result = answer()
+    if keep(result):
+        try:
+            store(kept, json.dumps(result).encode())
+        except OSError as error:  # a cache that cannot be written only costs time
+            print(f"cached_command.py: not cached: {error}", file=sys.stderr)
+    return result, False
 
 
 def main() -> int:

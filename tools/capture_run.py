@@ -22,9 +22,7 @@ something is always run: a json_file run, unless runs.json says "timed": false
 (its varying numbers, a training's seconds, are no claim about speed).
 """
 import argparse
-import hashlib
 import json
-import os
 import re
 import shlex
 import subprocess
@@ -61,35 +59,27 @@ def main() -> int:
     display = shlex.join([f"build/bin/{options.program.name}", *arguments])
     (options.out / f"{options.run}.command").unlink(missing_ok=True)
 
-    timed = one_run and run.get("timed", True)
-    kept = None
-    if not timed:
-        program_hash = hashlib.sha256(options.program.read_bytes()).hexdigest()
-        key = hashlib.sha256(json.dumps([program_hash, arguments, bool(one_run)]).encode()).hexdigest()
-        kept = cached_command.cache_root() / "runs" / f"{key}.json"
-        if kept.is_file():
-            tables, document = json.loads(kept.read_text())
-            os.utime(kept)
-            return write(options, tables, document, display)
+    def captured():  # [tables, document]
+        if one_run:
+            json_path.unlink(missing_ok=True)
+            results = [subprocess.run(command + ["--json-file", str(json_path)], capture_output=True, text=True)]
+        else:
+            results = [subprocess.run(command, capture_output=True, text=True),
+                       subprocess.run(command + ["--json"], capture_output=True, text=True)]
+        for result in results:
+            if result.returncode != 0:
+                sys.exit(f"capture_run: {shlex.join(result.args)} exited with {result.returncode}: "
+                         f"{result.stderr.strip()}")
+        document = json_path.read_text() if one_run else results[1].stdout
+        json.loads(document)  # must be one valid document
+        return [results[0].stdout, document]
 
-    if one_run:
-        json_path.unlink(missing_ok=True)
-        results = [subprocess.run(command + ["--json-file", str(json_path)], capture_output=True, text=True)]
+    if one_run and run.get("timed", True):  # it times something: always run
+        tables, document = captured()
     else:
-        results = [subprocess.run(command, capture_output=True, text=True),
-                   subprocess.run(command + ["--json"], capture_output=True, text=True)]
-    for result in results:
-        if result.returncode != 0:
-            sys.exit(f"capture_run: {shlex.join(result.args)} exited with {result.returncode}: {result.stderr.strip()}")
-    document = json_path.read_text() if one_run else results[1].stdout
-    json.loads(document)  # must be one valid document
-    if kept is not None:
-        try:
-            cached_command.folder_of("runs")
-            cached_command.store(kept, json.dumps([results[0].stdout, document]).encode())
-        except OSError as error:  # a cache that cannot be written only costs time
-            print(f"capture_run: not cached: {error}", file=sys.stderr)
-    return write(options, results[0].stdout, document, display)
+        (tables, document), _ = cached_command.program_answer("runs", options.program, [arguments, bool(one_run)],
+                                                              captured)
+    return write(options, tables, document, display)
 
 
 def write(options, tables: str, document: str, display: str) -> int:

@@ -42,10 +42,7 @@ change is another key; a command that ran out of time is not kept.
 """
 from __future__ import annotations
 
-import functools
-import hashlib
 import html
-import json
 import os
 import re
 import resource
@@ -172,29 +169,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import cached_command  # noqa: E402  (the book's cache: where it is, how it is pruned and written)
 
 
-@functools.cache
-def program_hash(program: Path) -> str:
-    return hashlib.sha256(program.read_bytes()).hexdigest()
-
-
-def run_one(command: Command, bin_dir: Path, cache: Path | None) -> Outcome:
+def run_one(command: Command, bin_dir: Path) -> Outcome:
     """How the command ends: from the cache if this program's bytes ran these arguments before."""
     words = shlex.split(command.text)
     program = bin_dir / words[0].removeprefix("build/bin/")
-    if cache is None:
-        return run_program(command, program, words[1:])
-    kept = cache / hashlib.sha256(json.dumps([program_hash(program), words[1:]]).encode()).hexdigest()
-    if kept.is_file():
-        os.utime(kept)
-        status, stdout, stderr = json.loads(kept.read_text())
-        return Outcome(command, status, stdout, stderr, 0.0, cached=True)
-    outcome = run_program(command, program, words[1:])
-    if outcome.status is not None:
-        try:
-            cached_command.store(kept, json.dumps([outcome.status, outcome.stdout, outcome.stderr]).encode())
-        except OSError:
-            pass  # a cache that cannot be written only costs time
-    return outcome
+
+    def ended():
+        outcome = run_program(command, program, words[1:])
+        return [outcome.status, outcome.stdout, outcome.stderr, outcome.seconds]
+
+    (status, stdout, stderr, seconds), read = cached_command.program_answer(
+        "command-outcomes", program, words[1:], ended, keep=lambda result: result[0] is not None)
+    return Outcome(command, status, stdout, stderr, 0.0 if read else seconds, cached=read)
 
 
 def run_program(command: Command, program: Path, arguments: list[str]) -> Outcome:
@@ -289,9 +275,8 @@ class BookCommands(unittest.TestCase):
 
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.monotonic()
-        cache = cached_command.folder_of("command-outcomes")
         with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-            outcomes = list(pool.map(lambda command: run_one(command, self.bin_dir, cache), to_run.values()))
+            outcomes = list(pool.map(lambda command: run_one(command, self.bin_dir), to_run.values()))
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         processor = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -317,7 +302,8 @@ class BookCommands(unittest.TestCase):
               f"{len(skipped)} not run:", file=sys.stderr)
         for text, reason in sorted(skipped.items()):
             print(f"  not run: {text}  ({reason})", file=sys.stderr)
-        print(f"{sum(outcome.cached for outcome in outcomes)} of those read from the cache {cache}", file=sys.stderr)
+        print(f"{sum(outcome.cached for outcome in outcomes)} of those read from the cache "
+              f"{cached_command.cache_root() / 'command-outcomes'}", file=sys.stderr)
         print(f"{time.monotonic() - start:.1f} s wall, {processor:.1f} s of processor time; slowest: "
               + ", ".join(f"{o.command.text} {o.seconds:.1f} s" for o in slowest), file=sys.stderr)
 

@@ -27,7 +27,6 @@ same bytes from the same sources) compares the same answers without computing
 them again; the trainings of chapters 11 and 13 to 16 are most of this test's
 time. A page_call changed in any way (any chapter's computation is in it) is
 another key."""
-import hashlib
 import json
 import os
 import pathlib
@@ -64,26 +63,18 @@ class PageCall:
     this test's time under the sanitizers. It must print nothing on stderr and
     exit with status 0 (checked by finish())."""
 
-    def __init__(self, cache: pathlib.Path | None = None):
+    def __init__(self, use_cache: bool = False):
         self.process = subprocess.Popen([PAGE_CALL, "--each"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)
-        self.cache = cache
-        self.program_hash = hashlib.sha256(pathlib.Path(PAGE_CALL).read_bytes()).hexdigest() if cache else ""
+        self.use_cache = use_cache
 
     def __call__(self, name, arguments) -> dict:
         """page_call's answer, from the cache if these bytes of page_call gave it before (see the top)."""
-        if self.cache is None:
+        if not self.use_cache:
             return self.ask(name, arguments)
-        kept = self.cache / hashlib.sha256(json.dumps([self.program_hash, name, list(arguments)]).encode()).hexdigest()
-        if kept.is_file():
-            os.utime(kept)
-            return json.loads(kept.read_text())
-        answer = self.ask(name, arguments)
-        if answer.get("status") in (0, 2):
-            try:
-                cached_command.store(kept, json.dumps(answer).encode())
-            except OSError:
-                pass  # a cache that cannot be written only costs time
+        answer, _ = cached_command.program_answer("page-answers", PAGE_CALL, [name, list(arguments)],
+                                                  lambda: self.ask(name, arguments),
+                                                  keep=lambda answer: answer.get("status") in (0, 2))
         return answer
 
     def ask(self, name, arguments) -> dict:
@@ -140,7 +131,7 @@ class PageEntry(unittest.TestCase):
         listed = start_program(PAGE_CALL, ["--list"], timeout=120)
         assert listed.returncode == 0, listed.stderr
         cls.programs = listed.stdout.split()
-        cls.page_call = PageCall(cached_command.folder_of("page-answers") if OUTPUTS is not None else None)
+        cls.page_call = PageCall(use_cache=OUTPUTS is not None)
 
     @classmethod
     def tearDownClass(cls):
