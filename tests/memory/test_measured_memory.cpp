@@ -38,6 +38,7 @@
 #include "attention/attention.hpp"
 #include "attention/product_workspace.hpp"
 #include "attention/streaming_attention.hpp"
+#include "support.hpp"
 
 extern "C" {
 void* __libc_malloc(std::size_t size);
@@ -107,6 +108,7 @@ int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
 namespace {
 
 using attention::Matrix;
+using support::random_matrix;
 
 /// What a call took from the heap: the peak of the bytes in use above those in use before it, and the blocks.
 struct Measured {
@@ -121,14 +123,6 @@ Measured measured(Call&& call) {
   const std::int64_t blocks_before = blocks_taken.load();
   call();
   return {peak_in_use.load() - before, blocks_taken.load() - blocks_before};
-}
-
-Matrix random_matrix(Eigen::Index rows, Eigen::Index columns, std::mt19937_64& generator) {
-  std::normal_distribution<double> normal;
-  Matrix m(rows, columns);
-  for (Eigen::Index j = 0; j < columns; ++j)
-    for (Eigen::Index i = 0; i < rows; ++i) m(i, j) = normal(generator);
-  return m;
 }
 
 // The count, and at most a page and 96 bytes per block over it (see the top of the file).
