@@ -87,17 +87,18 @@ def program_hash(program: pathlib.Path) -> str:
 _pruned = functools.cache(folder_of)  # each folder made and pruned once per process
 
 
-def program_answer(folder: str, program, question, answer, keep=lambda result: True):
+def program_answer(folder: str, program, question, answer, keep=lambda result: True, again=False):
     """What answer() gives for @p question (JSON) asked of @p program: read from the
     cache's folder @p folder if the same bytes of the program were asked the same
-    before, else computed, and kept there if keep(result). The result is JSON
-    (lists, dictionaries, strings, numbers). Returns (result, whether it was read)."""
+    before (and not @p again), else computed, and kept there if keep(result). The
+    result is JSON (lists, dictionaries, strings, numbers). Returns (result,
+    whether it was read)."""
     name = hashlib.sha256(json.dumps([program_hash(program), question]).encode()).hexdigest()
     try:
         kept = _pruned(folder) / f"{name}.json"
     except OSError:  # no cache to be had: only costs time
         return answer(), False
-    if kept.is_file():
+    if kept.is_file() and not again:
         os.utime(kept)
         return json.loads(kept.read_text()), True
     result = answer()

@@ -17,12 +17,20 @@ What a run printed is kept in the book's cache (tools/cached_command.py, the
 folder runs/), under a hash of the program's bytes and the run's arguments: a
 fresh clone builds the same bytes from the same sources, and its build reads
 the run back instead of running it again (chapter 16's grid trains 120
-models). A program changed in any way is another key. A run that times
-something is always run: a json_file run, unless runs.json says "timed": false
-(its varying numbers, a training's seconds, are no claim about speed).
+models). A program changed in any way is another key.
+
+A run that times something (a json_file run, unless runs.json says "timed":
+false: its varying numbers, a training's seconds, are no claim about speed) is
+kept in the folder timings/, under the same key and this machine's processor
+and its number of logical processors: the timings a build prints are those of
+these very bytes on this kind of machine, measured alone (cmake/Book.cmake runs
+such runs one at a time, after everything is compiled). BOOK_TIME_AGAIN=1 in
+the environment measures every timed run again (and keeps the new numbers).
 """
 import argparse
 import json
+import os
+import platform
 import re
 import shlex
 import subprocess
@@ -74,12 +82,25 @@ def main() -> int:
         json.loads(document)  # must be one valid document
         return [results[0].stdout, document]
 
-    if one_run and run.get("timed", True):  # it times something: always run
-        tables, document = captured()
+    question = [arguments, bool(one_run)]
+    if one_run and run.get("timed", True):  # it times something: on this machine, or again if asked
+        (tables, document), _ = cached_command.program_answer("timings", options.program, [*question, this_machine()],
+                                                              captured, again=bool(os.environ.get("BOOK_TIME_AGAIN")))
     else:
-        (tables, document), _ = cached_command.program_answer("runs", options.program, [arguments, bool(one_run)],
-                                                              captured)
+        (tables, document), _ = cached_command.program_answer("runs", options.program, question, captured)
     return write(options, tables, document, display)
+
+
+def this_machine() -> dict:
+    """What a timing depends on besides the program's bytes (which -march=native
+    already ties to the processor's features): the processor and how many."""
+    model = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            model = next((line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name")), model)
+    except OSError:
+        pass
+    return {"processor": model, "logical processors": os.cpu_count()}
 
 
 def write(options, tables: str, document: str, display: str) -> int:

@@ -2,7 +2,8 @@
 --out, with file names made from the run's name: a name that could reach
 outside --out ("../x", "a/b", ".hidden") is refused before anything is run or
 written. A run is read back from the book's cache when the same program's
-bytes ran the same arguments before, unless it times something."""
+bytes ran the same arguments before; a run that times something, only if it
+ran on the same kind of machine and no one asked to measure again."""
 import json
 import os
 import shutil
@@ -11,9 +12,12 @@ import sys
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 CAPTURE_RUN = REPOSITORY / "tools" / "capture_run.py"
+sys.path.insert(0, str(REPOSITORY / "tools"))
+import capture_run  # noqa: E402  (the tools folder is not a package)
 
 # A stand-in for a chapter program: its tables, or with --json one JSON document;
 # with --json-file PATH, its tables and the document in PATH.
@@ -40,12 +44,12 @@ class CaptureRun(unittest.TestCase):
         self.program.write_text(FAKE_PROGRAM.format(python=sys.executable, table=table))
         self.program.chmod(0o755)
 
-    def capture(self, name: str, run=("--x", "1")) -> subprocess.CompletedProcess:
+    def capture(self, name: str, run=("--x", "1"), environment=None) -> subprocess.CompletedProcess:
         runs = self.folder / "runs.json"
         runs.write_text(json.dumps({"runs": {name: list(run) if isinstance(run, tuple) else run}}))
         return subprocess.run([sys.executable, str(CAPTURE_RUN), "--program", str(self.program), "--runs", str(runs),
                                "--run", name, "--out", str(self.out)], capture_output=True, text=True, timeout=60,
-                              env={**os.environ, "BOOK_CACHE_DIR": str(self.cache)})
+                              env={**os.environ, "BOOK_CACHE_DIR": str(self.cache), **(environment or {})})
 
     def written(self) -> list[str]:
         """Every file under the test's folder, relative to it, but the fake program and runs.json."""
@@ -69,20 +73,46 @@ class CaptureRun(unittest.TestCase):
         self.assertEqual(self.capture("again").returncode, 0)
         self.assertEqual((self.out / "again.txt").read_text(), "another table\n")
 
-    def test_a_timed_run_always_runs(self):
+    def test_a_timed_run_is_read_back_only_on_the_same_kind_of_machine(self):
         timed = {"arguments": ["--x", "1"], "json_file": True, "varying": ["seconds"]}
-        self.assertEqual(self.capture("timed", timed).returncode, 0, self.capture("timed", timed).stderr)
+        result = self.capture("timed", timed)
+        self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(json.loads((self.out / "timed.json").read_text()), {"arguments": 2})
-        self.program.chmod(0o644)
-        self.assertNotEqual(self.capture("timed", timed).returncode, 0)
+        self.assertEqual([path.parent.name for path in self.cache.rglob("*.json")], ["timings"])
+        self.program.chmod(0o644)  # the same bytes, but it can no longer run
+        result = self.capture("timed", timed)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(json.loads((self.out / "timed.json").read_text()), {"arguments": 2})
+        # Asked to measure again, it must run, and cannot.
+        self.assertNotEqual(self.capture("timed", timed, {"BOOK_TIME_AGAIN": "1"}).returncode, 0)
         self.assertFalse((self.out / "timed.command").exists(), "a failed run must not leave its command")
-        # Marked "timed": false, its numbers are no claim about speed: read back like any other run.
+        # On another processor, or with another number of them, it must run too.
+        runs = self.folder / "runs.json"
+        for machine in ({"processor": "another", "logical processors": os.cpu_count()},
+                        {**capture_run.this_machine(), "logical processors": 1000}):
+            with self.subTest(machine=machine), mock.patch.object(capture_run, "this_machine", return_value=machine), \
+                    mock.patch.dict(os.environ, {"BOOK_CACHE_DIR": str(self.cache)}), \
+                    mock.patch.object(sys, "argv", ["capture_run.py", "--program", str(self.program), "--runs",
+                                                    str(runs), "--run", "timed", "--out", str(self.out)]):
+                with self.assertRaises(PermissionError):  # it tried to start the program
+                    capture_run.main()
+        # Marked "timed": false, its numbers are no claim about speed: read back on any machine.
         self.program.chmod(0o755)
         untimed = {**timed, "timed": False}
         self.assertEqual(self.capture("untimed", untimed).returncode, 0)
         self.program.chmod(0o644)
-        self.assertEqual(self.capture("untimed", untimed).returncode, 0)
+        with mock.patch.object(capture_run, "this_machine", side_effect=AssertionError("not asked")):
+            self.assertEqual(self.capture("untimed", untimed).returncode, 0)
         self.assertEqual(json.loads((self.out / "untimed.json").read_text()), {"arguments": 2})
+
+    def test_this_machine_names_the_processor_and_how_many(self):
+        machine = capture_run.this_machine()
+        self.assertEqual(machine["logical processors"], os.cpu_count())
+        if Path("/proc/cpuinfo").is_file():
+            models = [line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                      if line.startswith("model name")]
+            if models:
+                self.assertEqual(machine["processor"], models[0])
 
     def test_a_plain_name_writes_its_three_files(self):
         for name in ("masking_band", "ch04.run-2", "A_1"):
