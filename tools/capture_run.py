@@ -23,9 +23,11 @@ A run that times something (a json_file run, unless runs.json says "timed":
 false: its varying numbers, a training's seconds, are no claim about speed) is
 kept in the folder timings/, under the same key and this machine's processor
 and its number of logical processors: the timings a build prints are those of
-these very bytes on this kind of machine, measured alone (cmake/Book.cmake runs
-such runs one at a time, after everything is compiled). BOOK_TIME_AGAIN=1 in
-the environment measures every timed run again (and keeps the new numbers).
+these very bytes on this kind of machine, measured alone: cmake/Book.cmake runs
+such runs one at a time, after everything is compiled, and a run is kept only
+if the rest of the machine was quiet meanwhile (busy_seconds, below; a run
+that other work disturbed is printed by this build and measured again by the
+next). BOOK_TIME_AGAIN=1 in the environment measures every timed run again.
 """
 import argparse
 import json
@@ -35,6 +37,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import cached_command  # the book's cache: where it is, how it is pruned and written
@@ -84,11 +87,45 @@ def main() -> int:
 
     question = [arguments, bool(one_run)]
     if one_run and run.get("timed", True):  # it times something: on this machine, or again if asked
+        quiet = []
+
+        def measured():  # captured(), and whether the machine did nothing else meanwhile
+            busy, children, start = busy_seconds(), os.times(), time.monotonic()
+            result = captured()
+            wall, after = time.monotonic() - start, os.times()
+            program = after.children_user + after.children_system - children.children_user - children.children_system
+            others = None if busy is None else busy_seconds() - busy - program
+            quiet.append(others is None or others <= max(QUIET_SHARE * wall, QUIET_SECONDS))
+            if not quiet[-1]:
+                print(f"capture_run: {options.run}: {others:.1f} processor-seconds of other work ran beside its "
+                      f"{wall:.1f} s; its timings are printed but not kept, and measured again at the next build",
+                      file=sys.stderr)
+            return result
+
         (tables, document), _ = cached_command.program_answer("timings", options.program, [*question, this_machine()],
-                                                              captured, again=bool(os.environ.get("BOOK_TIME_AGAIN")))
+                                                              measured, keep=lambda result: quiet[-1],
+                                                              again=bool(os.environ.get("BOOK_TIME_AGAIN")))
     else:
         (tables, document), _ = cached_command.program_answer("runs", options.program, question, captured)
     return write(options, tables, document, display)
+
+
+# A timed run is kept only if the rest of the machine was this quiet meanwhile:
+# other work of at most a tenth of the run's wall-clock time (at least 0.05 s,
+# the clock's ticks and the kernel's own chores).
+QUIET_SHARE, QUIET_SECONDS = 0.1, 0.05
+
+
+def busy_seconds():
+    """The processor-seconds the whole machine has been busy since it started (user, nice,
+    system, irq, softirq and steal in Linux's /proc/stat), or None where there is no such file."""
+    try:
+        with open("/proc/stat") as stat:
+            ticks = stat.readline().split()[1:9]
+    except OSError:
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(tick) for tick in ticks)
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def this_machine() -> dict:

@@ -3,13 +3,16 @@
 outside --out ("../x", "a/b", ".hidden") is refused before anything is run or
 written. A run is read back from the book's cache when the same program's
 bytes ran the same arguments before; a run that times something, only if it
-ran on the same kind of machine and no one asked to measure again."""
+ran on the same kind of machine, alone, and no one asked to measure again."""
+import contextlib
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from pathlib import Path
 from unittest import mock
@@ -17,7 +20,8 @@ from unittest import mock
 REPOSITORY = Path(__file__).resolve().parents[2]
 CAPTURE_RUN = REPOSITORY / "tools" / "capture_run.py"
 sys.path.insert(0, str(REPOSITORY / "tools"))
-import capture_run  # noqa: E402  (the tools folder is not a package)
+import cached_command  # noqa: E402  (the tools folder is not a package)
+import capture_run  # noqa: E402
 
 # A stand-in for a chapter program: its tables, or with --json one JSON document;
 # with --json-file PATH, its tables and the document in PATH.
@@ -44,12 +48,12 @@ class CaptureRun(unittest.TestCase):
         self.program.write_text(FAKE_PROGRAM.format(python=sys.executable, table=table))
         self.program.chmod(0o755)
 
-    def capture(self, name: str, run=("--x", "1"), environment=None) -> subprocess.CompletedProcess:
+    def capture(self, name: str, run=("--x", "1")) -> subprocess.CompletedProcess:
         runs = self.folder / "runs.json"
         runs.write_text(json.dumps({"runs": {name: list(run) if isinstance(run, tuple) else run}}))
         return subprocess.run([sys.executable, str(CAPTURE_RUN), "--program", str(self.program), "--runs", str(runs),
                                "--run", name, "--out", str(self.out)], capture_output=True, text=True, timeout=60,
-                              env={**os.environ, "BOOK_CACHE_DIR": str(self.cache), **(environment or {})})
+                              env={**os.environ, "BOOK_CACHE_DIR": str(self.cache)})
 
     def written(self) -> list[str]:
         """Every file under the test's folder, relative to it, but the fake program and runs.json."""
@@ -73,37 +77,93 @@ class CaptureRun(unittest.TestCase):
         self.assertEqual(self.capture("again").returncode, 0)
         self.assertEqual((self.out / "again.txt").read_text(), "another table\n")
 
+    def capture_here(self, name: str, run, environment=None, busy=(0.0, 0.0), machine=None) -> int:
+        """capture_run.main() in this process, with the machine's busy time before and after the run
+        as @p busy says (two numbers, by default a machine that did nothing else, or a function), and
+        @p machine as this_machine()."""
+        runs = self.folder / "runs.json"
+        runs.write_text(json.dumps({"runs": {name: run}}))
+        cached_command.program_hash.cache_clear()  # the program may have changed in place
+        cached_command._pruned.cache_clear()  # each test has its own cache folder
+        environment = {"BOOK_CACHE_DIR": str(self.cache), "BOOK_TIME_AGAIN": "", **(environment or {})}
+        busy = list(busy) if isinstance(busy, tuple) else busy
+        with mock.patch.object(capture_run, "busy_seconds", side_effect=busy), \
+                mock.patch.object(capture_run, "this_machine", return_value=machine or capture_run.this_machine()), \
+                mock.patch.dict(os.environ, environment), \
+                mock.patch.object(sys, "argv", ["capture_run.py", "--program", str(self.program), "--runs", str(runs),
+                                                "--run", name, "--out", str(self.out)]), \
+                contextlib.redirect_stderr(io.StringIO()) as stderr:
+            status = capture_run.main()
+        self.stderr = stderr.getvalue()
+        return status
+
+    def kept_timings(self) -> int:
+        return len(list((self.cache / "timings").glob("*.json")))
+
+    TIMED = {"arguments": ["--x", "1"], "json_file": True, "varying": ["seconds"]}
+
     def test_a_timed_run_is_read_back_only_on_the_same_kind_of_machine(self):
-        timed = {"arguments": ["--x", "1"], "json_file": True, "varying": ["seconds"]}
-        result = self.capture("timed", timed)
-        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.capture_here("timed", self.TIMED), 0)
         self.assertEqual(json.loads((self.out / "timed.json").read_text()), {"arguments": 2})
         self.assertEqual([path.parent.name for path in self.cache.rglob("*.json")], ["timings"])
         self.program.chmod(0o644)  # the same bytes, but it can no longer run
-        result = self.capture("timed", timed)
-        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(self.capture_here("timed", self.TIMED), 0)
         self.assertEqual(json.loads((self.out / "timed.json").read_text()), {"arguments": 2})
         # Asked to measure again, it must run, and cannot.
-        self.assertNotEqual(self.capture("timed", timed, {"BOOK_TIME_AGAIN": "1"}).returncode, 0)
+        with self.assertRaises(PermissionError):  # it tried to start the program
+            self.capture_here("timed", self.TIMED, {"BOOK_TIME_AGAIN": "1"})
         self.assertFalse((self.out / "timed.command").exists(), "a failed run must not leave its command")
         # On another processor, or with another number of them, it must run too.
-        runs = self.folder / "runs.json"
         for machine in ({"processor": "another", "logical processors": os.cpu_count()},
                         {**capture_run.this_machine(), "logical processors": 1000}):
-            with self.subTest(machine=machine), mock.patch.object(capture_run, "this_machine", return_value=machine), \
-                    mock.patch.dict(os.environ, {"BOOK_CACHE_DIR": str(self.cache)}), \
-                    mock.patch.object(sys, "argv", ["capture_run.py", "--program", str(self.program), "--runs",
-                                                    str(runs), "--run", "timed", "--out", str(self.out)]):
-                with self.assertRaises(PermissionError):  # it tried to start the program
-                    capture_run.main()
+            with self.subTest(machine=machine), self.assertRaises(PermissionError):
+                self.capture_here("timed", self.TIMED, machine=machine)
         # Marked "timed": false, its numbers are no claim about speed: read back on any machine.
         self.program.chmod(0o755)
-        untimed = {**timed, "timed": False}
-        self.assertEqual(self.capture("untimed", untimed).returncode, 0)
+        untimed = {**self.TIMED, "timed": False}
+        self.assertEqual(self.capture_here("untimed", untimed), 0)
         self.program.chmod(0o644)
-        with mock.patch.object(capture_run, "this_machine", side_effect=AssertionError("not asked")):
-            self.assertEqual(self.capture("untimed", untimed).returncode, 0)
+        self.assertEqual(self.capture_here("untimed", untimed, machine={"processor": "another"}), 0)
         self.assertEqual(json.loads((self.out / "untimed.json").read_text()), {"arguments": 2})
+
+    def test_a_timed_run_beside_other_work_is_printed_but_not_kept(self):
+        # The machine busy for 5 processor-seconds more than the program itself, which ran well under 5 s.
+        self.assertEqual(self.capture_here("timed", self.TIMED, busy=(100.0, 105.0)), 0)
+        self.assertEqual(json.loads((self.out / "timed.json").read_text()), {"arguments": 2})
+        self.assertEqual((self.out / "timed.command").read_text(), "build/bin/fake_chapter --x 1\n")
+        self.assertEqual(self.kept_timings(), 0)
+        self.assertIn("not kept", self.stderr)
+        self.assertEqual(len(self.stderr.splitlines()), 1, self.stderr)
+        # Measured again at the next build, on a quiet machine: kept.
+        self.assertEqual(self.capture_here("timed", self.TIMED, busy=(200.0, 200.0)), 0)
+        self.assertEqual(self.kept_timings(), 1)
+        self.assertEqual(self.stderr, "")
+
+    def test_a_timed_run_that_keeps_the_machine_busy_itself_is_kept(self):
+        # A program that computes for 0.3 s, on a machine busy with nothing else: the machine's busy
+        # time grows by exactly the program's own (os.times() of this process's children).
+        self.program.write_text(f"#!{sys.executable}\nimport sys, time\n"
+                                "deadline = time.process_time() + 0.3\n"
+                                "while time.process_time() < deadline: pass\n"
+                                "open(sys.argv[-1], 'w').write('{}')\nprint('a table')\n")
+
+        def busy_with_the_program_alone():
+            times = os.times()
+            return times.children_user + times.children_system
+
+        self.assertEqual(self.capture_here("timed", self.TIMED, busy=busy_with_the_program_alone), 0)
+        self.assertEqual(self.kept_timings(), 1)
+
+    def test_busy_seconds_counts_what_this_process_spends(self):
+        before, spent = capture_run.busy_seconds(), time.process_time()
+        if before is None:
+            self.skipTest("no /proc/stat here")
+        deadline = time.monotonic() + 0.3
+        while time.monotonic() < deadline:
+            pass
+        spent = time.process_time() - spent
+        self.assertGreater(spent, 0.1)
+        self.assertGreaterEqual(capture_run.busy_seconds() - before, 0.5 * spent)
 
     def test_this_machine_names_the_processor_and_how_many(self):
         machine = capture_run.this_machine()
