@@ -51,13 +51,48 @@ function(book_python_test)
     COST ${arg_COST})
 endfunction()
 
-# book_chapter([PAGE_SPEED] [PROGRAM name] [LABEL chNN] [SOURCES ...] [FIGURES ...]), called
-# from chapters/NN_slug/CMakeLists.txt. What is not given follows from the folder's name:
-# the program is the slug, the label chNN, the sources every .cpp file of the folder
-# (main.cpp among them), and the figures every figures/chNN_*.py. PAGE_SPEED compiles
-# the computation for speed in the page's module (cmake/BookPage.cmake).
+# How hard the compiler works on each program. Only a program whose runs time
+# something or train needs the build type's full optimisation (-O3 in a Release
+# build): its printed timings must be those of optimised code, and its trainings
+# quick. Such a chapter says SPEED (book_chapter, below). Every other chapter's
+# program and computation, the library's and the chapters' Catch2 tests, and
+# what calls the page programs natively are compiled at BOOK_QUICK_OPTIMIZATION
+# instead, which costs the compiler less and changes no printed number
+# (README, under tools/build-book). The library is header-only, so it
+# is compiled at the level of the unit that includes it. A build type that does
+# not optimise beyond -O1 (Debug, the sanitizer build) is left as it is.
+set(BOOK_QUICK_OPTIMIZATION -Og CACHE STRING
+  "Optimisation of the programs that time nothing, in a Release or RelWithDebInfo build (empty: the build type's own)")
+
+# book_compile_quickly(<target>...): compile the targets at BOOK_QUICK_OPTIMIZATION.
+# Appended after the build type's flags, it is the -O level the compiler obeys.
+# GCC 12's AVX-512 intrinsic headers, which trip -Wmaybe-uninitialized at -O3
+# (GCC bug 105593, CMakeLists.txt), trip -Wuninitialized at -Og and -O1: with
+# -march=native, that warning is left to the -O3 units and to the sanitizer
+# build, which is not compiled for this processor.
+function(book_compile_quickly)
+  if(NOT BOOK_QUICK_OPTIMIZATION)
+    return()
+  endif()
+  set(options ${BOOK_QUICK_OPTIMIZATION})
+  if(BOOK_NATIVE AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+    list(APPEND options -Wno-uninitialized)
+  endif()
+  foreach(target IN LISTS ARGN)
+    target_compile_options(${target} PRIVATE "$<$<CONFIG:Release,RelWithDebInfo>:${options}>")
+  endforeach()
+endfunction()
+
+# book_chapter([SPEED] [PAGE_SPEED] [PROGRAM name] [LABEL chNN] [SOURCES ...] [FIGURES ...]),
+# called from chapters/NN_slug/CMakeLists.txt. What is not given follows from the folder's
+# name: the program is the slug, the label chNN, the sources every .cpp file of the folder
+# (main.cpp among them), and the figures every figures/chNN_*.py. SPEED compiles the
+# program and its computation at the build type's full optimisation, for a chapter whose
+# runs time something or train; without it they are compiled quickly (book_compile_quickly,
+# above). PAGE_SPEED compiles the computation for speed in the page's module
+# (cmake/BookPage.cmake).
 function(book_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "PAGE_SPEED" "PROGRAM;LABEL" "SOURCES;FIGURES")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "SPEED;PAGE_SPEED" "PROGRAM;LABEL" "SOURCES;FIGURES")
   cmake_path(GET CMAKE_CURRENT_SOURCE_DIR FILENAME folder)
   if(NOT folder MATCHES "^([0-9][0-9])_([a-z0-9_]+)$")
     message(FATAL_ERROR "book_chapter: the folder ${folder} is not named NN_slug (two digits, an underscore, a slug)")
@@ -99,6 +134,12 @@ function(book_chapter)
     target_link_libraries(${arg_PROGRAM}_computation PUBLIC program)
     target_link_libraries(${arg_PROGRAM} PRIVATE ${arg_PROGRAM}_computation)
     set_property(GLOBAL APPEND PROPERTY BOOK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
+  endif()
+  if(NOT arg_SPEED)
+    book_compile_quickly(${arg_PROGRAM})
+    if(computation_sources)
+      book_compile_quickly(${arg_PROGRAM}_computation)
+    endif()
   endif()
   # The same sources, for em++ to compile into the page's module.
   foreach(source IN LISTS computation_sources)
