@@ -54,8 +54,12 @@ endfunction()
 # How hard the compiler works on each program. Only a program whose runs time
 # something or train needs the build type's full optimisation (-O3 in a Release
 # build): its printed timings must be those of optimised code, and its trainings
-# quick. Such a chapter says SPEED (book_chapter, below). Every other chapter's
-# program and computation, the library's and the chapters' Catch2 tests, and
+# quick. Such a chapter says SPEED (book_chapter, below). So does, as FMA, a
+# chapter whose printed numbers are those of -O3's fused multiply-adds: with
+# -march=native, GCC at -O2 and above fuses a product and a sum into one
+# instruction, rounded once, and at -Og or -O1 it does not, which moves the last
+# digits of some results (chapters 0, 2, 5, 6, 8 and 10; measured against an
+# -O3 build). Every other chapter's program and computation, the library's and the chapters' Catch2 tests, and
 # what calls the page programs natively are compiled at BOOK_QUICK_OPTIMIZATION
 # instead, which costs the compiler less and changes no printed number
 # (README, under tools/build-book). The library is header-only, so it
@@ -83,16 +87,17 @@ function(book_compile_quickly)
   endforeach()
 endfunction()
 
-# book_chapter([SPEED] [PAGE_SPEED] [PROGRAM name] [LABEL chNN] [SOURCES ...] [FIGURES ...]),
+# book_chapter([SPEED] [FMA] [PAGE_SPEED] [PROGRAM name] [LABEL chNN] [SOURCES ...] [FIGURES ...]),
 # called from chapters/NN_slug/CMakeLists.txt. What is not given follows from the folder's
 # name: the program is the slug, the label chNN, the sources every .cpp file of the folder
 # (main.cpp among them), and the figures every figures/chNN_*.py. SPEED compiles the
 # program and its computation at the build type's full optimisation, for a chapter whose
-# runs time something or train; without it they are compiled quickly (book_compile_quickly,
-# above). PAGE_SPEED compiles the computation for speed in the page's module
+# runs time something or train; FMA does the same for a chapter whose numbers would move
+# without -O3's fused multiply-adds; without either they are compiled quickly
+# (book_compile_quickly, above). PAGE_SPEED compiles the computation for speed in the page's module
 # (cmake/BookPage.cmake).
 function(book_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "SPEED;PAGE_SPEED" "PROGRAM;LABEL" "SOURCES;FIGURES")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "SPEED;FMA;PAGE_SPEED" "PROGRAM;LABEL" "SOURCES;FIGURES")
   cmake_path(GET CMAKE_CURRENT_SOURCE_DIR FILENAME folder)
   if(NOT folder MATCHES "^([0-9][0-9])_([a-z0-9_]+)$")
     message(FATAL_ERROR "book_chapter: the folder ${folder} is not named NN_slug (two digits, an underscore, a slug)")
@@ -135,7 +140,7 @@ function(book_chapter)
     target_link_libraries(${arg_PROGRAM} PRIVATE ${arg_PROGRAM}_computation)
     set_property(GLOBAL APPEND PROPERTY BOOK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
   endif()
-  if(NOT arg_SPEED)
+  if(NOT arg_SPEED AND NOT arg_FMA)
     book_compile_quickly(${arg_PROGRAM})
     if(computation_sources)
       book_compile_quickly(${arg_PROGRAM}_computation)
