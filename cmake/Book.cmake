@@ -144,6 +144,7 @@ function(book_chapter)
     book_compile_quickly(${arg_PROGRAM})
     if(computation_sources)
       book_compile_quickly(${arg_PROGRAM}_computation)
+      set_property(GLOBAL APPEND PROPERTY BOOK_QUICK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
     endif()
   endif()
   # The same sources, for em++ to compile into the page's module.
