@@ -59,9 +59,9 @@ endfunction()
 # -march=native, GCC at -O2 and above fuses a product and a sum into one
 # instruction, rounded once, and at -Og or -O1 it does not, which moves the last
 # digits of some results (chapters 0, 2, 5, 6, 8 and 10; measured against an
-# -O3 build). Every other chapter's program and computation, the library's and the chapters' Catch2 tests, and
-# what calls the page programs natively are compiled at BOOK_QUICK_OPTIMIZATION
-# instead, which costs the compiler less and changes no printed number
+# -O3 build). Every other chapter's program and computation, the program
+# library, and the library's and the chapters' Catch2 tests are compiled at
+# BOOK_QUICK_OPTIMIZATION instead, which costs the compiler less and changes no printed number
 # (README, under tools/build-book). The library is header-only, so it
 # is compiled at the level of the unit that includes it. A build type that does
 # not optimise beyond -O1 (Debug, the sanitizer build) is left as it is.
