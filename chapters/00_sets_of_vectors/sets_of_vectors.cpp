@@ -43,10 +43,12 @@ constexpr std::uint64_t max_seed = 4294967295;  // 2³² − 1: mulberry32's see
 Encoding encoding_of(const attention::Matrix& vectors, const std::vector<std::string>& words) {
   Encoding encoding;
   encoding.vectors = vectors;
+  // clang-format off
   // [tables]
   encoding.dot_products = attention::scores(vectors, vectors);            // entry (i, j): word i · word j
   encoding.distances = attention::euclidean_distances(vectors, vectors);  // entry (i, j): |word i − word j|
   // [tables]
+  // clang-format on
   const double to_second = encoding.distances(0, 1), to_third = encoding.distances(0, 2);
   encoding.nearer = to_second < to_third ? words[1] : to_third < to_second ? words[2] : "neither";
   return encoding;
@@ -62,9 +64,11 @@ Frames frames_of(std::int64_t duration_us, std::int64_t window_ms, std::int64_t 
     frames.count_if_end_padded = duration_us > 0 ? 1 : 0;
     return frames;
   }
+  // clang-format off
   // [frame_count]
   frames.count = (duration_us - window_us) / hop_us + 1;  // integer division is the floor here
   // [frame_count]
+  // clang-format on
   frames.last_start_us = (frames.count - 1) * hop_us;
   frames.last_end_us = frames.last_start_us + window_us;
   frames.uncovered_us = duration_us - frames.last_end_us;
@@ -99,6 +103,7 @@ void draw_and_run_the_layers(const Inputs& inputs, Result& result) {
   result.window_weights = attention::random_normal_matrix(generator, window * d, c, window_scale);
   result.window_bias = attention::random_normal_matrix(generator, 1, c, window_scale);
 
+  // clang-format off
   // [two_layers]
   result.sentence_vectors = attention::embedding_lookup(result.word_vectors, numbers);  // same word, same row
   result.one_outputs =                                                                // reads one vector
@@ -107,6 +112,7 @@ void draw_and_run_the_layers(const Inputs& inputs, Result& result) {
   result.window_outputs =                                                             // reads the window
       attention::each_row_through_layer(result.window_inputs, result.window_weights, result.window_bias);
   // [two_layers]
+  // clang-format on
 
   for (std::size_t w = 0; w < result.distinct_words.size(); ++w) {
     Repeat repeat{result.distinct_words[w], {}, true, true, true};
@@ -264,10 +270,12 @@ Eigen::Index read_size(const std::string& text, const char* flag, std::uint64_t 
 Result compute(const Inputs& inputs) {
   Result result;
   result.inputs = inputs;
+  // clang-format off
   // [encodings]
   result.one_hot = encoding_of(attention::one_hot(static_cast<Eigen::Index>(inputs.words.size())), inputs.words);
   result.embedding = encoding_of(inputs.embeddings, inputs.words);
   // [encodings]
+  // clang-format on
   result.frames = frames_of(inputs.duration_us, inputs.window_ms, inputs.hop_ms);
   draw_and_run_the_layers(inputs, result);
   count_the_weights(inputs, result);

@@ -59,17 +59,21 @@ Result compute(const Inputs& inputs) {
   if (inputs.projections) {
     const attention::Matrix& embeddings = inputs.projections->embeddings;  // X
     const Projections& weights = *inputs.projections;
+    // clang-format off
     // [project]
     result.queries = embeddings * weights.query_weights;  // Q = X W^Q
     result.keys = embeddings * weights.key_weights;       // K = X W^K
     result.values = embeddings * weights.value_weights;   // V = X W^V
     // [project]
+    // clang-format on
   }
   const attention::Matrix& queries = result.queries;
   const attention::Matrix& keys = result.keys;
+  // clang-format off
   // [compute]
   const attention::Matrix scores = attention::scores(queries, keys);  // QKᵀ
   // [compute]
+  // clang-format on
   result.symmetric = scores.rows() == scores.cols() && scores == scores.transpose();
   result.scores = scores;
   return result;

@@ -80,9 +80,12 @@ TEST_CASE("the toy's scores are the dot products worked by hand and not symmetri
   // q_cat = (1, 0), q_eat = (0, 1), q_fish = (1, 1) against k_cat = (2, 0),
   // k_eat = (0, 1), k_fish = (1, 1): e.g. fish asks cat, 1×2 + 1×0 = 2.
   Matrix by_hand(3, 3);
+  // The matrix row by row, as it is written by hand.
+  // clang-format off
   by_hand << 2, 0, 1,
              0, 1, 1,
              2, 1, 2;
+  // clang-format on
   CHECK(result.scores == by_hand);
   // Cat asks fish 1, fish asks cat 2.
   CHECK(result.scores(0, 2) == 1.0);

@@ -137,6 +137,7 @@ Result compute(const Inputs& inputs) {
 
   std::vector<Row> rows;
   Histogram histogram;
+  // clang-format off
   // [experiment]
   attention::Mulberry32 generator(seed);  // one stream for every d_k
   std::vector<double> dot_products(samples);
@@ -154,6 +155,7 @@ Result compute(const Inputs& inputs) {
     }
   }
   // [experiment]
+  // clang-format on
   return {inputs, std::move(rows), std::move(histogram)};
 }
 

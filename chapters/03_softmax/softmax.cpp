@@ -124,6 +124,7 @@ ToyResult toy_of(const ToyInputs& inputs) {
         "--causal: a causal mask needs one query per key; got {} queries and {} keys", queries.rows(), keys.rows()));
   }
 
+  // clang-format off
   // [compute]
   attention::AttentionOptions with_scale, without_scale;
   with_scale.scale = true;      // softmax(QKᵀ/√d_k)V, the paper's formula
@@ -136,6 +137,7 @@ ToyResult toy_of(const ToyInputs& inputs) {
   const Pass unscaled = pass_of(
       attention::scaled_dot_product_attention(queries, keys, values, without_scale));
   // [compute]
+  // clang-format on
 
   ToyResult toy{inputs, queries.cols(), std::sqrt(static_cast<double>(queries.cols())), scaled, unscaled, {}, {}};
   const Pass& main_pass = toy.main_pass();
@@ -178,6 +180,7 @@ SaturationResult saturation_of(const SaturationInputs& inputs) {
   const double divide = inputs.divide;
   const double add = inputs.add;
 
+  // clang-format off
   // [saturation]
   const Eigen::RowVectorXd divided = scores / divide;
   Eigen::RowVectorXd scores_added = scores;
@@ -185,6 +188,7 @@ SaturationResult saturation_of(const SaturationInputs& inputs) {
   scores_added(1) += add;   // slot two, large scores
   divided_added(1) += add;  // slot two, divided scores: the same amount, on their own scale
   // [saturation]
+  // clang-format on
   require_finite(divided, "--divide", fmt::format("--scores divided by {}", inputs.divide_text));
   require_finite(scores_added, "--add", "slot two of --scores plus --add");
   require_finite(divided_added, "--add", "slot two of the divided scores plus --add");
@@ -216,10 +220,12 @@ SaturationResult saturation_of(const SaturationInputs& inputs) {
   // The textbook formula on the large scores, evaluated as written. The
   // library's softmax_rows_unstable() is the same formula, but sums a row in
   // another order, so on rows of eight scores or more its last bit can differ.
+  // clang-format off
   // [textbook]
   const Eigen::RowVectorXd exponentials = exponential_of(scores);  // e^s, as written
   const Eigen::RowVectorXd textbook = exponentials / exponentials.sum();
   // [textbook]
+  // clang-format on
   result.exponentials = exponentials;
   result.textbook = textbook;
   result.shifted_exponentials = exponential_of(Eigen::RowVectorXd(scores.array() - scores.maxCoeff()));

@@ -96,6 +96,7 @@ struct ChosenMask {
 ChosenMask mask_for(const MaskSpec& spec, Eigen::Index queries, Eigen::Index keys) {
   const std::string& kind = spec.kind;
   const Eigen::Index number = spec.number;  // R for band:R, N for pad:N
+  // clang-format off
   // [masks]
   if (kind == "none") {
     return {attention::no_mask(queries, keys),
@@ -112,6 +113,7 @@ ChosenMask mask_for(const MaskSpec& spec, Eigen::Index queries, Eigen::Index key
   return {attention::padding_mask(queries, keys, number),
           padding_description(number, keys)};
   // [masks]
+  // clang-format on
 }
 
 // "-1.250e+09" as one types it: "-1.25e9" (no '+', no leading or trailing zeros).
@@ -360,12 +362,14 @@ Result compute(const Inputs& inputs) {
   const attention::Mask& allowed = result.allowed;
 
   try {
+    // clang-format off
     // [compute]
     attention::AttentionOptions options;
     options.mask = allowed;  // which keys each query may look at
     options.fill = fill;     // written into every other score before the softmax
     result.steps = attention::scaled_dot_product_attention(queries, keys, values, options);
     // [compute]
+    // clang-format on
     // The reference every fill is compared with: the output under −∞.
     attention::AttentionOptions exact = options;
     exact.fill = minus_infinity;

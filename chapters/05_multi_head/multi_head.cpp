@@ -45,6 +45,7 @@ LayerCost layer_cost(std::uint64_t n, std::uint64_t d_model, std::uint64_t h, st
   cost.heads = static_cast<Eigen::Index>(h);
   cost.d_k = static_cast<Eigen::Index>(d_k);
   cost.d_v = static_cast<Eigen::Index>(d_v);
+  // clang-format off
   // [layer_cost]
   // X (n × d_model) times W^Q_i, W^K_i, W^V_i
   cost.projections =
@@ -57,6 +58,7 @@ LayerCost layer_cost(std::uint64_t n, std::uint64_t d_model, std::uint64_t h, st
   cost.output_projection =
       n * (h * d_v) * d_model;
   // [layer_cost]
+  // clang-format on
   cost.exponentials = h * n * n;  // one e^x per entry of each head's n × n scores
   return cost;
 }
@@ -270,6 +272,7 @@ Result compute(const Inputs& inputs) {
   if (inputs.sizes_only) return result;
 
   const auto rows = static_cast<Eigen::Index>(n);
+  // clang-format off
   // [draw]
   attention::Mulberry32 generator(inputs.seed);
   result.weights =
@@ -277,11 +280,14 @@ Result compute(const Inputs& inputs) {
   result.input =  // X, drawn after the weights
       attention::random_normal_matrix(generator, rows, d_model, 1.0);
   // [draw]
+  // clang-format on
   const Matrix& input = result.input;
+  // clang-format off
   // [compute]
   result.steps =  // self-attention: Q = K = V = X
       attention::multi_head_attention(input, input, input, result.weights);
   // [compute]
+  // clang-format on
   return result;
 }
 

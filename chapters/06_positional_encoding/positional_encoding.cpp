@@ -124,11 +124,13 @@ Similarity similarity_of(const Matrix& grid) {
   similarity.largest.resize(grid_size);
   const Matrix first = grid.topRows(grid_size);
   for (Eigen::Index k = 0; k < grid_size; ++k) {
+    // clang-format off
     // [similarity]
     // Row pos of `first` is PE(pos); row pos of `later` is PE(pos + k).
     const auto later = grid.middleRows(k, grid_size);
     const Eigen::VectorXd dot_products = first.cwiseProduct(later).rowwise().sum();
     // [similarity]
+    // clang-format on
     similarity.at_first_position(k) = dot_products(0);
     similarity.smallest(k) = dot_products.minCoeff();
     similarity.largest(k) = dot_products.maxCoeff();
@@ -299,6 +301,7 @@ AttentionSteps<> attend(const Matrix& queries, const Matrix& keys, const Matrix&
   if (!with_positions) {
     return attention::scaled_dot_product_attention(queries, keys, values);
   }
+  // clang-format off
   // [add_positions]
   // The token at position r gets PE(r) added to its query, its key and
   // its value: what adding PE to X does when W^Q, W^K and W^V are the
@@ -308,6 +311,7 @@ AttentionSteps<> attend(const Matrix& queries, const Matrix& keys, const Matrix&
       attention::add_positional_encoding(keys),
       attention::add_positional_encoding(values));
   // [add_positions]
+  // clang-format on
 }
 
 Comparison compare_orders(const program::AttentionInputs& inputs, const std::vector<Eigen::Index>& order,
@@ -315,6 +319,7 @@ Comparison compare_orders(const program::AttentionInputs& inputs, const std::vec
   Comparison comparison;
   const Matrix &queries = inputs.queries, &keys = inputs.keys, &values = inputs.values;
   const auto P = permutation_matrix(order);
+  // clang-format off
   // [permute]
   const AttentionSteps<> before = attend(queries, keys, values, with_positions);
   const AttentionSteps<> after = attend(P * queries, P * keys,
@@ -323,6 +328,7 @@ Comparison compare_orders(const program::AttentionInputs& inputs, const std::vec
   const Matrix expected = P * before.output;
   const bool equal = after.output == expected;  // every bit of every entry
   // [permute]
+  // clang-format on
   comparison.before = before;
   comparison.after = after;
   comparison.expected_output = expected;

@@ -48,6 +48,7 @@ constexpr Eigen::Index max_printed_hidden = 12;
 
 // The graph chapter's x = np.arange(T * C).reshape(T, C) / 10.0 with T = 4, C = 6.
 Matrix walkthrough_x() {
+  // clang-format off
   // [walkthrough_x]
   const Eigen::Index tokens = 4, channels = 6;
   Matrix x(tokens, channels);
@@ -57,6 +58,7 @@ Matrix walkthrough_x() {
     }
   }
   // [walkthrough_x]
+  // clang-format on
   return x;
 }
 
@@ -69,6 +71,7 @@ std::vector<attention::EncoderLayerWeights> draw_weights(const Inputs& inputs, E
   const Eigen::Index d_model = inputs.x.cols(), h = inputs.heads, d_ff = inputs.d_ff;
   const double s = inputs.scale;
   std::vector<attention::EncoderLayerWeights> layers;
+  // clang-format off
   // [draw]
   attention::NumpyGenerator rng(inputs.seed);
   for (Eigen::Index l = 0; l < inputs.layers; ++l) {
@@ -90,6 +93,7 @@ std::vector<attention::EncoderLayerWeights> draw_weights(const Inputs& inputs, E
     layers.push_back(std::move(w));
   }
   // [draw]
+  // clang-format on
   return layers;
 }
 
@@ -100,6 +104,7 @@ Matrix reversed_rows(const Matrix& m) { return m.colwise().reverse(); }
 
 PerToken per_token_check(const Inputs& inputs, const attention::EncoderLayerWeights& w, const Matrix& y) {
   PerToken check;
+  // clang-format off
   // [per_token]
   const attention::FeedForwardWeights& ffn = w.feed_forward;
   const Matrix out = attention::feed_forward(y, ffn).output;
@@ -110,6 +115,8 @@ PerToken per_token_check(const Inputs& inputs, const attention::EncoderLayerWeig
     check.alone_difference = std::max(check.alone_difference, max_abs(alone - out.row(t)));
   }
   // [per_token]
+  // clang-format on
+  // clang-format off
   // [nudge]
   const Matrix& x = inputs.x;
   Matrix nudged = x;
@@ -126,6 +133,7 @@ PerToken per_token_check(const Inputs& inputs, const attention::EncoderLayerWeig
     check.feed_forward_change.push_back(max_abs(ffn_after.row(t) - ffn_before.row(t)));
   }
   // [nudge]
+  // clang-format on
   return check;
 }
 
@@ -326,6 +334,7 @@ Result compute(const Inputs& inputs) {
   result.d_k = attention::head_width(result.d_model, inputs.heads);
   result.weights = draw_weights(inputs, result.d_k);
 
+  // clang-format off
   // [walkthrough]
   const attention::HeadProjections& head = result.weights[0].attention.heads[0];
   const Matrix q = x * head.query, k = x * head.key, v = x * head.value;
@@ -334,12 +343,15 @@ Result compute(const Inputs& inputs) {
   result.walkthrough = attention::scaled_dot_product_attention(q, k, v, causal);
   result.out0_equals_v0 = all_close(result.walkthrough.output.row(0), v.row(0));
   // [walkthrough]
+  // clang-format on
 
   attention::AttentionOptions options;
   if (inputs.causal) options.mask = attention::causal_mask(x.rows());
+  // clang-format off
   // [stack]
   result.layers = attention::encoder_stack(x, result.weights, options);
   // [stack]
+  // clang-format on
   result.per_token = per_token_check(inputs, result.weights[0], result.layers[0].attention_norm.output);
   return result;
 }

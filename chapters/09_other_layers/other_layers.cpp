@@ -113,6 +113,7 @@ Timing timed(const std::vector<std::size_t>& lengths) {
   for (const std::size_t n : lengths) {
     const Matrix q = queries.topRows(static_cast<Eigen::Index>(n));
     const Matrix k = keys.topRows(static_cast<Eigen::Index>(n));
+    // clang-format off
     // [timed_scorings]
     const auto dot_product = [&] {
       const Matrix scores = attention::scores(q, k) / std::sqrt(static_cast<double>(timing_width));
@@ -125,6 +126,7 @@ Timing timed(const std::vector<std::size_t>& lengths) {
     auto [dot_seconds, additive_seconds] =
         attention::timed_in_turns(dot_product, additive, timing_repeats, minimum_seconds);
     // [timed_scorings]
+    // clang-format on
     TimingRow row;
     row.n = n;
     row.dot_product = attention::summarize_timings(dot_seconds);
@@ -144,10 +146,12 @@ AdditiveResult additive_of(const AdditiveInputs& inputs) {
   result.inputs = inputs;
   const program::AttentionInputs& tokens = inputs.tokens;
   try {
+    // clang-format off
     // [additive_beside_dot]
     result.additive = attention::additive_attention(tokens.queries, tokens.keys, tokens.values, inputs.weights);
     result.dot_product = attention::scaled_dot_product_attention(tokens.queries, tokens.keys, tokens.values);
     // [additive_beside_dot]
+    // clang-format on
   } catch (const std::invalid_argument& error) {
     throw program::UsageError(fmt::format(
         "--q, --k, --wq, --wk: a projection overflows a double, so a score is not a number ({})", error.what()));
@@ -170,12 +174,14 @@ CrossResult cross_of(const CrossInputs& inputs) {
   CrossResult result;
   result.inputs = inputs;
   try {
+    // clang-format off
     // [cross]
     const Matrix& queries = inputs.target;  // n × d: from the decoder
     const Matrix& keys = inputs.source;     // m × d: from the encoder
     const Matrix& values = inputs.source;   // m × d: the same encoder output
     result.steps = attention::scaled_dot_product_attention(queries, keys, values);
     // [cross]
+    // clang-format on
   } catch (const std::invalid_argument& error) {
     throw program::UsageError(
         fmt::format("--source, --target: a score overflows a double; use smaller entries ({})", error.what()));
@@ -195,11 +201,13 @@ CrossResult cross_of(const CrossInputs& inputs) {
 ConvolutionResult convolution_of(const ConvolutionInputs& inputs) {
   ConvolutionResult result;
   result.inputs = inputs;
+  // clang-format off
   // [convolution_compared]
   result.convolution = attention::convolution_1d(inputs.inputs, inputs.kernel);
   result.attention = attention::convolution_as_attention(inputs.inputs, inputs.kernel);
   result.equal = (result.attention.output.array() == result.convolution.array()).all();
   // [convolution_compared]
+  // clang-format on
   if (!result.convolution.allFinite() || !result.attention.output.allFinite()) {
     throw program::UsageError("--x, --kernel: the convolution overflows a double; use smaller entries");
   }

@@ -58,6 +58,7 @@ Walkthrough walk_back(const Inputs& inputs) {
   const Matrix& v = inputs.tokens.values;
   Walkthrough walk;
   walk.allowed = inputs.causal ? attention::causal_mask(q.rows()) : attention::no_mask(q.rows(), k.rows());
+  // clang-format off
   // [walkthrough]
   attention::AttentionOptions options;
   if (inputs.causal) options.mask = walk.allowed;
@@ -67,6 +68,7 @@ Walkthrough walk_back(const Inputs& inputs) {
   walk.output_gradient(inputs.loss_row, inputs.loss_column) = 1.0;
   walk.gradients = attention::attention_backward(q, k, v, walk.steps, walk.output_gradient, options);
   // [walkthrough]
+  // clang-format on
   walk.weighted_sums = walk.steps.weights.cwiseProduct(walk.gradients.weights).rowwise().sum();
   for (Eigen::Index i = 0; i < walk.allowed.rows(); ++i) {
     for (Eigen::Index j = 0; j < walk.allowed.cols(); ++j) {
@@ -180,10 +182,12 @@ class LayerChecker {
   void check(const std::string& name, const Matrix& analytic, const std::function<double()>& loss,
              Parameter& parameter) {
     if (first_only_ && !layer_.parameters.empty()) return;
+    // clang-format off
     // [check]
     const Matrix numeric = attention::central_differences(loss, parameter, step_);
     const double error = attention::relative_error(analytic, numeric);
     // [check]
+    // clang-format on
     layer_.parameters.push_back({name, analytic.size(), analytic.cwiseAbs().maxCoeff(), error});
     layer_.error = std::max(layer_.error, error);
   }
@@ -313,6 +317,7 @@ std::vector<LayerCheck> check_every_layer(const Draws& draws, double step, bool 
 // and the relative error all run in that type.
 template <typename Scalar>
 double attention_check_in(const Draws& draws, double step) {
+  // clang-format off
   // [check_in_a_format]
   attention::MatrixOf<Scalar> q = draws.q.cast<Scalar>();
   const attention::MatrixOf<Scalar> k = draws.k.cast<Scalar>();
@@ -326,6 +331,7 @@ double attention_check_in(const Draws& draws, double step) {
   const auto numeric = attention::central_differences(loss, q, static_cast<Scalar>(step));
   return static_cast<double>(attention::relative_error(gradients.queries, numeric));
   // [check_in_a_format]
+  // clang-format on
 }
 
 template <typename Scalar>

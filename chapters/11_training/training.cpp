@@ -127,6 +127,7 @@ Sequence Trainer::next_training_input() {
   return input;
 }
 
+// clang-format off
 // [train_one_step]
 double Trainer::train_one_step() {
   double loss = 0.0;
@@ -144,6 +145,7 @@ double Trainer::train_one_step() {
   return loss / static_cast<double>(inputs_.batch);
 }
 // [train_one_step]
+// clang-format on
 
 // Counts the wrong digits of one answer, and those that are the digit of an input position next to the
 // position the answer should have read (where attention that is not sharp enough leaks to).

@@ -96,6 +96,7 @@ Trace traced(const TraceInputs& inputs) {
   trace.inputs = inputs;
   std::vector<std::optional<double>> maximum(static_cast<std::size_t>(n)), sum(static_cast<std::size_t>(n));
   std::vector<std::optional<Eigen::RowVectorXd>> output(static_cast<std::size_t>(n));
+  // clang-format off
   // [trace_observer]
   attention::StreamingOptions options;
   options.query_tile = inputs.query_tile;
@@ -113,6 +114,7 @@ Trace traced(const TraceInputs& inputs) {
   };
   trace.output = attention::streaming_attention(example.queries, example.keys, example.values, options);
   // [trace_observer]
+  // clang-format on
   attention::AttentionOptions teaching;
   if (inputs.range == attention::KeyRange::causal) teaching.mask = attention::causal_mask(n);
   trace.teaching_output =
@@ -404,6 +406,7 @@ std::optional<double> describe_numpy(const NumpyProcess& process, const std::str
 // softmax): not attention, but the ceiling of the kernel's product rate. The
 // keys and values are packed as the kernel packs them, into buffers kept
 // between calls.
+// clang-format off
 // [tile_products]
 template <typename Scalar>
 void tile_products(const attention::MatrixOf<Scalar>& queries, const attention::MatrixOf<Scalar>& keys,
@@ -426,6 +429,7 @@ void tile_products(const attention::MatrixOf<Scalar>& queries, const attention::
   }
 }
 // [tile_products]
+// clang-format on
 
 struct Method {
   std::string name;
@@ -529,6 +533,7 @@ class MethodsAt {
     products_queries_.resize(tiles_.query_tile, d);
     products_scores_.resize(tiles_.query_tile, tiles_.key_tile);
     products_output_.resize(n, d);
+    // clang-format off
     // [methods]
     methods_ = {
         {"teaching", 1, bytes[0], products,
@@ -574,6 +579,7 @@ class MethodsAt {
          false},
     };
     // [methods]
+    // clang-format on
   }
   MethodsAt(const MethodsAt&) = delete;
   MethodsAt& operator=(const MethodsAt&) = delete;
@@ -811,6 +817,7 @@ std::vector<MethodRow> timed_at(const BenchmarkInputs& inputs, std::size_t index
     numpy.samples.clear();
     python.reset();
   };
+  // clang-format off
   // [timed_in_turns]
   std::vector<attention::TimedWork> works;
   for (const std::size_t i : timed) works.push_back([&methods, i] { return methods[i].run()(0, 0); });
@@ -821,6 +828,7 @@ std::vector<MethodRow> timed_at(const BenchmarkInputs& inputs, std::size_t index
         if (repeat + 1 < inputs.repeats) clock.report(index, repeat + 2);
       });
   // [timed_in_turns]
+  // clang-format on
   for (std::size_t t = 0; t < timed.size(); ++t) {
     rows[timed[t]].samples = samples[t];
     rows[timed[t]].time = attention::summarize_timings(samples[t]);

@@ -20,6 +20,7 @@ struct Forms {
   const char* many;
 };
 
+// clang-format off
 // [lexicon]
 const std::vector<Forms> nouns{{"dog", "dogs"},   {"cat", "cats"},         {"man", "men"},
                                {"woman", "women"}, {"key", "keys"},       {"cabinet", "cabinets"},
@@ -44,6 +45,7 @@ const std::vector<const char*> subject_pronouns_for_many{"I", "you", "we", "they
 const std::vector<const char*> object_pronouns{"me", "you", "us", "them", "him", "her", "it"};
 const char* const relative = "that";
 // [lexicon]
+// clang-format on
 
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -185,6 +187,7 @@ class Writer {
   std::vector<std::pair<Eigen::Index, Number>> nouns_;  // every noun written, with its number
 };
 
+// clang-format off
 // [parser]
 // Where a phrase that starts at a position can end: one end for each reading
 // of the words that follow.
@@ -290,6 +293,7 @@ class Parser {
   int modifiers_;
 };
 // [parser]
+// clang-format on
 
 }  // namespace
 

@@ -43,6 +43,7 @@ Sentence draw(Task task, int modifiers, attention::NumpyGenerator& generator) {
 
 Eigen::Index last(const Sentence& sentence) { return static_cast<Eigen::Index>(sentence.words.size()) - 1; }
 
+// clang-format off
 // [loss_and_gradient]
 // The loss on one sentence and the gradient of the logits. Tagging scores every word against its
 // tag. Agreement scores only the slot's row against the subject's number: the other rows get no
@@ -63,6 +64,7 @@ attention::CrossEntropy loss_and_gradient(Task task, const attention::Matrix& lo
   return at_slot;
 }
 // [loss_and_gradient]
+// clang-format on
 
 // The model's answers: a tag per word, or the number at the slot.
 std::vector<Eigen::Index> answers(Task task, const attention::Matrix& logits) {
@@ -121,6 +123,7 @@ bool is_ambiguous(Eigen::Index word) {
   return ambiguous[static_cast<std::size_t>(word)];
 }
 
+// clang-format off
 // [one_word_ceiling]
 // The best any layer that reads one word at a time can do: it gives every occurrence of a word the
 // same tag, so on each word it is right at most as often as that word's commonest tag in the
@@ -144,6 +147,7 @@ std::pair<double, double> one_word_ceiling(const std::vector<Sentence>& held_out
   return {best / total, best_ambiguous / total_ambiguous};
 }
 // [one_word_ceiling]
+// clang-format on
 
 // The attention weights of one forward pass: per layer, per head.
 std::vector<std::vector<attention::Matrix>> attention_of(const attention::TokenClassifierSteps& steps) {
@@ -384,6 +388,7 @@ Sentence next_training_sentence(const Inputs& inputs, Drawing& drawing, long lon
 
 namespace {
 
+// clang-format off
 // [train]
 using Words = std::vector<Eigen::Index>;
 
@@ -419,6 +424,7 @@ void train_steps(Trained& trained, Drawing& drawing, std::set<Words>& training_w
   }
 }
 // [train]
+// clang-format on
 
 }  // namespace
 

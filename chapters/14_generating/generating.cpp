@@ -84,6 +84,7 @@ std::vector<Eigen::Index> with_start(const std::vector<Eigen::Index>& words) {
   return read;
 }
 
+// clang-format off
 // [next_word_loss]
 // Next-word prediction: position t reads the words up to t (the causal mask) and is scored on the
 // word at t + 1; the last word is scored on the end, ".".
@@ -94,6 +95,7 @@ attention::CrossEntropy next_word_loss(const attention::Matrix& logits,
   return attention::softmax_cross_entropy(logits, next);
 }
 // [next_word_loss]
+// clang-format on
 
 std::uint64_t weights_seed(std::uint64_t seed) { return seed ^ 0x9e3779b97f4a7c15u; }
 std::uint64_t judging_seed(std::uint64_t seed) { return seed ^ 0x5851f42d4c957f2du; }
@@ -127,6 +129,7 @@ std::shared_ptr<Trained> prepared(const Inputs& inputs, Drawing& drawing, std::v
   return trained;
 }
 
+// clang-format off
 // [train]
 void train_steps(Trained& trained, Drawing& drawing, const Progress& progress,
                  std::chrono::steady_clock::time_point start) {
@@ -165,6 +168,7 @@ void train_steps(Trained& trained, Drawing& drawing, const Progress& progress,
   }
 }
 // [train]
+// clang-format on
 
 // The entropy of the words' own frequencies: the lowest mean loss a model that gives every position the same
 // probabilities can have on these sentences.
@@ -182,6 +186,7 @@ double no_context_loss(const std::vector<std::vector<Eigen::Index>>& held_out) {
   return entropy;
 }
 
+// clang-format off
 // [quality]
 Quality judged(const Trained& trained, const std::vector<std::vector<Eigen::Index>>& held_out) {
   const Inputs& inputs = trained.inputs;
@@ -218,6 +223,7 @@ Quality judged(const Trained& trained, const std::vector<std::vector<Eigen::Inde
   return quality;
 }
 // [quality]
+// clang-format on
 
 std::vector<double> parameter_values(attention::TokenClassifierWeights weights, Eigen::Index groups) {
   std::vector<double> values;
@@ -309,6 +315,7 @@ Generation generate(const attention::TokenClassifierWeights& weights, Eigen::Ind
   generation.prompt = prompt;
   attention::NumpyGenerator draws(seed);
   Reader reader(weights, key_value_heads, static_cast<Eigen::Index>(prompt.size()) + steps, use_cache);
+  // clang-format off
   // [generate]
   attention::DecodingStep step;
   for (const Eigen::Index word : prompt) step = reader.read(word);  // the prompt, one word at a time
@@ -322,6 +329,7 @@ Generation generate(const attention::TokenClassifierWeights& weights, Eigen::Ind
     generation.words.push_back(std::move(generated));
   }
   // [generate]
+  // clang-format on
   generation.seconds = seconds_since(start);
   generation.sentence.assign(prompt.begin() + 1, prompt.end());
   for (const GeneratedWord& word : generation.words) {
@@ -407,6 +415,7 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
   return result;
 }
 
+// clang-format off
 // [multiply_adds]
 // The multiply-adds of the matrix products one decoding step makes at position t
 // (t + 1 words read), with the cache and by recomputing the prefix. Softmax,
@@ -436,6 +445,7 @@ double recomputed_step_multiply_adds(const attention::TokenClassifierShape& shap
 
 }  // namespace
 // [multiply_adds]
+// clang-format on
 
 BenchmarkResult benchmark(const BenchmarkInputs& inputs) {
   BenchmarkResult result;

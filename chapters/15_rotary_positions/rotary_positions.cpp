@@ -51,11 +51,13 @@ Placement placed(const attention::Vector& query, const attention::Vector& key, E
   Placement placement;
   placement.query_position = m;
   placement.key_position = n;
+  // clang-format off
   // [turned_score]
   placement.turned_query = attention::rotated_by_position(query.transpose(), m).transpose();
   placement.turned_key = attention::rotated_by_position(key.transpose(), n).transpose();
   placement.score = placement.turned_query.dot(placement.turned_key);
   // [turned_score]
+  // clang-format on
   return placement;
 }
 
@@ -70,6 +72,7 @@ std::vector<Eigen::Index> random_digits(attention::NumpyGenerator& generator, Ei
   return words;
 }
 
+// clang-format off
 // [task_loss]
 // The task: at position t ≥ back, say the word at t − back. Positions before `back` have no answer: the loss
 // and its gradient leave them out.
@@ -84,6 +87,7 @@ attention::CrossEntropy task_loss(const attention::Matrix& logits, const std::ve
   return error;
 }
 // [task_loss]
+// clang-format on
 
 std::uint64_t weights_seed(std::uint64_t seed) { return seed ^ 0x9e3779b97f4a7c15u; }
 std::uint64_t test_seed(std::uint64_t seed) { return seed ^ 0x5851f42d4c957f2du; }
@@ -125,6 +129,7 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
   const auto causal = attention::Visibility::causal;
   double loss_since_log = 0.0;
   long long since_log = 0;
+  // clang-format off
   // [train]
   for (long long step = 1; step <= inputs.training_steps; ++step) {
     const auto one_example = [&](Eigen::Index) {
@@ -139,6 +144,7 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
         attention::batch_mean_gradient(inputs.batch, one_example, attention::parameter_blocks);
     adam.step(attention::parameter_blocks(weights), attention::parameter_blocks(mean));
     // [train]
+    // clang-format on
     if (step % 100 == 0 || step == inputs.training_steps) {
       run.logged_steps.push_back(step);
       run.loss.push_back(loss_since_log / static_cast<double>(since_log));

@@ -42,10 +42,12 @@ std::vector<attention::LayerLayout> Inputs::every_layout() {
 }
 
 double warmed_up_rate(double rate, long long warmup, long long step) {
+  // clang-format off
   // [warmed_up_rate]
   if (step >= warmup) return rate;
   return rate * static_cast<double>(step) / static_cast<double>(warmup);
   // [warmed_up_rate]
+  // clang-format on
 }
 
 namespace {
@@ -112,9 +114,11 @@ TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, lon
   double loss_since_log = 0.0;
   long long since_log = 0;
   for (long long step = 1; step <= inputs.training_steps; ++step) {
+    // clang-format off
     // [warm_up_step]
     adam.set_learning_rate(warmed_up_rate(learning_rate, warmup, step));
     // [warm_up_step]
+    // clang-format on
     double batch_loss = 0.0;
     const auto one_example = [&](Eigen::Index) {
       const Sequence words = random_digits(data, inputs.length, shape.vocabulary);
@@ -159,9 +163,11 @@ TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, lon
     }
     run.accuracy = right / static_cast<double>(inputs.tested * inputs.length);
   }
+  // clang-format off
   // [diverged]
   run.diverged = run.stopped_at != 0 || !(run.final_loss <= run.untrained_loss);
   // [diverged]
+  // clang-format on
   run.learned = run.accuracy >= inputs.learned_accuracy;
   run.seconds = seconds_since(start);
   return run;
@@ -170,10 +176,12 @@ TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, lon
 Norms norms_of(const std::vector<double>& row) {
   const Eigen::Index width = static_cast<Eigen::Index>(row.size());
   const attention::Matrix x = Eigen::Map<const attention::Matrix>(row.data(), 1, width);
+  // clang-format off
   // [norms_of]
   const attention::LayerNormSteps layer = attention::layer_norm(x, attention::identity_layer_norm(width));
   const attention::RmsNormSteps rms = attention::rms_norm(x, attention::Vector::Ones(width));
   // [norms_of]
+  // clang-format on
   Norms norms;
   norms.mean = layer.mean(0);
   norms.variance = layer.variance(0);

@@ -27,6 +27,7 @@ RunningSum running_sum(const std::vector<double>& scores, const Setup& setup) {
   if (scores.empty()) throw std::invalid_argument("running_sum: no score");
   const double minus_infinity = -std::numeric_limits<double>::infinity();
   double maximum = minus_infinity, sum = 0.0;
+  // clang-format off
   // [running_sum]
   for (const double score : scores) {
     const double new_maximum = std::max(maximum, score);
@@ -39,6 +40,7 @@ RunningSum running_sum(const std::vector<double>& scores, const Setup& setup) {
     maximum = new_maximum;
   }
   // [running_sum]
+  // clang-format on
   return {sum, maximum, 0.0};
 }
 
@@ -48,6 +50,7 @@ std::string difference_name(Difference difference) {
 
 namespace {
 
+// clang-format off
 // [central_difference]
 // (e^(x + h) − e^(x − h)) / 2h, every number rounded to the format as it is made (x is one it holds).
 double central_difference(double x, double h, NumberFormat format) {
@@ -57,7 +60,9 @@ double central_difference(double x, double h, NumberFormat format) {
   return rounded(difference / rounded(2.0 * h, format), format);
 }
 // [central_difference]
+// clang-format on
 
+// clang-format off
 // [forward_difference]
 // (e^(x + h) − e^x) / h: one step forward instead of half a step each way.
 double forward_difference(double x, double h, NumberFormat format) {
@@ -67,6 +72,7 @@ double forward_difference(double x, double h, NumberFormat format) {
   return rounded(difference / rounded(h, format), format);
 }
 // [forward_difference]
+// clang-format on
 
 // The curve of one format: the error at every step, the best step, and where the arithmetic puts it.
 StepCurve step_curve(const std::vector<double>& steps, double at, Difference difference, NumberFormat format) {
@@ -110,6 +116,7 @@ Result compute(const Inputs& inputs) {
   for (const NumberFormat format : {NumberFormat::float64, NumberFormat::float32, NumberFormat::bfloat16}) {
     Counting counting;
     counting.format = format;
+    // clang-format off
     // [counting]
     double total = 0.0;
     for (long long i = 1; i <= inputs.count; ++i) {
@@ -118,6 +125,7 @@ Result compute(const Inputs& inputs) {
       total = next;
     }
     // [counting]
+    // clang-format on
     counting.total = total;
     counting.spacing_there = total > 0.0 ? spacing_at(total, format) : 0.0;
     result.counting.push_back(counting);

@@ -73,12 +73,14 @@ class Adam {
       }
       Eigen::Map<Eigen::ArrayXd> theta(parameters[b].data, parameters[b].size);
       const Eigen::Map<const Eigen::ArrayXd> g(gradients[b].data, gradients[b].size);
+      // clang-format off
       // [adam_step]
       mean_[b] = settings_.beta1 * mean_[b] + (1.0 - settings_.beta1) * g;
       square_[b] = settings_.beta2 * square_[b] + (1.0 - settings_.beta2) * g.square();
       theta -= settings_.learning_rate * (mean_[b] / mean_correction) /
                ((square_[b] / square_correction).sqrt() + settings_.epsilon);
       // [adam_step]
+      // clang-format on
     }
   }
 

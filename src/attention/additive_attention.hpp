@@ -60,6 +60,7 @@ inline AdditiveSteps additive_scores(const Matrix& queries, const Matrix& keys, 
     throw std::invalid_argument("additive_scores: W_q, W_k and v must share the hidden width d_a");
   }
   AdditiveSteps steps;
+  // clang-format off
   // [additive_scores]
   steps.projected_queries = queries * weights.query;  // q_i W_q for every i
   steps.projected_keys = keys * weights.key;          // k_j W_k for every j
@@ -75,6 +76,7 @@ inline AdditiveSteps additive_scores(const Matrix& queries, const Matrix& keys, 
     }
   }
   // [additive_scores]
+  // clang-format on
   return steps;
 }
 
@@ -95,10 +97,12 @@ inline AdditiveSteps additive_attention(const Matrix& queries, const Matrix& key
     throw std::invalid_argument("additive_attention: there must be one value per key");
   }
   AdditiveSteps steps = additive_scores(queries, keys, weights);
+  // clang-format off
   // [additive_attention]
   steps.weights = softmax_rows(steps.scores);
   steps.output = steps.weights * values;
   // [additive_attention]
+  // clang-format on
   return steps;
 }
 

@@ -63,6 +63,7 @@ AttentionSteps<Scalar> scaled_dot_product_attention(const MatrixOf<Scalar>& quer
     throw std::invalid_argument("scaled_dot_product_attention: the mask must have one row per query and one column per key");
   }
   AttentionSteps<Scalar> steps;
+  // clang-format off
   // [attention]
   steps.scores = scores(queries, keys);
   const Scalar d_k = static_cast<Scalar>(queries.cols());
@@ -74,6 +75,7 @@ AttentionSteps<Scalar> scaled_dot_product_attention(const MatrixOf<Scalar>& quer
   steps.weights = softmax_rows(steps.masked_scores);
   steps.output = steps.weights * values;
   // [attention]
+  // clang-format on
   return steps;
 }
 

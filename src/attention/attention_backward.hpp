@@ -58,6 +58,7 @@ AttentionGradients<Scalar> attention_backward(const MatrixOf<Scalar>& queries, c
     throw std::invalid_argument("attention_backward: the forward steps do not belong to these queries, keys and values");
   }
   AttentionGradients<Scalar> gradients;
+  // clang-format off
   // [attention_backward]
   gradients.values = steps.weights.transpose() * output_gradient;   // dV = Wᵀ·dO
   gradients.weights = output_gradient * values.transpose();         // dW = dO·Vᵀ
@@ -69,6 +70,7 @@ AttentionGradients<Scalar> attention_backward(const MatrixOf<Scalar>& queries, c
   gradients.queries = scale * (gradients.scores * keys);               // dQ = dS·K/√d_k
   gradients.keys = scale * (gradients.scores.transpose() * queries);   // dK = dSᵀ·Q/√d_k
   // [attention_backward]
+  // clang-format on
   return gradients;
 }
 

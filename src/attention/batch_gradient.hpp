@@ -27,6 +27,7 @@ namespace attention {
 template <typename Example, typename Blocks>
 auto batch_mean_gradient(Eigen::Index batch, Example&& example, Blocks&& blocks) {
   if (batch < 1) throw std::invalid_argument("batch_mean_gradient: a batch needs at least one example");
+  // clang-format off
   // [batch_mean_gradient]
   auto sum = example(Eigen::Index{0});
   for (Eigen::Index b = 1; b < batch; ++b) {
@@ -37,6 +38,7 @@ auto batch_mean_gradient(Eigen::Index batch, Example&& example, Blocks&& blocks)
     Eigen::Map<Eigen::ArrayXd>(block.data, block.size) /= static_cast<double>(batch);
   }
   // [batch_mean_gradient]
+  // clang-format on
   return sum;
 }
 

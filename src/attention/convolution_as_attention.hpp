@@ -72,6 +72,7 @@ inline Matrix convolution_1d(const Matrix& inputs, const Kernel& kernel) {
   check_kernel(kernel, inputs);
   const Eigen::Index n = inputs.rows();
   Matrix output = Matrix::Zero(n, kernel.taps.front().cols());
+  // clang-format off
   // [convolution_1d]
   for (std::size_t t = 0; t < kernel.taps.size(); ++t) {
     const Eigen::Index delta = kernel.offset(t);
@@ -82,6 +83,7 @@ inline Matrix convolution_1d(const Matrix& inputs, const Kernel& kernel) {
     }
   }
   // [convolution_1d]
+  // clang-format on
   return output;
 }
 
@@ -91,12 +93,14 @@ inline Matrix convolution_1d(const Matrix& inputs, const Kernel& kernel) {
 /// @return an n × n mask with at most one allowed key per row
 inline Mask offset_mask(Eigen::Index tokens, Eigen::Index offset) {
   Mask allowed = Mask::Constant(tokens, tokens, false);
+  // clang-format off
   // [offset_mask]
   for (Eigen::Index i = 0; i < tokens; ++i) {
     const Eigen::Index j = i + offset;
     if (j >= 0 && j < tokens) allowed(i, j) = true;
   }
   // [offset_mask]
+  // clang-format on
   return allowed;
 }
 
@@ -141,6 +145,7 @@ inline ConvolutionAttentionSteps convolution_as_attention(const Matrix& inputs, 
   const Eigen::Index d_out = kernel.taps.front().cols();
   const auto heads = static_cast<Eigen::Index>(kernel.taps.size());
   ConvolutionAttentionSteps steps;
+  // clang-format off
   // [convolution_as_attention]
   for (std::size_t t = 0; t < kernel.taps.size(); ++t) {
     OffsetHead head;
@@ -167,6 +172,7 @@ inline ConvolutionAttentionSteps convolution_as_attention(const Matrix& inputs, 
                     steps.output_projection.middleRows(h * d_out, d_out);
   }
   // [convolution_as_attention]
+  // clang-format on
   return steps;
 }
 

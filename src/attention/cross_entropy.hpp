@@ -44,6 +44,7 @@ inline CrossEntropy softmax_cross_entropy(const Matrix& logits, const std::vecto
   }
   CrossEntropy result;
   result.probabilities.resize(n, logits.cols());
+  // clang-format off
   // [cross_entropy]
   for (Eigen::Index t = 0; t < n; ++t) {
     const Eigen::Index target = targets[static_cast<std::size_t>(t)];
@@ -64,6 +65,7 @@ inline CrossEntropy softmax_cross_entropy(const Matrix& logits, const std::vecto
   }
   result.logits_gradient /= static_cast<double>(n);
   // [cross_entropy]
+  // clang-format on
   return result;
 }
 

@@ -80,6 +80,7 @@ inline std::vector<std::size_t> breadth_first_distances(const DependencyGraph& g
   if (source >= graph.node_count()) {
     throw std::out_of_range("breadth_first_distances: no such node");
   }
+  // clang-format off
   // [breadth_first_distances]
   std::vector<std::size_t> distance(graph.node_count(), unreachable);
   std::queue<std::size_t> waiting;
@@ -97,6 +98,7 @@ inline std::vector<std::size_t> breadth_first_distances(const DependencyGraph& g
   }
   return distance;
   // [breadth_first_distances]
+  // clang-format on
 }
 
 /// @brief What path_lengths() finds between the input positions and the output positions.
@@ -131,6 +133,7 @@ struct PathLengths {
 inline PathLengths path_lengths(const DependencyGraph& graph) {
   PathLengths found;
   found.pairs = graph.inputs.size() * graph.outputs.size();
+  // clang-format off
   // [path_lengths]
   for (const std::size_t input : graph.inputs) {
     const std::vector<std::size_t> distance = breadth_first_distances(graph, input);
@@ -145,6 +148,7 @@ inline PathLengths path_lengths(const DependencyGraph& graph) {
     }
   }
   // [path_lengths]
+  // clang-format on
   return found;
 }
 
@@ -166,6 +170,7 @@ inline std::size_t longest_chain(const DependencyGraph& graph) {
   for (const std::vector<std::size_t>& out : graph.readers) {
     for (const std::size_t next : out) ++unread_inputs[next];
   }
+  // clang-format off
   // [longest_chain]
   std::vector<std::size_t> ready_at(nodes, 0);
   std::queue<std::size_t> ready;
@@ -186,6 +191,7 @@ inline std::size_t longest_chain(const DependencyGraph& graph) {
     }
   }
   // [longest_chain]
+  // clang-format on
   if (done != nodes) {
     throw std::invalid_argument("longest_chain: the graph has a cycle");
   }

@@ -27,6 +27,7 @@ inline Matrix euclidean_distances(const Matrix& a, const Matrix& b) {
   Matrix distances(a.rows(), b.rows());
   for (Eigen::Index i = 0; i < a.rows(); ++i) {
     for (Eigen::Index j = 0; j < b.rows(); ++j) {
+      // clang-format off
       // [euclidean_distance]
       double sum_of_squares = 0.0;
       for (Eigen::Index c = 0; c < a.cols(); ++c) {
@@ -35,6 +36,7 @@ inline Matrix euclidean_distances(const Matrix& a, const Matrix& b) {
       }
       distances(i, j) = std::sqrt(sum_of_squares);
       // [euclidean_distance]
+      // clang-format on
     }
   }
   return distances;

@@ -22,6 +22,7 @@ inline double dot_product(const Vector& query, const Vector& key) {
   if (query.size() != key.size()) {
     throw std::invalid_argument("dot_product: query and key have different widths");
   }
+  // clang-format off
   // [dot_product]
   double sum = 0.0;
   for (Eigen::Index i = 0; i < query.size(); ++i) {
@@ -29,6 +30,7 @@ inline double dot_product(const Vector& query, const Vector& key) {
   }
   return sum;
   // [dot_product]
+  // clang-format on
 }
 
 }  // namespace attention

@@ -27,6 +27,7 @@ inline Matrix one_hot(Eigen::Index words) {
   if (words < 1) {
     throw std::invalid_argument("one_hot: a vocabulary needs at least one word");
   }
+  // clang-format off
   // [one_hot]
   Matrix vectors = Matrix::Zero(words, words);
   for (Eigen::Index i = 0; i < words; ++i) {
@@ -34,6 +35,7 @@ inline Matrix one_hot(Eigen::Index words) {
   }
   return vectors;
   // [one_hot]
+  // clang-format on
 }
 
 /// @brief A sentence as a set of vectors: row t is the table's row for word t of the sentence.

@@ -26,6 +26,7 @@ inline Matrix embedding_backward(Eigen::Index words, const std::vector<Eigen::In
   if (static_cast<std::size_t>(sentence_gradient.rows()) != word_numbers.size()) {
     throw std::invalid_argument("embedding_backward: there must be one gradient row per position");
   }
+  // clang-format off
   // [embedding_backward]
   Matrix table_gradient = Matrix::Zero(words, sentence_gradient.cols());
   for (Eigen::Index t = 0; t < sentence_gradient.rows(); ++t) {
@@ -36,6 +37,7 @@ inline Matrix embedding_backward(Eigen::Index words, const std::vector<Eigen::In
     table_gradient.row(word) += sentence_gradient.row(t);  // a repeated word adds up its positions
   }
   // [embedding_backward]
+  // clang-format on
   return table_gradient;
 }
 

@@ -74,6 +74,7 @@ inline EncoderLayerSteps encoder_layer(const Matrix& x, const EncoderLayerWeight
                                 std::to_string(x.cols()) + " for the residual connection");
   }
   EncoderLayerSteps steps;
+  // clang-format off
   // [encoder_layer]
   // Communicate: every token attends to every token.
   steps.attention = multi_head_attention(x, x, x, weights.attention, options);
@@ -85,6 +86,7 @@ inline EncoderLayerSteps encoder_layer(const Matrix& x, const EncoderLayerWeight
   steps.feed_forward_residual = y + steps.feed_forward.output;
   steps.feed_forward_norm = layer_norm(steps.feed_forward_residual, weights.feed_forward_norm, epsilon);
   // [encoder_layer]
+  // clang-format on
   return steps;
 }
 
@@ -103,6 +105,7 @@ inline std::vector<EncoderLayerSteps> encoder_stack(const Matrix& x, const std::
     throw std::invalid_argument("encoder_stack: there must be at least one layer");
   }
   std::vector<EncoderLayerSteps> steps;
+  // clang-format off
   // [encoder_stack]
   Matrix input = x;
   for (const EncoderLayerWeights& layer : layers) {
@@ -110,6 +113,7 @@ inline std::vector<EncoderLayerSteps> encoder_stack(const Matrix& x, const std::
     input = steps.back().feed_forward_norm.output;  // the next layer's input
   }
   // [encoder_stack]
+  // clang-format on
   return steps;
 }
 

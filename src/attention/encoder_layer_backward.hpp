@@ -34,6 +34,7 @@ inline EncoderLayerGradients encoder_layer_backward(const Matrix& x, const Encod
                                                     const AttentionOptions& options = {},
                                                     double epsilon = default_layer_norm_epsilon) {
   EncoderLayerGradients gradients;
+  // clang-format off
   // [encoder_layer_backward]
   const LayerNormGradients second_norm =
       layer_norm_backward(weights.feed_forward_norm, steps.feed_forward_norm, output_gradient, epsilon);
@@ -47,6 +48,7 @@ inline EncoderLayerGradients encoder_layer_backward(const Matrix& x, const Encod
       multi_head_backward(x, x, x, weights.attention, steps.attention, first_norm.input, options);
   gradients.input = first_norm.input + attention.queries + attention.keys + attention.values;
   // [encoder_layer_backward]
+  // clang-format on
   gradients.weights = {attention.weights, first_norm.parameters, feed_forward.weights, second_norm.parameters};
   return gradients;
 }

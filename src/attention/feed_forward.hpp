@@ -50,11 +50,13 @@ inline FeedForwardSteps feed_forward(const Matrix& x, const FeedForwardWeights& 
         "feed_forward: W1 must be d_model x d_ff, b1 have d_ff entries, W2 be d_ff x d_out and b2 have d_out entries");
   }
   FeedForwardSteps steps;
+  // clang-format off
   // [feed_forward]
   steps.widened = (x * weights.w1).rowwise() + weights.b1.transpose();
   steps.hidden = steps.widened.cwiseMax(0.0);  // ReLU
   steps.output = (steps.hidden * weights.w2).rowwise() + weights.b2.transpose();
   // [feed_forward]
+  // clang-format on
   return steps;
 }
 

@@ -35,6 +35,7 @@ inline FeedForwardGradients feed_forward_backward(const Matrix& x, const FeedFor
     throw std::invalid_argument("feed_forward_backward: the output gradient must have the output's shape");
   }
   FeedForwardGradients gradients;
+  // clang-format off
   // [feed_forward_backward]
   gradients.weights.w2 = steps.hidden.transpose() * output_gradient;  // dW₂ = hiddenᵀ·dOut
   gradients.weights.b2 = output_gradient.colwise().sum().transpose();
@@ -44,6 +45,7 @@ inline FeedForwardGradients feed_forward_backward(const Matrix& x, const FeedFor
   gradients.weights.b1 = widened_gradient.colwise().sum().transpose();
   gradients.input = widened_gradient * weights.w1.transpose();
   // [feed_forward_backward]
+  // clang-format on
   return gradients;
 }
 

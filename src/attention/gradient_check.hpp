@@ -53,6 +53,7 @@ MatrixOf<typename Parameter::Scalar> central_differences(
     typename Parameter::Scalar step = static_cast<typename Parameter::Scalar>(default_difference_step)) {
   using Scalar = typename Parameter::Scalar;
   MatrixOf<Scalar> gradient(parameter.rows(), parameter.cols());
+  // clang-format off
   // [central_differences]
   for (Eigen::Index i = 0; i < parameter.rows(); ++i) {
     for (Eigen::Index j = 0; j < parameter.cols(); ++j) {
@@ -66,6 +67,7 @@ MatrixOf<typename Parameter::Scalar> central_differences(
     }
   }
   // [central_differences]
+  // clang-format on
   return gradient;
 }
 
@@ -86,6 +88,7 @@ template <typename Gradient, typename Reference>
 typename Gradient::Scalar relative_error(const Eigen::MatrixBase<Gradient>& gradient,
                                          const Eigen::MatrixBase<Reference>& reference) {
   using Scalar = typename Gradient::Scalar;
+  // clang-format off
   // [relative_error]
   const Scalar scale = std::max(gradient.cwiseAbs().maxCoeff(), reference.cwiseAbs().maxCoeff());
   if (scale == 0) {
@@ -93,6 +96,7 @@ typename Gradient::Scalar relative_error(const Eigen::MatrixBase<Gradient>& grad
   }
   return (gradient - reference).cwiseAbs().maxCoeff() / scale;
   // [relative_error]
+  // clang-format on
 }
 
 }  // namespace attention

@@ -117,6 +117,7 @@ inline DecodingStep decode_step(const TokenClassifierWeights& weights, KeyValueC
     std::vector<Matrix>& keys = cache.keys[l];
     std::vector<Matrix>& values = cache.values[l];
     std::vector<Vector>& layer_weights = step.weights.emplace_back();
+    // clang-format off
     // [decode_step]
     // This position's key and value join the cache: once per group of heads.
     for (Eigen::Index g = 0; g < groups; ++g) {
@@ -144,6 +145,7 @@ inline DecodingStep decode_step(const TokenClassifierWeights& weights, KeyValueC
     const Matrix y = layer_norm(attended, layer.attention_norm).output;
     x = layer_norm(y + feed_forward(y, layer.feed_forward).output, layer.feed_forward_norm).output;
     // [decode_step]
+    // clang-format on
   }
   cache.length = t + 1;
   step.logits = (x * weights.readout).transpose() + weights.readout_bias;

@@ -43,6 +43,7 @@ inline DependencyGraph self_attention_graph(std::size_t positions) {
   DependencyGraph graph;
   for (std::size_t i = 0; i < positions; ++i) graph.inputs.push_back(graph.add_node());
   for (std::size_t i = 0; i < positions; ++i) graph.outputs.push_back(graph.add_node());
+  // clang-format off
   // [self_attention_graph]
   for (std::size_t i = 0; i < positions; ++i) {    // output i
     for (std::size_t j = 0; j < positions; ++j) {  // reads input j
@@ -50,6 +51,7 @@ inline DependencyGraph self_attention_graph(std::size_t positions) {
     }
   }
   // [self_attention_graph]
+  // clang-format on
   return graph;
 }
 
@@ -66,6 +68,7 @@ inline DependencyGraph recurrent_graph(std::size_t positions) {
   if (positions == 0) throw std::invalid_argument("recurrent_graph: no positions");
   DependencyGraph graph;
   for (std::size_t t = 0; t < positions; ++t) graph.inputs.push_back(graph.add_node());
+  // clang-format off
   // [recurrent_graph]
   std::size_t previous = graph.add_node();  // h_0
   for (std::size_t t = 0; t < positions; ++t) {
@@ -76,6 +79,7 @@ inline DependencyGraph recurrent_graph(std::size_t positions) {
     previous = state;
   }
   // [recurrent_graph]
+  // clang-format on
   return graph;
 }
 
@@ -96,6 +100,7 @@ inline DependencyGraph bidirectional_recurrent_graph(std::size_t positions) {
   DependencyGraph graph;
   for (std::size_t t = 0; t < positions; ++t) graph.inputs.push_back(graph.add_node());
   std::vector<std::size_t> forward(positions), backward(positions);
+  // clang-format off
   // [bidirectional_recurrent_graph]
   std::size_t previous = graph.add_node();  // h→_0
   for (std::size_t t = 0; t < positions; ++t) {
@@ -118,6 +123,7 @@ inline DependencyGraph bidirectional_recurrent_graph(std::size_t positions) {
     graph.outputs.push_back(output);
   }
   // [bidirectional_recurrent_graph]
+  // clang-format on
   return graph;
 }
 
@@ -147,6 +153,7 @@ inline DependencyGraph convolution_graph(std::size_t positions, std::size_t kern
   const auto edge = [&graph](std::ptrdiff_t from, std::ptrdiff_t to) {
     graph.add_edge(graph.inputs[static_cast<std::size_t>(from)], graph.outputs[static_cast<std::size_t>(to)]);
   };
+  // clang-format off
   // [convolution_graph]
   for (std::ptrdiff_t i = 0; i < n; ++i) {            // output i
     for (std::ptrdiff_t m = -half; m <= half; ++m) {  // tap m
@@ -155,6 +162,7 @@ inline DependencyGraph convolution_graph(std::size_t positions, std::size_t kern
     }
   }
   // [convolution_graph]
+  // clang-format on
   return graph;
 }
 
@@ -173,6 +181,7 @@ inline DependencyGraph restricted_attention_graph(std::size_t positions, std::si
   DependencyGraph graph;
   for (std::size_t i = 0; i < positions; ++i) graph.inputs.push_back(graph.add_node());
   for (std::size_t i = 0; i < positions; ++i) graph.outputs.push_back(graph.add_node());
+  // clang-format off
   // [restricted_attention_graph]
   for (std::size_t i = 0; i < positions; ++i) {    // output i
     for (std::size_t j = 0; j < positions; ++j) {  // reads input j
@@ -183,6 +192,7 @@ inline DependencyGraph restricted_attention_graph(std::size_t positions, std::si
     }
   }
   // [restricted_attention_graph]
+  // clang-format on
   return graph;
 }
 
@@ -256,6 +266,7 @@ inline DependencyGraph layer_graph(LayerType type, std::size_t positions, std::s
 /// @param width d, the width of every vector (input, output and hidden state)
 /// @return multiply-adds per edge
 inline std::uint64_t multiply_adds_per_edge(LayerType type, std::uint64_t width) {
+  // clang-format off
   // [multiply_adds_per_edge]
   switch (type) {
     case LayerType::self_attention:
@@ -268,6 +279,7 @@ inline std::uint64_t multiply_adds_per_edge(LayerType type, std::uint64_t width)
       return width * width;  // a d × d matrix times a vector
   }
   // [multiply_adds_per_edge]
+  // clang-format on
   throw std::invalid_argument("multiply_adds_per_edge: unknown layer type");
 }
 
@@ -322,6 +334,7 @@ inline LayerStack stack_until_connected(LayerType type, std::size_t positions, s
   do {
     const DependencyGraph layer = layer_graph(type, positions, kernel, radius, layers.size());
     Heard now(positions, std::vector<char>(positions, 0));
+    // clang-format off
     // [stack_until_connected]
     for (std::size_t p = 0; p < positions; ++p) {
       // What position p had heard reaches every output of the new layer that reads p.
@@ -332,6 +345,7 @@ inline LayerStack stack_until_connected(LayerType type, std::size_t positions, s
       }
     }
     // [stack_until_connected]
+    // clang-format on
     if (now == heard && !layers.empty()) {
       throw std::invalid_argument("stack_until_connected: a new layer connects nothing new");
     }
@@ -372,6 +386,7 @@ inline LayerCount count_layer(LayerType type, std::size_t positions, std::uint64
   count.type = type;
   count.positions = positions;
   const DependencyGraph layer = layer_graph(type, positions, kernel, radius);
+  // clang-format off
   // [count_layer]
   const LayerStack stack = type == LayerType::recurrent ? LayerStack{layer, 1}
                                                         : stack_until_connected(type, positions, kernel, radius);
@@ -383,6 +398,7 @@ inline LayerCount count_layer(LayerType type, std::size_t positions, std::uint64
   count.multiply_adds = multiply_adds(type, layer, width);
   count.stack_multiply_adds = multiply_adds(type, stack.graph, width);
   // [count_layer]
+  // clang-format on
   return count;
 }
 

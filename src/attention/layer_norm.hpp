@@ -57,6 +57,7 @@ inline LayerNormSteps layer_norm(const Matrix& x, const LayerNormParameters& par
   }
   LayerNormSteps steps;
   const auto d = static_cast<double>(x.cols());
+  // clang-format off
   // [layer_norm]
   steps.mean = x.rowwise().sum() / d;
   const Matrix centred = x.colwise() - steps.mean;
@@ -66,6 +67,7 @@ inline LayerNormSteps layer_norm(const Matrix& x, const LayerNormParameters& par
   steps.output = (steps.normalized.array().rowwise() * parameters.gain.transpose().array()).rowwise() +
                  parameters.bias.transpose().array();
   // [layer_norm]
+  // clang-format on
   return steps;
 }
 

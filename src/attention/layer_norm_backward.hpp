@@ -36,6 +36,7 @@ inline LayerNormGradients layer_norm_backward(const LayerNormParameters& paramet
     throw std::invalid_argument("layer_norm_backward: the output gradient must have the output's shape");
   }
   LayerNormGradients gradients;
+  // clang-format off
   // [layer_norm_backward]
   const Matrix& normalized = steps.normalized;  // x̂
   const Matrix& dy = output_gradient;
@@ -49,6 +50,7 @@ inline LayerNormGradients layer_norm_backward(const LayerNormParameters& paramet
   const Matrix centred = (g.colwise() - mean_g) - correction;
   gradients.input = centred.array().colwise() / deviation.array();
   // [layer_norm_backward]
+  // clang-format on
   return gradients;
 }
 

@@ -25,6 +25,7 @@ inline Mask no_mask(Eigen::Index queries, Eigen::Index keys) { return Mask::Cons
 /// @param tokens sequence length n
 /// @return an n × n lower-triangular mask
 inline Mask causal_mask(Eigen::Index tokens) {
+  // clang-format off
   // [causal_mask]
   Mask allowed(tokens, tokens);
   for (Eigen::Index i = 0; i < tokens; ++i) {
@@ -34,6 +35,7 @@ inline Mask causal_mask(Eigen::Index tokens) {
   }
   return allowed;
   // [causal_mask]
+  // clang-format on
 }
 
 /// @brief Token i may look at tokens within @p radius positions: |i − j| ≤ radius.
@@ -96,9 +98,11 @@ MatrixOf<Scalar> apply_mask(const MatrixOf<Scalar>& scores, const Mask& allowed,
   if (allowed.rows() != scores.rows() || allowed.cols() != scores.cols()) {
     throw std::invalid_argument("apply_mask: the mask and the scores have different shapes");
   }
+  // clang-format off
   // [apply_mask]
   return allowed.select(scores, fill);
   // [apply_mask]
+  // clang-format on
 }
 
 }  // namespace attention

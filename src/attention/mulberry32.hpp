@@ -34,12 +34,14 @@ class Mulberry32 {
   /// @brief The next number of the stream, from 0 to 2³² − 1.
   /// @return 32 random bits
   std::uint32_t next_uint32() {
+    // clang-format off
     // [next_uint32]
     state_ += 0x6D2B79F5u;
     std::uint32_t t = (state_ ^ (state_ >> 15)) * (state_ | 1u);
     t = (t + ((t ^ (t >> 7)) * (t | 61u))) ^ t;
     return t ^ (t >> 14);
     // [next_uint32]
+    // clang-format on
   }
 
   /// @brief The next number of the stream as a fraction: next_uint32() / 2³².
@@ -48,9 +50,11 @@ class Mulberry32 {
   /// period) and is never 1.
   /// @return a uniform random number from 0 up to, not including, 1
   double next_uniform() {
+    // clang-format off
     // [next_uniform]
     return static_cast<double>(next_uint32()) / 4294967296.0;  // 2³²
     // [next_uniform]
+    // clang-format on
   }
 
  private:

@@ -65,9 +65,11 @@ inline Eigen::Index head_width(Eigen::Index d_model, Eigen::Index heads) {
     throw std::invalid_argument("head_width: d_model = " + std::to_string(d_model) + " is not divisible by h = " +
                                 std::to_string(heads) + "; each head must get d_model / h whole columns");
   }
+  // clang-format off
   // [head_width]
   return d_model / heads;
   // [head_width]
+  // clang-format on
 }
 
 /// @brief MultiHead(Q, K, V) = Concat(head₁, …, head_h) W^O, where head_i = Attention(Q W^Q_i, K W^K_i, V W^V_i).
@@ -128,6 +130,7 @@ inline MultiHeadSteps multi_head_attention(const Matrix& queries, const Matrix& 
   }
   const Eigen::Index first_query_position = keys.rows() - queries.rows();  // the queries are the last positions
   MultiHeadSteps steps;
+  // clang-format off
   // [heads]
   for (const auto& w : weights.heads) {
     HeadSteps head;
@@ -145,6 +148,8 @@ inline MultiHeadSteps multi_head_attention(const Matrix& queries, const Matrix& 
     steps.heads.push_back(std::move(head));
   }
   // [heads]
+  // clang-format on
+  // clang-format off
   // [concatenate]
   Matrix& joined = steps.concatenation;
   joined.resize(queries.rows(), width);
@@ -156,6 +161,7 @@ inline MultiHeadSteps multi_head_attention(const Matrix& queries, const Matrix& 
   }
   steps.output = joined * weights.output;
   // [concatenate]
+  // clang-format on
   return steps;
 }
 

@@ -51,6 +51,7 @@ inline MultiHeadGradients multi_head_backward(const Matrix& queries, const Matri
   gradients.queries = Matrix::Zero(queries.rows(), queries.cols());
   gradients.keys = Matrix::Zero(keys.rows(), keys.cols());
   gradients.values = Matrix::Zero(values.rows(), values.cols());
+  // clang-format off
   // [multi_head_backward]
   gradients.weights.output = steps.concatenation.transpose() * output_gradient;  // dW^O = Concatᵀ·dOut
   const Matrix concatenation_gradient = output_gradient * weights.output.transpose();
@@ -75,6 +76,7 @@ inline MultiHeadGradients multi_head_backward(const Matrix& queries, const Matri
     gradients.values += inner.values * projection.value.transpose();
   }
   // [multi_head_backward]
+  // clang-format on
   return gradients;
 }
 

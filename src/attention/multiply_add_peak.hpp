@@ -70,6 +70,7 @@ double total_of(const Vector (&sums)[peak_chains]) {
 /// @param term the term added
 /// @return the sum of every entry of every running sum, so that no work can be left out
 inline double packet_multiply_adds(std::size_t rounds, double factor, double term) {
+  // clang-format off
   // [fma_peak]
   using namespace Eigen::internal;
   using Packet = packet_traits<double>::type;  // the width tile_product() uses
@@ -82,6 +83,7 @@ inline double packet_multiply_adds(std::size_t rounds, double factor, double ter
     }
   }
   // [fma_peak]
+  // clang-format on
   return detail::total_of(sums);
 }
 

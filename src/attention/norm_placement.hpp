@@ -140,6 +140,7 @@ inline EncoderLayerSteps laid_out_encoder_layer(const Matrix& x, const EncoderLa
                      steps.feed_forward_rms_norm);
   };
   if (layout.placement == NormPlacement::post) {
+    // clang-format off
     // [post_norm_encoder_layer]
     steps.attention = multi_head_attention(x, x, x, weights.attention, options);
     steps.attention_residual = x + steps.attention.output;
@@ -148,8 +149,10 @@ inline EncoderLayerSteps laid_out_encoder_layer(const Matrix& x, const EncoderLa
     steps.feed_forward_residual = y + steps.feed_forward.output;
     feed_forward_norm(steps.feed_forward_residual);  // the layer's output: Norm(y + FFN(y))
     // [post_norm_encoder_layer]
+    // clang-format on
     return steps;
   }
+  // clang-format off
   // [pre_norm_encoder_layer]
   // Communicate, reading the normalised input; the residual path carries x itself.
   const Matrix& a = attention_norm(x);
@@ -161,6 +164,7 @@ inline EncoderLayerSteps laid_out_encoder_layer(const Matrix& x, const EncoderLa
   steps.feed_forward = attention::feed_forward(b, weights.feed_forward);
   steps.feed_forward_residual = h + steps.feed_forward.output;  // the layer's output
   // [pre_norm_encoder_layer]
+  // clang-format on
   return steps;
 }
 

@@ -82,6 +82,7 @@ inline EncoderLayerGradients laid_out_encoder_layer_backward(const Matrix& x, co
     gradients.weights = {attention.weights, first_norm.parameters, feed_forward.weights, second_norm.parameters};
     return gradients;
   }
+  // clang-format off
   // [pre_norm_encoder_layer_backward]
   const Matrix& b = norm_output(layout.norm, steps.feed_forward_norm, steps.feed_forward_rms_norm);
   const FeedForwardGradients feed_forward =
@@ -95,6 +96,7 @@ inline EncoderLayerGradients laid_out_encoder_layer_backward(const Matrix& x, co
   const LayerNormGradients first_norm = attention_norm_backward(a_gradient);
   gradients.input = h_gradient + first_norm.input;  // the residual path and the attention path
   // [pre_norm_encoder_layer_backward]
+  // clang-format on
   gradients.weights = {attention.weights, first_norm.parameters, feed_forward.weights, second_norm.parameters};
   return gradients;
 }

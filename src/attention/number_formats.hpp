@@ -73,6 +73,7 @@ inline double rounded(double x, NumberFormat format) {
   if (format == NumberFormat::float32 || !std::isfinite(nearest)) return nearest;
   std::uint32_t bits = 0;
   std::memcpy(&bits, &nearest, sizeof bits);  // the float's 32 bits
+  // clang-format off
   // [bfloat16]
   if (static_cast<double>(nearest) != x) {
     if (std::abs(static_cast<double>(nearest)) > std::abs(x)) --bits;  // the float below x in magnitude
@@ -81,6 +82,7 @@ inline double rounded(double x, NumberFormat format) {
   const std::uint32_t lowest_kept = (bits >> 16) & 1u;
   const std::uint32_t kept = (bits + 0x7FFFu + lowest_kept) & 0xFFFF0000u;  // round half to even
   // [bfloat16]
+  // clang-format on
   float result = 0.0f;
   std::memcpy(&result, &kept, sizeof result);
   return result;

@@ -49,12 +49,14 @@ class NumpySeedSequence {
   /// @brief The pool for @p seed, as `np.random.SeedSequence(seed)` computes it.
   /// @param seed the integer seed, 0 to 2⁶⁴ − 1
   explicit NumpySeedSequence(std::uint64_t seed) {
+    // clang-format off
     // [seed_words]
     std::vector<std::uint32_t> entropy{static_cast<std::uint32_t>(seed & 0xFFFFFFFFu)};
     if (seed >> 32 != 0) {
       entropy.push_back(static_cast<std::uint32_t>(seed >> 32));
     }
     // [seed_words]
+    // clang-format on
     mix_entropy(entropy);
   }
 
@@ -138,6 +140,8 @@ inline constexpr double nor_r = 3.6541528853610087963519472518;
 /// @brief 1 / r, as NumPy writes it.
 inline constexpr double nor_inv_r = 0.27366123732975827203338247596;
 
+// The three tables keep the layout of NumPy's file, three or two numbers a line.
+// clang-format off
 /// @brief ki_double: for layer i, the largest 52-bit magnitude whose draw lies wholly inside the layer (accepted at once).
 inline constexpr std::uint64_t ki_double[256] = {
     0x000EF33D8025EF6AULL, 0x0000000000000000ULL, 0x000C08BE98FBC6A8ULL,
@@ -488,6 +492,7 @@ inline constexpr double fi_double[256] = {
     8.61658276939872638800e-03, 7.05087547137322242369e-03,
     5.52240329925099155545e-03, 4.03797259336302356153e-03,
     2.60907274610215926189e-03, 1.26028593049859797236e-03};
+// clang-format on
 
 }  // namespace numpy_ziggurat
 
@@ -507,6 +512,7 @@ class NumpyGenerator {
   /// @param seed the integer seed, 0 to 2⁶⁴ − 1
   explicit NumpyGenerator(std::uint64_t seed) {
     const std::vector<std::uint64_t> words = NumpySeedSequence(seed).generate_state_uint64(4);
+    // clang-format off
     // [pcg64_seed]
     const uint128 initial_state = (uint128{words[0]} << 64) | words[1];
     const uint128 sequence = (uint128{words[2]} << 64) | words[3];
@@ -516,11 +522,13 @@ class NumpyGenerator {
     state_ += initial_state;
     step();
     // [pcg64_seed]
+    // clang-format on
   }
 
   /// @brief NumPy's `next_uint64`: one step of the LCG, then the XSL-RR output of the new state.
   /// @return 64 random bits (`rng.bit_generator.random_raw()`)
   std::uint64_t next_uint64() {
+    // clang-format off
     // [next_uint64]
     step();
     const auto high = static_cast<std::uint64_t>(state_ >> 64);
@@ -529,6 +537,7 @@ class NumpyGenerator {
     const std::uint64_t folded = high ^ low;
     return (folded >> rotation) | (folded << ((64u - rotation) & 63u));
     // [next_uint64]
+    // clang-format on
   }
 
   /// @brief NumPy's `next_double`: the top 53 bits of next_uint64() as a fraction, (u >> 11) · 2⁻⁵³.
@@ -548,6 +557,7 @@ class NumpyGenerator {
   /// @return a standard normal number (`rng.standard_normal()`)
   double standard_normal() {
     using namespace numpy_ziggurat;
+    // clang-format off
     // [ziggurat]
     for (;;) {
       std::uint64_t r = next_uint64();
@@ -576,6 +586,7 @@ class NumpyGenerator {
       }
     }
     // [ziggurat]
+    // clang-format on
   }
 
   /// @brief NumPy's `rng.normal(loc, scale)`: loc + scale · standard_normal().
@@ -610,6 +621,7 @@ inline Matrix normal_matrix(NumpyGenerator& generator, Eigen::Index rows, Eigen:
     throw std::invalid_argument("normal_matrix: the numbers of rows and columns must not be negative");
   }
   Matrix out(rows, cols);
+  // clang-format off
   // [normal_matrix]
   for (Eigen::Index i = 0; i < rows; ++i) {
     for (Eigen::Index j = 0; j < cols; ++j) {
@@ -617,6 +629,7 @@ inline Matrix normal_matrix(NumpyGenerator& generator, Eigen::Index rows, Eigen:
     }
   }
   // [normal_matrix]
+  // clang-format on
   return out;
 }
 

@@ -31,6 +31,7 @@ inline Matrix each_row_through_layer(const Matrix& inputs, const Matrix& weights
   }
   Matrix outputs(inputs.rows(), weights.cols());
   for (Eigen::Index t = 0; t < inputs.rows(); ++t) {
+    // clang-format off
     // [layer_on_one_row]
     for (Eigen::Index o = 0; o < weights.cols(); ++o) {
       double sum = bias(o);
@@ -40,6 +41,7 @@ inline Matrix each_row_through_layer(const Matrix& inputs, const Matrix& weights
       outputs(t, o) = sum;
     }
     // [layer_on_one_row]
+    // clang-format on
   }
   return outputs;
 }
@@ -60,6 +62,7 @@ inline Matrix windows(const Matrix& inputs, Eigen::Index radius) {
   }
   const Eigen::Index n = inputs.rows(), d = inputs.cols(), width = 2 * radius + 1;
   Matrix stacked = Matrix::Zero(n, width * d);
+  // clang-format off
   // [windows]
   for (Eigen::Index t = 0; t < n; ++t) {
     for (Eigen::Index offset = -radius; offset <= radius; ++offset) {
@@ -70,6 +73,7 @@ inline Matrix windows(const Matrix& inputs, Eigen::Index radius) {
     }
   }
   // [windows]
+  // clang-format on
   return stacked;
 }
 
@@ -87,9 +91,11 @@ inline long long window_layer_parameters(long long radius, long long width, long
   if (radius < 0 || width < 0 || outputs < 0) {
     throw std::invalid_argument("window_layer_parameters: the radius, width and outputs must not be negative");
   }
+  // clang-format off
   // [window_layer_parameters]
   return (2 * radius + 1) * width * outputs + outputs;
   // [window_layer_parameters]
+  // clang-format on
 }
 
 }  // namespace attention

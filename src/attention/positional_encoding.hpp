@@ -54,11 +54,13 @@ inline double angular_frequency(Eigen::Index pair, Eigen::Index d_model) {
   if (pair < 0 || 2 * pair >= d_model) {
     throw std::invalid_argument("angular_frequency: the pair must be from 0 to d_model/2 - 1");
   }
+  // clang-format off
   // [angular_frequency]
   const auto two_i = static_cast<double>(2 * pair);
   const auto width = static_cast<double>(d_model);
   return 1.0 / std::pow(positional_encoding_base, two_i / width);
   // [angular_frequency]
+  // clang-format on
 }
 
 /// @brief The encoding of @p positions consecutive positions, from @p first_position on: one row per position.
@@ -80,6 +82,7 @@ inline Matrix positional_encoding(Eigen::Index positions, Eigen::Index d_model, 
     throw std::invalid_argument("positional_encoding: positions are counted from 0 and cannot be negative");
   }
   const auto start = static_cast<double>(first_position);
+  // clang-format off
   // [positional_encoding]
   Matrix encoding(positions, d_model);
   for (Eigen::Index row = 0; row < positions; ++row) {
@@ -92,6 +95,7 @@ inline Matrix positional_encoding(Eigen::Index positions, Eigen::Index d_model, 
   }
   return encoding;
   // [positional_encoding]
+  // clang-format on
 }
 
 /// @brief The input of the first layer: each row of @p embeddings plus the encoding of its position.
@@ -105,11 +109,13 @@ inline Matrix positional_encoding(Eigen::Index positions, Eigen::Index d_model, 
 /// @throws std::invalid_argument if the width is not positive and even
 inline Matrix add_positional_encoding(const Matrix& embeddings) {
   require_even_width(embeddings.cols(), "add_positional_encoding");
+  // clang-format off
   // [add_positional_encoding]
   const Eigen::Index positions = embeddings.rows();
   const Eigen::Index d_model = embeddings.cols();
   return embeddings + positional_encoding(positions, d_model);
   // [add_positional_encoding]
+  // clang-format on
 }
 
 /// @brief M_k: the d_model × d_model matrix with PE(pos + k) = PE(pos) · M_k for every position pos.
@@ -131,6 +137,7 @@ inline Matrix add_positional_encoding(const Matrix& embeddings) {
 /// @throws std::invalid_argument if @p d_model is not positive and even
 inline Matrix shift_map(Eigen::Index offset, Eigen::Index d_model) {
   require_even_width(d_model, "shift_map");
+  // clang-format off
   // [shift_map]
   Matrix map = Matrix::Zero(d_model, d_model);
   const auto k = static_cast<double>(offset);
@@ -144,6 +151,7 @@ inline Matrix shift_map(Eigen::Index offset, Eigen::Index d_model) {
   }
   return map;
   // [shift_map]
+  // clang-format on
 }
 
 }  // namespace attention

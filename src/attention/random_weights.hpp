@@ -50,6 +50,7 @@ inline Matrix random_normal_matrix(Mulberry32& generator, Eigen::Index rows, Eig
   if (rows < 0 || columns < 0) {
     throw std::invalid_argument("random_normal_matrix: the numbers of rows and columns must not be negative");
   }
+  // clang-format off
   // [random_normal_matrix]
   Matrix matrix(rows, columns);
   for (Eigen::Index r = 0; r < rows; ++r) {
@@ -59,6 +60,7 @@ inline Matrix random_normal_matrix(Mulberry32& generator, Eigen::Index rows, Eig
   }
   return matrix;
   // [random_normal_matrix]
+  // clang-format on
 }
 
 /// @brief W^Q_i, W^K_i, W^V_i for h heads of width d_model / h, then W^O, drawn in that order from @p generator.
@@ -75,6 +77,7 @@ inline Matrix random_normal_matrix(Mulberry32& generator, Eigen::Index rows, Eig
 /// @throws std::invalid_argument from head_width() if @p heads does not divide @p d_model, or either is less than 1
 inline MultiHeadWeights random_multi_head_weights(Mulberry32& generator, Eigen::Index d_model, Eigen::Index heads) {
   const Eigen::Index width = head_width(d_model, heads);  // d_k = d_v = d_model / h
+  // clang-format off
   // [random_multi_head_weights]
   // 1 / √rows; every matrix here has d_model rows
   const double scale = 1.0 / std::sqrt(static_cast<double>(d_model));
@@ -89,6 +92,7 @@ inline MultiHeadWeights random_multi_head_weights(Mulberry32& generator, Eigen::
   weights.output =  // W^O
       random_normal_matrix(generator, heads * width, d_model, scale);
   // [random_multi_head_weights]
+  // clang-format on
   return weights;
 }
 

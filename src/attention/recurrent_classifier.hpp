@@ -72,11 +72,13 @@ inline RecurrentClassifierSteps recurrent_classifier(const RecurrentClassifierWe
                                                      const std::vector<Eigen::Index>& words) {
   if (words.empty()) throw std::invalid_argument("recurrent_classifier: the input needs at least one word");
   RecurrentClassifierSteps steps;
+  // clang-format off
   // [recurrent_classifier]
   steps.input = embedding_lookup(weights.embedding, words);
   steps.states = recurrent_layer(steps.input, weights.hidden_weights, weights.input_weights);
   steps.logits = (steps.states * weights.readout).rowwise() + weights.readout_bias.transpose();
   // [recurrent_classifier]
+  // clang-format on
   return steps;
 }
 

@@ -33,6 +33,7 @@ inline Matrix recurrent_layer(const Matrix& inputs, const Matrix& hidden_weights
       input_weights.cols() != inputs.cols()) {
     throw std::invalid_argument("recurrent_layer: W must be d × d and U must be d × (the width of the inputs)");
   }
+  // clang-format off
   // [recurrent_layer]
   // Row t of input_parts is (U x_t)ᵀ: every t at once, in one product.
   const Matrix input_parts = inputs * input_weights.transpose();
@@ -45,6 +46,7 @@ inline Matrix recurrent_layer(const Matrix& inputs, const Matrix& hidden_weights
   }
   return states;
   // [recurrent_layer]
+  // clang-format on
 }
 
 }  // namespace attention

@@ -47,6 +47,7 @@ inline RecurrentLayerGradients recurrent_layer_backward(const Matrix& inputs, co
   }
   RecurrentLayerGradients gradients{Matrix::Zero(d, d), Matrix::Zero(d, inputs.cols()),
                                     Matrix::Zero(inputs.rows(), inputs.cols())};
+  // clang-format off
   // [recurrent_layer_backward]
   Vector from_later = Vector::Zero(d);  // ∂L/∂h_t that h_(t+1) passes back
   for (Eigen::Index t = inputs.rows() - 1; t >= 0; --t) {
@@ -59,6 +60,7 @@ inline RecurrentLayerGradients recurrent_layer_backward(const Matrix& inputs, co
     from_later = hidden_weights.transpose() * sum_gradient;
   }
   // [recurrent_layer_backward]
+  // clang-format on
   return gradients;
 }
 

@@ -45,12 +45,14 @@ inline RmsNormSteps rms_norm(const Matrix& x, const Vector& gain, double epsilon
   }
   RmsNormSteps steps;
   const auto d = static_cast<double>(x.cols());
+  // clang-format off
   // [rms_norm]
   steps.mean_square = x.array().square().rowwise().sum() / d;
   const Vector root_mean_square = (steps.mean_square.array() + epsilon).sqrt();
   steps.normalized = x.array().colwise() / root_mean_square.array();
   steps.output = steps.normalized.array().rowwise() * gain.transpose().array();
   // [rms_norm]
+  // clang-format on
   return steps;
 }
 

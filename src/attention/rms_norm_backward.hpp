@@ -35,6 +35,7 @@ inline RmsNormGradients rms_norm_backward(const Vector& gain, const RmsNormSteps
     throw std::invalid_argument("rms_norm_backward: the output gradient must have the output's shape");
   }
   RmsNormGradients gradients;
+  // clang-format off
   // [rms_norm_backward]
   const Matrix& normalized = steps.normalized;  // x̂
   const Matrix& dy = output_gradient;
@@ -46,6 +47,7 @@ inline RmsNormGradients rms_norm_backward(const Vector& gain, const RmsNormSteps
   const Matrix correction = normalized.array().colwise() * mean_u_normalized.array();
   gradients.input = (u - correction).array().colwise() / root_mean_square.array();
   // [rms_norm_backward]
+  // clang-format on
   return gradients;
 }
 

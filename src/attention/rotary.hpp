@@ -37,6 +37,7 @@ inline Matrix turned(const Matrix& rows, Eigen::Index first_position, double dir
   std::vector<double> omega(static_cast<std::size_t>(d_k / 2));
   for (Eigen::Index i = 0; 2 * i < d_k; ++i) omega[static_cast<std::size_t>(i)] = angular_frequency(i, d_k);
   Matrix result(rows.rows(), d_k);
+  // clang-format off
   // [rotate]
   for (Eigen::Index r = 0; r < rows.rows(); ++r) {
     const auto position = static_cast<double>(first_position + r);
@@ -49,6 +50,7 @@ inline Matrix turned(const Matrix& rows, Eigen::Index first_position, double dir
     }
   }
   // [rotate]
+  // clang-format on
   return result;
 }
 }  // namespace detail

@@ -52,6 +52,7 @@ inline Vector sampling_probabilities(const Vector& logits, const SamplingSetting
     probabilities(best) = 1.0;
     return probabilities;
   }
+  // clang-format off
   // [sampling_probabilities]
   std::vector<Eigen::Index> order(static_cast<std::size_t>(logits.size()));
   std::iota(order.begin(), order.end(), Eigen::Index{0});
@@ -70,6 +71,7 @@ inline Vector sampling_probabilities(const Vector& logits, const SamplingSetting
   }
   probabilities = softmax_rows(scaled).row(0).transpose();  // the words left out get exactly 0
   // [sampling_probabilities]
+  // clang-format on
   return probabilities;
 }
 

@@ -26,9 +26,11 @@ MatrixOf<Scalar> scores(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>&
   if (queries.cols() != keys.cols()) {
     throw std::invalid_argument("scores: queries and keys have different widths");
   }
+  // clang-format off
   // [scores]
   return queries * keys.transpose();
   // [scores]
+  // clang-format on
 }
 
 /// @brief The same matrix as scores(), one dot product at a time.
@@ -44,6 +46,7 @@ inline Matrix scores_pair_by_pair(const Matrix& queries, const Matrix& keys) {
   if (queries.cols() != keys.cols()) {
     throw std::invalid_argument("scores_pair_by_pair: queries and keys have different widths");
   }
+  // clang-format off
   // [scores_pair_by_pair]
   Matrix result(queries.rows(), keys.rows());
   for (Eigen::Index i = 0; i < queries.rows(); ++i) {
@@ -55,6 +58,7 @@ inline Matrix scores_pair_by_pair(const Matrix& queries, const Matrix& keys) {
   }
   return result;
   // [scores_pair_by_pair]
+  // clang-format on
 }
 
 }  // namespace attention

@@ -69,11 +69,13 @@ MatrixOf<Scalar> softmax_rows(const MatrixOf<Scalar>& scores) {
     if (largest == -std::numeric_limits<Scalar>::infinity()) {
       continue;  // every key masked: the row stays all 0
     }
+    // clang-format off
     // [softmax_row]
     const RowVectorOf<Scalar> exponentials =
         (scores.row(i).array() - largest).unaryExpr(&exponential<Scalar>);
     weights.row(i) = exponentials / exponentials.sum();
     // [softmax_row]
+    // clang-format on
   }
   return weights;
 }
@@ -90,10 +92,12 @@ MatrixOf<Scalar> softmax_rows(const MatrixOf<Scalar>& scores) {
 /// @return n × m, the textbook formula evaluated as written
 template <typename Scalar>
 MatrixOf<Scalar> softmax_rows_unstable(const MatrixOf<Scalar>& scores) {
+  // clang-format off
   // [softmax_unstable]
   const MatrixOf<Scalar> exponentials = scores.unaryExpr(&exponential<Scalar>);
   return exponentials.array().colwise() / exponentials.rowwise().sum().array();
   // [softmax_unstable]
+  // clang-format on
 }
 
 }  // namespace attention

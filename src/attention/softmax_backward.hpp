@@ -29,11 +29,13 @@ MatrixOf<Scalar> softmax_rows_backward(const MatrixOf<Scalar>& weights, const Ma
   if (weights.rows() != weights_gradient.rows() || weights.cols() != weights_gradient.cols()) {
     throw std::invalid_argument("softmax_rows_backward: the weights and their gradient differ in shape");
   }
+  // clang-format off
   // [softmax_backward]
   const Eigen::VectorX<Scalar> weighted_sum =
       weights.cwiseProduct(weights_gradient).rowwise().sum();  // Σ_j g_j w_j, per row
   return weights.cwiseProduct(weights_gradient.colwise() - weighted_sum);
   // [softmax_backward]
+  // clang-format on
 }
 
 }  // namespace attention

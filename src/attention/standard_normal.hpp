@@ -34,6 +34,7 @@ inline constexpr double zero_uniform_replacement = 0x1p-33;
 /// @param generator the stream to draw from; it advances by two numbers
 /// @return a draw from the standard normal distribution
 inline double standard_normal(Mulberry32& generator) {
+  // clang-format off
   // [standard_normal]
   double u1 = generator.next_uniform();
   const double u2 = generator.next_uniform();
@@ -43,6 +44,7 @@ inline double standard_normal(Mulberry32& generator) {
   const double radius = std::sqrt(-2.0 * std::log(u1));
   return radius * std::cos(2.0 * std::numbers::pi * u2);
   // [standard_normal]
+  // clang-format on
 }
 
 }  // namespace attention

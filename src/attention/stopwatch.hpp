@@ -85,6 +85,7 @@ inline std::vector<std::vector<double>> timed_in_turns(const std::vector<TimedWo
                                                        const std::function<void(std::size_t)>& other_turn = {}) {
   if (calls.size() != works.size()) throw std::invalid_argument("timed_in_turns: one count of calls per computation");
   std::vector<std::vector<double>> seconds(works.size());
+  // clang-format off
   // [timed_in_turns]
   for (std::size_t repeat = 0; repeat < repeats; ++repeat) {
     for (std::size_t w = 0; w < works.size(); ++w) {
@@ -93,6 +94,7 @@ inline std::vector<std::vector<double>> timed_in_turns(const std::vector<TimedWo
     if (other_turn) other_turn(repeat);
   }
   // [timed_in_turns]
+  // clang-format on
   return seconds;
 }
 

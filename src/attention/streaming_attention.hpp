@@ -76,6 +76,7 @@ struct AttentionBuffers {
 /// @param scale each entry is multiplied by this first
 /// @param shift and this is subtracted
 inline void exponential_in_place(double* entries, Eigen::Index count, double scale = 1.0, double shift = 0.0) {
+  // clang-format off
   // [vectorised_exponential]
   constexpr double log2_e = 1.4426950408889634;
   constexpr double ln2_high = 6.93147180369123816490e-01;  // ln 2 split in two, so that
@@ -100,6 +101,7 @@ inline void exponential_in_place(double* entries, Eigen::Index count, double sca
     entries[i] = argument < -708.0 ? 0.0 : is_nan ? argument : series * two_to_the_k;
   }
   // [vectorised_exponential]
+  // clang-format on
 }
 
 /// @brief e^x for every entry of a contiguous row of floats: the same method, with float's constants and fewer terms.
@@ -119,6 +121,7 @@ inline void exponential_in_place(double* entries, Eigen::Index count, double sca
 /// @param scale each entry is multiplied by this first
 /// @param shift and this is subtracted
 inline void exponential_in_place(float* entries, Eigen::Index count, float scale = 1.0f, float shift = 0.0f) {
+  // clang-format off
   // [vectorised_exponential_float]
   constexpr float log2_e = 1.44269504f;
   constexpr float ln2_high = 0.693359375f;    // ln 2 split in two: ln2_high has 9 significant
@@ -141,6 +144,7 @@ inline void exponential_in_place(float* entries, Eigen::Index count, float scale
     entries[i] = argument < -87.0f ? 0.0f : is_nan ? argument : series * two_to_the_k;
   }
   // [vectorised_exponential_float]
+  // clang-format on
 }
 
 /// @brief exponential_in_place() on a row of a row-major matrix (its entries lie next to each other), float or double.
@@ -226,6 +230,7 @@ void buffered_attention(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>&
   detail::check_shapes(queries, keys, values, range);
   RowMajorMatrixOf<Scalar>& scores = buffers.scores;
   scores.resize(queries.rows(), keys.rows());
+  // clang-format off
   // [buffered_attention]
   scores.noalias() = queries * keys.transpose();
   scores *= Scalar(1) / std::sqrt(static_cast<Scalar>(queries.cols()));
@@ -248,6 +253,7 @@ void buffered_attention(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>&
   }
   buffers.output.noalias() = scores * values;
   // [buffered_attention]
+  // clang-format on
 }
 
 /// @brief What streaming_attention() holds after folding in one tile of keys, for a StreamingObserver.
@@ -423,6 +429,7 @@ MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const Matr
       running_maximum.head(rows).setConstant(minus_infinity);
       running_sum.head(rows).setZero();
       if (options.packed_products) detail::copy_by_blocks_of_rows(queries.middleRows(q0, rows), query_rows.topRows(rows));
+      // clang-format off
       // [streaming_attention]
       for (Eigen::Index k0 = 0; k0 < m; k0 += options.key_tile) {
         if (options.range == KeyRange::causal && k0 > q0 + rows - 1) break;  // every key after every query
@@ -477,6 +484,7 @@ MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const Matr
       }
       detail::copy_by_blocks_of_rows(running_output.topRows(rows), output.middleRows(q0, rows));
       // [streaming_attention]
+      // clang-format on
     }
   };
   run_shares(threads, work);

@@ -158,6 +158,7 @@ using TileRef = Eigen::Ref<RowMajorMatrixOf<Scalar>, 0, Eigen::OuterStride<>>;
 template <typename Scalar>
 using ConstTileRef = Eigen::Ref<const RowMajorMatrixOf<Scalar>, 0, Eigen::OuterStride<>>;
 
+// clang-format off
 // [register_block]
 // A block of Rows × (Packets packets) entries of the result, summed in
 // registers: for each term k, one row of the strip (Packets packets) is
@@ -190,6 +191,7 @@ void register_block(Eigen::Index depth, const Scalar* left, Eigen::Index left_st
   }
 }
 // [register_block]
+// clang-format on
 
 // The blocks at the bottom and right edges, fewer rows or columns (and every block of a shape no register block
 // is compiled for): one entry at a time.

@@ -76,6 +76,7 @@ inline Eigen::Index power_of_two_at_most(double limit, Eigen::Index low) {
 /// @return the tiles and the register block
 inline TileShape choose_tile_shape(Eigen::Index vector_bytes, Eigen::Index scalar_bytes, const CacheSizes& caches,
                                    Eigen::Index key_width, Eigen::Index value_width) {
+  // clang-format off
   // [tile_shape_rule]
   TileShape shape;
   shape.product = product_shape_for(vector_bytes, scalar_bytes);
@@ -92,6 +93,7 @@ inline TileShape choose_tile_shape(Eigen::Index vector_bytes, Eigen::Index scala
   const Eigen::Index queries = detail::power_of_two_at_most(query_room, shape.product.block_rows);
   shape.query_tile = std::min<Eigen::Index>(256, queries);
   // [tile_shape_rule]
+  // clang-format on
   return shape;
 }
 

@@ -96,11 +96,13 @@ struct TimingComparison {
 /// @param timed the two layers' times at one length
 /// @return the verdict
 inline Faster faster_at(const TimedLength& timed) {
+  // clang-format off
   // [faster_at]
   if (timed.first.spread_high < timed.second.spread_low) return Faster::first;
   if (timed.second.spread_high < timed.first.spread_low) return Faster::second;
   return Faster::too_close;
   // [faster_at]
+  // clang-format on
 }
 
 /// @brief Which layer was faster at each timed length, and every place where
@@ -121,6 +123,7 @@ inline TimingComparison compare_timings(const std::vector<TimedLength>& timed) {
     if (i > 0 && timed[i].n <= timed[i - 1].n) {
       throw std::invalid_argument("compare_timings: the lengths must increase");
     }
+    // clang-format off
     // [compare_timings]
     const Faster faster = faster_at(timed[i]);
     comparison.faster.push_back(faster);
@@ -132,6 +135,7 @@ inline TimingComparison compare_timings(const std::vector<TimedLength>& timed) {
     }
     last_decided = i;
     // [compare_timings]
+    // clang-format on
   }
   return comparison;
 }

@@ -184,6 +184,7 @@ inline TokenClassifierSteps laid_out_token_classifier(const TokenClassifierWeigh
     return normalize(input, weights.final_norm, layout.norm, default_layer_norm_epsilon, steps.final_norm,
                      steps.final_rms_norm);
   };
+  // clang-format off
   // [laid_out_token_classifier]
   steps.input = first_layer_input(weights.embedding, words, positions);
   const AttentionOptions options = attention_options(visibility, steps.input.rows(), positions);
@@ -192,6 +193,7 @@ inline TokenClassifierSteps laid_out_token_classifier(const TokenClassifierWeigh
   const Matrix& top = pre ? final_norm(last) : last;  // a pre-norm stack ends in one more norm
   steps.logits = (top * weights.readout).rowwise() + weights.readout_bias.transpose();
   // [laid_out_token_classifier]
+  // clang-format on
   return steps;
 }
 
@@ -218,6 +220,7 @@ inline TokenClassifierWeights laid_out_token_classifier_backward(const TokenClas
   const auto final_norm_backward = [&](const Matrix& gradient) {
     return normalize_backward(weights.final_norm, layout.norm, steps.final_norm, steps.final_rms_norm, gradient);
   };
+  // clang-format off
   // [laid_out_token_classifier_backward]
   const Matrix& top = pre ? norm_output(layout.norm, steps.final_norm, steps.final_rms_norm)
                           : layer_output(steps.layers.back(), layout);
@@ -239,6 +242,7 @@ inline TokenClassifierWeights laid_out_token_classifier_backward(const TokenClas
   }
   gradients.embedding = embedding_backward(weights.embedding.rows(), words, gradient);
   // [laid_out_token_classifier_backward]
+  // clang-format on
   return gradients;
 }
 
@@ -261,6 +265,7 @@ inline TokenClassifierSteps token_classifier(const TokenClassifierWeights& weigh
   }
   if (weights.layout != LayerLayout{}) return laid_out_token_classifier(weights, words, visibility, positions);
   TokenClassifierSteps steps;
+  // clang-format off
   // [token_classifier]
   steps.input = first_layer_input(weights.embedding, words, positions);  // + PE(pos), unless told
   const AttentionOptions options = attention_options(visibility, steps.input.rows(), positions);
@@ -268,6 +273,7 @@ inline TokenClassifierSteps token_classifier(const TokenClassifierWeights& weigh
   steps.logits = (steps.layers.back().feed_forward_norm.output * weights.readout).rowwise() +
                  weights.readout_bias.transpose();
   // [token_classifier]
+  // clang-format on
   return steps;
 }
 
@@ -293,6 +299,7 @@ inline TokenClassifierWeights token_classifier_backward(const TokenClassifierWei
   }
   TokenClassifierWeights gradients;
   gradients.layers.resize(weights.layers.size());
+  // clang-format off
   // [token_classifier_backward]
   const Matrix& last = steps.layers.back().feed_forward_norm.output;
   gradients.readout = last.transpose() * logits_gradient;
@@ -311,6 +318,7 @@ inline TokenClassifierWeights token_classifier_backward(const TokenClassifierWei
   // an added positional encoding is fixed: the whole input gradient goes to the embedding rows
   gradients.embedding = embedding_backward(weights.embedding.rows(), words, gradient);
   // [token_classifier_backward]
+  // clang-format on
   return gradients;
 }
 

@@ -25,6 +25,7 @@ namespace attention {
 /// @param width d_k, the number of entries in the query and in the key
 /// @return q₁k₁ + q₂k₂ + … + q_{d_k} k_{d_k}; 0 for width 0
 inline double random_dot_product(Mulberry32& generator, std::size_t width) {
+  // clang-format off
   // [random_dot_product]
   double sum = 0.0;
   for (std::size_t i = 0; i < width; ++i) {
@@ -34,6 +35,7 @@ inline double random_dot_product(Mulberry32& generator, std::size_t width) {
   }
   return sum;
   // [random_dot_product]
+  // clang-format on
 }
 
 /// @brief The average of @p samples.
@@ -60,6 +62,7 @@ inline double mean(std::span<const double> samples) {
 /// @return the mean squared distance of the samples from their mean
 /// @throws std::invalid_argument if @p samples is empty
 inline double population_variance(std::span<const double> samples) {
+  // clang-format off
   // [population_variance]
   const double centre = mean(samples);
   double sum = 0.0;
@@ -68,6 +71,7 @@ inline double population_variance(std::span<const double> samples) {
   }
   return sum / static_cast<double>(samples.size());
   // [population_variance]
+  // clang-format on
 }
 
 }  // namespace attention

@@ -30,6 +30,7 @@ namespace attention {
 /// @cond INTERNAL
 namespace detail {
 
+// clang-format off
 // [keep_off_this_processor]
 // Lets `helper` run on any processor the calling thread may use but the one the caller is on now (Linux).
 inline void keep_off_this_processor(std::thread& helper) {
@@ -47,6 +48,7 @@ inline void keep_off_this_processor(std::thread& helper) {
 #endif
 }
 // [keep_off_this_processor]
+// clang-format on
 
 }  // namespace detail
 /// @endcond

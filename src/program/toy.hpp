@@ -10,13 +10,16 @@
 
 namespace program::toy {
 
+// clang-format off
 // [toy]
 inline constexpr const char* tokens = "cat,eat,fish";
 inline constexpr const char* queries = "1,0; 0,1; 1,1";    // q_cat, q_eat, q_fish
 inline constexpr const char* keys = "2,0; 0,1; 1,1";       // k_cat, k_eat, k_fish
 inline constexpr const char* values = "1,0; 0,1; 0.5,0.5"; // v_cat, v_eat, v_fish
 // [toy]
+// clang-format on
 
+// clang-format off
 // [toy_projections]
 inline constexpr const char* features = "animal,action,food";
 inline constexpr const char* embeddings = "1,0,0; 0,1,0; 1,0,1";       // x_cat, x_eat, x_fish
@@ -24,5 +27,6 @@ inline constexpr const char* query_weights = "1,0; 0,1; 0,1";          // W^Q: o
 inline constexpr const char* key_weights = "2,0; 0,1; -1,1";           // W^K
 inline constexpr const char* value_weights = "1,0; 0,1; -0.5,0.5";     // W^V
 // [toy_projections]
+// clang-format on
 
 }  // namespace program::toy
