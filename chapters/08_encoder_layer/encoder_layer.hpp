@@ -22,7 +22,8 @@ namespace encoder_layer {
 
 /// What the flags say, checked.
 struct Inputs {
-  std::string example = "walkthrough";  // walkthrough (the graph chapter's x = arange(24)/10, 4 × 6) or toy (cat eat fish)
+  // walkthrough (the graph chapter's x = arange(24)/10, 4 × 6) or toy (cat eat fish)
+  std::string example = "walkthrough";
   attention::Matrix x;                  // the input, one row per token
   std::vector<std::string> tokens;      // one name per row of x
   std::uint64_t seed = 1337;            // np.random.default_rng(seed)

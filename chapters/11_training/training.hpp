@@ -87,8 +87,10 @@ struct Result {
   Sequence example_input, example_target, example_prediction;  // held-out sequence 1
   std::vector<std::vector<attention::Matrix>> attention;  // its weights: per layer, per head, n × n
   std::vector<std::vector<double>> source_weight;  // per layer, per head: mean weight on the source position
-  std::vector<std::vector<double>> source_peak;    // per layer, per head: share of held-out rows whose largest weight is there
-  std::vector<std::vector<long long>> example_source_peak;  // per layer, per head: rows of the example whose largest weight is there
+  // Per layer, per head: share of held-out rows whose largest weight is there
+  std::vector<std::vector<double>> source_peak;
+  // Per layer, per head: rows of the example whose largest weight is there
+  std::vector<std::vector<long long>> example_source_peak;
   double seconds = 0.0;                      // the training's wall-clock time (the only number that varies)
   std::optional<attention::TokenClassifierWeights> weights;  // with include_weights
 };

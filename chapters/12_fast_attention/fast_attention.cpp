@@ -499,7 +499,8 @@ std::vector<std::uint64_t> extra_bytes_at(const BenchmarkInputs& inputs, std::si
   return {4 * nn * sizeof(double) + last_product,  // scores, scaled, masked, weights: four n × n
           nn * sizeof(double) + larger_product,     // one n × n buffer, reused
           nn * sizeof(double) + larger_product,
-          static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, eigen_products)),  // a few tiles per thread
+          // A few tiles per thread
+          static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, eigen_products)),
           streaming_bytes,  // and the keys and values packed, kept between calls
           streaming_bytes,
           static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, tiles)),

@@ -51,7 +51,8 @@ struct Inputs {
   long long steps = 1500;          // Adam updates
   std::uint64_t seed = 1;          // of the weights, the held-out set and the training sentences
   std::string sentence;            // the sentence the model reads for the reader (empty: the task's default)
-  attention::AdamSettings adam = faster_adam();  // α = 0.006: twice chapter 11's, which this language needs to learn in seconds
+  // α = 0.006: twice chapter 11's, which this language needs to learn in seconds
+  attention::AdamSettings adam = faster_adam();
   Eigen::Index batch = 16;         // sentences per update
   attention::TokenClassifierShape shape;
   Eigen::Index held_out = 0;       // held-out sentences (0: the task's default)
@@ -66,7 +67,8 @@ Inputs completed(Inputs inputs);
 
 /// How each head of each layer spreads its weight, measured over the held-out set.
 struct HeadMeasure {
-  double mean_weight = 0.0;  // tagging: on the previous word, from an ambiguous word; agreement: on the subject, from the slot
+  // Tagging: on the previous word, from an ambiguous word; agreement: on the subject, from the slot
+  double mean_weight = 0.0;
   double peak_share = 0.0;   // the share of those rows whose largest weight is there
 };
 using HeadMeasures = std::vector<std::vector<HeadMeasure>>;  // [layer][head]
@@ -82,7 +84,8 @@ struct AgreementGroup {
 /// The model's reading of one sentence, for the reader.
 struct Reading {
   std::vector<Eigen::Index> words;
-  std::vector<Eigen::Index> answers;                       // tagging: a tag per word; agreement: one number, at the slot
+  // Tagging: a tag per word; agreement: one number, at the slot
+  std::vector<Eigen::Index> answers;
   attention::Matrix probabilities;                         // per word (tagging) or for the slot (agreement), per output
   std::vector<std::vector<attention::Matrix>> attention;   // [layer][head], n × n
 };

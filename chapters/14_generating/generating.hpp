@@ -137,7 +137,8 @@ struct BenchmarkLength {
   attention::TimingSummary cached_last, recomputed_last;  // seconds for the n-th word alone
   double cached_multiply_adds = 0.0, recomputed_multiply_adds = 0.0;  // counted, for all n words
   long long cache_numbers = 0;
-  attention::RateAgainstPeak cached_rate, recomputed_rate;  // counted multiply-adds per second (median), against the peak
+  // Counted multiply-adds per second (median), against the peak
+  attention::RateAgainstPeak cached_rate, recomputed_rate;
 };
 
 /// The cache of a larger decoder than the book's, at a longer length, for each h_kv: the formula at scale.

@@ -72,7 +72,8 @@ struct StepCurve {
   // The rounding of one difference at x, relative to e^x: the spacing of e^x, plus e^x times half the spacing of
   // x for each argument x ± h rounded (two for the central difference, one for the forward one).
   double spacing = 0.0;
-  double predicted_step = 0.0;  // where the formula's error and rounding's meet: (3/2 spacing)^(1/3) or (2 spacing)^(1/2)
+  // Where the formula's error and rounding's meet: (3/2 spacing)^(1/3) or (2 spacing)^(1/2)
+  double predicted_step = 0.0;
 };
 
 struct Result {

@@ -240,7 +240,8 @@ void blocks(const ConstTileRef<Scalar>& left, const PackedColumns<Scalar>& right
     if (Accumulate && depth == 0) continue;  // no key to add
     for (Eigen::Index column = 0; column < end; column += strip_columns) {
       const Eigen::Index columns = std::min(strip_columns, right.columns - column);
-      const Scalar* strip = right.entries.data() + column * right.rows;  // strip column / strip_columns, each rows × strip
+      // strip column / strip_columns, each rows × strip
+      const Scalar* strip = right.entries.data() + column * right.rows;
       const Scalar* left_rows = left.data() + row * left.outerStride();
       Scalar* out_block = out.data() + row * out.outerStride() + column;
       if (block != nullptr && rows == block_rows && columns == strip_columns) {

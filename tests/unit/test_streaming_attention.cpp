@@ -62,7 +62,8 @@ TEST_CASE("the vectorised exponential: within 2 units in the last place of std::
 
 TEST_CASE("every fast kernel gives the teaching output on random inputs, masked and not", "[ch12]") {
   std::mt19937_64 generator(2024);
-  attention::StreamingBuffers kept;  // one set of buffers for every shape: what one call leaves must not leak into the next
+  // One set of buffers for every shape: what one call leaves must not leak into the next
+  attention::StreamingBuffers kept;
   for (const auto& [n, m, d_k, d_v] : {std::tuple{1, 1, 1, 1}, {3, 3, 2, 2}, {7, 7, 5, 3}, {64, 64, 16, 16},
                                        {130, 130, 64, 64}, {257, 257, 8, 33}, {40, 300, 64, 64}}) {
     const attention::Matrix queries = 3.0 * support::random_matrix(n, d_k, generator);
@@ -284,7 +285,8 @@ TEST_CASE("pack_columns: strips of 16 columns, row after row, the last padded wi
   attention::PackedColumns from_rows;
   attention::pack_columns(attention::RowMajorMatrix(operand), from_rows, sixteen);
   CHECK(from_rows.entries == packed.entries);
-  attention::pack_columns(attention::Matrix::Zero(1, 1), from_rows, sixteen);  // packing again reuses the buffer, and fits the new shape
+  // Packing again reuses the buffer, and fits the new shape
+  attention::pack_columns(attention::Matrix::Zero(1, 1), from_rows, sixteen);
   CHECK(from_rows.entries.size() == 16);
 }
 
