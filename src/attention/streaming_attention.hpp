@@ -267,7 +267,8 @@ struct StreamingTileState {
   Eigen::Index first_key = 0;    ///< the tile's first key (counted from 0)
   RowMajorMatrix scores;         ///< the tile's scores, scaled, −∞ where masked
   RowMajorMatrix exponentials;   ///< e^(s − M) for each score s, with M the new running maximum; 0 where masked
-  Eigen::VectorXd rescale;       ///< per query, e^(M_before − M): 1 when the maximum did not move, 0 at the first key seen
+  Eigen::VectorXd rescale;       ///< per query, e^(M_before − M): 1 when the maximum did not move,
+                                 ///< 0 at the first key seen
   Eigen::VectorXd maximum;       ///< per query, the running maximum M after the tile
   Eigen::VectorXd sum;           ///< per query, the running sum L of e^(s − M) after the tile
   Matrix output;                 ///< per query, the running output O, the sum of e^(s − M)·v, not yet divided by L
@@ -281,7 +282,8 @@ struct StreamingOptions {
   Eigen::Index query_tile = 64;   ///< queries per tile (rows of a score tile)
   Eigen::Index key_tile = 128;    ///< keys per tile (columns of a score tile)
   KeyRange range = KeyRange::all; ///< every key, or the causal mask
-  unsigned threads = 1;           ///< threads sharing the query tiles: the calling one and threads − 1 helpers (run_shares())
+  unsigned threads = 1;           ///< threads sharing the query tiles: the calling one and threads − 1 helpers
+                                  ///< (run_shares())
   /// The tiles' products by tile_product(), on keys and values packed once
   /// (true), or by Eigen's general product (false).
   bool packed_products = true;
