@@ -27,11 +27,11 @@ namespace sets_of_vectors {
 
 namespace {
 
-constexpr std::size_t max_words = 12;        // vocabulary and sentence: tables a reader can read
-constexpr Eigen::Index max_width = 64;       // --width and --tags
-constexpr std::uint64_t max_radius = 16;     // --radius
+constexpr std::size_t max_words = 12;     // vocabulary and sentence: tables a reader can read
+constexpr Eigen::Index max_width = 64;    // --width and --tags
+constexpr std::uint64_t max_radius = 16;  // --radius
 constexpr std::uint64_t max_longest = 1000000;
-constexpr double max_seconds = 3600.0;       // an hour of speech
+constexpr double max_seconds = 3600.0;  // an hour of speech
 constexpr std::uint64_t max_milliseconds = 60000;
 constexpr std::uint64_t max_seed = 4294967295;  // 2³² − 1: mulberry32's seed is 32 bits
 
@@ -134,8 +134,7 @@ void count_the_weights(const Inputs& inputs, Result& result) {
   const long long n = static_cast<long long>(inputs.sentence.size()), d = inputs.width, c = inputs.tags;
   // Position 1 sees position n only with n − 1 neighbours on its right: radius n − 1, window 2n − 1.
   for (long long radius = 0; radius <= n - 1; ++radius) {
-    result.sizes.push_back({radius, 2 * radius + 1, attention::window_layer_parameters(radius, d, c),
-                            radius >= n - 1});
+    result.sizes.push_back({radius, 2 * radius + 1, attention::window_layer_parameters(radius, d, c), radius >= n - 1});
   }
   const long long radius = inputs.longest - 1;
   result.longest = {radius, 2 * radius + 1, attention::window_layer_parameters(radius, d, c), true};
@@ -182,11 +181,11 @@ std::string words_tables(const Result& result) {
 std::string frames_table(const Result& result) {
   const Inputs& inputs = result.inputs;
   const Frames& frames = result.frames;
-  std::string text = fmt::format(
-      "Speech as frames\n\n"
-      "recording {}, window {} ms, hop {} ms\n"
-      "frames per second of speech (1000 / hop): {}\n",
-      microseconds_text(inputs.duration_us), inputs.window_ms, inputs.hop_ms, program::number_text(frames.per_second));
+  std::string text = fmt::format("Speech as frames\n\n"
+                                 "recording {}, window {} ms, hop {} ms\n"
+                                 "frames per second of speech (1000 / hop): {}\n",
+                                 microseconds_text(inputs.duration_us), inputs.window_ms, inputs.hop_ms,
+                                 program::number_text(frames.per_second));
   if (frames.count > 0) {
     text += fmt::format("frames = floor((duration - window) / hop) + 1 = {}\n", frames.count);
     text += fmt::format("the last frame covers {} to {}; the last {} are in no frame\n",
@@ -206,13 +205,14 @@ std::string layer_tables(const Result& result) {
   std::vector<std::string> positions;
   for (std::size_t t = 0; t < sentence.size(); ++t) positions.push_back(fmt::format("{} {}", t + 1, sentence[t]));
   const std::vector<std::string> outputs = program::numbered_labels("y", inputs.tags);
-  std::string text = fmt::format(
-      "One label per word: \"{}\"\n"
-      "word vectors of width {}, {} outputs per word, drawn from mulberry32 with seed {}\n\n",
-      fmt::join(sentence, " "), inputs.width, inputs.tags, inputs.seed);
-  text += program::table("Word vectors, one row per position (the same word, the same row)",
-                         result.sentence_vectors, positions, program::numbered_labels("d", inputs.width)) +
-          '\n' + program::table("A layer that reads one vector: y_t = x_t W + b", result.one_outputs, positions, outputs) +
+  std::string text =
+      fmt::format("One label per word: \"{}\"\n"
+                  "word vectors of width {}, {} outputs per word, drawn from mulberry32 with seed {}\n\n",
+                  fmt::join(sentence, " "), inputs.width, inputs.tags, inputs.seed);
+  text += program::table("Word vectors, one row per position (the same word, the same row)", result.sentence_vectors,
+                         positions, program::numbered_labels("d", inputs.width)) +
+          '\n' +
+          program::table("A layer that reads one vector: y_t = x_t W + b", result.one_outputs, positions, outputs) +
           '\n' +
           program::table(fmt::format("A layer that reads a window of {} vectors (radius {}, zeros beyond the ends)",
                                      2 * inputs.radius + 1, inputs.radius),
@@ -221,28 +221,27 @@ std::string layer_tables(const Result& result) {
   for (const Repeat& repeat : result.repeats) {
     std::vector<std::string> where;
     for (const Eigen::Index t : repeat.positions) where.push_back(std::to_string(t + 1));
-    text += fmt::format(
-        "\"{}\" at positions {}, compared bit for bit:\n"
-        "  the same input vector: {}\n"
-        "  the same output from the layer that reads one vector: {}\n"
-        "  the same output from the window layer: {}\n",
-        repeat.word, fmt::join(where, " and "), yes_no(repeat.inputs_identical), yes_no(repeat.each_vector_identical),
-        yes_no(repeat.window_identical));
+    text += fmt::format("\"{}\" at positions {}, compared bit for bit:\n"
+                        "  the same input vector: {}\n"
+                        "  the same output from the layer that reads one vector: {}\n"
+                        "  the same output from the window layer: {}\n",
+                        repeat.word, fmt::join(where, " and "), yes_no(repeat.inputs_identical),
+                        yes_no(repeat.each_vector_identical), yes_no(repeat.window_identical));
   }
-  text += fmt::format("\nWeights of a window layer ({} per vector, {} outputs): (2r + 1) * d * c + c\n",
-                      inputs.width, inputs.tags);
+  text += fmt::format("\nWeights of a window layer ({} per vector, {} outputs): (2r + 1) * d * c + c\n", inputs.width,
+                      inputs.tags);
   text += fmt::format("{:>8}  {:>7}  {:>12}  {}\n", "radius r", "window", "parameters", "sees the whole sentence");
   for (const WindowSize& size : result.sizes) {
-    text += fmt::format("{:>8}  {:>7}  {:>12}  {}\n", size.radius, size.window,
-                        program::grouped_digits(static_cast<std::uint64_t>(size.parameters)),
-                        yes_no(size.covers_sentence));
+    text +=
+        fmt::format("{:>8}  {:>7}  {:>12}  {}\n", size.radius, size.window,
+                    program::grouped_digits(static_cast<std::uint64_t>(size.parameters)), yes_no(size.covers_sentence));
   }
-  text += fmt::format(
-      "To cover a sentence of {} words from every position: radius {}, window {}, {} parameters.\n"
-      "Self-attention's W^Q, W^K, W^V at width {} (one head): 3 * d * d = {} parameters, for any length.\n",
-      inputs.longest, result.longest.radius, result.longest.window,
-      program::grouped_digits(static_cast<std::uint64_t>(result.longest.parameters)), inputs.width,
-      result.attention_parameters);
+  text +=
+      fmt::format("To cover a sentence of {} words from every position: radius {}, window {}, {} parameters.\n"
+                  "Self-attention's W^Q, W^K, W^V at width {} (one head): 3 * d * d = {} parameters, for any length.\n",
+                  inputs.longest, result.longest.radius, result.longest.window,
+                  program::grouped_digits(static_cast<std::uint64_t>(result.longest.parameters)), inputs.width,
+                  result.attention_parameters);
   return text;
 }
 
@@ -319,24 +318,27 @@ nlohmann::json to_json(const Result& result) {
         {"distinct_words", result.distinct_words},
         {"word_vectors", program::matrix_json(result.word_vectors)},
         {"inputs", program::matrix_json(result.sentence_vectors)},
-        {"one_vector", {{"weights", program::matrix_json(result.one_weights)},
-                        {"bias", program::row_json(result.one_bias)},
-                        {"outputs", program::matrix_json(result.one_outputs)}}},
-        {"window", {{"inputs", program::matrix_json(result.window_inputs)},
-                    {"weights", program::matrix_json(result.window_weights)},
-                    {"bias", program::row_json(result.window_bias)},
-                    {"outputs", program::matrix_json(result.window_outputs)}}},
+        {"one_vector",
+         {{"weights", program::matrix_json(result.one_weights)},
+          {"bias", program::row_json(result.one_bias)},
+          {"outputs", program::matrix_json(result.one_outputs)}}},
+        {"window",
+         {{"inputs", program::matrix_json(result.window_inputs)},
+          {"weights", program::matrix_json(result.window_weights)},
+          {"bias", program::row_json(result.window_bias)},
+          {"outputs", program::matrix_json(result.window_outputs)}}},
         {"repeats", repeats},
         {"sizes", sizes},
-        {"longest", {{"words", inputs.longest}, {"radius", result.longest.radius},
-                     {"window", result.longest.window}, {"parameters", result.longest.parameters}}},
+        {"longest",
+         {{"words", inputs.longest},
+          {"radius", result.longest.radius},
+          {"window", result.longest.window},
+          {"parameters", result.longest.parameters}}},
         {"attention_parameters", result.attention_parameters}}},
   };
 }
 
-std::string tables(const Result& result) {
-  return words_tables(result) + frames_table(result) + layer_tables(result);
-}
+std::string tables(const Result& result) { return words_tables(result) + frames_table(result) + layer_tables(result); }
 
 Flags::Flags(program::CommandLine& command_line) {
   command_line.option("--words", words_, fmt::format("the vocabulary, 3 to {} names separated by ','", max_words),
@@ -349,8 +351,7 @@ Flags::Flags(program::CommandLine& command_line) {
   command_line.option("--seconds", seconds_, "length of the recording in seconds, more than 0 and at most 3600",
                       "NUMBER");
   command_line.option("--window-ms", window_ms_,
-                      fmt::format("length of one frame's window in milliseconds, 1 to {}", max_milliseconds),
-                      "WHOLE");
+                      fmt::format("length of one frame's window in milliseconds, 1 to {}", max_milliseconds), "WHOLE");
   command_line.option("--hop-ms", hop_ms_,
                       fmt::format("how far the window moves each step, in milliseconds, 1 to {}", max_milliseconds),
                       "WHOLE");
@@ -364,8 +365,7 @@ Flags::Flags(program::CommandLine& command_line) {
                       fmt::format("seed of the stream the word vectors and weights are drawn from, 0 to {}", max_seed),
                       "WHOLE");
   command_line.option("--longest", longest_,
-                      fmt::format("the longest sentence a window must cover, in words, 1 to {}", max_longest),
-                      "WHOLE");
+                      fmt::format("the longest sentence a window must cover, in words, 1 to {}", max_longest), "WHOLE");
 }
 
 Inputs Flags::read() const {
@@ -387,15 +387,15 @@ Inputs Flags::read() const {
   }
   inputs.duration_us = std::llround(seconds * 1e6);  // whole microseconds: the frame count is then exact
   if (inputs.duration_us < 1) {
-    throw program::UsageError(fmt::format("--seconds: {} is less than a microsecond; expected at least 0.000001",
-                                          seconds_));
+    throw program::UsageError(
+        fmt::format("--seconds: {} is less than a microsecond; expected at least 0.000001", seconds_));
   }
-  inputs.window_ms = static_cast<std::int64_t>(program::parse_whole_number(window_ms_, "--window-ms", 1, max_milliseconds));
+  inputs.window_ms =
+      static_cast<std::int64_t>(program::parse_whole_number(window_ms_, "--window-ms", 1, max_milliseconds));
   inputs.hop_ms = static_cast<std::int64_t>(program::parse_whole_number(hop_ms_, "--hop-ms", 1, max_milliseconds));
   inputs.sentence = program::parse_names(sentence_, "--sentence");
   if (inputs.sentence.size() > max_words) {
-    throw program::UsageError(
-        fmt::format("--sentence: {} words; expected 1 to {}", inputs.sentence.size(), max_words));
+    throw program::UsageError(fmt::format("--sentence: {} words; expected 1 to {}", inputs.sentence.size(), max_words));
   }
   inputs.width = read_size(width_, "--width", max_width);
   inputs.tags = read_size(tags_, "--tags", max_width);

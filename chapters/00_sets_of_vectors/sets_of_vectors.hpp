@@ -24,16 +24,16 @@ namespace sets_of_vectors {
 
 /// What the flags say.
 struct Inputs {
-  std::vector<std::string> words;      // the vocabulary, --words
-  attention::Matrix embeddings;        // one row per word, --embeddings (illustrative, not trained)
-  std::int64_t duration_us = 0;        // --seconds, rounded to the nearest microsecond
+  std::vector<std::string> words;  // the vocabulary, --words
+  attention::Matrix embeddings;    // one row per word, --embeddings (illustrative, not trained)
+  std::int64_t duration_us = 0;    // --seconds, rounded to the nearest microsecond
   std::int64_t window_ms = 25, hop_ms = 10;
-  std::vector<std::string> sentence;   // --sentence, one word per entry
-  Eigen::Index width = 4;              // d, the width of each word vector of the sentence
-  Eigen::Index tags = 4;               // c, the number of outputs per word
-  Eigen::Index radius = 1;             // the window layer's neighbours on each side
+  std::vector<std::string> sentence;  // --sentence, one word per entry
+  Eigen::Index width = 4;             // d, the width of each word vector of the sentence
+  Eigen::Index tags = 4;              // c, the number of outputs per word
+  Eigen::Index radius = 1;            // the window layer's neighbours on each side
   std::uint32_t seed = 1;
-  long long longest = 1000;            // the longest sentence a whole-sentence window must cover
+  long long longest = 1000;  // the longest sentence a whole-sentence window must cover
 };
 
 /// One encoding of the vocabulary: its vectors and the two tables that compare them.
@@ -46,11 +46,11 @@ struct Encoding {
 
 /// How many frames a window and a hop cut from a recording.
 struct Frames {
-  std::int64_t count = 0;              // floor((duration − window) / hop) + 1, or 0 if the window does not fit
-  double per_second = 0.0;             // 1000 / hop
+  std::int64_t count = 0;   // floor((duration − window) / hop) + 1, or 0 if the window does not fit
+  double per_second = 0.0;  // 1000 / hop
   std::int64_t last_start_us = 0, last_end_us = 0;  // the last frame, when there is one
-  std::int64_t uncovered_us = 0;       // the end of the recording no frame reaches
-  std::int64_t count_if_end_padded = 0;  // frames if the end is padded so that every moment is in a frame
+  std::int64_t uncovered_us = 0;                    // the end of the recording no frame reaches
+  std::int64_t count_if_end_padded = 0;             // frames if the end is padded so that every moment is in a frame
 };
 
 /// One word that occurs more than once in the sentence, and whether its outputs agree.
@@ -80,9 +80,9 @@ struct Result {
   Eigen::RowVectorXd one_bias, window_bias;
   attention::Matrix one_outputs, window_inputs, window_outputs;
   std::vector<Repeat> repeats;
-  std::vector<WindowSize> sizes;            // radius 0 up to the first that covers the sentence
-  WindowSize longest;                       // the window that covers a sentence of --longest words
-  long long attention_parameters = 0;       // W^Q, W^K, W^V of one head of width d: 3 d², whatever the length
+  std::vector<WindowSize> sizes;       // radius 0 up to the first that covers the sentence
+  WindowSize longest;                  // the window that covers a sentence of --longest words
+  long long attention_parameters = 0;  // W^Q, W^K, W^V of one head of width d: 3 d², whatever the length
 };
 
 /// The tables, the frames and the two layers. Throws program::UsageError

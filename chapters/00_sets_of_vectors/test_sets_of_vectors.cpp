@@ -37,8 +37,10 @@ TEST_CASE("one-hot words are all equally far apart and orthogonal", "[ch00]") {
   CHECK(one_hot.dot_products == Matrix::Identity(4, 4));
   for (Eigen::Index i = 0; i < 4; ++i) {
     for (Eigen::Index j = 0; j < 4; ++j) {
-      if (i == j) CHECK(one_hot.distances(i, j) == 0.0);
-      else CHECK(one_hot.distances(i, j) == Approx(std::sqrt(2.0)).epsilon(1e-15));
+      if (i == j)
+        CHECK(one_hot.distances(i, j) == 0.0);
+      else
+        CHECK(one_hot.distances(i, j) == Approx(std::sqrt(2.0)).epsilon(1e-15));
     }
   }
   // cat is as far from dog as from apple.
@@ -51,8 +53,8 @@ TEST_CASE("the embeddings put cat near dog and far from apple", "[ch00]") {
   // cat (0.9 0.2), dog (0.8 0.3), apple (0.2 0.9), pear (0.3 0.7).
   CHECK(e.dot_products(0, 1) == Approx(0.9 * 0.8 + 0.2 * 0.3).epsilon(1e-15));  // 0.78
   CHECK(e.dot_products(0, 2) == Approx(0.9 * 0.2 + 0.2 * 0.9).epsilon(1e-15));  // 0.36
-  CHECK(e.distances(0, 1) == Approx(std::sqrt(0.02)).epsilon(1e-12));          // 0.1² + 0.1²
-  CHECK(e.distances(0, 2) == Approx(std::sqrt(0.98)).epsilon(1e-12));          // 0.7² + 0.7²
+  CHECK(e.distances(0, 1) == Approx(std::sqrt(0.02)).epsilon(1e-12));           // 0.1² + 0.1²
+  CHECK(e.distances(0, 2) == Approx(std::sqrt(0.98)).epsilon(1e-12));           // 0.7² + 0.7²
   CHECK(e.nearer == "dog");
   // Distances are symmetric, zero on the diagonal, and obey the triangle inequality; dot products are symmetric.
   for (Eigen::Index i = 0; i < 4; ++i) {
@@ -117,8 +119,8 @@ TEST_CASE("I saw a saw gives both saws one output unless the layer reads neighbo
   CHECK(result.window_inputs.row(0).tail(4) == x.row(1));
   CHECK(result.window_inputs.row(3).head(4) == x.row(2));
   CHECK(result.window_inputs.row(3).tail(4).isZero());
-  CHECK(result.window_outputs.isApprox(
-      (result.window_inputs * result.window_weights).rowwise() + result.window_bias, 1e-14));
+  CHECK(result.window_outputs.isApprox((result.window_inputs * result.window_weights).rowwise() + result.window_bias,
+                                       1e-14));
   // "saw" at positions 1 and 3: equal inputs, equal one-vector outputs, different windows (I … a, a … end).
   REQUIRE(result.repeats.size() == 1);
   const sets_of_vectors::Repeat& saw = result.repeats[0];

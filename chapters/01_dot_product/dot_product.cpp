@@ -45,8 +45,8 @@ std::string spelled_out_scores(const Result& result) {
   for (Eigen::Index i = 0; i < result.scores.rows(); ++i) {
     for (Eigen::Index j = 0; j < result.scores.cols(); ++j) {
       text += fmt::format("  {:<{}} asks {:<{}}  {} = {}\n", inputs.query_labels[static_cast<std::size_t>(i)], width,
-                          inputs.key_labels[static_cast<std::size_t>(j)], width,
-                          spelled_out(queries, keys, i, j), program::number_text(result.scores(i, j)));
+                          inputs.key_labels[static_cast<std::size_t>(j)], width, spelled_out(queries, keys, i, j),
+                          program::number_text(result.scores(i, j)));
     }
   }
   return text + '\n';
@@ -91,8 +91,7 @@ nlohmann::json to_json(const Result& result) {
       // Whether score(i, j) = score(j, i) for every pair, exactly: the book's
       // claim that the toy's table is not symmetric is this key.
       {"symmetric", result.symmetric},
-      {"symmetry",
-       scores.rows() != scores.cols() ? "not square" : (result.symmetric ? "symmetric" : "not symmetric")},
+      {"symmetry", scores.rows() != scores.cols() ? "not square" : (result.symmetric ? "symmetric" : "not symmetric")},
   };
   if (inputs.projections) {
     const Projections& projections = *inputs.projections;
@@ -119,9 +118,10 @@ std::string projection_tables(const Result& result) {
   };
   const std::vector<std::string> query_columns = program::numbered_labels("d", projections.query_weights.cols());
   const std::vector<std::string> value_columns = program::numbered_labels("d", projections.value_weights.cols());
-  std::string text = program::table(fmt::format("Token vectors X, one row per token ({})", shape(projections.embeddings)),
-                                    projections.embeddings, tokens, projections.features) +
-                     '\n';
+  std::string text =
+      program::table(fmt::format("Token vectors X, one row per token ({})", shape(projections.embeddings)),
+                     projections.embeddings, tokens, projections.features) +
+      '\n';
   text += program::table(fmt::format("W^Q, one row per feature ({})", shape(projections.query_weights)),
                          projections.query_weights, projections.features, query_columns) +
           '\n';
@@ -151,8 +151,7 @@ std::string tables(const Result& result) {
           '\n';
   if (inputs.projections) {
     text += program::table(fmt::format("Values V = X·W^V ({} × {})", result.values.rows(), result.values.cols()),
-                           result.values, inputs.key_labels,
-                           program::numbered_labels("d", result.values.cols())) +
+                           result.values, inputs.key_labels, program::numbered_labels("d", result.values.cols())) +
             '\n';
   }
   if (scores.size() <= max_pairs_spelled_out) text += spelled_out_scores(result);
@@ -187,18 +186,18 @@ Inputs Flags::read() const {
   projections.key_weights = program::parse_matrix(key_weights_text_, "--w-k");
   projections.value_weights = program::parse_matrix(value_weights_text_, "--w-v");
   const Eigen::Index features = projections.embeddings.cols();
-  for (const auto& [flag, weights] : {std::pair{"--w-q", &projections.query_weights},
-                                      std::pair{"--w-k", &projections.key_weights},
-                                      std::pair{"--w-v", &projections.value_weights}}) {
+  for (const auto& [flag, weights] :
+       {std::pair{"--w-q", &projections.query_weights}, std::pair{"--w-k", &projections.key_weights},
+        std::pair{"--w-v", &projections.value_weights}}) {
     if (weights->rows() != features) {
       throw program::UsageError(fmt::format("{}: {} rows for {} features (columns of --x); give one row per feature",
                                             flag, weights->rows(), features));
     }
   }
   if (projections.key_weights.cols() != projections.query_weights.cols()) {
-    throw program::UsageError(fmt::format(
-        "--w-k: W^K is {} wide but W^Q (--w-q) is {}; a query and a key must be equally wide",
-        projections.key_weights.cols(), projections.query_weights.cols()));
+    throw program::UsageError(
+        fmt::format("--w-k: W^K is {} wide but W^Q (--w-q) is {}; a query and a key must be equally wide",
+                    projections.key_weights.cols(), projections.query_weights.cols()));
   }
   // A product or a score beyond the largest double would be ±inf or NaN.
   const attention::Matrix queries = projections.embeddings * projections.query_weights;
@@ -206,11 +205,11 @@ Inputs Flags::read() const {
   const attention::Matrix values = projections.embeddings * projections.value_weights;
   if (!queries.allFinite() || !keys.allFinite() || !values.allFinite() ||
       !attention::scores(queries, keys).allFinite()) {
-    throw program::UsageError("--x, --w-q, --w-k, --w-v: Q, K, V or a score QKᵀ overflows a double; use smaller entries");
+    throw program::UsageError(
+        "--x, --w-q, --w-k, --w-v: Q, K, V or a score QKᵀ overflows a double; use smaller entries");
   }
-  projections.features = command_line_.given("--x")
-                             ? program::numbered_labels("f", features)
-                             : program::parse_names(program::toy::features, "features");
+  projections.features = command_line_.given("--x") ? program::numbered_labels("f", features)
+                                                    : program::parse_names(program::toy::features, "features");
   std::vector<std::string> labels = attention_flags_.token_labels(projections.embeddings.rows(), "--x", "x");
   return {std::move(projections), {}, {}, labels, labels};
 }

@@ -11,7 +11,6 @@
 
 int main(int argc, char** argv) {
   return program::run_chapter<dot_product::Flags>(
-      argc, argv, "dot_product",
-      "Chapter 1 of Attention, Compiled: the dot product and the score matrix QKᵀ.",
+      argc, argv, "dot_product", "Chapter 1 of Attention, Compiled: the dot product and the score matrix QKᵀ.",
       dot_product::compute, dot_product::to_json, dot_product::tables);
 }

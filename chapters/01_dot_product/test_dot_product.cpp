@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 
 #include "attention/scores.hpp"
-#include "dot_product.hpp"
 #include "chapter_support.hpp"
+#include "dot_product.hpp"
 #include "program/command_line.hpp"
 
 namespace {
@@ -67,9 +67,9 @@ TEST_CASE("the toy's projections give the book's queries keys and values", "[ch0
   // Row i of X W adds up the rows of W for token i's features: cat = animal,
   // eat = action, fish = animal + food. Small integers and halves: exact.
   Matrix queries(3, 2), keys(3, 2), values(3, 2);
-  queries << 1, 0, 0, 1, 1 + 0, 0 + 1;        // fish: (1, 0) + (0, 1)
-  keys << 2, 0, 0, 1, 2 - 1, 0 + 1;           // fish: (2, 0) + (−1, 1)
-  values << 1, 0, 0, 1, 1 - 0.5, 0 + 0.5;     // fish: (1, 0) + (−0.5, 0.5)
+  queries << 1, 0, 0, 1, 1 + 0, 0 + 1;     // fish: (1, 0) + (0, 1)
+  keys << 2, 0, 0, 1, 2 - 1, 0 + 1;        // fish: (2, 0) + (−1, 1)
+  values << 1, 0, 0, 1, 1 - 0.5, 0 + 0.5;  // fish: (1, 0) + (−0.5, 0.5)
   CHECK(result.queries == queries);
   CHECK(result.keys == keys);
   CHECK(result.values == values);

@@ -67,16 +67,16 @@ double edge_scaled(int i) { return -histogram_reach + histogram_bin_width * i; }
 
 std::string histogram_text(const Histogram& histogram, std::size_t samples) {
   const double scale = std::sqrt(static_cast<double>(histogram.width));
-  const std::size_t most = std::max<std::size_t>(1, *std::max_element(histogram.counts.begin(), histogram.counts.end()));
+  const std::size_t most =
+      std::max<std::size_t>(1, *std::max_element(histogram.counts.begin(), histogram.counts.end()));
   const auto line = [&](const std::string& raw, const std::string& scaled, std::size_t count) {
     const std::string bar((count * 40 + most - 1) / most, '#');
     return fmt::format("{:>18}  {:>14}  {:>6}{}{}\n", raw, scaled, count, bar.empty() ? "" : "  ", bar);
   };
-  std::string text = fmt::format(
-      "The distribution of q·k at d_k = {} ({} samples), in bins a quarter of √{} wide.\n"
-      "Dividing by √{} moves every value and every edge by the same factor: the counts\n"
-      "of q·k/√d_k are the same counts; only the edges change.\n\n",
-      histogram.width, samples, histogram.width, histogram.width);
+  std::string text = fmt::format("The distribution of q·k at d_k = {} ({} samples), in bins a quarter of √{} wide.\n"
+                                 "Dividing by √{} moves every value and every edge by the same factor: the counts\n"
+                                 "of q·k/√d_k are the same counts; only the edges change.\n\n",
+                                 histogram.width, samples, histogram.width, histogram.width);
   text += fmt::format("{:>18}  {:>14}  {:>6}\n", "q·k", "q·k/√d_k", "count");
   text += line(fmt::format("below {:.2f}", edge_scaled(0) * scale), fmt::format("below {:.2f}", edge_scaled(0)),
                histogram.below);
@@ -92,11 +92,10 @@ std::string histogram_text(const Histogram& histogram, std::size_t samples) {
 
 // The results as a table: one line per d_k.
 std::string results_text(const std::vector<Row>& rows, std::uint32_t seed, std::size_t samples) {
-  std::string text = fmt::format(
-      "Footnote 4, measured: seed {}, {} random pairs (q, k) for each d_k.\n"
-      "Every entry of q and k is drawn independently with mean 0 and variance 1.\n"
-      "Theory: Var(q·k) = d_k, and so Var(q·k/√d_k) = 1.\n\n",
-      seed, samples);
+  std::string text = fmt::format("Footnote 4, measured: seed {}, {} random pairs (q, k) for each d_k.\n"
+                                 "Every entry of q and k is drawn independently with mean 0 and variance 1.\n"
+                                 "Theory: Var(q·k) = d_k, and so Var(q·k/√d_k) = 1.\n\n",
+                                 seed, samples);
   const auto number = [](double value) { return program::number_text(value); };
   text += fmt::format("{:>6}  {:-^30}  {:-^31}\n", "", " q·k ", " q·k/√d_k ");
   // The format is a literal in each call, so that the compiler checks it.
@@ -106,10 +105,9 @@ std::string results_text(const std::vector<Row>& rows, std::uint32_t seed, std::
     text += fmt::format("{:>6}  {:>8}  {:>10}  {:>6}  {:>10}  {:>6}  {:>9}\n", row.width, number(row.mean_raw),
                         number(row.var_raw), row.width, number(row.var_scaled), 1, number(row.var_scaled_sd));
   }
-  text += fmt::format(
-      "\n± typical: how far the scaled variance typically lands from 1, from one\n"
-      "seed to the next (its standard deviation in theory, for {} samples).\n",
-      samples);
+  text += fmt::format("\n± typical: how far the scaled variance typically lands from 1, from one\n"
+                      "seed to the next (its standard deviation in theory, for {} samples).\n",
+                      samples);
   return text;
 }
 
@@ -122,7 +120,7 @@ nlohmann::json histogram_json(const Histogram& histogram) {
     edges_scaled.push_back(edge_scaled(i));
   }
   return {
-      {"dk", histogram.width},      {"edges_raw", edges_raw}, {"edges_scaled", edges_scaled},
+      {"dk", histogram.width},      {"edges_raw", edges_raw},   {"edges_scaled", edges_scaled},
       {"counts", histogram.counts}, {"below", histogram.below}, {"above", histogram.above},
   };
 }

@@ -105,8 +105,7 @@ TEST_CASE("every row is the mean and variance of the dot products drawn from one
     CHECK(row.var_raw == Approx(variance_of(products[w])).epsilon(1e-12));
     // Dividing q·k by √d_k divides its variance by d_k.
     CHECK(row.var_scaled == Approx(row.var_raw / static_cast<double>(widths[w])).epsilon(1e-15));
-    CHECK(row.var_scaled_sd ==
-          Approx(std::sqrt((2.0 + 6.0 / static_cast<double>(widths[w])) / 50.0)).epsilon(1e-15));
+    CHECK(row.var_scaled_sd == Approx(std::sqrt((2.0 + 6.0 / static_cast<double>(widths[w])) / 50.0)).epsilon(1e-15));
   }
 }
 

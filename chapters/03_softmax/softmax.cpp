@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "attention/softmax.hpp"
-#include "program/largest_weight.hpp"
 #include "program/json_output.hpp"
+#include "program/largest_weight.hpp"
 #include "program/matrix_text.hpp"
 #include "program/page_program.hpp"
 #include "program/real_number.hpp"
@@ -120,8 +120,8 @@ ToyResult toy_of(const ToyInputs& inputs) {
   const Matrix& keys = inputs.tokens.keys;
   const Matrix& values = inputs.tokens.values;
   if (inputs.causal && queries.rows() != keys.rows()) {
-    throw program::UsageError(fmt::format(
-        "--causal: a causal mask needs one query per key; got {} queries and {} keys", queries.rows(), keys.rows()));
+    throw program::UsageError(fmt::format("--causal: a causal mask needs one query per key; got {} queries and {} keys",
+                                          queries.rows(), keys.rows()));
   }
 
   // clang-format off
@@ -233,9 +233,8 @@ SaturationResult saturation_of(const SaturationInputs& inputs) {
   const double sweep_from = std::min(0.0, add);
   const double sweep_to = std::max(sweep_end, add);
   for (int point = 0; point < sweep_points; ++point) {
-    const double amount = point == sweep_points - 1
-                              ? sweep_to
-                              : sweep_from + (sweep_to - sweep_from) * point / (sweep_points - 1);
+    const double amount =
+        point == sweep_points - 1 ? sweep_to : sweep_from + (sweep_to - sweep_from) * point / (sweep_points - 1);
     Eigen::RowVectorXd large = scores, small = divided;
     large(1) += amount;
     small(1) += amount;
@@ -307,9 +306,7 @@ nlohmann::json toy_json(const ToyResult& toy) {
   return document;
 }
 
-nlohmann::json largest_json(const Largest& largest) {
-  return {{"slots", largest.slots}, {"weight", largest.weight}};
-}
+nlohmann::json largest_json(const Largest& largest) { return {{"slots", largest.slots}, {"weight", largest.weight}}; }
 
 nlohmann::json saturation_json(const SaturationResult& result) {
   nlohmann::json sweep = nlohmann::json::array();
@@ -467,15 +464,15 @@ std::string toy_softmax(const ToyResult& toy) {
   const double largest_finite = masked.array().isFinite().select(masked.cwiseAbs(), 0.0).maxCoeff();
   if (largest_finite <= max_printed_exponent) {
     exponentials << main.exponentials, main.exponential_sums;
-    text += program::table("4. SoftMax, per row: first e^s for each score s ...", exponentials, askers,
-                           exponential_labels);
+    text +=
+        program::table("4. SoftMax, per row: first e^s for each score s ...", exponentials, askers, exponential_labels);
   } else {
     // e^s would print with dozens of digits, or overflow: show what softmax_rows computes instead.
     const Matrix shifted =
         exponential_of(Matrix(main.steps.masked_scores.colwise() - main.steps.masked_scores.rowwise().maxCoeff()));
     exponentials << shifted, shifted.rowwise().sum();
-    text += program::table("4. SoftMax, per row: first e^(s − the row's largest s) for each score s ...",
-                           exponentials, askers, exponential_labels);
+    text += program::table("4. SoftMax, per row: first e^(s − the row's largest s) for each score s ...", exponentials,
+                           askers, exponential_labels);
     text += fmt::format("   (e^s itself is too far from 1 to print here, and overflows a double above s = {};\n"
                         "   subtracting the row's largest score first changes no weight)\n",
                         program::number_text(largest_exponent()));
@@ -509,12 +506,14 @@ std::string toy_output_and_comparison(const ToyResult& toy) {
 
   const std::string divided = "softmax(QKᵀ/√d_k)";
   const std::string undivided = "softmax(QKᵀ)";
-  const std::vector<std::string> scaled_tables = {
-      program::table("Weights " + divided, toy.scaled.steps.weights, askers, answerers),
-      program::table("Output " + divided + "V", toy.scaled.steps.output, askers, output_columns)};
-  const std::vector<std::string> unscaled_tables = {
-      program::table("Weights " + undivided, toy.unscaled.steps.weights, askers, answerers),
-      program::table("Output " + undivided + "V", toy.unscaled.steps.output, askers, output_columns)};
+  const std::vector<std::string> scaled_tables = {program::table("Weights " + divided, toy.scaled.steps.weights, askers,
+                                                                 answerers),
+                                                  program::table("Output " + divided + "V", toy.scaled.steps.output,
+                                                                 askers, output_columns)};
+  const std::vector<std::string> unscaled_tables = {program::table("Weights " + undivided, toy.unscaled.steps.weights,
+                                                                   askers, answerers),
+                                                    program::table("Output " + undivided + "V",
+                                                                   toy.unscaled.steps.output, askers, output_columns)};
   text += "The same vectors with and without the scale, side by side\n\n";
   if (main.steps.weights.cols() <= max_columns_side_by_side && main.steps.output.cols() <= max_columns_side_by_side) {
     text += side_by_side({scaled_tables[0], unscaled_tables[0]}) + '\n' +
@@ -545,13 +544,12 @@ std::string saturation_tables(const SaturationResult& result) {
   rows << inputs.scores, result.weights_large, result.scores_added, result.weights_large_added, result.divided,
       result.weights_divided, result.divided_added, result.weights_divided_added;
   const std::string added_label = fmt::format(" + {} at slot 2", plus);
-  std::string text =
-      program::table(fmt::format("Saturation: scores s against {}, adding {} to slot two on both sides", divided_by,
-                                 plus),
-                     rows,
-                     {"s", "  weights", "s" + added_label, "  weights", divided_by, "  weights",
-                      divided_by + added_label, "  weights"},
-                     slot_labels);
+  std::string text = program::table(fmt::format("Saturation: scores s against {}, adding {} to slot two on both sides",
+                                                divided_by, plus),
+                                    rows,
+                                    {"s", "  weights", "s" + added_label, "  weights", divided_by, "  weights",
+                                     divided_by + added_label, "  weights"},
+                                    slot_labels);
   text += '\n';
   const std::string indent(24, ' ');
   text += fmt::format("{:<24}large {} → {} ({:+.4f})\n{}divided {} → {} ({:+.4f})\n",
@@ -559,9 +557,9 @@ std::string saturation_tables(const SaturationResult& result) {
                       program::number_text(result.weights_large_added(1)), result.large_change, indent,
                       program::number_text(result.weights_divided(1)),
                       program::number_text(result.weights_divided_added(1)), result.divided_change);
-  text += fmt::format("{:<24}large {} → {}\n{}divided {} → {}\n", "Largest weight:",
-                      largest_text(result.largest_large), largest_text(result.largest_large_added), indent,
-                      largest_text(result.largest_divided), largest_text(result.largest_divided_added));
+  text += fmt::format("{:<24}large {} → {}\n{}divided {} → {}\n", "Largest weight:", largest_text(result.largest_large),
+                      largest_text(result.largest_large_added), indent, largest_text(result.largest_divided),
+                      largest_text(result.largest_divided_added));
   text += fmt::format("Sensitivity of slot two to its own score, w₂(1 − w₂):\n"
                       "{}large {}; divided {} (per unit of s: {})\n\n",
                       indent, program::number_text(result.sensitivity_large),
@@ -570,17 +568,15 @@ std::string saturation_tables(const SaturationResult& result) {
 
   Matrix formulas(4, slots);
   formulas << result.exponentials, result.shifted_exponentials, result.textbook, result.weights_large;
-  text += with_nan_spelled_out(program::table("The textbook formula against the stable one, on the scores s",
-                                              formulas,
+  text += with_nan_spelled_out(program::table("The textbook formula against the stable one, on the scores s", formulas,
                                               {"e^s", "e^(s − max s)", "textbook e^s / Σ e^s", "stable softmax_rows"},
                                               slot_labels));
   if (!result.exponentials.allFinite() || result.exponentials.sum() == 0.0) {
-    text += fmt::format(
-        "(e^s overflows to inf above s = {},\n"
-        " and underflows to 0 below s = {}; inf/inf and 0/0 are NaN.\n"
-        " softmax_rows exponentiates s − max s, which is never above 0,\n"
-        " and one term of its sum is exactly 1.)\n",
-        program::number_text(largest_exponent()), program::number_text(smallest_exponent()));
+    text += fmt::format("(e^s overflows to inf above s = {},\n"
+                        " and underflows to 0 below s = {}; inf/inf and 0/0 are NaN.\n"
+                        " softmax_rows exponentiates s − max s, which is never above 0,\n"
+                        " and one term of its sum is exactly 1.)\n",
+                        program::number_text(largest_exponent()), program::number_text(smallest_exponent()));
   }
   return text;
 }
@@ -599,8 +595,7 @@ Result compute(const Inputs& inputs) {
 }
 
 nlohmann::json to_json(const Result& result) {
-  return result.demonstration == Demonstration::saturation ? saturation_json(result.saturation)
-                                                           : toy_json(result.toy);
+  return result.demonstration == Demonstration::saturation ? saturation_json(result.saturation) : toy_json(result.toy);
 }
 
 std::string tables(const Result& result) {
@@ -618,8 +613,7 @@ Flags::Flags(program::CommandLine& command_line)
                       fmt::format("saturation demo: one row of scores, separated by ',' (at most {})",
                                   program::max_matrix_side),
                       "LIST");
-  command_line.option("--divide", divide_text_, "saturation demo: divide the scores by this (finite, not 0)",
-                      "NUMBER");
+  command_line.option("--divide", divide_text_, "saturation demo: divide the scores by this (finite, not 0)", "NUMBER");
   command_line.option("--add", add_text_, "saturation demo: add this to slot two on both sides (finite)", "NUMBER");
   for (const char* saturation_flag : {"--scores", "--divide", "--add"}) {
     command_line.excludes(saturation_flag, {"--q", "--k", "--v", "--tokens", "--no-scale", "--causal"});
@@ -629,7 +623,8 @@ Flags::Flags(program::CommandLine& command_line)
 SaturationInputs Flags::read_saturation() const {
   const std::vector<double> typed = program::parse_numbers(scores_text_, "--scores");
   if (typed.size() < 2) {
-    throw program::UsageError("--scores: one number; expected at least 2, separated by ',' (the demo adds to slot two)");
+    throw program::UsageError(
+        "--scores: one number; expected at least 2, separated by ',' (the demo adds to slot two)");
   }
   SaturationInputs inputs;
   inputs.divide = program::parse_real_number(divide_text_, "--divide");

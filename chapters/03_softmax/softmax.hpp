@@ -51,22 +51,22 @@ struct Inputs {
 /// textbook numerators e^s of the scores going into softmax, and the sums.
 struct Pass {
   attention::AttentionSteps<> steps;
-  attention::Matrix exponentials;     // e^s for each score s that enters softmax
-  Eigen::VectorXd exponential_sums;   // one per row
-  Eigen::VectorXd row_sums;           // of the weights: 1 each
-  Eigen::RowVectorXd column_sums;     // of the weights: need not be 1
+  attention::Matrix exponentials;    // e^s for each score s that enters softmax
+  Eigen::VectorXd exponential_sums;  // one per row
+  Eigen::VectorXd row_sums;          // of the weights: 1 each
+  Eigen::RowVectorXd column_sums;    // of the weights: need not be 1
   double smallest_weight = 0.0;
   Eigen::Index smallest_row = 0, smallest_column = 0;
-  Eigen::Index zero_weights = 0;      // weights that are exactly 0.0
+  Eigen::Index zero_weights = 0;  // weights that are exactly 0.0
 };
 
 /// Where each entry of a matrix stands against the nearest rounding boundary
 /// at three decimals, the midpoint between two neighbouring roundings (0.3985
 /// between 0.398 and 0.399).
 struct Boundaries {
-  attention::Matrix nearest;                    // the nearest boundary
-  attention::Matrix distance;                   // |x − boundary|
-  std::vector<std::vector<std::string>> side;   // "below", "above", or "on" it
+  attention::Matrix nearest;                   // the nearest boundary
+  attention::Matrix distance;                  // |x − boundary|
+  std::vector<std::vector<std::string>> side;  // "below", "above", or "on" it
 };
 
 /// The hand-worked lesson's two calculations for every row, with every

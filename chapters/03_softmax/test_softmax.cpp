@@ -20,9 +20,9 @@
 namespace {
 
 using attention::Matrix;
+using chapter_support::random_matrix;
 using chapter_support::tokens_of;
 using chapter_support::toy;
-using chapter_support::random_matrix;
 
 // Queries, keys and values with numbered labels, as the flags would give them.
 softmax::ToyResult toy_result(const program::AttentionInputs& tokens, bool causal = false) {
@@ -35,7 +35,8 @@ softmax::ToyResult toy_result(const program::AttentionInputs& tokens, bool causa
 softmax::SaturationResult saturation_result(std::vector<double> scores, double divide, double add) {
   softmax::Inputs inputs;
   inputs.demonstration = softmax::Demonstration::saturation;
-  inputs.saturation.scores = Eigen::Map<const Eigen::RowVectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size()));
+  inputs.saturation.scores =
+      Eigen::Map<const Eigen::RowVectorXd>(scores.data(), static_cast<Eigen::Index>(scores.size()));
   inputs.saturation.divide = divide;
   inputs.saturation.add = add;
   inputs.saturation.divide_text = std::to_string(divide);
@@ -169,8 +170,8 @@ TEST_CASE("reordering the keys with their values reorders the weights and leaves
 
 TEST_CASE("scaling by the square root of d_k divides every score by 2 when d_k is 4", "[ch03]") {
   std::mt19937_64 generator(4);
-  const softmax::ToyResult result =
-      toy_result(tokens_of(random_matrix(3, 4, generator), random_matrix(3, 4, generator), random_matrix(3, 2, generator)));
+  const softmax::ToyResult result = toy_result(
+      tokens_of(random_matrix(3, 4, generator), random_matrix(3, 4, generator), random_matrix(3, 2, generator)));
   CHECK(result.sqrt_d_k == 2.0);
   CHECK(result.scaled.steps.scaled_scores == result.unscaled.steps.scaled_scores / 2.0);
 }
@@ -219,7 +220,8 @@ TEST_CASE("saturation: dividing the scores lets slot two's weight move", "[ch03]
   CHECK(result.sensitivity_divided_per_unit == Approx(result.sensitivity_divided / 8).epsilon(1e-15));
 }
 
-TEST_CASE("saturation: the textbook formula gives NaN where e to the s overflows and the stable one does not", "[ch03]") {
+TEST_CASE("saturation: the textbook formula gives NaN where e to the s overflows and the stable one does not",
+          "[ch03]") {
   const softmax::SaturationResult result = saturation_result({1000, 0, -1000}, 8, 0.5);
   CHECK(std::isinf(result.exponentials(0)));
   CHECK(std::isnan(result.textbook(0)));
@@ -290,8 +292,10 @@ TEST_CASE("compute refuses what would overflow and names the flag", "[ch03]") {
     inputs.saturation.divide_text = "x";
     return inputs;
   };
-  CHECK_THAT(refusal(saturation({1e308, 1.7e308}, 8, 1e308)), Catch::StartsWith("--add: slot two of --scores plus --add"));
-  CHECK_THAT(refusal(saturation({1e10, 0}, 1e-300, 0.5)), Catch::StartsWith("--divide: --scores divided by x overflows"));
+  CHECK_THAT(refusal(saturation({1e308, 1.7e308}, 8, 1e308)),
+             Catch::StartsWith("--add: slot two of --scores plus --add"));
+  CHECK_THAT(refusal(saturation({1e10, 0}, 1e-300, 0.5)),
+             Catch::StartsWith("--divide: --scores divided by x overflows"));
   // Equal scores: w₂(1 − w₂) = 1/4, divided by the smallest positive double, is past the largest.
   CHECK_THAT(refusal(saturation({0, 0}, std::numeric_limits<double>::denorm_min(), 0.5)),
              Catch::StartsWith("--divide: x is so close to 0"));

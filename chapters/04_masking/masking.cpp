@@ -66,11 +66,13 @@ MaskSpec read_mask_spec(std::string_view text, Eigen::Index queries, Eigen::Inde
   const std::string_view number = has_number ? spec.substr(colon + 1) : std::string_view{};
   if (kind == "band") {
     // No sequence is longer than max_matrix_side, so that radius reaches every token.
-    chosen.number = static_cast<Eigen::Index>(program::parse_whole_number(
-        number, "--mask: the radius R of band:R", 0, static_cast<std::uint64_t>(program::max_matrix_side)));
+    chosen.number =
+        static_cast<Eigen::Index>(program::parse_whole_number(number, "--mask: the radius R of band:R", 0,
+                                                              static_cast<std::uint64_t>(program::max_matrix_side)));
   } else if (kind == "pad") {
-    chosen.number = static_cast<Eigen::Index>(program::parse_whole_number(
-        number, "--mask: the number N of real keys in pad:N", 0, static_cast<std::uint64_t>(keys)));
+    chosen.number =
+        static_cast<Eigen::Index>(program::parse_whole_number(number, "--mask: the number N of real keys in pad:N", 0,
+                                                              static_cast<std::uint64_t>(keys)));
   }
   return chosen;
 }
@@ -226,9 +228,9 @@ void require_finite(const std::vector<Leak>& leaks, const attention::Matrix& out
 Underflow underflow_facts() {
   const double smallest_double = std::numeric_limits<double>::denorm_min();
   const double smallest_float = static_cast<double>(std::numeric_limits<float>::denorm_min());
-  return {std::exp(-1000.0),        std::exp(-10.0),           smallest_double,
-          underflow_exponent(),     -underflow_exponent(),     std::log(smallest_double),
-          smallest_float,           std::log(smallest_float),  std::log(2.0) - std::log(smallest_float)};
+  return {std::exp(-1000.0),    std::exp(-10.0),          smallest_double,
+          underflow_exponent(), -underflow_exponent(),    std::log(smallest_double),
+          smallest_float,       std::log(smallest_float), std::log(2.0) - std::log(smallest_float)};
 }
 
 // ---------------------------------------------------------------------------
@@ -250,7 +252,8 @@ nlohmann::json leak_json(const Leak& leak, const program::AttentionInputs& token
   nlohmann::json row = {
       {"fill", program::number_json(leak.fill)},
       {"largest_masked_weight", program::number_json(leak.largest_masked_weight)},
-      {"query", leak.query < 0 ? nlohmann::json() : nlohmann::json(tokens.query_labels[static_cast<std::size_t>(leak.query)])},
+      {"query",
+       leak.query < 0 ? nlohmann::json() : nlohmann::json(tokens.query_labels[static_cast<std::size_t>(leak.query)])},
       {"key", leak.key < 0 ? nlohmann::json() : nlohmann::json(tokens.key_labels[static_cast<std::size_t>(leak.key)])},
       {"largest_output_change", program::number_json(leak.largest_output_change)},
       {"gap_rows", leak.gap_rows},
@@ -275,8 +278,7 @@ std::string step_tables(const Result& result) {
                      fill_text(result.inputs.fill)) +
          program::table("Mask: 1 = the query may look at the key, 0 = masked", allowed.cast<double>().matrix(),
                         query_labels, key_labels) +
-         '\n' + program::table("Scaled scores QKᵀ/√d_k", result.steps.scaled_scores, query_labels, key_labels) +
-         '\n' +
+         '\n' + program::table("Scaled scores QKᵀ/√d_k", result.steps.scaled_scores, query_labels, key_labels) + '\n' +
          program::table(fmt::format("Masked scores: every masked entry set to {}", fill_text(result.inputs.fill)),
                         result.steps.masked_scores, query_labels, key_labels) +
          '\n' +
@@ -326,20 +328,19 @@ std::string leak_table(const Result& result) {
   text += fmt::format("{:>7}  {:>21}  {:<14}  {:>8}  {:>21}\n", "fill", "largest masked weight", "at", "gap",
                       "largest output change");
   for (const Leak& leak : result.leaks) {
-    const std::string where = leak.query < 0 ? "-"
-                                             : fmt::format("{} → {}",
-                                                           tokens.query_labels[static_cast<std::size_t>(leak.query)],
-                                                           tokens.key_labels[static_cast<std::size_t>(leak.key)]);
+    const std::string where = leak.query < 0
+                                  ? "-"
+                                  : fmt::format("{} → {}", tokens.query_labels[static_cast<std::size_t>(leak.query)],
+                                                tokens.key_labels[static_cast<std::size_t>(leak.key)]);
     text += fmt::format("{:>7}  {:>21}  {:<14}  {:>8}  {:>21}\n", fill_text(leak.fill),
                         weight_text(leak.largest_masked_weight), where,
                         leak.smallest_gap ? gap_text(*leak.smallest_gap) : "-",
                         leak.largest_output_change == 0.0 ? "0" : fmt::format("{:.3e}", leak.largest_output_change));
   }
-  text += fmt::format(
-      "gap: over the rows with a masked key, the least distance from the row's largest\n"
-      "allowed score down to the fill. A masked weight is at most e^(−gap), and in\n"
-      "double precision e^(−gap) is exactly 0 once the gap is more than about {}.\n",
-      program::number_text(result.underflow.double_underflow_gap, 0));
+  text += fmt::format("gap: over the rows with a masked key, the least distance from the row's largest\n"
+                      "allowed score down to the fill. A masked weight is at most e^(−gap), and in\n"
+                      "double precision e^(−gap) is exactly 0 once the gap is more than about {}.\n",
+                      program::number_text(result.underflow.double_underflow_gap, 0));
   return text;
 }
 
@@ -385,8 +386,8 @@ Result compute(const Inputs& inputs) {
     }
   } catch (const std::invalid_argument& error) {
     // A score that overflowed to +∞ or became NaN: the inputs are too large to score.
-    throw program::UsageError(fmt::format("--q, --k: the scores cannot be computed in double precision ({})",
-                                          error.what()));
+    throw program::UsageError(
+        fmt::format("--q, --k: the scores cannot be computed in double precision ({})", error.what()));
   }
   require_finite(result.leaks, result.steps.output);
 
@@ -455,8 +456,8 @@ Flags::Flags(program::CommandLine& command_line) : attention_flags_(command_line
                       "which keys each query may look at: none, causal, band:R (|i - j| <= R) or pad:N (only the "
                       "first N keys are real)",
                       "KIND");
-  command_line.option("--fill", fill_text_,
-                      "the value written into masked scores before the softmax: -inf or a number", "NUMBER");
+  command_line.option("--fill", fill_text_, "the value written into masked scores before the softmax: -inf or a number",
+                      "NUMBER");
 }
 
 Inputs Flags::read() const {

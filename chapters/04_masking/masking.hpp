@@ -78,7 +78,7 @@ struct Result {
   attention::Mask allowed;
   std::string mask_description;  // what the mask allows, in words
   attention::AttentionSteps<> steps;
-  attention::Matrix row_sums;                   // 1 × n: each row of the weights added up
+  attention::Matrix row_sums;  // 1 × n: each row of the weights added up
   Eigen::Index allowed_count = 0;
   std::vector<Eigen::Index> fully_masked_rows;  // queries that may look at no key
   std::vector<Leak> leaks;                      // −∞, −1e9, −1000, −10, then --fill if it is none of those

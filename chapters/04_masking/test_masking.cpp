@@ -14,17 +14,17 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "masking.hpp"
 #include "chapter_support.hpp"
+#include "masking.hpp"
 #include "program/command_line.hpp"
 #include "program/usage_error.hpp"
 
 namespace {
 
 using attention::Matrix;
+using chapter_support::random_matrix;
 using chapter_support::tokens_of;
 using chapter_support::toy;
-using chapter_support::random_matrix;
 
 constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
 
@@ -197,9 +197,9 @@ TEST_CASE("where e to the x becomes exactly 0 in double and in float", "[ch04]")
 
 TEST_CASE("masking refuses what it cannot compute and names the flag", "[ch04]") {
   // A score of 1e400 overflows a double.
-  CHECK_THAT(refusal(inputs_of(tokens_of(Matrix::Constant(1, 1, 1e200), Matrix::Constant(1, 1, 1e200),
-                                         Matrix::Ones(1, 1)),
-                               "none")),
+  CHECK_THAT(refusal(
+                 inputs_of(tokens_of(Matrix::Constant(1, 1, 1e200), Matrix::Constant(1, 1, 1e200), Matrix::Ones(1, 1)),
+                           "none")),
              Catch::StartsWith("--q, --k: the scores cannot be computed"));
   // Weights that sum to 1 only after rounding take the largest double past itself.
   constexpr double largest = std::numeric_limits<double>::max();

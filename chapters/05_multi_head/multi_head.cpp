@@ -10,9 +10,9 @@
 
 #include "attention/mulberry32.hpp"
 #include "attention/random_weights.hpp"
-#include "program/largest_weight.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
+#include "program/largest_weight.hpp"
 #include "program/matrix_text.hpp"
 #include "program/page_program.hpp"
 #include "program/table.hpp"
@@ -39,8 +39,7 @@ constexpr Eigen::Index max_printed_side = 16;
 
 std::uint64_t u(Eigen::Index value) { return static_cast<std::uint64_t>(value); }
 
-LayerCost layer_cost(std::uint64_t n, std::uint64_t d_model, std::uint64_t h, std::uint64_t d_k,
-                     std::uint64_t d_v) {
+LayerCost layer_cost(std::uint64_t n, std::uint64_t d_model, std::uint64_t h, std::uint64_t d_k, std::uint64_t d_v) {
   LayerCost cost;
   cost.heads = static_cast<Eigen::Index>(h);
   cost.d_k = static_cast<Eigen::Index>(d_k);
@@ -207,9 +206,9 @@ std::string head_text(const Result& result, std::size_t i) {
                         side_by_side(projections.query, projections.key, projections.value),
                         program::numbered_labels("d", d_model), query_key_value_labels(w)) +
          '\n' +
-         program::table(
-             fmt::format("Q_{0} = X·W^Q_{0} | K_{0} = X·W^K_{0} | V_{0} = X·W^V_{0}, each {1} × {2}", number, n, w),
-             side_by_side(head.queries, head.keys, head.values), tokens, query_key_value_labels(w)) +
+         program::table(fmt::format("Q_{0} = X·W^Q_{0} | K_{0} = X·W^K_{0} | V_{0} = X·W^V_{0}, each {1} × {2}", number,
+                                    n, w),
+                        side_by_side(head.queries, head.keys, head.values), tokens, query_key_value_labels(w)) +
          '\n' +
          program::table(fmt::format("Weights softmax(Q_{0} K_{0}ᵀ / √{1}): row = the token asking", number, w),
                         head.attention.weights, tokens, tokens) +
@@ -231,15 +230,15 @@ std::string all_heads_text(const Result& result) {
     concatenated_labels.insert(concatenated_labels.end(), labels.begin(), labels.end());
   }
   return "── All heads ──\n\n" +
-         program::table(
-             fmt::format("{} ({} × {}): each head's columns, side by side", concat_name(heads), n, heads * w),
-             result.steps.concatenation, tokens, concatenated_labels) +
+         program::table(fmt::format("{} ({} × {}): each head's columns, side by side", concat_name(heads), n,
+                                    heads * w),
+                        result.steps.concatenation, tokens, concatenated_labels) +
          '\n' +
          program::table(fmt::format("W^O ({} × {}): row hi.j meets column j of head i", heads * w, d_model),
                         result.weights.output, concatenated_labels, dimensions) +
          '\n' +
-         program::table(fmt::format("Output = {} · W^O ({} × {})", concat_name(heads), n, d_model),
-                        result.steps.output, tokens, dimensions) +
+         program::table(fmt::format("Output = {} · W^O ({} × {})", concat_name(heads), n, d_model), result.steps.output,
+                        tokens, dimensions) +
          '\n';
 }
 
@@ -323,20 +322,18 @@ std::string tables(const Result& result) {
   const std::string cost = cost_text(result.multi, result.single, n);
   if (inputs.sizes_only) return sizes_text(result) + cost;
 
-  std::string text = fmt::format("Multi-head self-attention on \"{}\", seed {}\n", fmt::join(inputs.tokens, " "),
-                                 inputs.seed) +
-                     sizes_text(result) +
-                     fmt::format(
-                         "Drawn from mulberry32 with seed {} (chapter 2), in this order: W^Q_i, W^K_i, W^V_i\n"
-                         "for head 1, then head 2, …, then W^O (each entry × 1/√{}), then the input X\n"
-                         "(each entry × 1). Every matrix is drawn row by row. Nothing here is learned.\n\n",
-                         inputs.seed, inputs.d_model);
+  std::string text =
+      fmt::format("Multi-head self-attention on \"{}\", seed {}\n", fmt::join(inputs.tokens, " "), inputs.seed) +
+      sizes_text(result) +
+      fmt::format("Drawn from mulberry32 with seed {} (chapter 2), in this order: W^Q_i, W^K_i, W^V_i\n"
+                  "for head 1, then head 2, …, then W^O (each entry × 1/√{}), then the input X\n"
+                  "(each entry × 1). Every matrix is drawn row by row. Nothing here is learned.\n\n",
+                  inputs.seed, inputs.d_model);
   if (static_cast<Eigen::Index>(n) > max_printed_side || inputs.d_model > max_printed_side) {
     return text +
-           fmt::format(
-               "(With n = {} tokens and d_model = {}, the matrices are too large to print\n"
-               " here: at most {} rows and columns. --json prints every entry.)\n\n",
-               n, inputs.d_model, max_printed_side) +
+           fmt::format("(With n = {} tokens and d_model = {}, the matrices are too large to print\n"
+                       " here: at most {} rows and columns. --json prints every entry.)\n\n",
+                       n, inputs.d_model, max_printed_side) +
            cost;
   }
   text += program::table(fmt::format("Input X, one row per token ({} × {})", n, inputs.d_model), result.input,
@@ -372,9 +369,9 @@ Inputs Flags::read() const {
   inputs.seed = static_cast<std::uint32_t>(program::parse_whole_number(seed_text_, "--seed", 0, max_seed));
   inputs.d_model = static_cast<Eigen::Index>(program::parse_whole_number(d_model_text_, "--d-model", 1, max_d_model));
   if (!sizes_only_ && u(inputs.d_model) > max_d_model_drawn) {
-    throw program::UsageError(fmt::format(
-        "--d-model is {}, too large for a run that draws every weight; expected at most {} (with --sizes-only, up to {})",
-        inputs.d_model, max_d_model_drawn, max_d_model));
+    throw program::UsageError(fmt::format("--d-model is {}, too large for a run that draws every weight; expected at "
+                                          "most {} (with --sizes-only, up to {})",
+                                          inputs.d_model, max_d_model_drawn, max_d_model));
   }
   inputs.heads = static_cast<Eigen::Index>(program::parse_whole_number(heads_text_, "--heads", 1, max_d_model));
   if (!sizes_only_ && u(inputs.heads) > max_heads_drawn) {
@@ -383,9 +380,9 @@ Inputs Flags::read() const {
         inputs.heads, max_heads_drawn, max_d_model));
   }
   if (inputs.heads > inputs.d_model) {
-    throw program::UsageError(fmt::format(
-        "--heads is {}, more than --d-model {}; each head needs at least one of the d_model columns", inputs.heads,
-        inputs.d_model));
+    throw program::UsageError(
+        fmt::format("--heads is {}, more than --d-model {}; each head needs at least one of the d_model columns",
+                    inputs.heads, inputs.d_model));
   }
   if (inputs.d_model % inputs.heads != 0) {
     throw program::UsageError(fmt::format(

@@ -16,8 +16,8 @@
 #include <fmt/format.h>
 
 #include "attention/mulberry32.hpp"
-#include "multi_head.hpp"
 #include "chapter_support.hpp"
+#include "multi_head.hpp"
 #include "program/command_line.hpp"
 
 namespace {

@@ -98,7 +98,7 @@ ShiftCheck check_shift(const Matrix& encoding, Eigen::Index offset, const Matrix
   ShiftCheck check;
   check.offset = offset;
   check.map = attention::shift_map(offset, d_model);
-  check.shifted = encoding * check.map;  // row pos: PE(pos) · M_k
+  check.shifted = encoding * check.map;                                                // row pos: PE(pos) · M_k
   const Matrix expected = attention::positional_encoding(positions, d_model, offset);  // row pos: PE(pos + k)
   check.table_error = (check.shifted - expected).cwiseAbs().maxCoeff();
   // The grid multiplies by the same matrices stored without their zeros (all
@@ -242,10 +242,10 @@ std::string shift_text(const EncodingResult& result) {
           "[ cos kω_i  −sin kω_i ]\n[ sin kω_i   cos kω_i ]\n" +
           fmt::format("{:>4}  {:>12}  {:>12}  {:>12}\n", "pair", "k·ω_i", "cos kω_i", "sin kω_i");
   for (Eigen::Index i = 0; 2 * i < d_model; ++i) {
-    text += fmt::format("{:>4}  {:>12}  {:>12}  {:>12}\n", i,
-                        program::number_text(static_cast<double>(offset) * result.frequencies(i)),
-                        program::number_text(shift.map(2 * i, 2 * i)),
-                        program::number_text(shift.map(2 * i + 1, 2 * i)));
+    text +=
+        fmt::format("{:>4}  {:>12}  {:>12}  {:>12}\n", i,
+                    program::number_text(static_cast<double>(offset) * result.frequencies(i)),
+                    program::number_text(shift.map(2 * i, 2 * i)), program::number_text(shift.map(2 * i + 1, 2 * i)));
   }
   const Eigen::Index positions = result.inputs.positions;
   return text + '\n' +
@@ -296,8 +296,7 @@ Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, Eigen::Index> permutati
 }
 
 // Self-attention on the tokens' own queries, keys and values, with or without positions.
-AttentionSteps<> attend(const Matrix& queries, const Matrix& keys, const Matrix& values,
-                                 bool with_positions) {
+AttentionSteps<> attend(const Matrix& queries, const Matrix& keys, const Matrix& values, bool with_positions) {
   if (!with_positions) {
     return attention::scaled_dot_product_attention(queries, keys, values);
   }
@@ -389,10 +388,12 @@ PermutationResult compute_permutation(const PermutationInputs& inputs) {
 
 nlohmann::json comparison_json(const Comparison& comparison, const std::vector<std::string>& reordered) {
   return {
-      {"before", {{"weights", program::matrix_json(comparison.before.weights)},
-                  {"output", program::matrix_json(comparison.before.output)}}},
-      {"after", {{"weights", program::matrix_json(comparison.after.weights)},
-                 {"output", program::matrix_json(comparison.after.output)}}},
+      {"before",
+       {{"weights", program::matrix_json(comparison.before.weights)},
+        {"output", program::matrix_json(comparison.before.output)}}},
+      {"after",
+       {{"weights", program::matrix_json(comparison.after.weights)},
+        {"output", program::matrix_json(comparison.after.output)}}},
       {"output_change", program::matrix_json(comparison.after.output - comparison.expected_output)},
       {"scores_equal", comparison.scores_equal},
       {"weights_equal", comparison.weights_equal},
@@ -432,14 +433,14 @@ std::string equal_text(bool equal, double largest_difference) {
 // Scores, weights and outputs in the new order against the old, one line each.
 std::string summary_text(const Comparison& comparison) {
   const std::uint64_t ulps = comparison.largest_output_difference_ulps;
-  return fmt::format(
-      "  scores   {}\n  weights  {}\n  outputs  {}{}\n",
-      equal_text(comparison.scores_equal, comparison.largest_score_difference),
-      equal_text(comparison.weights_equal, comparison.largest_weight_difference),
-      equal_text(comparison.outputs_equal, comparison.largest_output_difference),
-      comparison.outputs_equal || ulps > 1000
-          ? ""
-          : fmt::format(" ({} in the last place)", ulps == 1 ? std::string("1 unit") : fmt::format("{} units", ulps)));
+  return fmt::format("  scores   {}\n  weights  {}\n  outputs  {}{}\n",
+                     equal_text(comparison.scores_equal, comparison.largest_score_difference),
+                     equal_text(comparison.weights_equal, comparison.largest_weight_difference),
+                     equal_text(comparison.outputs_equal, comparison.largest_output_difference),
+                     comparison.outputs_equal || ulps > 1000
+                         ? ""
+                         : fmt::format(" ({} in the last place)",
+                                       ulps == 1 ? std::string("1 unit") : fmt::format("{} units", ulps)));
 }
 
 // "0 cat", "1 eat", …: each name with its position.
@@ -471,8 +472,7 @@ std::string permutation_tables(const PermutationResult& result) {
          program::table(fmt::format("Output without positions, \"{}\"", new_order), without.after.output, reordered,
                         dimensions) +
          '\n' + "Without positions: each token's scores, weights and output, new order against old\n" +
-         summary_text(without) + '\n' +
-         "With positions: PE(pos) added to each token's query, key and value\n\n" +
+         summary_text(without) + '\n' + "With positions: PE(pos) added to each token's query, key and value\n\n" +
          program::table(fmt::format("PE, d_model = {}: one row per position", encoding.cols()), encoding,
                         position_labels(n, {}), dimension_labels(encoding.cols())) +
          '\n' +
@@ -481,16 +481,15 @@ std::string permutation_tables(const PermutationResult& result) {
               : program::table(fmt::format("PE added to the values, d_model = {}", value_encoding.cols()),
                                value_encoding, position_labels(n, {}), dimension_labels(value_encoding.cols())) +
                     "\n") +
-         program::table(fmt::format("Output with positions, \"{}\"", old_order),
-                        with.before.output, at_positions(labels), dimensions) +
+         program::table(fmt::format("Output with positions, \"{}\"", old_order), with.before.output,
+                        at_positions(labels), dimensions) +
          '\n' +
-         program::table(fmt::format("Output with positions, \"{}\"", new_order),
-                        with.after.output, at_positions(reordered), dimensions) +
+         program::table(fmt::format("Output with positions, \"{}\"", new_order), with.after.output,
+                        at_positions(reordered), dimensions) +
          '\n' +
          program::table("Change in each token's output when the order changes (new − old)",
                         with.after.output - with.expected_output, reordered, dimensions) +
-         '\n' + "With positions: each token's scores, weights and output, new order against old\n" +
-         summary_text(with);
+         '\n' + "With positions: each token's scores, weights and output, new order against old\n" + summary_text(with);
 }
 
 // ---------------------------------------------------------------------------
@@ -517,9 +516,9 @@ std::vector<std::string> read_sentence(std::string_view text) {
 Eigen::Index read_d_model(std::string_view text) {
   const auto d_model = as_index(program::parse_whole_number(text, "--d-model", 2, max_d_model));
   if (d_model % 2 != 0) {
-    throw program::UsageError(fmt::format(
-        "--d-model is {}, odd; expected an even number from 2 to {}: each sine needs a cosine beside it", d_model,
-        max_d_model));
+    throw program::UsageError(
+        fmt::format("--d-model is {}, odd; expected an even number from 2 to {}: each sine needs a cosine beside it",
+                    d_model, max_d_model));
   }
   return d_model;
 }
@@ -542,9 +541,9 @@ std::vector<Eigen::Index> read_order(const std::string& text, bool given, Eigen:
     order.push_back(index);
   }
   if (order.size() != as_size(tokens)) {
-    throw program::UsageError(fmt::format(
-        "--order has {} entries for {} tokens; expected each of 1 … {} exactly once, e.g. \"3,2,1\"", order.size(),
-        count, count));
+    throw program::UsageError(
+        fmt::format("--order has {} entries for {} tokens; expected each of 1 … {} exactly once, e.g. \"3,2,1\"",
+                    order.size(), count, count));
   }
   return order;
 }
@@ -598,8 +597,8 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
 
 Inputs Flags::read() const {
   Inputs inputs;
-  const bool permutation = command_line_.given("--order") || command_line_.given("--q") ||
-                           command_line_.given("--k") || command_line_.given("--v") || command_line_.given("--tokens");
+  const bool permutation = command_line_.given("--order") || command_line_.given("--q") || command_line_.given("--k") ||
+                           command_line_.given("--v") || command_line_.given("--tokens");
   if (permutation) {
     inputs.demonstration = Demonstration::permutation;
     inputs.permutation = read_permutation();

@@ -88,8 +88,8 @@ struct Comparison {
 struct PermutationResult {
   PermutationInputs inputs;
   Comparison without_positions, with_positions;
-  attention::Matrix encoding;        // PE added to the queries and keys
-  attention::Matrix value_encoding;  // PE added to the values (as wide as they are)
+  attention::Matrix encoding;          // PE added to the queries and keys
+  attention::Matrix value_encoding;    // PE added to the values (as wide as they are)
   std::vector<std::string> reordered;  // the token labels in the new order
 };
 

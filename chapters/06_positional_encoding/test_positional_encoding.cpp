@@ -18,8 +18,8 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "positional_encoding.hpp"
 #include "chapter_support.hpp"
+#include "positional_encoding.hpp"
 #include "program/command_line.hpp"
 #include "program/usage_error.hpp"
 
@@ -222,8 +222,8 @@ TEST_CASE("reordering the toy without positions reorders the outputs and with po
   // Worked from the definitions: PE(pos) = (sin pos, cos pos) added to query, key and value.
   const program::AttentionInputs tokens = toy();
   const Matrix pe = two_wide_encoding(3);
-  CHECK(with.before.output.isApprox(
-      attention_output(tokens.queries + pe, tokens.keys + pe, tokens.values + pe), 1e-14));
+  CHECK(
+      with.before.output.isApprox(attention_output(tokens.queries + pe, tokens.keys + pe, tokens.values + pe), 1e-14));
   const Eigen::PermutationMatrix<Eigen::Dynamic> reverse(Eigen::Vector3i(2, 1, 0));
   CHECK(with.after.output.isApprox(attention_output(reverse * tokens.queries + pe, reverse * tokens.keys + pe,
                                                     reverse * tokens.values + pe),

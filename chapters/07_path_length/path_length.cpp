@@ -19,10 +19,10 @@
 #include "attention/random_weights.hpp"
 #include "attention/recurrent_layer.hpp"
 #include "attention/stopwatch.hpp"
-#include "program/timing_report.hpp"
 #include "program/integer_list.hpp"
 #include "program/page_program.hpp"
 #include "program/table.hpp"
+#include "program/timing_report.hpp"
 #include "program/usage_error.hpp"
 
 namespace path_length {
@@ -111,7 +111,6 @@ const char* paper_path(LayerType type) {
   return "";
 }
 
-
 // The comparison in one or two sentences: which layer was faster where, where
 // the two were too close to call, and every crossing. The book prints this
 // sentence; it types no verdict of its own.
@@ -179,7 +178,8 @@ Timing timed(const Inputs& inputs) {
       const attention::Matrix states = attention::recurrent_layer(layer_inputs, hidden_weights, input_weights);
       return states(0, 0) + states(states.rows() - 1, d - 1);
     };
-    auto [attention_seconds, recurrent_seconds] = attention::timed_in_turns(self_attention, recurrence, inputs.repeats, minimum_seconds);
+    auto [attention_seconds, recurrent_seconds] =
+        attention::timed_in_turns(self_attention, recurrence, inputs.repeats, minimum_seconds);
     TimingRow row;
     row.n = n;
     row.attention = attention::summarize_timings(attention_seconds);
@@ -400,10 +400,9 @@ std::string wrapped(const std::string& text) {
 
 std::string counts_text(const Result& result) {
   const Inputs& inputs = result.inputs;
-  std::string text = fmt::format(
-      "Counted on each layer's dependency graph: width d = {}, kernel k = {},\n"
-      "radius R = {} (a neighbourhood of r = {} positions).\n",
-      inputs.width, inputs.kernel, inputs.radius, 2 * inputs.radius + 1);
+  std::string text = fmt::format("Counted on each layer's dependency graph: width d = {}, kernel k = {},\n"
+                                 "radius R = {} (a neighbourhood of r = {} positions).\n",
+                                 inputs.width, inputs.kernel, inputs.radius, 2 * inputs.radius + 1);
   for (std::size_t first = 0; first < result.counts.size(); first += layer_rows.size()) {
     text += fmt::format("\nn = {}\n", result.counts[first].positions);
     // "connected/pairs" grows with n²: the column is as wide as its widest entry.
@@ -419,28 +418,27 @@ std::string counts_text(const Result& result) {
                                 "pairs", pairs_width, "layer", "stack", "per layer"));
     for (std::size_t i = first; i < first + layer_rows.size(); ++i) {
       const attention::LayerCount& count = result.counts[i];
-      text += line_of(fmt::format("{:<20}  {:>6}  {:>5}  {:>{}}  {:>6}  {:>6}  {:>13}", layer_rows[i - first].name,
-                                  count.layers, count.paths.maximum, pairs[i - first], pairs_width,
-                                  count.sequential_steps, count.stack_sequential_steps,
-                                  program::grouped_digits(count.multiply_adds)));
+      text +=
+          line_of(fmt::format("{:<20}  {:>6}  {:>5}  {:>{}}  {:>6}  {:>6}  {:>13}", layer_rows[i - first].name,
+                              count.layers, count.paths.maximum, pairs[i - first], pairs_width, count.sequential_steps,
+                              count.stack_sequential_steps, program::grouped_digits(count.multiply_adds)));
     }
   }
   text += "\nlayers: stacked until every output depends on every input (the recurrent\n"
-               "layer never gets there: output i depends on inputs 1 ... i only).\n"
-               "recurrent, both ways: a recurrent chain each way, read together at each\n"
-               "position (not in the paper's Table 1).\n"
-               "max path: the longest shortest path, in edges, from an input to an output\n"
-               "that depends on it; connected pairs: (input, output) joined by a path.\n"
-               "sequential: the longest chain of steps that wait for one another, in one\n"
-               "layer and in the whole stack.\n";
+          "layer never gets there: output i depends on inputs 1 ... i only).\n"
+          "recurrent, both ways: a recurrent chain each way, read together at each\n"
+          "position (not in the paper's Table 1).\n"
+          "max path: the longest shortest path, in edges, from an input to an output\n"
+          "that depends on it; connected pairs: (input, output) joined by a path.\n"
+          "sequential: the longest chain of steps that wait for one another, in one\n"
+          "layer and in the whole stack.\n";
   return text;
 }
 
 std::string timing_text(const Inputs& inputs, const Timing& timing) {
-  std::string text = fmt::format(
-      "\nTimed on this machine, one thread, d = {}:\n"
-      "one layer of each, median of {} repetitions, [spread] in milliseconds\n",
-      inputs.width, inputs.repeats);
+  std::string text = fmt::format("\nTimed on this machine, one thread, d = {}:\n"
+                                 "one layer of each, median of {} repetitions, [spread] in milliseconds\n",
+                                 inputs.width, inputs.repeats);
   text += program::processor_lines(timing.machine);
   constexpr int column = program::timing_column_width;
   text += line_of(fmt::format("{:>6}  {:<{}}  {:<{}}  {:>8}  {}", "n", "self-attention", column, "recurrent", column,
@@ -451,22 +449,19 @@ std::string timing_text(const Inputs& inputs, const Timing& timing) {
     const char* verdict = faster == Faster::first    ? "self-attention"
                           : faster == Faster::second ? "recurrent"
                                                      : "too close to call";
-    text += line_of(fmt::format("{:>6}  {:<{}}  {:<{}}  {:>8.3g}  {}", row.n,
-                                program::milliseconds_text(row.attention), column,
-                                program::milliseconds_text(row.recurrent), column,
+    text += line_of(fmt::format("{:>6}  {:<{}}  {:<{}}  {:>8.3g}  {}", row.n, program::milliseconds_text(row.attention),
+                                column, program::milliseconds_text(row.recurrent), column,
                                 row.attention.median / row.recurrent.median, verdict));
   }
   text += "\nratio: self-attention's median over the recurrent layer's. [spread]: the\n"
-               "fastest to the slowest repetition once the fastest and slowest quarter are\n"
-               "left out. A layer is faster at n only when its spread lies wholly below the\n"
-               "other's. The layers take turns, repetition by repetition. These are this\n"
-               "machine's times, not the paper's; another run gives other ones.\n\n";
+          "fastest to the slowest repetition once the fastest and slowest quarter are\n"
+          "left out. A layer is faster at n only when its spread lies wholly below the\n"
+          "other's. The layers take turns, repetition by repetition. These are this\n"
+          "machine's times, not the paper's; another run gives other ones.\n\n";
   text += wrapped(timing.summary);
-  text += fmt::format("The counted multiply-adds, 2·n²·d against 2·n·d², are equal at n = d = {}.\n",
-                           inputs.width);
+  text += fmt::format("The counted multiply-adds, 2·n²·d against 2·n·d², are equal at n = d = {}.\n", inputs.width);
   return text;
 }
-
 
 }  // namespace
 
@@ -483,15 +478,16 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                                   "sum of n³ over them may be at most {} (the graph search; about two seconds)",
                                   max_positions, max_lengths, max_counting_work),
                       "LIST");
-  command_line.option(
-      "--d", width_,
-      fmt::format("the width d of every vector, for the multiply-adds and the timing (1 to {})", max_width), "INTEGER");
-  command_line.option("--kernel", kernel_,
-                      fmt::format("kernel width k of the convolutions, odd, 3 to {}", max_kernel), "INTEGER");
-  command_line.option(
-      "--radius", radius_,
-      fmt::format("radius R of restricted self-attention: output i reads inputs i-R ... i+R (1 to {})", max_radius),
-      "INTEGER");
+  command_line.option("--d", width_,
+                      fmt::format("the width d of every vector, for the multiply-adds and the timing (1 to {})",
+                                  max_width),
+                      "INTEGER");
+  command_line.option("--kernel", kernel_, fmt::format("kernel width k of the convolutions, odd, 3 to {}", max_kernel),
+                      "INTEGER");
+  command_line.option("--radius", radius_,
+                      fmt::format("radius R of restricted self-attention: output i reads inputs i-R ... i+R (1 to {})",
+                                  max_radius),
+                      "INTEGER");
   command_line.option(
       "--sweep", sweep_,
       fmt::format(

@@ -108,9 +108,9 @@ path_length::Inputs read(const std::vector<std::string>& arguments) {
 TEST_CASE("six rows per length in the order of the table and no timing when told", "[ch07]") {
   const path_length::Result result = path_length::compute(counting({1, 5}, 4, 3, 1));
   REQUIRE(result.counts.size() == 12);
-  const std::vector<LayerType> order{LayerType::self_attention,     LayerType::recurrent,
+  const std::vector<LayerType> order{LayerType::self_attention,          LayerType::recurrent,
                                      LayerType::bidirectional_recurrent, LayerType::convolution,
-                                     LayerType::dilated_convolution, LayerType::restricted_self_attention};
+                                     LayerType::dilated_convolution,     LayerType::restricted_self_attention};
   for (std::size_t i = 0; i < 12; ++i) {
     CHECK(result.counts[i].type == order[i % 6]);
     CHECK(result.counts[i].positions == (i < 6 ? 1U : 5U));
@@ -131,31 +131,31 @@ TEST_CASE("five positions counted by hand for every layer type", "[ch07]") {
   CHECK(attention.paths.maximum == 1);
   CHECK(attention.paths.connected_pairs == 25);
   CHECK(attention.sequential_steps == 1);
-  CHECK(attention.edges == 25);                      // every output reads every input
-  CHECK(attention.multiply_adds == 25 * 2 * 4);      // 2d per edge: q_i · k_j and w_ij v_j
+  CHECK(attention.edges == 25);                  // every output reads every input
+  CHECK(attention.multiply_adds == 25 * 2 * 4);  // 2d per edge: q_i · k_j and w_ij v_j
   CHECK(attention.paths.to_last_output == std::vector<std::size_t>(5, 1));
 
   const LayerCount& recurrent = row(result, 5, LayerType::recurrent);
-  CHECK(recurrent.layers == 1);                      // never stacked: output 1 never hears input 2
-  CHECK(recurrent.paths.maximum == 5);               // x_1 → h_1 → … → h_5
-  CHECK(recurrent.paths.connected_pairs == 15);      // output t hears inputs 1 … t: 1 + 2 + 3 + 4 + 5
-  CHECK(recurrent.sequential_steps == 5);            // h_0 → h_1 → … → h_5
-  CHECK(recurrent.edges == 10);                      // x_t → h_t and h_(t−1) → h_t
-  CHECK(recurrent.multiply_adds == 10 * 16);         // d² per edge
+  CHECK(recurrent.layers == 1);                  // never stacked: output 1 never hears input 2
+  CHECK(recurrent.paths.maximum == 5);           // x_1 → h_1 → … → h_5
+  CHECK(recurrent.paths.connected_pairs == 15);  // output t hears inputs 1 … t: 1 + 2 + 3 + 4 + 5
+  CHECK(recurrent.sequential_steps == 5);        // h_0 → h_1 → … → h_5
+  CHECK(recurrent.edges == 10);                  // x_t → h_t and h_(t−1) → h_t
+  CHECK(recurrent.multiply_adds == 10 * 16);     // d² per edge
   // Input j (from 0) to h_5: one edge to h_(j+1), then 5 − (j + 1) along the chain.
   CHECK(recurrent.paths.to_last_output == std::vector<std::size_t>{5, 4, 3, 2, 1});
 
   const LayerCount& both = row(result, 5, LayerType::bidirectional_recurrent);
   CHECK(both.layers == 1);
-  CHECK(both.paths.maximum == 6);                    // x_1 → h→_1 → … → h→_5 → y_5
+  CHECK(both.paths.maximum == 6);  // x_1 → h→_1 → … → h→_5 → y_5
   CHECK(both.paths.connected_pairs == 25);
-  CHECK(both.edges == 30);                           // six per position
+  CHECK(both.edges == 30);  // six per position
   CHECK(both.multiply_adds == 30 * 16);
 
   const LayerCount& convolution = row(result, 5, LayerType::convolution);
-  CHECK(convolution.layers == 4);                    // one position each way per layer: 4 to go from 1 to 5
+  CHECK(convolution.layers == 4);  // one position each way per layer: 4 to go from 1 to 5
   CHECK(convolution.paths.maximum == 4);
-  CHECK(convolution.edges == 13);                    // 3 taps for 5 outputs, less one at each end
+  CHECK(convolution.edges == 13);  // 3 taps for 5 outputs, less one at each end
   CHECK(convolution.multiply_adds == 13 * 16);
   CHECK(convolution.stack_multiply_adds == 4 * 13 * 16);
   CHECK(convolution.sequential_steps == 1);
@@ -166,14 +166,14 @@ TEST_CASE("five positions counted by hand for every layer type", "[ch07]") {
   const LayerCount& dilated = row(result, 5, LayerType::dilated_convolution);
   CHECK(dilated.layers == 3);
   CHECK(dilated.paths.maximum == 3);
-  CHECK(dilated.edges == 13);                        // the bottom layer is contiguous
+  CHECK(dilated.edges == 13);  // the bottom layer is contiguous
   // The middle layer: outputs 0 and 3 read 0 and 3, 1 and 4 read 1 and 4, 2 reads itself: 9 edges.
   CHECK(dilated.stack_multiply_adds == (13 + 9 + 13) * 16);
 
   const LayerCount& restricted = row(result, 5, LayerType::restricted_self_attention);
-  CHECK(restricted.layers == 4);                     // radius 1 reaches as far as a kernel of 3
+  CHECK(restricted.layers == 4);  // radius 1 reaches as far as a kernel of 3
   CHECK(restricted.edges == 13);
-  CHECK(restricted.multiply_adds == 13 * 2 * 4);     // attention edges cost 2d
+  CHECK(restricted.multiply_adds == 13 * 2 * 4);  // attention edges cost 2d
 }
 
 TEST_CASE("the fifty-word sentence: word 2 is 49 steps from word 50 in a recurrence and 1 in attention", "[ch07]") {
@@ -181,7 +181,7 @@ TEST_CASE("the fifty-word sentence: word 2 is 49 steps from word 50 in a recurre
   CHECK(row(result, 50, LayerType::recurrent).paths.to_last_output[1] == 49);
   CHECK(row(result, 50, LayerType::self_attention).paths.to_last_output[1] == 1);
   CHECK(row(result, 50, LayerType::recurrent).paths.maximum == 50);
-  CHECK(row(result, 50, LayerType::convolution).layers == 49);               // ⌈49 / 1⌉
+  CHECK(row(result, 50, LayerType::convolution).layers == 49);                // ⌈49 / 1⌉
   CHECK(row(result, 50, LayerType::restricted_self_attention).layers == 25);  // ⌈49 / 2⌉
   CHECK(row(result, 50, LayerType::self_attention).multiply_adds == 2ULL * 50 * 50 * 512);
   CHECK(row(result, 50, LayerType::recurrent).multiply_adds == 2ULL * 50 * 512 * 512);
@@ -194,9 +194,8 @@ TEST_CASE("stack depths and path lengths match reach matrices composed from each
       const path_length::Result result = path_length::compute(counting(lengths, 2, kernel, radius));
       for (const std::size_t n : lengths) {
         INFO("n = " << n << ", k = " << kernel << ", R = " << radius);
-        const std::size_t convolution = depth_until_connected(n, [&](std::size_t) {
-          return convolution_reads(n, kernel, 1);
-        });
+        const std::size_t convolution =
+            depth_until_connected(n, [&](std::size_t) { return convolution_reads(n, kernel, 1); });
         const std::size_t dilated = depth_until_connected(n, [&](std::size_t level) {
           return convolution_reads(n, kernel, dilation(n, kernel, level));
         });
@@ -258,8 +257,8 @@ TEST_CASE("a tiny timing: each row's counted work and its verdict follow the cha
     REQUIRE(timed.attention_samples.size() == 7);
     REQUIRE(timed.recurrent_samples.size() == 7);
     // The median of 7 is the 4th fastest; the spread runs from the 2nd to the 6th.
-    for (const auto& [samples, summary] : {std::pair{timed.attention_samples, timed.attention},
-                                           std::pair{timed.recurrent_samples, timed.recurrent}}) {
+    for (const auto& [samples, summary] :
+         {std::pair{timed.attention_samples, timed.attention}, std::pair{timed.recurrent_samples, timed.recurrent}}) {
       std::vector<double> sorted = samples;
       std::sort(sorted.begin(), sorted.end());
       CHECK(sorted.front() > 0.0);

@@ -202,9 +202,8 @@ nlohmann::json layer_json(const attention::EncoderLayerSteps& steps, const atten
 
 nlohmann::json draws_json(const Inputs& inputs) {
   return {{"generator", "numpy.random.default_rng(seed): SeedSequence, PCG64, ziggurat normals (a C++ port)"},
-          {"order",
-           "for each layer: for each head W_q, W_k, W_v (d_model x d_k), then W_o (h*d_k x d_model), "
-           "W_1 (d_model x d_ff), W_2 (d_ff x d_model)"},
+          {"order", "for each layer: for each head W_q, W_k, W_v (d_model x d_k), then W_o (h*d_k x d_model), "
+                    "W_1 (d_model x d_ff), W_2 (d_ff x d_model)"},
           {"each_matrix", "scale * rng.normal(size=(rows, columns)), row by row"},
           {"scale", inputs.scale},
           {"biases", "b_1 = 0, b_2 = 0"},
@@ -230,25 +229,26 @@ std::string layer_text(const Result& result, std::size_t l) {
   const Eigen::Index d = result.d_model;
   const std::size_t n = l + 1;
   std::string text = fmt::format("── Layer {} ──\n\n", n);
-  text += program::table(fmt::format("Layer {} input", n), l == 0 ? result.inputs.x : result.layers[l - 1].feed_forward_norm.output,
-                         tokens, dims(d)) +
+  text += program::table(fmt::format("Layer {} input", n),
+                         l == 0 ? result.inputs.x : result.layers[l - 1].feed_forward_norm.output, tokens, dims(d)) +
           '\n';
   for (std::size_t i = 0; i < s.attention.heads.size(); ++i) {
     text += program::table(fmt::format("Layer {} head {} weights (row: the token asking)", n, i + 1),
                            s.attention.heads[i].attention.weights, tokens, tokens) +
             '\n';
   }
-  text += program::table(fmt::format("Layer {} communicate: MultiHead(x, x, x)", n), s.attention.output, tokens, dims(d)) +
-          '\n' +
-          program::table(fmt::format("Layer {} residual: x + MultiHead(x, x, x)", n), s.attention_residual, tokens,
-                         dims(d)) +
-          '\n' +
-          program::table(fmt::format("Layer {} mean and variance of each row, before LayerNorm", n),
-                         two_columns(s.attention_norm.mean, s.attention_norm.variance), tokens, {"mean", "variance"}) +
-          '\n' +
-          program::table(fmt::format("Layer {} y = LayerNorm(x + MultiHead(x, x, x))", n), s.attention_norm.output,
-                         tokens, dims(d)) +
-          '\n';
+  text +=
+      program::table(fmt::format("Layer {} communicate: MultiHead(x, x, x)", n), s.attention.output, tokens, dims(d)) +
+      '\n' +
+      program::table(fmt::format("Layer {} residual: x + MultiHead(x, x, x)", n), s.attention_residual, tokens,
+                     dims(d)) +
+      '\n' +
+      program::table(fmt::format("Layer {} mean and variance of each row, before LayerNorm", n),
+                     two_columns(s.attention_norm.mean, s.attention_norm.variance), tokens, {"mean", "variance"}) +
+      '\n' +
+      program::table(fmt::format("Layer {} y = LayerNorm(x + MultiHead(x, x, x))", n), s.attention_norm.output, tokens,
+                     dims(d)) +
+      '\n';
   const Eigen::Index d_ff = s.feed_forward.hidden.cols();
   if (d_ff <= max_printed_hidden) {
     text += program::table(fmt::format("Layer {} think, hidden: max(0, y W1 + b1), d_ff = {}", n, d_ff),
@@ -259,10 +259,10 @@ std::string layer_text(const Result& result, std::size_t l) {
     for (Eigen::Index t = 0; t < active.size(); ++t) {
       active(t) = static_cast<double>((s.feed_forward.hidden.row(t).array() > 0.0).count());
     }
-    text += program::table(fmt::format("Layer {} think, hidden: units of max(0, y W1 + b1) above 0, of d_ff = {}", n,
-                                       d_ff),
-                           column(active), tokens, {"active"}) +
-            '\n';
+    text +=
+        program::table(fmt::format("Layer {} think, hidden: units of max(0, y W1 + b1) above 0, of d_ff = {}", n, d_ff),
+                       column(active), tokens, {"active"}) +
+        '\n';
   }
   text += program::table(fmt::format("Layer {} think: FFN(y) = max(0, y W1 + b1) W2 + b2", n), s.feed_forward.output,
                          tokens, dims(d)) +
@@ -362,7 +362,8 @@ nlohmann::json to_json(const Result& result) {
   nlohmann::json row_sums = nlohmann::json::array();
   for (Eigen::Index i = 0; i < walk.weights.rows(); ++i) row_sums.push_back(walk.weights.row(i).sum());
   nlohmann::json layers = nlohmann::json::array();
-  for (std::size_t l = 0; l < result.layers.size(); ++l) layers.push_back(layer_json(result.layers[l], result.weights[l]));
+  for (std::size_t l = 0; l < result.layers.size(); ++l)
+    layers.push_back(layer_json(result.layers[l], result.weights[l]));
   const PerToken& check = result.per_token;
   return {{"example", inputs.example},
           {"tokens", inputs.tokens},
@@ -404,19 +405,17 @@ std::string tables(const Result& result) {
   Matrix sums(1, n);
   for (Eigen::Index i = 0; i < n; ++i) sums(0, i) = walk.weights.row(i).sum();
   std::string text =
-      fmt::format(
-          "One encoder layer on \"{}\": n = {} tokens, d_model = {}, h = {} heads of d_k = {}, d_ff = {}, {} layer{}{}\n"
-          "Weights: {} × rng.normal(...) from np.random.default_rng({}), in the order of the chapter.\n\n",
-          fmt::join(inputs.tokens, " "), n, d, inputs.heads, result.d_k, inputs.d_ff, inputs.layers,
-          inputs.layers == 1 ? "" : "s", inputs.causal ? ", causal" : "", program::number_text(inputs.scale),
-          inputs.seed) +
+      fmt::format("One encoder layer on \"{}\": n = {} tokens, d_model = {}, h = {} heads of d_k = {}, d_ff = {}, {} "
+                  "layer{}{}\n"
+                  "Weights: {} × rng.normal(...) from np.random.default_rng({}), in the order of the chapter.\n\n",
+                  fmt::join(inputs.tokens, " "), n, d, inputs.heads, result.d_k, inputs.d_ff, inputs.layers,
+                  inputs.layers == 1 ? "" : "s", inputs.causal ? ", causal" : "", program::number_text(inputs.scale),
+                  inputs.seed) +
       program::table(fmt::format("Input x ({} × {})", n, d), inputs.x, inputs.tokens, dims(d)) + '\n' +
-      "── The walkthrough: head 1 of layer 1 under a causal mask, as NumPy prints it ──\n\n" +
-      "scores (raw) =\n " + numpy_text(walk.scaled_scores) + "\n\n" +
-      "scores (after causal mask) =\n " + numpy_text(walk.masked_scores) + "\n\n" +
-      "weights (after softmax) =\n " + numpy_text(walk.weights) + "\n" +
-      "row sums = " + numpy_text(sums) + "\n\n" +
-      "out[0] == v[0] ? " + (result.out0_equals_v0 ? "True" : "False") + "\n\n";
+      "── The walkthrough: head 1 of layer 1 under a causal mask, as NumPy prints it ──\n\n" + "scores (raw) =\n " +
+      numpy_text(walk.scaled_scores) + "\n\n" + "scores (after causal mask) =\n " + numpy_text(walk.masked_scores) +
+      "\n\n" + "weights (after softmax) =\n " + numpy_text(walk.weights) + "\n" + "row sums = " + numpy_text(sums) +
+      "\n\n" + "out[0] == v[0] ? " + (result.out0_equals_v0 ? "True" : "False") + "\n\n";
   for (std::size_t l = 0; l < result.layers.size(); ++l) text += layer_text(result, l);
   const PerToken& check = result.per_token;
   Matrix changes(n, 2);
@@ -431,8 +430,7 @@ std::string tables(const Result& result) {
           '\n' +
           fmt::format("FFN on the tokens in reverse order, against FFN's rows reversed: largest difference {}\n"
                       "FFN on each token alone, against its row of FFN on all: largest difference {}\n",
-                      fmt::format("{:.3g}", check.permuted_difference),
-                      fmt::format("{:.3g}", check.alone_difference));
+                      fmt::format("{:.3g}", check.permuted_difference), fmt::format("{:.3g}", check.alone_difference));
   return text;
 }
 
@@ -455,10 +453,11 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.option("--d-ff", d_ff_text_,
                       fmt::format("the feed-forward network's hidden width, 1 to {} (default 4 * d_model)", max_d_ff),
                       "INTEGER");
-  command_line.option("--layers", layers_text_, fmt::format("N, the number of layers in the stack, 1 to {}", max_layers),
-                      "INTEGER");
+  command_line.option("--layers", layers_text_,
+                      fmt::format("N, the number of layers in the stack, 1 to {}", max_layers), "INTEGER");
   command_line.option("--scale", scale_text_,
-                      fmt::format("every weight is this times a standard normal draw, above 0 and at most {}", max_scale),
+                      fmt::format("every weight is this times a standard normal draw, above 0 and at most {}",
+                                  max_scale),
                       "NUMBER");
   command_line.flag("--causal", causal_, "mask the future inside the layers' attention (a decoder's self-attention)");
 }
@@ -473,9 +472,10 @@ Inputs Flags::read() const {
   inputs.x = command_line_.given("--x") ? program::parse_matrix(x_text_, "--x")
              : toy                      ? program::parse_matrix(program::toy::queries, "--x")
                                         : walkthrough_x();
-  if (static_cast<std::uint64_t>(inputs.x.rows()) > max_tokens || static_cast<std::uint64_t>(inputs.x.cols()) > max_d_model) {
-    throw program::UsageError(fmt::format("--x is {} × {}; expected at most {} rows (tokens) of {} entries", inputs.x.rows(),
-                                          inputs.x.cols(), max_tokens, max_d_model));
+  if (static_cast<std::uint64_t>(inputs.x.rows()) > max_tokens ||
+      static_cast<std::uint64_t>(inputs.x.cols()) > max_d_model) {
+    throw program::UsageError(fmt::format("--x is {} × {}; expected at most {} rows (tokens) of {} entries",
+                                          inputs.x.rows(), inputs.x.cols(), max_tokens, max_d_model));
   }
   program::require_entries_within(inputs.x, max_entry, "--x");
   if (command_line_.given("--tokens")) {
@@ -495,8 +495,9 @@ Inputs Flags::read() const {
                      ? static_cast<Eigen::Index>(program::parse_whole_number(heads_text_, "--heads", 1, max_d_model))
                      : (toy ? 1 : 2);
   if (inputs.heads > inputs.x.cols() || inputs.x.cols() % inputs.heads != 0) {
-    throw program::UsageError(fmt::format("--heads: {} heads do not divide d_model = {}; each head gets d_model / h columns",
-                                          inputs.heads, d_model));
+    throw program::UsageError(
+        fmt::format("--heads: {} heads do not divide d_model = {}; each head gets d_model / h columns", inputs.heads,
+                    d_model));
   }
   inputs.d_ff = command_line_.given("--d-ff")
                     ? static_cast<Eigen::Index>(program::parse_whole_number(d_ff_text_, "--d-ff", 1, max_d_ff))
@@ -504,7 +505,8 @@ Inputs Flags::read() const {
   inputs.layers = static_cast<Eigen::Index>(program::parse_whole_number(layers_text_, "--layers", 1, max_layers));
   inputs.scale = program::parse_real_number(scale_text_, "--scale");
   if (!(inputs.scale > 0.0) || inputs.scale > max_scale) {
-    throw program::UsageError(fmt::format("--scale is {}; expected a number above 0 and at most {}", scale_text_, max_scale));
+    throw program::UsageError(
+        fmt::format("--scale is {}; expected a number above 0 and at most {}", scale_text_, max_scale));
   }
   inputs.causal = causal_;
   return inputs;

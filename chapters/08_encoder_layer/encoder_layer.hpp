@@ -24,14 +24,14 @@ namespace encoder_layer {
 struct Inputs {
   // walkthrough (the graph chapter's x = arange(24)/10, 4 × 6) or toy (cat eat fish)
   std::string example = "walkthrough";
-  attention::Matrix x;                  // the input, one row per token
-  std::vector<std::string> tokens;      // one name per row of x
-  std::uint64_t seed = 1337;            // np.random.default_rng(seed)
-  Eigen::Index heads = 2;               // h
-  Eigen::Index d_ff = 24;               // the feed-forward network's hidden width, 4 · d_model unless told
-  Eigen::Index layers = 1;              // N
-  double scale = 0.5;                   // every weight is scale × a normal draw
-  bool causal = false;                  // mask the future inside the layers' attention
+  attention::Matrix x;              // the input, one row per token
+  std::vector<std::string> tokens;  // one name per row of x
+  std::uint64_t seed = 1337;        // np.random.default_rng(seed)
+  Eigen::Index heads = 2;           // h
+  Eigen::Index d_ff = 24;           // the feed-forward network's hidden width, 4 · d_model unless told
+  Eigen::Index layers = 1;          // N
+  double scale = 0.5;               // every weight is scale × a normal draw
+  bool causal = false;              // mask the future inside the layers' attention
 };
 
 /// The check that the feed-forward network works on each token alone.
@@ -48,7 +48,7 @@ struct Result {
   Inputs inputs;
   Eigen::Index d_model = 0, d_k = 0;
   std::vector<attention::EncoderLayerWeights> weights;  // one per layer, drawn in the documented order
-  attention::AttentionSteps<> walkthrough;                // head 1 of layer 1 on x, under a causal mask
+  attention::AttentionSteps<> walkthrough;              // head 1 of layer 1 on x, under a causal mask
   bool out0_equals_v0 = false;                          // np.allclose(out[0], v[0])
   std::vector<attention::EncoderLayerSteps> layers;     // the stack on x
   PerToken per_token;

@@ -16,8 +16,8 @@
 
 #include "attention/layer_norm.hpp"
 #include "attention/numpy_random.hpp"
-#include "encoder_layer.hpp"
 #include "chapter_support.hpp"
+#include "encoder_layer.hpp"
 #include "program/command_line.hpp"
 
 namespace {

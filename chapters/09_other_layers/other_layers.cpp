@@ -15,14 +15,14 @@
 #include "attention/random_weights.hpp"
 #include "attention/scores.hpp"
 #include "attention/stopwatch.hpp"
-#include "program/timing_report.hpp"
-#include "program/largest_weight.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
+#include "program/largest_weight.hpp"
 #include "program/matrix_text.hpp"
 #include "program/page_program.hpp"
 #include "program/table.hpp"
 #include "program/text.hpp"
+#include "program/timing_report.hpp"
 #include "program/usage_error.hpp"
 
 namespace other_layers {
@@ -43,13 +43,13 @@ constexpr std::size_t max_timed_lengths = 6;
 
 // The flags that belong to each demonstration; any other demonstration refuses them.
 const std::vector<std::pair<std::string, Demonstration>> demo_flags = {
-    {"--q", Demonstration::additive},           {"--k", Demonstration::additive},
-    {"--v", Demonstration::additive},           {"--tokens", Demonstration::additive},
-    {"--wq", Demonstration::additive},          {"--wk", Demonstration::additive},
-    {"--va", Demonstration::additive},          {"--no-timing", Demonstration::additive},
-    {"--time-n", Demonstration::additive},      {"--source", Demonstration::cross},
-    {"--source-tokens", Demonstration::cross},  {"--target", Demonstration::cross},
-    {"--target-tokens", Demonstration::cross},  {"--x", Demonstration::convolution},
+    {"--q", Demonstration::additive},          {"--k", Demonstration::additive},
+    {"--v", Demonstration::additive},          {"--tokens", Demonstration::additive},
+    {"--wq", Demonstration::additive},         {"--wk", Demonstration::additive},
+    {"--va", Demonstration::additive},         {"--no-timing", Demonstration::additive},
+    {"--time-n", Demonstration::additive},     {"--source", Demonstration::cross},
+    {"--source-tokens", Demonstration::cross}, {"--target", Demonstration::cross},
+    {"--target-tokens", Demonstration::cross}, {"--x", Demonstration::convolution},
     {"--kernel", Demonstration::convolution},
 };
 
@@ -81,11 +81,13 @@ std::string timing_summary(const std::vector<TimingRow>& rows, const attention::
         .push_back(rows[i].n);
   }
   std::vector<std::string> parts;
-  if (!dot_faster.empty()) parts.push_back(fmt::format("dot-product scoring was faster at {}", program::lengths_text(dot_faster)));
+  if (!dot_faster.empty())
+    parts.push_back(fmt::format("dot-product scoring was faster at {}", program::lengths_text(dot_faster)));
   if (!additive_faster.empty()) {
     parts.push_back(fmt::format("additive scoring was faster at {}", program::lengths_text(additive_faster)));
   }
-  if (!too_close.empty()) parts.push_back(fmt::format("the two were too close to call at {}", program::lengths_text(too_close)));
+  if (!too_close.empty())
+    parts.push_back(fmt::format("the two were too close to call at {}", program::lengths_text(too_close)));
   std::string text = parts[0];
   for (std::size_t i = 1; i < parts.size(); ++i) text += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
   text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
@@ -153,8 +155,9 @@ AdditiveResult additive_of(const AdditiveInputs& inputs) {
     // [additive_beside_dot]
     // clang-format on
   } catch (const std::invalid_argument& error) {
-    throw program::UsageError(fmt::format(
-        "--q, --k, --wq, --wk: a projection overflows a double, so a score is not a number ({})", error.what()));
+    throw program::UsageError(
+        fmt::format("--q, --k, --wq, --wk: a projection overflows a double, so a score is not a number ({})",
+                    error.what()));
   }
   if (!result.additive.output.allFinite() || !result.dot_product.output.allFinite()) {
     throw program::UsageError("--v: the weighted sum of the values overflows a double; use smaller values");
@@ -187,7 +190,8 @@ CrossResult cross_of(const CrossInputs& inputs) {
         fmt::format("--source, --target: a score overflows a double; use smaller entries ({})", error.what()));
   }
   if (!result.steps.output.allFinite()) {
-    throw program::UsageError("--source: the weighted sum of the source vectors overflows a double; use smaller entries");
+    throw program::UsageError(
+        "--source: the weighted sum of the source vectors overflows a double; use smaller entries");
   }
   result.row_sums = result.steps.weights.rowwise().sum().transpose();
   result.column_sums = result.steps.weights.colwise().sum();
@@ -339,8 +343,12 @@ std::string additive_tables(const AdditiveResult& result) {
   const std::vector<std::string> hidden = program::numbered_labels("h", result.inputs.weights.v.size());
   const std::vector<std::string> value_columns = program::numbered_labels("d", tokens.values.cols());
   std::string text = "Additive attention: s_ij = v · tanh(q_i W_q + k_j W_k)\n\n";
-  text += program::table("W_q (d_k × d_a)", result.inputs.weights.query, program::numbered_labels("q", tokens.queries.cols()), hidden) + '\n';
-  text += program::table("W_k (d_k × d_a)", result.inputs.weights.key, program::numbered_labels("k", tokens.keys.cols()), hidden) + '\n';
+  text += program::table("W_q (d_k × d_a)", result.inputs.weights.query,
+                         program::numbered_labels("q", tokens.queries.cols()), hidden) +
+          '\n';
+  text += program::table("W_k (d_k × d_a)", result.inputs.weights.key,
+                         program::numbered_labels("k", tokens.keys.cols()), hidden) +
+          '\n';
   text += program::table("v", result.inputs.weights.v.transpose(), {"v"}, hidden) + '\n';
   text += program::table("Additive scores", result.additive.scores, rows, columns) + '\n';
   text += program::table("Additive weights: softmax of each row", result.additive.weights, rows, columns) + '\n';
@@ -356,17 +364,15 @@ std::string additive_tables(const AdditiveResult& result) {
                       program::number_text(result.largest_score), program::number_text(result.score_bound));
   if (!result.timing) return text;
   const Timing& timing = *result.timing;
-  text += fmt::format(
-      "\nTimed on this machine, one thread: n × n scores, d_k = d_a = {}, milliseconds per call,\n"
-      "median [spread] of {} repetitions, the two taken in turns\n",
-      timing.width, timing.repeats);
+  text += fmt::format("\nTimed on this machine, one thread: n × n scores, d_k = d_a = {}, milliseconds per call,\n"
+                      "median [spread] of {} repetitions, the two taken in turns\n",
+                      timing.width, timing.repeats);
   text += program::processor_lines(timing.machine);
   constexpr int column = program::timing_column_width;
   text += fmt::format("{:>5}  {:>{}}  {:>{}}  {:>9}\n", "n", "dot product", column, "additive", column, "ratio");
   for (const TimingRow& row : timing.rows) {
-    text += fmt::format("{:>5}  {:>{}}  {:>{}}  {:>9.3g}\n", row.n, program::milliseconds_text(row.dot_product),
-                        column, program::milliseconds_text(row.additive), column,
-                        row.additive.median / row.dot_product.median);
+    text += fmt::format("{:>5}  {:>{}}  {:>{}}  {:>9.3g}\n", row.n, program::milliseconds_text(row.dot_product), column,
+                        program::milliseconds_text(row.additive), column, row.additive.median / row.dot_product.median);
   }
   text += "ratio: additive median / dot-product median.\nThese are this machine's times; another run gives others.\n";
   text += timing.summary + '\n';
@@ -377,11 +383,10 @@ std::string cross_tables(const CrossResult& result) {
   const std::vector<std::string>& target = result.inputs.target_tokens;
   const std::vector<std::string>& source = result.inputs.source_tokens;
   const std::vector<std::string> dims = program::numbered_labels("d", result.inputs.source.cols());
-  std::string text = fmt::format(
-      "Cross attention: {} target {}, {} source {} (queries from the target,\n"
-      "keys and values from the source)\n\n",
-      target.size(), target.size() == 1 ? "word asks" : "words ask", source.size(),
-      source.size() == 1 ? "word answers" : "words answer");
+  std::string text = fmt::format("Cross attention: {} target {}, {} source {} (queries from the target,\n"
+                                 "keys and values from the source)\n\n",
+                                 target.size(), target.size() == 1 ? "word asks" : "words ask", source.size(),
+                                 source.size() == 1 ? "word answers" : "words answer");
   text += program::table("Source vectors (keys and values)", result.inputs.source, source, dims) + '\n';
   text += program::table("Target vectors (queries)", result.inputs.target, target, dims) + '\n';
   text += program::table("Scaled scores QKᵀ/√d_k (target × source)", result.steps.scaled_scores, target, source) + '\n';
@@ -403,8 +408,9 @@ std::string convolution_tables(const ConvolutionResult& result) {
                                  result.inputs.kernel.taps.size());
   text += program::table("Inputs X, one row per position", result.inputs.inputs, positions, in) + '\n';
   for (std::size_t t = 0; t < result.inputs.kernel.taps.size(); ++t) {
-    text += program::table(fmt::format("W_{:+d}", result.inputs.kernel.offset(t)), result.inputs.kernel.taps[t], in,
-                           out) + '\n';
+    text +=
+        program::table(fmt::format("W_{:+d}", result.inputs.kernel.offset(t)), result.inputs.kernel.taps[t], in, out) +
+        '\n';
   }
   text += program::table("Convolution y_i = Σ_δ x_{i+δ} W_δ", result.convolution, positions, out) + '\n';
   for (const attention::OffsetHead& head : result.attention.heads) {
@@ -441,9 +447,8 @@ std::vector<std::string> names_for(const std::string& text, std::string_view fla
   std::vector<std::string> names = program::parse_names(text, flag);
   if (static_cast<Eigen::Index>(names.size()) == rows) return names;
   if (!given) return program::numbered_labels(prefix, rows);
-  throw program::UsageError(
-      fmt::format("{}: {} names for {} {} of {}; give one name per row", flag, names.size(), rows,
-                  rows == 1 ? "row" : "rows", matrix_flag));
+  throw program::UsageError(fmt::format("{}: {} names for {} {} of {}; give one name per row", flag, names.size(), rows,
+                                        rows == 1 ? "row" : "rows", matrix_flag));
 }
 
 }  // namespace
@@ -529,8 +534,8 @@ AdditiveInputs Flags::read_additive() const {
   const Eigen::Index d_k = inputs.tokens.queries.cols();
   inputs.weights.query = program::parse_matrix(wq_, "--wq");
   if (inputs.weights.query.rows() != d_k) {
-    throw program::UsageError(fmt::format("--wq: {} rows; expected one per entry of a query (d_k = {})",
-                                          inputs.weights.query.rows(), d_k));
+    throw program::UsageError(
+        fmt::format("--wq: {} rows; expected one per entry of a query (d_k = {})", inputs.weights.query.rows(), d_k));
   }
   const Eigen::Index d_a = inputs.weights.query.cols();
   inputs.weights.key = read_matrix_of(wk_, "--wk", d_k, d_a, "d_k × d_a, the shape of --wq");
@@ -548,8 +553,8 @@ AdditiveInputs Flags::read_additive() const {
   for (const std::uint64_t n :
        program::parse_whole_numbers(time_n_, "--time-n", 1, max_timed_length, max_timed_lengths)) {
     if (!inputs.timed_lengths.empty() && n <= inputs.timed_lengths.back()) {
-      throw program::UsageError(fmt::format("--time-n: {} after {}; expected increasing lengths", n,
-                                            inputs.timed_lengths.back()));
+      throw program::UsageError(
+          fmt::format("--time-n: {} after {}; expected increasing lengths", n, inputs.timed_lengths.back()));
     }
     inputs.timed_lengths.push_back(static_cast<std::size_t>(n));
   }
@@ -593,8 +598,9 @@ ConvolutionInputs Flags::read_convolution() const {
     rest = rest.substr(bar + 1);
   }
   if (inputs.kernel.taps.size() % 2 == 0) {
-    throw program::UsageError(fmt::format(
-        "--kernel: {} taps; expected an odd number, one per offset -R … R, separated by '|'", inputs.kernel.taps.size()));
+    throw program::UsageError(
+        fmt::format("--kernel: {} taps; expected an odd number, one per offset -R … R, separated by '|'",
+                    inputs.kernel.taps.size()));
   }
   if (static_cast<Eigen::Index>(inputs.kernel.taps.size()) > 2 * program::max_matrix_side + 1) {
     throw program::UsageError("--kernel: too many taps");
@@ -612,8 +618,8 @@ Inputs Flags::read() const {
   } else if (demo == "convolution") {
     inputs.demonstration = Demonstration::convolution;
   } else {
-    throw program::UsageError(fmt::format("--demo: '{}' is not a demonstration; expected additive, cross or convolution",
-                                          demo));
+    throw program::UsageError(
+        fmt::format("--demo: '{}' is not a demonstration; expected additive, cross or convolution", demo));
   }
   for (const auto& [flag, owner] : demo_flags) {
     if (owner != inputs.demonstration && command_line_.given(flag)) {

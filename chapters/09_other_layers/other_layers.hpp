@@ -35,9 +35,9 @@ enum class Demonstration { additive, cross, convolution };
 
 /// The additive demo's inputs.
 struct AdditiveInputs {
-  program::AttentionInputs tokens;    // the toy unless --q, --k, --v, --tokens say otherwise
-  attention::AdditiveWeights weights;  // --wq, --wk, --va
-  bool timed = true;                   // false with --no-timing
+  program::AttentionInputs tokens;                      // the toy unless --q, --k, --v, --tokens say otherwise
+  attention::AdditiveWeights weights;                   // --wq, --wk, --va
+  bool timed = true;                                    // false with --no-timing
   std::vector<std::size_t> timed_lengths{16, 64, 256};  // --time-n, increasing
 };
 
@@ -82,9 +82,9 @@ struct Timing {
 struct AdditiveResult {
   AdditiveInputs inputs;
   attention::AdditiveSteps additive;
-  attention::AttentionSteps<> dot_product;  // scaled, on the same Q, K, V
-  double score_bound = 0.0;               // ‖v‖₁: no additive score reaches it
-  double largest_score = 0.0;             // the largest |additive score|
+  attention::AttentionSteps<> dot_product;                             // scaled, on the same Q, K, V
+  double score_bound = 0.0;                                            // ‖v‖₁: no additive score reaches it
+  double largest_score = 0.0;                                          // the largest |additive score|
   std::vector<std::string> additive_favourite, dot_product_favourite;  // per query, the key with the largest weight
   std::optional<Timing> timing;
 };
@@ -100,12 +100,12 @@ struct CrossResult {
 /// The convolution demo's result.
 struct ConvolutionResult {
   ConvolutionInputs inputs;
-  attention::Matrix convolution;                  // convolution_1d()
+  attention::Matrix convolution;                   // convolution_1d()
   attention::ConvolutionAttentionSteps attention;  // convolution_as_attention()
-  bool equal = false;                             // every entry equal, as doubles
+  bool equal = false;                              // every entry equal, as doubles
   double largest_difference = 0.0;
-  attention::Matrix single_product;               // Concat · W^O as one product
-  double single_product_difference = 0.0;         // its largest distance from the convolution
+  attention::Matrix single_product;        // Concat · W^O as one product
+  double single_product_difference = 0.0;  // its largest distance from the convolution
 };
 
 /// Everything the tables and the JSON show: the demonstration that ran.

@@ -87,7 +87,8 @@ Walkthrough walk_back(const Inputs& inputs) {
   };
   walk.queries_error =
       attention::relative_error(walk.gradients.queries, attention::central_differences(loss, q_moved, inputs.step));
-  walk.keys_error = attention::relative_error(walk.gradients.keys, attention::central_differences(loss, k_moved, inputs.step));
+  walk.keys_error =
+      attention::relative_error(walk.gradients.keys, attention::central_differences(loss, k_moved, inputs.step));
   walk.values_error =
       attention::relative_error(walk.gradients.values, attention::central_differences(loss, v_moved, inputs.step));
   return walk;
@@ -98,18 +99,18 @@ Walkthrough walk_back(const Inputs& inputs) {
 
 // Everything the check draws, from one Mulberry32 stream, in this order.
 struct Draws {
-  Matrix q, k, v, attention_direction;            // attention: length × d_model each
-  Matrix x;                                       // the input of the other layers, length × d_model
-  attention::MultiHeadWeights multi_head;         // two heads, scaled by 1/√d_model (random_weights.hpp)
+  Matrix q, k, v, attention_direction;     // attention: length × d_model each
+  Matrix x;                                // the input of the other layers, length × d_model
+  attention::MultiHeadWeights multi_head;  // two heads, scaled by 1/√d_model (random_weights.hpp)
   Matrix multi_head_direction;
-  attention::LayerNormParameters norm;            // γ and β, standard normal
+  attention::LayerNormParameters norm;  // γ and β, standard normal
   Matrix norm_direction;
-  attention::FeedForwardWeights feed_forward;     // W by 1/√rows, b standard normal
+  attention::FeedForwardWeights feed_forward;  // W by 1/√rows, b standard normal
   Matrix feed_forward_direction;
-  Matrix table;                                   // vocabulary × d_model
-  std::vector<Eigen::Index> words;                // length words, the last a repeat of the first
+  Matrix table;                     // vocabulary × d_model
+  std::vector<Eigen::Index> words;  // length words, the last a repeat of the first
   Matrix embedding_direction;
-  Matrix logits;                                  // length × vocabulary, times 3
+  Matrix logits;  // length × vocabulary, times 3
   std::vector<Eigen::Index> targets;
   attention::EncoderLayerWeights layer;
   Matrix layer_direction;
@@ -201,9 +202,8 @@ class LayerChecker {
 };
 
 LayerCheck check_attention(Draws d, bool causal, double step, bool first_only) {
-  LayerChecker checker(causal ? "attention_causal" : "attention",
-                       causal ? "attention, causal mask" : "attention", causal ? "causal" : "attention", step,
-                       first_only);
+  LayerChecker checker(causal ? "attention_causal" : "attention", causal ? "attention, causal mask" : "attention",
+                       causal ? "causal" : "attention", step, first_only);
   attention::AttentionOptions options;
   if (causal) options.mask = attention::causal_mask(d.q.rows());
   const auto steps = attention::scaled_dot_product_attention(d.q, d.k, d.v, options);
@@ -218,8 +218,8 @@ LayerCheck check_attention(Draws d, bool causal, double step, bool first_only) {
 }
 
 // The gradient of every weight of multi-head attention, under names with a prefix.
-void check_heads(LayerChecker& checker, const attention::MultiHeadWeights& gradient, attention::MultiHeadWeights& weights,
-                 const std::function<double()>& loss) {
+void check_heads(LayerChecker& checker, const attention::MultiHeadWeights& gradient,
+                 attention::MultiHeadWeights& weights, const std::function<double()>& loss) {
   checker.check("W^O", gradient.output, loss, weights.output);
   for (std::size_t i = 0; i < weights.heads.size(); ++i) {
     checker.check(fmt::format("W^Q_{}", i + 1), gradient.heads[i].query, loss, weights.heads[i].query);
@@ -243,7 +243,9 @@ LayerCheck check_multi_head(Draws d, double step, bool first_only) {
 LayerCheck check_layer_norm(Draws d, double step, bool first_only) {
   LayerChecker checker("layer_norm", "layer normalisation", "LayerNorm", step, first_only);
   const auto g = attention::layer_norm_backward(d.norm, attention::layer_norm(d.x, d.norm), d.norm_direction);
-  const std::function<double()> loss = [&] { return probe(attention::layer_norm(d.x, d.norm).output, d.norm_direction); };
+  const std::function<double()> loss = [&] {
+    return probe(attention::layer_norm(d.x, d.norm).output, d.norm_direction);
+  };
   checker.check("x", g.input, loss, d.x);
   checker.check("gamma", g.parameters.gain, loss, d.norm.gain);
   checker.check("beta", g.parameters.bias, loss, d.norm.bias);
@@ -403,11 +405,13 @@ std::string walkthrough_tables(const Result& result) {
   std::string text = fmt::format("Attention{}, and the loss L = {}, one entry of the output\n\n",
                                  inputs.causal ? " under the causal mask" : " without a mask", entry);
   text += program::table("Weights W = softmax(QKᵀ/√d_k" + std::string(inputs.causal ? ", masked)" : ")"),
-                         walk.steps.weights, queries, keys) + '\n';
+                         walk.steps.weights, queries, keys) +
+          '\n';
   text += program::table("Output O = W·V", walk.steps.output, queries, value_columns) + '\n';
   text += fmt::format("L = {} = {}\n\n", entry, program::number_text(walk.loss));
   text += program::table(fmt::format("dO = ∂L/∂O: 1 at {}, 0 elsewhere", entry), walk.output_gradient, queries,
-                         value_columns) + '\n';
+                         value_columns) +
+          '\n';
   text += program::table("dV = Wᵀ·dO", g.values, keys, value_columns) + '\n';
   text += program::table("dW = dO·Vᵀ", g.weights, queries, keys) + '\n';
   text += program::table("rowsum(dW ⊙ W), one number per row", walk.weighted_sums, queries, {"sum"}) + '\n';
@@ -419,20 +423,20 @@ std::string walkthrough_tables(const Result& result) {
                         walk.largest_masked_score_gradient == 0.0 ? "0 (exactly)"
                                                                   : error_text(walk.largest_masked_score_gradient));
   }
-  text += fmt::format(
-      "Central differences of L itself (h = {}): relative error of dQ {}, dK {}, dV {}\n", step_text(inputs.step),
-      error_text(walk.queries_error), error_text(walk.keys_error), error_text(walk.values_error));
+  text += fmt::format("Central differences of L itself (h = {}): relative error of dQ {}, dK {}, dV {}\n",
+                      step_text(inputs.step), error_text(walk.queries_error), error_text(walk.keys_error),
+                      error_text(walk.values_error));
   return text;
 }
 
 std::string check_table(const Result& result) {
   const Inputs& inputs = result.inputs;
-  std::string text = fmt::format(
-      "\nGradient check: every backward pass against central differences, h = {}\n"
-      "(random inputs from seed {}: {} tokens, d_model = {}, {} heads, d_ff = {}, {} words;\n"
-      " error = max |analytic − numeric| / the largest |entry|)\n",
-      step_text(inputs.step), inputs.seed, inputs.length, inputs.d_model, heads, d_ff_factor * inputs.d_model,
-      vocabulary);
+  std::string text =
+      fmt::format("\nGradient check: every backward pass against central differences, h = {}\n"
+                  "(random inputs from seed {}: {} tokens, d_model = {}, {} heads, d_ff = {}, {} words;\n"
+                  " error = max |analytic − numeric| / the largest |entry|)\n",
+                  step_text(inputs.step), inputs.seed, inputs.length, inputs.d_model, heads,
+                  d_ff_factor * inputs.d_model, vocabulary);
   text += fmt::format("{:<24}  {:<9}  {:>7}  {:>10}  {:>9}\n", "layer", "gradient", "entries", "largest", "error");
   for (const LayerCheck& layer : result.check.layers) {
     bool first = true;
@@ -524,7 +528,8 @@ std::string format_sweep_table(const Result& result) {
   const FormatSweep& sweep = result.format_sweep;
   std::string text = "\n";
   text += program::wrapped("The attention check's dQ in double and in float, against the step h "
-                           "(every number of the check in that format)", 78);
+                           "(every number of the check in that format)",
+                           78);
   text += fmt::format("{:>9}  {:>9}  {:>9}\n", "h", "double", "float");
   for (std::size_t s = 0; s < sweep.steps.size(); ++s) {
     text += fmt::format("{:>9.2e}  {:>9}  {:>9}\n", sweep.steps[s], error_text(sweep.curves[0].errors[s]),
@@ -569,7 +574,8 @@ Result compute(const Inputs& inputs) {
   }
   result.check.smallest_relu_input = smallest_relu_input(draws);
   const Matrix norm_gradient =
-      attention::layer_norm_backward(draws.norm, attention::layer_norm(draws.x, draws.norm), draws.norm_direction).input;
+      attention::layer_norm_backward(draws.norm, attention::layer_norm(draws.x, draws.norm), draws.norm_direction)
+          .input;
   result.check.layer_norm_row_sum = norm_gradient.rowwise().sum().cwiseAbs().maxCoeff();
 
   result.sweep.steps = sweep_steps();
@@ -684,9 +690,10 @@ Inputs Flags::read() const {
   }
   inputs.loss_row =
       static_cast<Eigen::Index>(program::parse_whole_number(row_text_, "--row", 1, static_cast<std::uint64_t>(n))) - 1;
-  inputs.loss_column = static_cast<Eigen::Index>(program::parse_whole_number(
-                           column_text_, "--column", 1, static_cast<std::uint64_t>(inputs.tokens.values.cols()))) -
-                       1;
+  inputs.loss_column =
+      static_cast<Eigen::Index>(program::parse_whole_number(column_text_, "--column", 1,
+                                                            static_cast<std::uint64_t>(inputs.tokens.values.cols()))) -
+      1;
   inputs.seed = static_cast<std::uint32_t>(program::parse_whole_number(seed_text_, "--seed", 0, UINT32_MAX));
   inputs.step = program::parse_real_number(step_text_, "--step");
   if (!(inputs.step > 0.0) || inputs.step > 1.0) {

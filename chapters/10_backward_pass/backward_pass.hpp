@@ -52,21 +52,21 @@ struct Inputs {
   bool causal = false;              // --causal: token i may look at tokens 1 … i
   Eigen::Index loss_row = 0;        // the loss is O[loss_row][loss_column], counted from 0 (the flags count from 1)
   Eigen::Index loss_column = 0;
-  std::uint32_t seed = 1;           // the random check's draws: chapter 2's Mulberry32, seeded with this
+  std::uint32_t seed = 1;  // the random check's draws: chapter 2's Mulberry32, seeded with this
   double step = attention::default_difference_step;  // h of the central differences
-  Eigen::Index length = 4;          // tokens in the random check
-  Eigen::Index d_model = 4;         // their width
-  bool check = true;                // false with --no-check: the walkthrough only (the page's figure)
+  Eigen::Index length = 4;                           // tokens in the random check
+  Eigen::Index d_model = 4;                          // their width
+  bool check = true;                                 // false with --no-check: the walkthrough only (the page's figure)
 };
 
 /// The toy's gradients, from L = O[row][column] back to Q, K and V.
 struct Walkthrough {
-  attention::AttentionSteps<> steps;           // the forward pass
-  attention::Mask allowed;                   // all true without --causal
-  double loss = 0.0;                         // O[row][column]
-  attention::Matrix output_gradient;         // dO: 1 at (row, column), 0 elsewhere
-  attention::AttentionGradients<> gradients;   // dW, dS, dQ, dK, dV
-  attention::Matrix weighted_sums;           // n × 1: rowsum(dW ⊙ W), what the softmax subtracts in each row
+  attention::AttentionSteps<> steps;          // the forward pass
+  attention::Mask allowed;                    // all true without --causal
+  double loss = 0.0;                          // O[row][column]
+  attention::Matrix output_gradient;          // dO: 1 at (row, column), 0 elsewhere
+  attention::AttentionGradients<> gradients;  // dW, dS, dQ, dK, dV
+  attention::Matrix weighted_sums;            // n × 1: rowsum(dW ⊙ W), what the softmax subtracts in each row
   Eigen::Index masked_entries = 0;
   double largest_masked_score_gradient = 0.0;  // max |dS| over the masked entries: exactly 0
   // The toy's own check: dQ, dK, dV against central differences of L, with --step.
@@ -75,16 +75,16 @@ struct Walkthrough {
 
 /// One gradient of one layer against central differences.
 struct ParameterCheck {
-  std::string name;              // "Q", "x", "W^O", "gamma", …
-  Eigen::Index entries = 0;      // how many entries were moved by ±h
-  double largest = 0.0;          // the largest |entry| of the analytic gradient
-  double error = 0.0;            // relative_error(analytic, central differences)
+  std::string name;          // "Q", "x", "W^O", "gamma", …
+  Eigen::Index entries = 0;  // how many entries were moved by ±h
+  double largest = 0.0;      // the largest |entry| of the analytic gradient
+  double error = 0.0;        // relative_error(analytic, central differences)
 };
 
 /// Every gradient of one layer, checked.
 struct LayerCheck {
-  std::string key;    // the JSON key: attention, attention_causal, multi_head, layer_norm, …
-  std::string title;  // the table's name for it
+  std::string key;          // the JSON key: attention, attention_causal, multi_head, layer_norm, …
+  std::string title;        // the table's name for it
   std::string short_title;  // the sweep table's column heading, at most 9 characters
   std::vector<ParameterCheck> parameters;
   double error = 0.0;  // the largest error over the parameters
@@ -94,36 +94,36 @@ struct LayerCheck {
 struct Check {
   std::vector<LayerCheck> layers;
   double largest_error = 0.0;
-  double smallest_relu_input = 0.0;  // the least |xW₁ + b₁| in the two feed-forward networks: the kink's distance
-  double layer_norm_row_sum = 0.0;   // the largest |Σ_j dx_tj| of the LayerNorm check's input gradient: about 0
-  std::vector<Eigen::Index> words;   // the embedding check's sentence (the first word repeats at the end)
-  std::vector<Eigen::Index> targets; // the cross-entropy check's right answers
+  double smallest_relu_input = 0.0;   // the least |xW₁ + b₁| in the two feed-forward networks: the kink's distance
+  double layer_norm_row_sum = 0.0;    // the largest |Σ_j dx_tj| of the LayerNorm check's input gradient: about 0
+  std::vector<Eigen::Index> words;    // the embedding check's sentence (the first word repeats at the end)
+  std::vector<Eigen::Index> targets;  // the cross-entropy check's right answers
 };
 
 /// The error of the first gradient of each layer (its input, or Q for
 /// attention) for each step of the sweep.
 struct Sweep {
-  std::vector<double> steps;                      // 1e-1, 1e-2, …, 1e-10
-  std::vector<std::string> layers;                // the layers' keys, in the check's order
-  std::vector<std::vector<double>> errors;        // errors[layer][step]
-  std::vector<std::string> parameters;            // which gradient of each layer
+  std::vector<double> steps;                // 1e-1, 1e-2, …, 1e-10
+  std::vector<std::string> layers;          // the layers' keys, in the check's order
+  std::vector<std::vector<double>> errors;  // errors[layer][step]
+  std::vector<std::string> parameters;      // which gradient of each layer
 };
 
 /// The attention check's dQ in one number format, for every step of the format sweep.
 struct FormatCurve {
-  std::string format;                // "double" or "float"
-  double spacing = 0.0;              // the format's spacing at 1: 2⁻⁵² or 2⁻²³
-  double cube_root_of_spacing = 0.0; // about where truncation (h²) and rounding (spacing/h) balance
-  std::vector<double> errors;        // errors[step]: relative_error(dQ, central differences), all in the format
-  double best_step = 0.0;            // the step of the smallest error
-  double best_error = 0.0;           // that error
+  std::string format;                 // "double" or "float"
+  double spacing = 0.0;               // the format's spacing at 1: 2⁻⁵² or 2⁻²³
+  double cube_root_of_spacing = 0.0;  // about where truncation (h²) and rounding (spacing/h) balance
+  std::vector<double> errors;         // errors[step]: relative_error(dQ, central differences), all in the format
+  double best_step = 0.0;             // the step of the smallest error
+  double best_error = 0.0;            // that error
 };
 
 /// The attention check (loss Σ O ⊙ R, gradient dQ) run in double and in float
 /// for steps h = 10^(−k/4), k = 2 … 48, on the same draws (cast to float).
 struct FormatSweep {
   std::vector<double> steps;
-  std::vector<FormatCurve> curves;   // double, then float
+  std::vector<FormatCurve> curves;  // double, then float
 };
 
 /// Everything the tables and the JSON show.
@@ -134,8 +134,8 @@ struct Result {
   Sweep sweep;
   FormatSweep format_sweep;
   attention::Matrix queries, keys, values, direction;  // the attention check's draws, for the JSON
-  double epsilon = 0.0;            // the machine epsilon of a double, 2⁻⁵²
-  double cube_root_epsilon = 0.0;  // ε^(1/3): about where truncation and rounding balance
+  double epsilon = 0.0;                                // the machine epsilon of a double, 2⁻⁵²
+  double cube_root_epsilon = 0.0;                      // ε^(1/3): about where truncation and rounding balance
 };
 
 /// The walkthrough, then (unless --no-check) the check at --step and the sweep of steps.

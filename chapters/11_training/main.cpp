@@ -30,8 +30,8 @@ int main(int argc, char** argv) {
       "learned attention maps."};
   training::Flags flags(command_line);
   const program::JsonFlags output(command_line, "print the results as one JSON document instead of tables",
-                                 "also write the JSON document to this file, from the same run as the tables (one "
-                                 "training, not two)");
+                                  "also write the JSON document to this file, from the same run as the tables (one "
+                                  "training, not two)");
 
   return command_line.run(argc, argv, [&] {
     program::ProgressLine line;

@@ -92,7 +92,7 @@ struct Measured {
   double loss = 0.0, variance = 0.0, accuracy = 0.0;
   std::vector<double> position_accuracy;
   long long wrong_sequences = 0, wrong_digits = 0, neighbour = 0, both_neighbours = 0, nowhere = 0;
-  std::vector<Sequence> wrong_inputs;  // in held-out order
+  std::vector<Sequence> wrong_inputs;              // in held-out order
   std::vector<double> source_weight, source_peak;  // per head of the one layer
 };
 
@@ -389,8 +389,8 @@ TEST_CASE("a learning rate far too large stops training with the step and the fl
   training::Inputs inputs = tiny(3, 3, 5);
   inputs.adam.learning_rate = 1e200;
   CHECK_THROWS_AS(training::compute(inputs), std::runtime_error);
-  CHECK_THROWS_WITH(training::compute(inputs), Catch::StartsWith("training diverged at step") &&
-                                                   Catch::Contains("--learning-rate"));
+  CHECK_THROWS_WITH(training::compute(inputs),
+                    Catch::StartsWith("training diverged at step") && Catch::Contains("--learning-rate"));
 }
 
 TEST_CASE("the flags read the defaults and refuse what cannot be trained", "[ch11]") {
@@ -403,7 +403,7 @@ TEST_CASE("the flags read the defaults and refuse what cannot be trained", "[ch1
   CHECK(defaults.adam.learning_rate == 0.003);
   CHECK(defaults.batch == 16);
   CHECK(defaults.shape.d_model == 32);
-  CHECK(defaults.shape.d_ff == 64);  // twice d_model
+  CHECK(defaults.shape.d_ff == 64);     // twice d_model
   CHECK(defaults.shape.outputs == 10);  // the output is a digit too
   CHECK(defaults.log_every == 50);
   CHECK(defaults.seeds.empty());

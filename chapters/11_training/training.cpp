@@ -88,11 +88,12 @@ Trainer::Trainer(const Inputs& inputs)
       weights_(attention::initial_token_classifier(inputs.shape, generator_)),
       adam_(attention::parameter_blocks(weights_), inputs.adam) {
   // The held-out set first, distinct sequences; training never draws one of them.
-  const std::size_t wanted =
-      static_cast<std::size_t>(std::min<std::uint64_t>(largest_held_out, sequence_count(inputs.vocabulary, inputs.length) / 2));
+  const std::size_t wanted = static_cast<std::size_t>(
+      std::min<std::uint64_t>(largest_held_out, sequence_count(inputs.vocabulary, inputs.length) / 2));
   while (held_out_.size() < wanted) {
     Sequence candidate(static_cast<std::size_t>(inputs.length));
-    for (Eigen::Index& word : candidate) word = static_cast<Eigen::Index>(generator_.next_uint64() % static_cast<std::uint64_t>(inputs.vocabulary));
+    for (Eigen::Index& word : candidate)
+      word = static_cast<Eigen::Index>(generator_.next_uint64() % static_cast<std::uint64_t>(inputs.vocabulary));
     if (std::find(held_out_.begin(), held_out_.end(), candidate) == held_out_.end()) held_out_.push_back(candidate);
   }
   held_out_sorted_ = held_out_;
@@ -122,7 +123,8 @@ Untrained Trainer::measure_untrained() const {
 Sequence Trainer::next_training_input() {
   Sequence input(static_cast<std::size_t>(inputs_.length));
   do {
-    for (Eigen::Index& word : input) word = static_cast<Eigen::Index>(generator_.next_uint64() % static_cast<std::uint64_t>(inputs_.vocabulary));
+    for (Eigen::Index& word : input)
+      word = static_cast<Eigen::Index>(generator_.next_uint64() % static_cast<std::uint64_t>(inputs_.vocabulary));
   } while (std::binary_search(held_out_sorted_.begin(), held_out_sorted_.end(), input));
   return input;
 }
@@ -169,7 +171,8 @@ double Trainer::held_out_accuracy(Result* details) const {
   const Eigen::Index n = inputs_.length;
   std::vector<double> right(static_cast<std::size_t>(n), 0.0);
   if (details != nullptr) {
-    details->source_weight.assign(weights_.layers.size(), std::vector<double>(static_cast<std::size_t>(inputs_.shape.heads), 0.0));
+    details->source_weight.assign(weights_.layers.size(),
+                                  std::vector<double>(static_cast<std::size_t>(inputs_.shape.heads), 0.0));
     details->source_peak = details->source_weight;
   }
   for (const Sequence& input : held_out_) {
@@ -228,9 +231,9 @@ void Trainer::advance(long long steps, const Progress& progress) {
     ++steps_done_;
     if (steps_done_ == 1) log_.first_loss = loss;
     if (!std::isfinite(loss) || !all_finite(attention::parameter_blocks(weights_))) {
-      throw std::runtime_error(fmt::format(
-          "training diverged at step {}: the loss or a weight is no longer a finite number; try a smaller --learning-rate",
-          steps_done_));
+      throw std::runtime_error(fmt::format("training diverged at step {}: the loss or a weight is no longer a finite "
+                                           "number; try a smaller --learning-rate",
+                                           steps_done_));
     }
     loss_since_log_ += loss;
     const long long since_log = (steps_done_ - 1) % inputs_.log_every + 1;
@@ -241,8 +244,8 @@ void Trainer::advance(long long steps, const Progress& progress) {
         accuracy = held_out_accuracy();
       } catch (const std::invalid_argument& error) {
         // Weights that are finite but huge can still overflow a score of the held-out pass.
-        throw std::runtime_error(fmt::format("training diverged at step {}: {}; try a smaller --learning-rate",
-                                             steps_done_, error.what()));
+        throw std::runtime_error(
+            fmt::format("training diverged at step {}: {}; try a smaller --learning-rate", steps_done_, error.what()));
       }
       log_.logged_steps.push_back(steps_done_);
       log_.loss.push_back(loss_since_log_ / static_cast<double>(since_log));
@@ -410,15 +413,14 @@ nlohmann::json settings_json(const Inputs& inputs, long long steps, long long he
 
 // The lines every printed output starts with: the task, the model and the optimiser.
 std::string settings_text(const Inputs& inputs, long long held_out, const std::string& seeds) {
-  return fmt::format(
-      "Task: {} sequences of {} digits (0 to {}); {} held-out sequences, never trained on\n"
-      "Model: embedding + sinusoidal positions, {} encoder layer(s) of {} heads,\n"
-      "       d_model = {}, d_ff = {}, a linear read-out\n"
-      "Adam: learning rate {}, beta1 {}, beta2 {}, epsilon {}\n"
-      "      {} sequences per step, {}\n\n",
-      task_name(inputs.task), inputs.length, inputs.vocabulary - 1, held_out, inputs.shape.layers,
-      inputs.shape.heads, inputs.shape.d_model, inputs.shape.d_ff, inputs.adam.learning_rate, inputs.adam.beta1,
-      inputs.adam.beta2, inputs.adam.epsilon, inputs.batch, seeds);
+  return fmt::format("Task: {} sequences of {} digits (0 to {}); {} held-out sequences, never trained on\n"
+                     "Model: embedding + sinusoidal positions, {} encoder layer(s) of {} heads,\n"
+                     "       d_model = {}, d_ff = {}, a linear read-out\n"
+                     "Adam: learning rate {}, beta1 {}, beta2 {}, epsilon {}\n"
+                     "      {} sequences per step, {}\n\n",
+                     task_name(inputs.task), inputs.length, inputs.vocabulary - 1, held_out, inputs.shape.layers,
+                     inputs.shape.heads, inputs.shape.d_model, inputs.shape.d_ff, inputs.adam.learning_rate,
+                     inputs.adam.beta1, inputs.adam.beta2, inputs.adam.epsilon, inputs.batch, seeds);
 }
 
 std::string step_text(const std::optional<long long>& step) { return step ? std::to_string(*step) : "never"; }
@@ -566,8 +568,8 @@ std::string tables(const Result& result) {
   text += fmt::format("\nOne held-out sequence\ninput      {}\ntarget     {}\nprediction {}\n"
                       "Below, its attention weights. The {} weight of a head is the mean, over\n"
                       "the held-out set and the output positions, of the weight each output puts\n"
-                      "on the position it must read.\n\n", digits(result.example_input),
-                      digits(result.example_target), digits(result.example_prediction),
+                      "on the position it must read.\n\n",
+                      digits(result.example_input), digits(result.example_target), digits(result.example_prediction),
                       inputs.task == Task::reverse ? "mirrored" : "same-position");
   const std::vector<std::string> positions = positions_from_zero(inputs.length);
   for (std::size_t l = 0; l < result.attention.size(); ++l) {
@@ -595,9 +597,9 @@ std::string tables(const SeedsResult& result) {
                       "   seed   accuracy   99 % at  100 % at   wrong  neighbour's  nowhere\n",
                       inputs.steps);
   for (const SeedRun& run : result.runs) {
-    text += fmt::format("{:>7}   {:>7.2f} %  {:>7}  {:>8}  {:>6}  {:>11}  {:>7}\n", run.seed, 100.0 * run.final_accuracy,
-                        step_text(run.first_step_at_99), step_text(run.first_step_at_100), run.wrong_digits,
-                        run.wrong_from_neighbour, run.wrong_not_in_input);
+    text += fmt::format("{:>7}   {:>7.2f} %  {:>7}  {:>8}  {:>6}  {:>11}  {:>7}\n", run.seed,
+                        100.0 * run.final_accuracy, step_text(run.first_step_at_99), step_text(run.first_step_at_100),
+                        run.wrong_digits, run.wrong_from_neighbour, run.wrong_not_in_input);
   }
   const bool layers = inputs.shape.layers > 1;
   text += fmt::format("\nEach seed and head: the mean weight on the {0} position (by chance\n"
@@ -609,35 +611,36 @@ std::string tables(const SeedsResult& result) {
   for (const SeedRun& run : result.runs) {
     for (std::size_t l = 0; l < run.source_weight.size(); ++l) {
       for (std::size_t h = 0; h < run.source_weight[l].size(); ++h) {
-        const std::string head = layers ? fmt::format("{:>10}", fmt::format("{}.{}", l + 1, h + 1))
-                                        : fmt::format("{:>4}", h + 1);
-        text += fmt::format("{:>7}  {}   {:>7.3f}   {:>16.1f} %   {:>7} of {}\n", run.seed, head,
-                            run.source_weight[l][h], 100.0 * run.source_peak[l][h], run.example_source_peak[l][h],
-                            inputs.length);
+        const std::string head =
+            layers ? fmt::format("{:>10}", fmt::format("{}.{}", l + 1, h + 1)) : fmt::format("{:>4}", h + 1);
+        text +=
+            fmt::format("{:>7}  {}   {:>7.3f}   {:>16.1f} %   {:>7} of {}\n", run.seed, head, run.source_weight[l][h],
+                        100.0 * run.source_peak[l][h], run.example_source_peak[l][h], inputs.length);
       }
     }
   }
   const SeedsResult::Summary& summary = result.summary;
   const std::size_t seeds_run = result.runs.size();
-  text += fmt::format(
-      "\nOver the {} seeds\n"
-      "  the sharpest head's weight on the {} position: {:.3f} to {:.3f};\n"
-      "    its largest weight is there in at least {:.1f} % of the rows\n"
-      "  the least sharp head's weight: {:.3f} to {:.3f};\n"
-      "    its largest weight is there in as few as {:.1f} % of the rows\n"
-      "  seeds in which every head puts more than half its weight there: {} of {}\n"
-      "  seeds that reached 99 % at a logged step: {} of {}{}\n"
-      "  seeds that reached 100 % at a logged step: {} of {}\n"
-      "  the lowest held-out accuracy after the last step: {:.2f} %\n"
-      "  wrong digits after the last step: {}; a neighbour's digit: {};\n"
-      "    a digit that appears nowhere in their input: {}\n",
-      seeds_run, reverse ? "mirrored" : "same", summary.sharpest_weight_min, summary.sharpest_weight_max,
-      100.0 * summary.sharpest_peak_min, summary.other_weight_min, summary.other_weight_max,
-      100.0 * summary.other_peak_min,
-      summary.seeds_with_every_head_above_half, seeds_run, summary.seeds_at_99, seeds_run,
-      summary.last_first_step_at_99 ? fmt::format(", the last at step {}", *summary.last_first_step_at_99) : "",
-      summary.seeds_at_100, seeds_run, 100.0 * summary.final_accuracy_min, summary.wrong_digits,
-      summary.wrong_from_neighbour, summary.wrong_not_in_input);
+  text +=
+      fmt::format("\nOver the {} seeds\n"
+                  "  the sharpest head's weight on the {} position: {:.3f} to {:.3f};\n"
+                  "    its largest weight is there in at least {:.1f} % of the rows\n"
+                  "  the least sharp head's weight: {:.3f} to {:.3f};\n"
+                  "    its largest weight is there in as few as {:.1f} % of the rows\n"
+                  "  seeds in which every head puts more than half its weight there: {} of {}\n"
+                  "  seeds that reached 99 % at a logged step: {} of {}{}\n"
+                  "  seeds that reached 100 % at a logged step: {} of {}\n"
+                  "  the lowest held-out accuracy after the last step: {:.2f} %\n"
+                  "  wrong digits after the last step: {}; a neighbour's digit: {};\n"
+                  "    a digit that appears nowhere in their input: {}\n",
+                  seeds_run, reverse ? "mirrored" : "same", summary.sharpest_weight_min, summary.sharpest_weight_max,
+                  100.0 * summary.sharpest_peak_min, summary.other_weight_min, summary.other_weight_max,
+                  100.0 * summary.other_peak_min, summary.seeds_with_every_head_above_half, seeds_run,
+                  summary.seeds_at_99, seeds_run,
+                  summary.last_first_step_at_99 ? fmt::format(", the last at step {}", *summary.last_first_step_at_99)
+                                                : "",
+                  summary.seeds_at_100, seeds_run, 100.0 * summary.final_accuracy_min, summary.wrong_digits,
+                  summary.wrong_from_neighbour, summary.wrong_not_in_input);
   return text;
 }
 
@@ -689,8 +692,8 @@ Inputs Flags::read() const {
   inputs.seed = program::parse_whole_number(seed_text_, "--seed", 0, UINT64_MAX);
   inputs.adam.learning_rate = program::parse_real_number(learning_rate_text_, "--learning-rate");
   if (!(inputs.adam.learning_rate > 0.0) || inputs.adam.learning_rate > max_learning_rate) {
-    throw program::UsageError(fmt::format("--learning-rate is {}; expected a number above 0 and at most 1e300",
-                                          learning_rate_text_));
+    throw program::UsageError(
+        fmt::format("--learning-rate is {}; expected a number above 0 and at most 1e300", learning_rate_text_));
   }
   inputs.batch = static_cast<Eigen::Index>(program::parse_whole_number(batch_text_, "--batch", 1, max_batch));
   inputs.shape.vocabulary = inputs.vocabulary;
@@ -720,8 +723,9 @@ Inputs Flags::read() const {
 // The page's way in: the same flags and the same training, the JSON handed back. The page asks for
 // --steps 20, then --steps 40, … as the map forms; each answer is what the command line prints for the
 // same flags, but the run is kept between calls and continued rather than started again.
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_page_program("training", [](const std::vector<std::string>& arguments) {
+[[maybe_unused]] const bool registered_for_the_page = program::register_page_program(
+    "training",
+    [](const std::vector<std::string>& arguments) {
       static std::unique_ptr<Trainer> kept;  // the page's last run
       program::CommandLine command_line{"training", ""};
       Flags flags(command_line);

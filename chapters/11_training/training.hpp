@@ -39,59 +39,59 @@ Eigen::Index source_position(Task task, Eigen::Index i, Eigen::Index length);
 
 struct Inputs {
   Task task = Task::reverse;
-  Eigen::Index length = 8;        // n, digits per sequence
-  Eigen::Index vocabulary = 10;   // V, the digits 0 … V − 1
-  long long steps = 1000;         // Adam updates
-  std::uint64_t seed = 1;         // of the weights, the held-out set and the training stream
-  attention::AdamSettings adam;   // α, β₁, β₂, ε
-  Eigen::Index batch = 16;        // sequences per update
+  Eigen::Index length = 8;       // n, digits per sequence
+  Eigen::Index vocabulary = 10;  // V, the digits 0 … V − 1
+  long long steps = 1000;        // Adam updates
+  std::uint64_t seed = 1;        // of the weights, the held-out set and the training stream
+  attention::AdamSettings adam;  // α, β₁, β₂, ε
+  Eigen::Index batch = 16;       // sequences per update
   attention::TokenClassifierShape shape;
-  Eigen::Index held_out = 200;    // sequences kept out of training, to measure accuracy on
-  long long log_every = 50;       // steps between two logged losses and accuracies
-  bool include_weights = false;   // put every trained weight in the JSON (for an independent forward pass)
+  Eigen::Index held_out = 200;       // sequences kept out of training, to measure accuracy on
+  long long log_every = 50;          // steps between two logged losses and accuracies
+  bool include_weights = false;      // put every trained weight in the JSON (for an independent forward pass)
   std::vector<std::uint64_t> seeds;  // with --seeds: train once per seed, and report each (seed is then unused)
 };
 
 /// The untrained model on the held-out set: how far its loss is from a uniform guess, and why.
 struct Untrained {
-  double held_out_loss = 0.0;    // mean cross-entropy over the held-out digits, before any step
-  double logit_variance = 0.0;   // the variance of a position's V logits, averaged over the held-out positions
-  double uniform_loss = 0.0;     // log V: the loss of a model that gives every digit the same probability
-  double predicted_loss = 0.0;   // log V + logit_variance / 2: the loss of random logits of that variance, about
+  double held_out_loss = 0.0;   // mean cross-entropy over the held-out digits, before any step
+  double logit_variance = 0.0;  // the variance of a position's V logits, averaged over the held-out positions
+  double uniform_loss = 0.0;    // log V: the loss of a model that gives every digit the same probability
+  double predicted_loss = 0.0;  // log V + logit_variance / 2: the loss of random logits of that variance, about
 };
 
 /// Where training stands, as the book, the tests and the page show it.
 struct Result {
   Inputs inputs;
   long long steps_done = 0;
-  long long held_out_count = 0;             // how many sequences the accuracy is measured on
-  std::vector<long long> logged_steps;      // the step of each logged point
-  std::vector<double> loss;                 // mean training loss over the steps since the last logged point
-  std::vector<double> held_out_accuracy;    // per-token accuracy on the held-out set, at each logged point
-  double final_accuracy = 0.0;              // the same after the last step
-  std::optional<double> first_loss;         // the training loss of step 1, before any update
-  Untrained untrained;                      // the model before training, on the held-out set
-  std::optional<long long> first_step_at_99;  // the first logged step with held-out accuracy ≥ 99 %
+  long long held_out_count = 0;                // how many sequences the accuracy is measured on
+  std::vector<long long> logged_steps;         // the step of each logged point
+  std::vector<double> loss;                    // mean training loss over the steps since the last logged point
+  std::vector<double> held_out_accuracy;       // per-token accuracy on the held-out set, at each logged point
+  double final_accuracy = 0.0;                 // the same after the last step
+  std::optional<double> first_loss;            // the training loss of step 1, before any update
+  Untrained untrained;                         // the model before training, on the held-out set
+  std::optional<long long> first_step_at_99;   // the first logged step with held-out accuracy ≥ 99 %
   std::optional<long long> first_step_at_100;  // the first logged step with every held-out digit right
-  std::optional<double> seconds_at_99;        // the time training had taken by then
-  std::vector<double> position_accuracy;    // held-out accuracy at each output position, after the last step
+  std::optional<double> seconds_at_99;         // the time training had taken by then
+  std::vector<double> position_accuracy;       // held-out accuracy at each output position, after the last step
   struct Mistake {
     Sequence input, target, prediction;
   };
-  std::vector<Mistake> mistakes;            // the first few held-out sequences with a wrong digit, after the last step
-  long long wrong_sequences = 0;            // how many held-out sequences have at least one wrong digit
-  long long wrong_digits = 0;               // how many held-out digits are wrong
-  long long wrong_from_neighbour = 0;       // of those, how many are the input digit next to the right position
-  long long wrong_from_both_neighbours = 0; // … and how many are the digit on both sides of the right position
-  long long wrong_not_in_input = 0;         // how many wrong digits appear nowhere in their input
+  std::vector<Mistake> mistakes;             // the first few held-out sequences with a wrong digit, after the last step
+  long long wrong_sequences = 0;             // how many held-out sequences have at least one wrong digit
+  long long wrong_digits = 0;                // how many held-out digits are wrong
+  long long wrong_from_neighbour = 0;        // of those, how many are the input digit next to the right position
+  long long wrong_from_both_neighbours = 0;  // … and how many are the digit on both sides of the right position
+  long long wrong_not_in_input = 0;          // how many wrong digits appear nowhere in their input
   Sequence example_input, example_target, example_prediction;  // held-out sequence 1
-  std::vector<std::vector<attention::Matrix>> attention;  // its weights: per layer, per head, n × n
+  std::vector<std::vector<attention::Matrix>> attention;       // its weights: per layer, per head, n × n
   std::vector<std::vector<double>> source_weight;  // per layer, per head: mean weight on the source position
   // Per layer, per head: share of held-out rows whose largest weight is there
   std::vector<std::vector<double>> source_peak;
   // Per layer, per head: rows of the example whose largest weight is there
   std::vector<std::vector<long long>> example_source_peak;
-  double seconds = 0.0;                      // the training's wall-clock time (the only number that varies)
+  double seconds = 0.0;  // the training's wall-clock time (the only number that varies)
   std::optional<attention::TokenClassifierWeights> weights;  // with include_weights
 };
 
@@ -112,9 +112,9 @@ struct SeedsResult {
   std::vector<SeedRun> runs;
   struct Summary {
     double sharpest_weight_min = 0.0, sharpest_weight_max = 0.0;  // over seeds, of the largest weight of a head
-    double sharpest_peak_min = 0.0;        // over seeds, the share of rows that head's largest weight is right
+    double sharpest_peak_min = 0.0;  // over seeds, the share of rows that head's largest weight is right
     double other_weight_min = 0.0, other_weight_max = 0.0;  // over seeds, of the smallest weight of a head
-    double other_peak_min = 0.0;           // over seeds, the share of rows that head's largest weight is right
+    double other_peak_min = 0.0;  // over seeds, the share of rows that head's largest weight is right
     long long seeds_with_every_head_above_half = 0;  // seeds in which every head puts more than 0.5 there
     long long seeds_at_99 = 0, seeds_at_100 = 0;     // seeds that reached 99 % (100 %) at a logged step
     std::optional<long long> last_first_step_at_99;  // the latest step at which a seed first reached 99 %

@@ -25,9 +25,9 @@
 
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
+#include "attention/mulberry32.hpp"
 #include "attention/multiply_add_peak.hpp"
 #include "attention/product_workspace.hpp"
-#include "attention/mulberry32.hpp"
 #include "attention/random_weights.hpp"
 #include "attention/stopwatch.hpp"
 #include "attention/tile_shape.hpp"
@@ -160,10 +160,12 @@ double eigen_dgemm_gflops() {
   c.noalias() = a * b;  // untimed: warms the caches
   double best = 0.0, spent = 0.0;
   for (int attempt = 0; attempt < 5 && (attempt < 2 || spent < 0.15); ++attempt) {
-    const double seconds = attention::seconds_per_call([&] {
-      c.noalias() = a * b;
-      return c(0, 0);
-    }, 1);
+    const double seconds = attention::seconds_per_call(
+        [&] {
+          c.noalias() = a * b;
+          return c(0, 0);
+        },
+        1);
     spent += seconds;
     best = std::max(best, 2.0 * std::pow(static_cast<double>(dgemm_n), 3) / seconds / 1e9);
   }
@@ -436,8 +438,8 @@ struct Method {
   unsigned threads;
   std::uint64_t extra_bytes;  // counted from the buffers it allocates
   double flops;
-  std::function<const Matrix&()> run;  // returns its output (a method in float: its first entry)
-  bool compared;                       // its output should equal the reference output
+  std::function<const Matrix&()> run;         // returns its output (a method in float: its first entry)
+  bool compared;                              // its output should equal the reference output
   std::function<Matrix()> float_output = {};  // a method in float: its last output, in double
 };
 
@@ -497,13 +499,12 @@ std::vector<std::uint64_t> extra_bytes_at(const BenchmarkInputs& inputs, std::si
   const auto larger_product =
       std::max(static_cast<std::uint64_t>(attention::product_workspace_bytes(n, d, n)), last_product);
   return {4 * nn * sizeof(double) + last_product,  // scores, scaled, masked, weights: four n × n
-          nn * sizeof(double) + larger_product,     // one n × n buffer, reused
+          nn * sizeof(double) + larger_product,    // one n × n buffer, reused
           nn * sizeof(double) + larger_product,
           // A few tiles per thread
           static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, eigen_products)),
           streaming_bytes,  // and the keys and values packed, kept between calls
-          streaming_bytes,
-          static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, tiles)),
+          streaming_bytes, static_cast<std::uint64_t>(attention::streaming_extra_bytes(n, d, d, tiles)),
           nn * sizeof(double) + 2 * static_cast<std::uint64_t>(length) * sizeof(double) + nd * sizeof(double)};
 }
 
@@ -649,9 +650,7 @@ class SweepClock {
   SweepClock(const BenchmarkInputs& inputs, const Progress& progress)
       : inputs_(inputs), progress_(progress), start_(std::chrono::steady_clock::now()) {}
 
-  double elapsed() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 
   // One call of each method (in the order MethodsAt times them; empty where it was skipped) at length n; kept if n
   // is the longest so far, whose times say most about longer ones.
@@ -918,7 +917,8 @@ std::vector<Goal> judged(const Benchmark& benchmark) {
 
   const bool in_float = benchmark.inputs.in_float;
   const PeerNames names = names_for(in_float);
-  const std::string threads = fmt::format("{} thread{}", benchmark.inputs.threads, benchmark.inputs.threads == 1 ? "" : "s");
+  const std::string threads =
+      fmt::format("{} thread{}", benchmark.inputs.threads, benchmark.inputs.threads == 1 ? "" : "s");
   // The kernel against NumPy at every n ≥ 1024 (d = 64): met where its time, times `factor`, is faster by the
   // spread rule at every such n; not met where it is slower at one.
   const auto against_numpy = [&](const char* name, const std::string& text, double factor) {
@@ -933,7 +933,7 @@ std::vector<Goal> judged(const Benchmark& benchmark) {
       any_slower = any_slower || faster == attention::Faster::second;
       all_faster = all_faster && faster == attention::Faster::first;
       verdicts.push_back(fmt::format("n = {}: {} ({:.2f} times NumPy's median time)", n,
-                                     factor == 1.0 ? verdict_text(faster)
+                                     factor == 1.0                         ? verdict_text(faster)
                                      : faster == attention::Faster::first  ? fmt::format("at least {}x faster", factor)
                                      : faster == attention::Faster::second ? fmt::format("not {}x faster", factor)
                                                                            : std::string("too close to call"),
@@ -955,9 +955,9 @@ std::vector<Goal> judged(const Benchmark& benchmark) {
     goals.push_back(against_numpy("streaming_vs_numpy",
                                   "the streaming kernel at least as fast as NumPy for n ≥ 1024, d = 64, " + threads,
                                   1.0));
-    goals.push_back(against_numpy(
-        "streaming_1_5x_numpy", "the streaming kernel at least 1.5 times NumPy's speed for n ≥ 1024, d = 64, " + threads,
-        1.5));
+    goals.push_back(
+        against_numpy("streaming_1_5x_numpy",
+                      "the streaming kernel at least 1.5 times NumPy's speed for n ≥ 1024, d = 64, " + threads, 1.5));
   }
 
   Goal peak{"products_at_half_peak", "at least 50 % of the measured multiply-add peak in the kernel's matrix products",
@@ -991,8 +991,8 @@ std::vector<Goal> judged(const Benchmark& benchmark) {
   const double teaching_bytes = teaching_bytes_at(memory_n);
   goals.push_back({"memory_at_16384", "extra memory at n = 16384 at most 2 % of the teaching version's",
                    streaming_bytes / teaching_bytes <= 0.02 ? "met" : "not met",
-                   fmt::format("counted: {} against {}, {:.2g} %", bytes_text(streaming_bytes), bytes_text(teaching_bytes),
-                               100 * streaming_bytes / teaching_bytes)});
+                   fmt::format("counted: {} against {}, {:.2g} %", bytes_text(streaming_bytes),
+                               bytes_text(teaching_bytes), 100 * streaming_bytes / teaching_bytes)});
 
   Goal causal{"causal_half", "the causal variant close to half the unmasked time", "no data",
               "the causal variant was not timed in this run"};
@@ -1020,7 +1020,10 @@ std::string summary_of(const Benchmark& benchmark) {
   for (const std::size_t n : benchmark.inputs.lengths) {
     const std::optional<attention::Faster> verdict = verdict_at(benchmark.rows, n, names.streaming, names.numpy);
     if (!verdict) continue;
-    (*verdict == attention::Faster::first ? faster : *verdict == attention::Faster::second ? slower : too_close).push_back(n);
+    (*verdict == attention::Faster::first    ? faster
+     : *verdict == attention::Faster::second ? slower
+                                             : too_close)
+        .push_back(n);
   }
   std::vector<std::string> parts;
   if (!faster.empty()) parts.push_back("faster than NumPy at " + program::lengths_text(faster));
@@ -1051,14 +1054,14 @@ void hold_rates_to_the_peak(Benchmark& benchmark) {
   for (MethodRow& row : benchmark.rows) {
     if (row.samples.empty()) continue;
     const double peak = row_peak_gflops(benchmark, row);
-    row.gflops = check(fmt::format("{} at n = {}", row.method, row.n), row.multiply_add_flops / row.time.median / 1e9,
-                       peak);
+    row.gflops =
+        check(fmt::format("{} at n = {}", row.method, row.n), row.multiply_add_flops / row.time.median / 1e9, peak);
     row.above_peak = !row.gflops;
   }
   Ceilings& ceilings = benchmark.ceilings;
   if (ceilings.eigen_dgemm_gflops) {
-    ceilings.eigen_dgemm_gflops = check(eigen_dgemm_name, *ceilings.eigen_dgemm_gflops,
-                                        benchmark.peak_gflops_one_thread);
+    ceilings.eigen_dgemm_gflops =
+        check(eigen_dgemm_name, *ceilings.eigen_dgemm_gflops, benchmark.peak_gflops_one_thread);
   }
   if (ceilings.numpy_dgemm_gflops) {
     ceilings.numpy_dgemm_gflops = check(numpy_dgemm_name, *ceilings.numpy_dgemm_gflops, benchmark.peak_gflops);
@@ -1223,28 +1226,29 @@ nlohmann::json ratios_json(const Benchmark& benchmark) {
     for (const char* method :
          {"teaching", "buffered", "buffered_vectorised_exp", "streaming_eigen_products", "streaming_causal", "numpy"}) {
       const MethodRow* row = find_row(benchmark.rows, n, method);
-      entry[fmt::format("{}_over_streaming", method)] =
-          row != nullptr && streaming != nullptr ? nlohmann::json(row->time.median / streaming->time.median)
-                                                 : nlohmann::json();
+      entry[fmt::format("{}_over_streaming", method)] = row != nullptr && streaming != nullptr
+                                                            ? nlohmann::json(row->time.median / streaming->time.median)
+                                                            : nlohmann::json();
     }
     const MethodRow* teaching = find_row(benchmark.rows, n, "teaching");
     const MethodRow* buffered = find_row(benchmark.rows, n, "buffered");
     const MethodRow* exp = find_row(benchmark.rows, n, "buffered_vectorised_exp");
-    entry["teaching_over_buffered"] =
-        teaching != nullptr && buffered != nullptr ? nlohmann::json(teaching->time.median / buffered->time.median)
-                                                   : nlohmann::json();
+    entry["teaching_over_buffered"] = teaching != nullptr && buffered != nullptr
+                                          ? nlohmann::json(teaching->time.median / buffered->time.median)
+                                          : nlohmann::json();
     const MethodRow* float_kernel = find_row(benchmark.rows, n, float_streaming);
     const MethodRow* float32_numpy = find_row(benchmark.rows, n, float_numpy);
     entry["numpy_float32_over_streaming_float"] =
         float_kernel != nullptr && float32_numpy != nullptr
             ? nlohmann::json(float32_numpy->time.median / float_kernel->time.median)
             : nlohmann::json();
-    entry["buffered_over_vectorised_exp"] =
-        buffered != nullptr && exp != nullptr ? nlohmann::json(buffered->time.median / exp->time.median) : nlohmann::json();
+    entry["buffered_over_vectorised_exp"] = buffered != nullptr && exp != nullptr
+                                                ? nlohmann::json(buffered->time.median / exp->time.median)
+                                                : nlohmann::json();
     const MethodRow* eigen_products = find_row(benchmark.rows, n, "streaming_eigen_products");
-    entry["vectorised_exp_over_eigen_products"] =
-        exp != nullptr && eigen_products != nullptr ? nlohmann::json(exp->time.median / eigen_products->time.median)
-                                                    : nlohmann::json();
+    entry["vectorised_exp_over_eigen_products"] = exp != nullptr && eigen_products != nullptr
+                                                      ? nlohmann::json(exp->time.median / eigen_products->time.median)
+                                                      : nlohmann::json();
     nlohmann::json verdicts = nlohmann::json::object();
     for (const StepPair& pair : step_pairs) {
       const std::optional<attention::Faster> verdict = verdict_at(benchmark.rows, n, pair.first, pair.second);
@@ -1343,8 +1347,8 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
   const nlohmann::json ratios = ratios_json(benchmark);
   const NumpyPeer& numpy = benchmark.numpy;
   nlohmann::json peer = {{"available", numpy.available}};
-  peer["description"] = numpy.available ? fmt::format("NumPy {} on {}", numpy.numpy_version, numpy.blas)
-                                         : "not timed: " + numpy.reason;
+  peer["description"] =
+      numpy.available ? fmt::format("NumPy {} on {}", numpy.numpy_version, numpy.blas) : "not timed: " + numpy.reason;
   if (numpy.available) {
     peer["python"] = numpy.python;
     peer["numpy_version"] = numpy.numpy_version;
@@ -1423,11 +1427,11 @@ std::string trace_text(const Trace& trace) {
   const TraceInputs& inputs = trace.inputs;
   const auto& queries = inputs.example.query_labels;
   const auto& keys = inputs.example.key_labels;
-  std::string text = fmt::format(
-      "Streaming attention, traced: keys in tiles of {}, queries in tiles of {},\n"
-      "mask {}; scores scaled by 1/sqrt(d_k) = {}.\n",
-      inputs.key_tile, inputs.query_tile, range_name(inputs.range),
-      program::number_text(1.0 / std::sqrt(static_cast<double>(inputs.example.queries.cols()))));
+  std::string text =
+      fmt::format("Streaming attention, traced: keys in tiles of {}, queries in tiles of {},\n"
+                  "mask {}; scores scaled by 1/sqrt(d_k) = {}.\n",
+                  inputs.key_tile, inputs.query_tile, range_name(inputs.range),
+                  program::number_text(1.0 / std::sqrt(static_cast<double>(inputs.example.queries.cols()))));
   for (std::size_t s = 0; s < trace.steps.size(); ++s) {
     const TraceStep& step = trace.steps[s];
     const attention::StreamingTileState& tile = step.tile;
@@ -1446,10 +1450,10 @@ std::string trace_text(const Trace& trace) {
       for (Eigen::Index j = 0; j < step.output[query]->size(); ++j) {
         output.push_back(program::number_text((*step.output[query])(j)));
       }
-      std::string line = fmt::format("{:<8}  {:<24}  {:>8}  {:>8}  {:>8}  ({})", queries[query],
-                                     fmt::format("{}", fmt::join(scores, "  ")), optional_text(step.maximum[query]),
-                                     program::number_text(tile.rescale(i)), optional_text(step.sum[query]),
-                                     fmt::join(output, ", "));
+      std::string line =
+          fmt::format("{:<8}  {:<24}  {:>8}  {:>8}  {:>8}  ({})", queries[query],
+                      fmt::format("{}", fmt::join(scores, "  ")), optional_text(step.maximum[query]),
+                      program::number_text(tile.rescale(i)), optional_text(step.sum[query]), fmt::join(output, ", "));
       text += line + "\n";
     }
   }
@@ -1460,13 +1464,12 @@ std::string trace_text(const Trace& trace) {
   }
   text += "\n" + program::table("Output, streaming (O / L after the last tile)", trace.output, queries,
                                 program::numbered_labels("d", trace.output.cols()));
-  text += "\n" + program::table("Output, teaching version (softmax(QK^T / sqrt(d_k)) V)", trace.teaching_output, queries,
-                                program::numbered_labels("d", trace.output.cols()));
-  text += fmt::format(
-      "\nLargest difference, relative to the largest output entry: {:.3g}\n"
-      "M: running maximum of the scores seen; L: running sum of e^(s - M);\n"
-      "rescale: e^(M before - M after), applied to L and O before the tile is added.\n",
-      trace.largest_difference);
+  text += "\n" + program::table("Output, teaching version (softmax(QK^T / sqrt(d_k)) V)", trace.teaching_output,
+                                queries, program::numbered_labels("d", trace.output.cols()));
+  text += fmt::format("\nLargest difference, relative to the largest output entry: {:.3g}\n"
+                      "M: running maximum of the scores seen; L: running sum of e^(s - M);\n"
+                      "rescale: e^(M before - M after), applied to L and O before the tile is added.\n",
+                      trace.largest_difference);
   return text;
 }
 
@@ -1545,7 +1548,8 @@ std::string ceilings_text(const Benchmark& benchmark) {
                         attention::peak_chains, one.doubles)
           : fmt::format("The peak: {} running sums of fused multiply-adds with {} on {} doubles, chosen as the "
                         "program runs; this build's own vectors hold {} and reach {:.1f} on one thread.",
-                        attention::peak_chains, one.instructions, one.doubles, one.build_doubles, one.build_flops / 1e9);
+                        attention::peak_chains, one.instructions, one.doubles, one.build_doubles,
+                        one.build_flops / 1e9);
   return text + wrapped(how);
 }
 
@@ -1593,7 +1597,8 @@ std::string benchmark_text(const Benchmark& benchmark) {
     }
   }
   for (const MethodRow& row : benchmark.rows) {
-    if (!row.skipped.empty()) text += wrapped(fmt::format("Skipped {} at n = {}: {}.", row.method, row.n, row.skipped), "  ");
+    if (!row.skipped.empty())
+      text += wrapped(fmt::format("Skipped {} at n = {}: {}.", row.method, row.n, row.skipped), "  ");
   }
   const NumpyPeer& numpy = benchmark.numpy;
   text += numpy.available ? fmt::format("NumPy {} ({}), BLAS:\n  {}\n", clipped(numpy.numpy_version, 12),
@@ -1617,8 +1622,8 @@ std::string tables(const Result& result) {
 // The command line
 
 namespace {
-const std::vector<std::string> benchmark_flags = {"--d", "--threads", "--reps", "--memory-limit", "--python",
-                                                  "--no-numpy", "--precision"};
+const std::vector<std::string> benchmark_flags = {"--d",      "--threads",  "--reps",     "--memory-limit",
+                                                  "--python", "--no-numpy", "--precision"};
 
 // The machine's physical memory in GB (10^9 bytes), the most --memory-limit allows.
 double physical_memory_gb() {
@@ -1629,8 +1634,7 @@ double physical_memory_gb() {
 
 }  // namespace
 
-Flags::Flags(program::CommandLine& command_line)
-    : command_line_(command_line), attention_flags_(command_line, true) {
+Flags::Flags(program::CommandLine& command_line) : command_line_(command_line), attention_flags_(command_line, true) {
   command_line.option("--tile", key_tile_, fmt::format("trace: keys per tile (1 to {})", max_tile), "INTEGER");
   command_line.option("--query-tile", query_tile_,
                       fmt::format("trace: queries per tile (1 to {}; default: every query in one tile)", max_tile),
@@ -1642,7 +1646,8 @@ Flags::Flags(program::CommandLine& command_line)
       fmt::format("benchmark instead of trace: the lengths n to time, separated by ',' (each 1 to {}, at most {})",
                   max_length, max_lengths),
       "LIST");
-  command_line.option("--d", width_, fmt::format("benchmark: the width d of queries, keys and values (1 to {})", max_width),
+  command_line.option("--d", width_,
+                      fmt::format("benchmark: the width d of queries, keys and values (1 to {})", max_width),
                       "INTEGER");
   command_line.option("--threads", threads_,
                       "benchmark: threads for the streaming kernel and for NumPy (1 to the number of processors this "
@@ -1692,8 +1697,8 @@ Inputs Flags::read() const {
     const auto n = static_cast<std::uint64_t>(trace.example.queries.rows());
     const auto m = static_cast<std::uint64_t>(trace.example.keys.rows());
     if (n > max_trace_tokens || m > max_trace_tokens) {
-      throw program::UsageError(fmt::format("--q, --k: {} queries and {} keys; the trace takes at most {} of each",
-                                            n, m, max_trace_tokens));
+      throw program::UsageError(
+          fmt::format("--q, --k: {} queries and {} keys; the trace takes at most {} of each", n, m, max_trace_tokens));
     }
     if (mask_ != "none" && mask_ != "causal") {
       throw program::UsageError(fmt::format("--mask: '{}' is not a mask here; expected none or causal", mask_));
@@ -1705,8 +1710,9 @@ Inputs Flags::read() const {
     }
     trace.key_tile = static_cast<Eigen::Index>(program::parse_whole_number(key_tile_, "--tile", 1, max_tile));
     trace.query_tile =
-        query_tile_.empty() ? static_cast<Eigen::Index>(n)
-                            : static_cast<Eigen::Index>(program::parse_whole_number(query_tile_, "--query-tile", 1, max_tile));
+        query_tile_.empty()
+            ? static_cast<Eigen::Index>(n)
+            : static_cast<Eigen::Index>(program::parse_whole_number(query_tile_, "--query-tile", 1, max_tile));
     return inputs;
   }
 
@@ -1718,8 +1724,8 @@ Inputs Flags::read() const {
   benchmark.lengths.erase(std::unique(benchmark.lengths.begin(), benchmark.lengths.end()), benchmark.lengths.end());
   benchmark.width = static_cast<std::size_t>(program::parse_whole_number(width_, "--d", 1, max_width));
   if (precision_ != "double" && precision_ != "float") {
-    throw program::UsageError(fmt::format("--precision: '{}' is not a precision here; expected double or float",
-                                          precision_));
+    throw program::UsageError(
+        fmt::format("--precision: '{}' is not a precision here; expected double or float", precision_));
   }
   benchmark.in_float = precision_ == "float";
 #ifdef __EMSCRIPTEN__
@@ -1729,7 +1735,8 @@ Inputs Flags::read() const {
   const unsigned hardware = program::usable_processors();
   const char* why = "the processors this process may run on";
 #endif
-  const std::uint64_t threads = program::parse_whole_number(threads_, "--threads", 1, std::numeric_limits<unsigned>::max());
+  const std::uint64_t threads =
+      program::parse_whole_number(threads_, "--threads", 1, std::numeric_limits<unsigned>::max());
   if (threads > hardware) {
     throw program::UsageError(fmt::format("--threads is {}; expected 1 to {} ({})", threads, hardware, why));
   }
@@ -1740,9 +1747,9 @@ Inputs Flags::read() const {
   if (!command_line_.given("--memory-limit")) {
     benchmark.memory_limit_bytes = std::min(gigabytes, machine_gb) * 1e9;
   } else if (!(gigabytes > 0.0) || gigabytes > machine_gb) {
-    throw program::UsageError(fmt::format(
-        "--memory-limit is {}; expected a number of GB above 0 and at most {:.3g}, this machine's memory",
-        memory_limit_, machine_gb));
+    throw program::UsageError(
+        fmt::format("--memory-limit is {}; expected a number of GB above 0 and at most {:.3g}, this machine's memory",
+                    memory_limit_, machine_gb));
   } else {
     benchmark.memory_limit_bytes = gigabytes * 1e9;
   }
@@ -1763,9 +1770,8 @@ Inputs Flags::read() const {
 namespace {
 
 // The page's way in: the same flags and checks, the JSON --json prints.
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_chapter_for_page<Flags>("fast_attention", [](const Inputs& inputs) { return compute(inputs); },
-                                              to_json);
+[[maybe_unused]] const bool registered_for_the_page = program::register_chapter_for_page<Flags>(
+    "fast_attention", [](const Inputs& inputs) { return compute(inputs); }, to_json);
 
 }  // namespace
 }  // namespace fast_attention

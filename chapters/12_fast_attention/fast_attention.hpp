@@ -34,9 +34,9 @@ namespace fast_attention {
 
 /// The small example to trace.
 struct TraceInputs {
-  program::AttentionInputs example;  // --q, --k, --v, --tokens (the toy by default)
-  Eigen::Index key_tile = 1;         // --tile
-  Eigen::Index query_tile = 3;       // --query-tile (default: every query in one tile)
+  program::AttentionInputs example;                      // --q, --k, --v, --tokens (the toy by default)
+  Eigen::Index key_tile = 1;                             // --tile
+  Eigen::Index query_tile = 3;                           // --query-tile (default: every query in one tile)
   attention::KeyRange range = attention::KeyRange::all;  // --mask none|causal
 };
 
@@ -60,9 +60,9 @@ struct Inputs {
 /// The state after one tile, as the library's observer saw it, for every query:
 /// rows of queries whose tile has not started yet are empty (null in the JSON).
 struct TraceStep {
-  attention::StreamingTileState tile;                   // the tile's own rows and columns
-  std::vector<std::optional<double>> maximum;           // M per query
-  std::vector<std::optional<double>> sum;               // L per query
+  attention::StreamingTileState tile;                     // the tile's own rows and columns
+  std::vector<std::optional<double>> maximum;             // M per query
+  std::vector<std::optional<double>> sum;                 // L per query
   std::vector<std::optional<Eigen::RowVectorXd>> output;  // O / L per query, the output so far
 };
 
@@ -82,18 +82,18 @@ struct MethodRow {
   std::size_t width = 0;
   unsigned threads = 1;
   std::string method;
-  std::string skipped;                   // empty when timed
-  std::vector<double> samples;           // seconds per call, one per repetition
-  attention::TimingSummary time;         // of the samples
-  double multiply_add_flops = 0.0;       // 2 per multiply-add of the two products the method must do
-  std::optional<double> gflops;          // over the median time; empty if not timed, or above the peak
-  bool above_peak = false;               // the rate passed the measured peak: a bug, not a result
-  std::uint64_t peak_extra_bytes = 0;    // beyond inputs and output
-  std::string memory_how;                // "counted" or "measured"
-  std::optional<double> difference;      // against the reference output, relative to its largest entry
-  std::string difference_from;           // the reference: the teaching version's output, or (float rows) the double
-                                         // streaming kernel's
-  bool in_float = false;                 // computed in float (NumPy: float32)
+  std::string skipped;                 // empty when timed
+  std::vector<double> samples;         // seconds per call, one per repetition
+  attention::TimingSummary time;       // of the samples
+  double multiply_add_flops = 0.0;     // 2 per multiply-add of the two products the method must do
+  std::optional<double> gflops;        // over the median time; empty if not timed, or above the peak
+  bool above_peak = false;             // the rate passed the measured peak: a bug, not a result
+  std::uint64_t peak_extra_bytes = 0;  // beyond inputs and output
+  std::string memory_how;              // "counted" or "measured"
+  std::optional<double> difference;    // against the reference output, relative to its largest entry
+  std::string difference_from;         // the reference: the teaching version's output, or (float rows) the double
+                                       // streaming kernel's
+  bool in_float = false;               // computed in float (NumPy: float32)
 };
 
 /// NumPy as the peer: which Python, which NumPy, which BLAS, or why not.
@@ -102,8 +102,8 @@ struct NumpyPeer {
   std::string reason;  // when not available
   std::string python;
   std::string numpy_version;
-  std::string blas;    // the BLAS library the process loaded
-  std::string dtype;   // the number type of its attention's output, as NumPy names it: float64 or float32
+  std::string blas;   // the BLAS library the process loaded
+  std::string dtype;  // the number type of its attention's output, as NumPy names it: float64 or float32
 };
 
 /// One of the chapter's goals, judged on this run: met, not met, too close to call (the spreads overlap), or no
@@ -111,7 +111,7 @@ struct NumpyPeer {
 struct Goal {
   std::string name;
   std::string goal;
-  std::string verdict;      // "met", "not met", "too close to call" or "no data"
+  std::string verdict;  // "met", "not met", "too close to call" or "no data"
   std::string detail;
 };
 
@@ -125,25 +125,25 @@ struct RateAbovePeak {
 /// The ceilings measured in the same run: the multiply-add peak (attention/multiply_add_peak.hpp), of one thread and
 /// of the run's threads, and a large matrix product through Eigen (one thread) and through NumPy (the run's threads).
 struct Ceilings {
-  attention::MultiplyAddPeak peak;             // with the run's threads
+  attention::MultiplyAddPeak peak;  // with the run's threads
   attention::MultiplyAddPeak peak_one_thread;
-  std::size_t dgemm_n = 0;                     // the product's matrices are dgemm_n × dgemm_n
-  std::optional<double> eigen_dgemm_gflops;    // empty if above the peak
-  std::optional<double> numpy_dgemm_gflops;    // empty without NumPy, or if above the peak
+  std::size_t dgemm_n = 0;                   // the product's matrices are dgemm_n × dgemm_n
+  std::optional<double> eigen_dgemm_gflops;  // empty if above the peak
+  std::optional<double> numpy_dgemm_gflops;  // empty without NumPy, or if above the peak
 };
 
 /// Every timed length and method.
 struct Benchmark {
   BenchmarkInputs inputs;
-  std::string machine;                  // the processor's name
+  std::string machine;  // the processor's name
   Ceilings ceilings;
-  double peak_gflops = 0.0;             // ceilings.peak in GFLOP/s: with inputs.threads threads
+  double peak_gflops = 0.0;  // ceilings.peak in GFLOP/s: with inputs.threads threads
   double peak_gflops_one_thread = 0.0;
   std::vector<MethodRow> rows;
   std::vector<RateAbovePeak> above_peak;  // should stay empty
   NumpyPeer numpy;
   std::vector<Goal> goals;
-  std::string summary;  // who was faster than NumPy where, in one sentence
+  std::string summary;                      // who was faster than NumPy where, in one sentence
   std::optional<double> estimated_seconds;  // the whole run, estimated before the sweep (long sweeps only)
   double wall_seconds = 0.0;                // the whole run, measured
 };
@@ -159,7 +159,7 @@ struct ProgressReport {
   std::size_t n = 0;             // the length being timed
   std::size_t length_index = 0;  // its place among the lengths, from 0
   std::size_t lengths = 0;
-  std::string step;              // "first calls", "repetition 2 of 5" or "NumPy"
+  std::string step;                    // "first calls", "repetition 2 of 5" or "NumPy"
   double seconds = 0.0;                // since the run started
   std::optional<double> seconds_left;  // an estimate, once there is one
 };

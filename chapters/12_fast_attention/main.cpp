@@ -57,6 +57,5 @@ int main(int argc, char** argv) {
       "keys, an online softmax) on a small example, or with --n times the teaching version, each fast step and NumPy "
       "on this machine. The full sweep of the book (--n 256,...,16384 --reps 5) takes several minutes; it says how "
       "long before it starts.",
-      program::showing_progress(fast_attention::compute, progress_on), fast_attention::to_json,
-      fast_attention::tables);
+      program::showing_progress(fast_attention::compute, progress_on), fast_attention::to_json, fast_attention::tables);
 }

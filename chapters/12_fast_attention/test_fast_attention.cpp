@@ -17,16 +17,16 @@
 
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
-#include "fast_attention.hpp"
 #include "chapter_support.hpp"
+#include "fast_attention.hpp"
 #include "program/command_line.hpp"
 
 namespace {
 
 using attention::Matrix;
+using chapter_support::random_matrix;
 using chapter_support::tokens_of;
 using chapter_support::toy;
-using chapter_support::random_matrix;
 
 fast_attention::Trace trace_of(program::AttentionInputs example, Eigen::Index key_tile, Eigen::Index query_tile,
                                attention::KeyRange range = attention::KeyRange::all) {

@@ -48,7 +48,8 @@ const char* const relative = "that";
 // clang-format on
 
 std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
 
@@ -87,7 +88,9 @@ class Writer {
   bool coin() { return below(2) == 0; }
   Number any_number() { return coin() ? Number::one : Number::many; }
   template <class List>
-  const char* pick(const List& list) { return list[below(list.size())]; }
+  const char* pick(const List& list) {
+    return list[below(list.size())];
+  }
 
   void add(const std::string& word, Tag tag) {
     sentence.words.push_back(word_number(word));
@@ -101,8 +104,8 @@ class Writer {
     const std::size_t choices = (for_one ? determiners_for_one.size() : determiners_for_many.size()) + 1;
     const std::size_t choice = below(choices);
     const char* determiner = choice + 1 == choices ? determiner_for_both
-                             : for_one           ? determiners_for_one[choice]
-                                                 : determiners_for_many[choice];
+                             : for_one             ? determiners_for_one[choice]
+                                                   : determiners_for_many[choice];
     add(determiner, Tag::determiner);
     if (coin()) add(pick(adjectives), Tag::adjective);
     const Eigen::Index head = position();
@@ -319,10 +322,10 @@ const std::vector<std::string>& ambiguous_words() {
     std::vector<std::string> both;
     for (const Forms& noun : nouns) {
       for (const char* form : {noun.one, noun.many}) {
-        const bool verb_too = form == std::string(past_verb) ||
-                              std::any_of(verbs.begin(), verbs.end(), [form](const Forms& verb) {
-                                return form == std::string(verb.one) || form == std::string(verb.many);
-                              });
+        const bool verb_too =
+            form == std::string(past_verb) || std::any_of(verbs.begin(), verbs.end(), [form](const Forms& verb) {
+              return form == std::string(verb.one) || form == std::string(verb.many);
+            });
         if (verb_too) both.emplace_back(form);
       }
     }
@@ -398,7 +401,8 @@ std::vector<Eigen::Index> words_of(const std::string& text, const std::string& f
   for (std::string_view piece : program::split(text, ' ')) {
     if (piece.empty()) continue;
     const std::string word = lower(std::string(piece));
-    const auto found = std::find_if(known.begin(), known.end(), [&word](const std::string& k) { return lower(k) == word; });
+    const auto found =
+        std::find_if(known.begin(), known.end(), [&word](const std::string& k) { return lower(k) == word; });
     if (found == known.end() || *found == verb_slot()) {
       throw program::UsageError(fmt::format("{}: '{}' is not a word of the language (chapter 13's build/bin/sentences "
                                             "--language lists its {} words)",
@@ -406,7 +410,8 @@ std::vector<Eigen::Index> words_of(const std::string& text, const std::string& f
     }
     words.push_back(static_cast<Eigen::Index>(found - known.begin()));
   }
-  if (words.empty()) throw program::UsageError(fmt::format("{}: expected at least one word, separated by spaces", flag));
+  if (words.empty())
+    throw program::UsageError(fmt::format("{}: expected at least one word, separated by spaces", flag));
   return words;
 }
 

@@ -42,10 +42,10 @@ struct Sentence {
   std::vector<Eigen::Index> words;  // places in vocabulary()
   std::vector<Tag> tags;            // one per word
   // For the agreement task (the words end with the verb slot):
-  Eigen::Index subject = -1;        // the position of the subject's noun
-  Number number = Number::one;      // the subject's number, which the verb must take
-  Eigen::Index attractors = 0;      // nouns between the subject and the slot of the other number
-  Eigen::Index nearest_noun = -1;   // the position of the last noun before the slot
+  Eigen::Index subject = -1;            // the position of the subject's noun
+  Number number = Number::one;          // the subject's number, which the verb must take
+  Eigen::Index attractors = 0;          // nouns between the subject and the slot of the other number
+  Eigen::Index nearest_noun = -1;       // the position of the last noun before the slot
   Number nearest_number = Number::one;  // … and its number
 };
 

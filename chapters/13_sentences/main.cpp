@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
       "a layer that reads one word at a time can do, and where each head looks."};
   sentences::Flags flags(command_line);
   const program::JsonFlags output(command_line, "print the results as one JSON document instead of tables",
-                                 "also write the JSON document to this file, from the same run as the tables");
+                                  "also write the JSON document to this file, from the same run as the tables");
 
   return command_line.run(argc, argv, [&] {
     if (flags.language_only()) {

@@ -17,8 +17,8 @@ namespace sentences {
 
 struct Trained {
   Inputs inputs;
-  attention::TokenClassifierWeights weights;             // with Model::attention
-  attention::RecurrentClassifierWeights recurrent;       // with Model::recurrent
+  attention::TokenClassifierWeights weights;        // with Model::attention
+  attention::RecurrentClassifierWeights recurrent;  // with Model::recurrent
   std::vector<Sentence> held_out;
   std::vector<Sentence> samples;
   std::vector<std::string> training_sentences;  // every distinct one, with inputs.list_sentences
@@ -117,7 +117,8 @@ bool is_ambiguous(Eigen::Index word) {
   static const std::vector<bool> ambiguous = [] {  // by word number, looked up once
     const std::vector<std::string>& both = ambiguous_words();
     std::vector<bool> table;
-    for (const std::string& known : vocabulary()) table.push_back(std::find(both.begin(), both.end(), known) != both.end());
+    for (const std::string& known : vocabulary())
+      table.push_back(std::find(both.begin(), both.end(), known) != both.end());
     return table;
   }();
   return ambiguous[static_cast<std::size_t>(word)];
@@ -174,9 +175,9 @@ Reading read(const Trained& trained, const std::vector<Eigen::Index>& words) {
   }
   reading.answers = answers(task, all_logits);
   const attention::Matrix logits = task == Task::tagging ? all_logits : attention::Matrix(all_logits.bottomRows(1));
-  reading.probabilities = attention::softmax_cross_entropy(logits, std::vector<Eigen::Index>(
-                                                                        static_cast<std::size_t>(logits.rows()), 0))
-                              .probabilities;
+  reading.probabilities =
+      attention::softmax_cross_entropy(logits, std::vector<Eigen::Index>(static_cast<std::size_t>(logits.rows()), 0))
+          .probabilities;
   return reading;
 }
 
@@ -233,15 +234,14 @@ HeldOutPass pass_over_held_out(const Trained& trained) {
 }
 
 // Agreement accuracy by the number of attractors, and by the distance from subject to verb.
-void group_agreement(const Trained& trained, const std::vector<std::vector<Eigen::Index>>& chosen,
-                     Result& result) {
+void group_agreement(const Trained& trained, const std::vector<std::vector<Eigen::Index>>& chosen, Result& result) {
   struct Range {
     Eigen::Index low, high;
   };
   const std::vector<Range> attractor_ranges{{0, 0}, {1, 1}, {2, 2}, {3, 99}};
   const std::vector<Range> distance_ranges{{1, 1}, {2, 6}, {7, 12}, {13, 18}, {19, 24}, {25, 999}};
   const auto label = [](const Range& range) {
-    return range.high >= 99           ? fmt::format("{}+", range.low)
+    return range.high >= 99          ? fmt::format("{}+", range.low)
            : range.low == range.high ? fmt::format("{}", range.low)
                                      : fmt::format("{}-{}", range.low, range.high);
   };
@@ -267,7 +267,8 @@ void group_agreement(const Trained& trained, const std::vector<std::vector<Eigen
   }
   for (auto* groups : {&result.by_attractors, &result.by_distance}) {
     for (AgreementGroup& group : *groups) {
-      if (group.count > 0) group.model /= static_cast<double>(group.count), group.nearest_noun /= static_cast<double>(group.count);
+      if (group.count > 0)
+        group.model /= static_cast<double>(group.count), group.nearest_noun /= static_cast<double>(group.count);
     }
     // A group no held-out sentence falls in (a distance beyond what --modifiers allows) is left out.
     std::erase_if(*groups, [](const AgreementGroup& group) { return group.count == 0; });
@@ -319,7 +320,8 @@ std::shared_ptr<Trained> prepared(const Inputs& given, Drawing& drawing) {
                                                                  inputs.shape.outputs, weights_generator);
   }
   for (std::size_t draws = 0; trained->held_out.size() < static_cast<std::size_t>(inputs.held_out); ++draws) {
-    if (draws == max_draws) throw std::runtime_error("the language has too few different sentences for the held-out set");
+    if (draws == max_draws)
+      throw std::runtime_error("the language has too few different sentences for the held-out set");
     Sentence sentence = draw(inputs.task, inputs.modifiers, drawing.generator);
     if (drawing.held_out_words.insert(sentence.words).second) trained->held_out.push_back(std::move(sentence));
   }
@@ -337,7 +339,9 @@ struct AttentionModel {
                           const attention::TokenClassifierSteps& steps, const attention::Matrix& gradient) {
     return attention::token_classifier_backward(weights, words, steps, gradient);
   }
-  static std::vector<attention::ParameterBlock> blocks(Weights& weights) { return attention::parameter_blocks(weights); }
+  static std::vector<attention::ParameterBlock> blocks(Weights& weights) {
+    return attention::parameter_blocks(weights);
+  }
 };
 
 struct RecurrentModel {
@@ -459,18 +463,21 @@ SavedModel saved(const Trained& trained) {
 }
 
 std::shared_ptr<const Trained> restored(const SavedModel& model, const Inputs& inputs) {
-  if (model.key != model_key(completed(inputs))) throw std::invalid_argument("restored: the model was trained with other inputs");
+  if (model.key != model_key(completed(inputs)))
+    throw std::invalid_argument("restored: the model was trained with other inputs");
   Drawing drawing(inputs.seed);
   const std::shared_ptr<Trained> trained = prepared(inputs, drawing);
   std::size_t at = 0;
   for (const attention::ParameterBlock& block : parameters_of(*trained)) {
-    if (at + static_cast<std::size_t>(block.size) > model.parameters.size()) throw std::invalid_argument("restored: too few parameters");
+    if (at + static_cast<std::size_t>(block.size) > model.parameters.size())
+      throw std::invalid_argument("restored: too few parameters");
     std::copy_n(model.parameters.begin() + static_cast<std::ptrdiff_t>(at), block.size, block.data);
     at += static_cast<std::size_t>(block.size);
   }
   if (at != model.parameters.size()) throw std::invalid_argument("restored: too many parameters");
   long long redrawn = 0;  // the first training sentences, drawn again as training drew them
-  while (trained->samples.size() < shown_samples) trained->samples.push_back(next_training_sentence(trained->inputs, drawing, redrawn));
+  while (trained->samples.size() < shown_samples)
+    trained->samples.push_back(next_training_sentence(trained->inputs, drawing, redrawn));
   trained->logged_steps = model.logged_steps;
   trained->loss = model.loss;
   trained->held_out_accuracy = model.held_out_accuracy;
@@ -480,9 +487,14 @@ std::shared_ptr<const Trained> restored(const SavedModel& model, const Inputs& i
 }
 
 nlohmann::json to_json(const SavedModel& model) {
-  return {{"key", model.key},         {"parameters", model.parameters}, {"logged_steps", model.logged_steps},
-          {"loss", model.loss},       {"held_out_accuracy", model.held_out_accuracy},
-          {"drawn", model.drawn},     {"distinct", model.distinct},     {"redrawn", model.redrawn},
+  return {{"key", model.key},
+          {"parameters", model.parameters},
+          {"logged_steps", model.logged_steps},
+          {"loss", model.loss},
+          {"held_out_accuracy", model.held_out_accuracy},
+          {"drawn", model.drawn},
+          {"distinct", model.distinct},
+          {"redrawn", model.redrawn},
           {"seconds", model.seconds}};
 }
 
@@ -545,7 +557,9 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
     Inputs one = inputs;
     one.seed = inputs.seeds[s];
     const Progress overall = [&](long long step, long long steps, double seconds) {
-      if (progress) progress(static_cast<long long>(s) * steps + step, static_cast<long long>(inputs.seeds.size()) * steps, seconds);
+      if (progress)
+        progress(static_cast<long long>(s) * steps + step, static_cast<long long>(inputs.seeds.size()) * steps,
+                 seconds);
     };
     const Result run = compute(one, overall);
     SeedRun seed_run;
@@ -565,7 +579,8 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
       seed_run.by_distance = run.by_distance;
     }
     for (const auto& layer : run.heads) {
-      for (const HeadMeasure& head : layer) seed_run.best_peak_share = std::max(seed_run.best_peak_share, head.peak_share);
+      for (const HeadMeasure& head : layer)
+        seed_run.best_peak_share = std::max(seed_run.best_peak_share, head.peak_share);
     }
     seed_run.seconds = run.seconds;
     seed_run.parameters = run.parameters;

@@ -47,18 +47,18 @@ inline attention::AdamSettings faster_adam() {
 struct Inputs {
   Task task = Task::tagging;
   Model model = Model::attention;
-  int modifiers = -1;              // the most phrases after the subject's noun (below 0: the task's default)
-  long long steps = 1500;          // Adam updates
-  std::uint64_t seed = 1;          // of the weights, the held-out set and the training sentences
-  std::string sentence;            // the sentence the model reads for the reader (empty: the task's default)
+  int modifiers = -1;      // the most phrases after the subject's noun (below 0: the task's default)
+  long long steps = 1500;  // Adam updates
+  std::uint64_t seed = 1;  // of the weights, the held-out set and the training sentences
+  std::string sentence;    // the sentence the model reads for the reader (empty: the task's default)
   // α = 0.006: twice chapter 11's, which this language needs to learn in seconds
   attention::AdamSettings adam = faster_adam();
-  Eigen::Index batch = 16;         // sentences per update
+  Eigen::Index batch = 16;  // sentences per update
   attention::TokenClassifierShape shape;
-  Eigen::Index held_out = 0;       // held-out sentences (0: the task's default)
-  long long log_every = 100;       // steps between two logged points
-  bool include_weights = false;    // put every trained weight in the JSON
-  bool list_sentences = false;     // put every training and held-out sentence in the JSON
+  Eigen::Index held_out = 0;         // held-out sentences (0: the task's default)
+  long long log_every = 100;         // steps between two logged points
+  bool include_weights = false;      // put every trained weight in the JSON
+  bool list_sentences = false;       // put every training and held-out sentence in the JSON
   std::vector<std::uint64_t> seeds;  // with --seeds: train once per seed and report each
 };
 
@@ -69,7 +69,7 @@ Inputs completed(Inputs inputs);
 struct HeadMeasure {
   // Tagging: on the previous word, from an ambiguous word; agreement: on the subject, from the slot
   double mean_weight = 0.0;
-  double peak_share = 0.0;   // the share of those rows whose largest weight is there
+  double peak_share = 0.0;  // the share of those rows whose largest weight is there
 };
 using HeadMeasures = std::vector<std::vector<HeadMeasure>>;  // [layer][head]
 
@@ -86,33 +86,33 @@ struct Reading {
   std::vector<Eigen::Index> words;
   // Tagging: a tag per word; agreement: one number, at the slot
   std::vector<Eigen::Index> answers;
-  attention::Matrix probabilities;                         // per word (tagging) or for the slot (agreement), per output
-  std::vector<std::vector<attention::Matrix>> attention;   // [layer][head], n × n
+  attention::Matrix probabilities;                        // per word (tagging) or for the slot (agreement), per output
+  std::vector<std::vector<attention::Matrix>> attention;  // [layer][head], n × n
 };
 
 struct Result {
   Inputs inputs;
-  long long parameters = 0;             // learned numbers in the model
-  std::vector<Sentence> samples;        // the first training sentences drawn
+  long long parameters = 0;       // learned numbers in the model
+  std::vector<Sentence> samples;  // the first training sentences drawn
   long long held_out_count = 0;
-  long long training_drawn = 0;         // sentences training used (with repeats)
-  long long training_distinct = 0;      // … of which distinct
-  long long held_out_redrawn = 0;       // draws that fell in the held-out set and were drawn again
+  long long training_drawn = 0;     // sentences training used (with repeats)
+  long long training_distinct = 0;  // … of which distinct
+  long long held_out_redrawn = 0;   // draws that fell in the held-out set and were drawn again
   std::vector<long long> logged_steps;
-  std::vector<double> loss;             // mean training loss since the previous logged point
+  std::vector<double> loss;               // mean training loss since the previous logged point
   std::vector<double> held_out_accuracy;  // on the first held-out sentences, at each logged point
-  double accuracy = 0.0;                // tagging: of words; agreement: of verbs; over the whole held-out set
+  double accuracy = 0.0;                  // tagging: of words; agreement: of verbs; over the whole held-out set
   // tagging
-  long long ambiguous_count = 0;        // held-out words that are both noun and verb in the language
+  long long ambiguous_count = 0;  // held-out words that are both noun and verb in the language
   double ambiguous_accuracy = 0.0;
-  double one_word_ceiling = 0.0;        // the best any layer that reads one word at a time can do on the held-out set
+  double one_word_ceiling = 0.0;  // the best any layer that reads one word at a time can do on the held-out set
   double one_word_ceiling_ambiguous = 0.0;
   // agreement
   std::vector<AgreementGroup> by_attractors, by_distance;
-  double one_word_agreement = 0.0;      // a layer that reads only the slot: always the commoner number
+  double one_word_agreement = 0.0;  // a layer that reads only the slot: always the commoner number
   HeadMeasures heads;
   Reading reading;
-  double seconds = 0.0;                 // training time, wall clock
+  double seconds = 0.0;  // training time, wall clock
   std::optional<attention::TokenClassifierWeights> weights;
   std::vector<std::string> training_sentences, held_out_sentences;  // with list_sentences
 };
@@ -120,11 +120,11 @@ struct Result {
 struct SeedRun {
   std::uint64_t seed = 0;
   double accuracy = 0.0;
-  double hard_accuracy = 0.0;  // tagging: on ambiguous words; agreement: on sentences with an attractor
-  double best_peak_share = 0.0;  // of the head whose largest weight most often lands where HeadMeasure says
-  double one_word_hard = 0.0;    // the best a layer that reads one word at a time can do on the hard cases
+  double hard_accuracy = 0.0;               // tagging: on ambiguous words; agreement: on sentences with an attractor
+  double best_peak_share = 0.0;             // of the head whose largest weight most often lands where HeadMeasure says
+  double one_word_hard = 0.0;               // the best a layer that reads one word at a time can do on the hard cases
   std::vector<AgreementGroup> by_distance;  // agreement: accuracy by distance from subject to slot
-  long long parameters = 0;      // learned numbers in the model
+  long long parameters = 0;                 // learned numbers in the model
   double seconds = 0.0;
 };
 

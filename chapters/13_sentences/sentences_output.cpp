@@ -54,11 +54,18 @@ std::vector<std::string> output_names(Task task) {
 }
 
 nlohmann::json inputs_json(const Inputs& inputs) {
-  return {{"model", model_name(inputs.model)}, {"modifiers", inputs.modifiers}, {"steps", inputs.steps},         {"seed", inputs.seed},
-          {"batch", inputs.batch},         {"learning_rate", inputs.adam.learning_rate},
-          {"d_model", inputs.shape.d_model}, {"heads", inputs.shape.heads},
-          {"d_ff", inputs.shape.d_ff},     {"layers", inputs.shape.layers},
-          {"held_out", inputs.held_out},   {"sentence", inputs.sentence}};
+  return {{"model", model_name(inputs.model)},
+          {"modifiers", inputs.modifiers},
+          {"steps", inputs.steps},
+          {"seed", inputs.seed},
+          {"batch", inputs.batch},
+          {"learning_rate", inputs.adam.learning_rate},
+          {"d_model", inputs.shape.d_model},
+          {"heads", inputs.shape.heads},
+          {"d_ff", inputs.shape.d_ff},
+          {"layers", inputs.shape.layers},
+          {"held_out", inputs.held_out},
+          {"sentence", inputs.sentence}};
 }
 
 std::string percent(double share) { return fmt::format("{:.1f} %", 100.0 * share); }
@@ -66,7 +73,8 @@ std::string percent(double share) { return fmt::format("{:.1f} %", 100.0 * share
 nlohmann::json groups_json(const std::vector<AgreementGroup>& groups) {
   nlohmann::json list = nlohmann::json::array();
   for (const AgreementGroup& group : groups) {
-    list.push_back({{"label", group.label}, {"count", group.count}, {"model", group.model}, {"nearest_noun", group.nearest_noun}});
+    list.push_back(
+        {{"label", group.label}, {"count", group.count}, {"model", group.model}, {"nearest_noun", group.nearest_noun}});
   }
   return list;
 }
@@ -78,9 +86,14 @@ nlohmann::json language_json() {
   for (const auto& [word_class, words] : lexicon()) lexicon_lines.push_back({{"class", word_class}, {"words", words}});
   std::vector<std::string> tags;
   for (Eigen::Index t = 0; t < tag_count; ++t) tags.push_back(tag_name(static_cast<Tag>(t)));
-  return {{"rules", grammar_rules()}, {"lexicon", lexicon_lines},  {"vocabulary", vocabulary()},
-          {"words", vocabulary().size() - 1}, {"tags", tags},     {"ambiguous", ambiguous_words()},
-          {"ambiguous_count", ambiguous_words().size()}, {"tag_count", tag_count},
+  return {{"rules", grammar_rules()},
+          {"lexicon", lexicon_lines},
+          {"vocabulary", vocabulary()},
+          {"words", vocabulary().size() - 1},
+          {"tags", tags},
+          {"ambiguous", ambiguous_words()},
+          {"ambiguous_count", ambiguous_words().size()},
+          {"tag_count", tag_count},
           {"verb_slot", verb_slot()}};
 }
 
@@ -91,7 +104,8 @@ nlohmann::json to_json(const Result& result) {
   nlohmann::json heads = nlohmann::json::array();
   for (const auto& layer : result.heads) {
     nlohmann::json row = nlohmann::json::array();
-    for (const HeadMeasure& head : layer) row.push_back({{"mean_weight", head.mean_weight}, {"peak_share", head.peak_share}});
+    for (const HeadMeasure& head : layer)
+      row.push_back({{"mean_weight", head.mean_weight}, {"peak_share", head.peak_share}});
     heads.push_back(row);
   }
   std::vector<std::string> words;
@@ -116,33 +130,34 @@ nlohmann::json to_json(const Result& result) {
   nlohmann::json answers = nlohmann::json::array();
   const std::vector<std::string> names = output_names(task);
   for (const Eigen::Index answer : result.reading.answers) answers.push_back(names[static_cast<std::size_t>(answer)]);
-  nlohmann::json document{
-      {"task", task_name(task)},
-      {"inputs", inputs_json(result.inputs)},
-      {"outputs", names},
-      {"parameters", result.parameters},
-      {"language", language_json()},
-      {"samples", samples},
-      {"data",
-       {{"held_out", result.held_out_count},
-        {"training_drawn", result.training_drawn},
-        {"training_distinct", result.training_distinct},
-        {"held_out_redrawn", result.held_out_redrawn}}},
-      {"training",
-       {{"steps", result.logged_steps},
-        {"loss", result.loss},
-        {"held_out_accuracy", result.held_out_accuracy},
-        {"measured_on", std::min<long long>(result.held_out_count, static_cast<long long>(logged_held_out))}}},
-      {"accuracy", result.accuracy},
-      {"heads", heads},
-      {"heads_measure", task == Task::tagging ? "from an ambiguous word to the word before it" : "from the slot to the subject's noun"},
-      {"reading",
-       {{"words", words},
-        {"answers", answers},
-        {"probabilities", program::matrix_json(result.reading.probabilities)},
-        {"attention", attention},
-        {"looks_at", looks_at}}},
-      {"seconds", result.seconds}};
+  nlohmann::json document{{"task", task_name(task)},
+                          {"inputs", inputs_json(result.inputs)},
+                          {"outputs", names},
+                          {"parameters", result.parameters},
+                          {"language", language_json()},
+                          {"samples", samples},
+                          {"data",
+                           {{"held_out", result.held_out_count},
+                            {"training_drawn", result.training_drawn},
+                            {"training_distinct", result.training_distinct},
+                            {"held_out_redrawn", result.held_out_redrawn}}},
+                          {"training",
+                           {{"steps", result.logged_steps},
+                            {"loss", result.loss},
+                            {"held_out_accuracy", result.held_out_accuracy},
+                            {"measured_on",
+                             std::min<long long>(result.held_out_count, static_cast<long long>(logged_held_out))}}},
+                          {"accuracy", result.accuracy},
+                          {"heads", heads},
+                          {"heads_measure", task == Task::tagging ? "from an ambiguous word to the word before it"
+                                                                  : "from the slot to the subject's noun"},
+                          {"reading",
+                           {{"words", words},
+                            {"answers", answers},
+                            {"probabilities", program::matrix_json(result.reading.probabilities)},
+                            {"attention", attention},
+                            {"looks_at", looks_at}}},
+                          {"seconds", result.seconds}};
   if (task == Task::tagging) {
     document["ambiguous"] = {{"count", result.ambiguous_count},
                              {"accuracy", result.ambiguous_accuracy},
@@ -175,7 +190,8 @@ nlohmann::json to_json(const SeedsResult& result) {
     seconds.push_back(run.seconds);
   }
   const auto summary = [](const std::vector<double>& values) {
-    return nlohmann::json{{"median", attention::median(values)}, {"worst", *std::min_element(values.begin(), values.end())}};
+    return nlohmann::json{{"median", attention::median(values)},
+                          {"worst", *std::min_element(values.begin(), values.end())}};
   };
   // Agreement: per distance group, the median, worst and best accuracy over the seeds that have the group.
   nlohmann::json by_distance = nlohmann::json::array();
@@ -204,12 +220,16 @@ nlohmann::json to_json(const SeedsResult& result) {
           {"hard_accuracy", summary(hard)},
           {"best_peak_share", summary(peak)},
           {"one_word_hard", summary(one_word)},
-          {"seconds", {{"per_seed", seconds}, {"median", attention::median(seconds)}, {"longest", *std::max_element(seconds.begin(), seconds.end())}}}};
+          {"seconds",
+           {{"per_seed", seconds},
+            {"median", attention::median(seconds)},
+            {"longest", *std::max_element(seconds.begin(), seconds.end())}}}};
 }
 
 std::string language_tables() {
-  std::string text = fmt::format("The language: {} words, {} tags; {} words are a noun in one place and a verb in another\n\n",
-                                 vocabulary().size() - 1, tag_count, ambiguous_words().size());
+  std::string text =
+      fmt::format("The language: {} words, {} tags; {} words are a noun in one place and a verb in another\n\n",
+                  vocabulary().size() - 1, tag_count, ambiguous_words().size());
   text += "Grammar\n";
   for (const std::string& rule : grammar_rules()) text += fmt::format("  {}\n", rule);
   text += "\nWords\n";
@@ -222,17 +242,18 @@ namespace {
 
 std::string training_tables(const Result& result) {
   const Inputs& inputs = result.inputs;
-  const std::string model =
-      inputs.model == Model::attention
-          ? fmt::format("{} encoder layer(s) of {} heads, d_model = {}", inputs.shape.layers, inputs.shape.heads,
-                        inputs.shape.d_model)
-          : fmt::format("a recurrent layer of width {}", inputs.shape.d_model);
-  std::string text = fmt::format(
-      "Training: {} steps of {} sentences; {}, {} parameters\n"
-      "  {} sentences drawn, {} of them different; {} drawn from the held-out set were drawn again\n\n",
-      inputs.steps, inputs.batch, model, program::grouped_digits(static_cast<std::uint64_t>(result.parameters)),
-      program::grouped_digits(static_cast<std::uint64_t>(result.training_drawn)),
-      program::grouped_digits(static_cast<std::uint64_t>(result.training_distinct)), result.held_out_redrawn);
+  const std::string model = inputs.model == Model::attention
+                                ? fmt::format("{} encoder layer(s) of {} heads, d_model = {}", inputs.shape.layers,
+                                              inputs.shape.heads, inputs.shape.d_model)
+                                : fmt::format("a recurrent layer of width {}", inputs.shape.d_model);
+  std::string text =
+      fmt::format("Training: {} steps of {} sentences; {}, {} parameters\n"
+                  "  {} sentences drawn, {} of them different; {} drawn from the held-out set were drawn again\n\n",
+                  inputs.steps, inputs.batch, model,
+                  program::grouped_digits(static_cast<std::uint64_t>(result.parameters)),
+                  program::grouped_digits(static_cast<std::uint64_t>(result.training_drawn)),
+                  program::grouped_digits(static_cast<std::uint64_t>(result.training_distinct)),
+                  result.held_out_redrawn);
   text += "First sentences drawn\n";
   for (const Sentence& sentence : result.samples) {
     text += fmt::format("  {}", text_of(sentence.words));
@@ -241,7 +262,8 @@ std::string training_tables(const Result& result) {
   }
   text += fmt::format("\n{:>7}  {:>8}  {}\n", "step", "loss", "held-out accuracy");
   for (std::size_t i = 0; i < result.logged_steps.size(); ++i) {
-    text += fmt::format("{:>7}  {:>8.4f}  {:>8}\n", result.logged_steps[i], result.loss[i], percent(result.held_out_accuracy[i]));
+    text += fmt::format("{:>7}  {:>8.4f}  {:>8}\n", result.logged_steps[i], result.loss[i],
+                        percent(result.held_out_accuracy[i]));
   }
   return text;
 }
@@ -267,7 +289,8 @@ std::string reading_tables(const Result& result) {
   for (const Eigen::Index word : reading.words) words.push_back(vocabulary()[static_cast<std::size_t>(word)]);
   const std::vector<std::string> names = output_names(result.inputs.task);
   std::string text = fmt::format("\nThe model reads \"{}\"\n", text_of(reading.words));
-  text += program::table(result.inputs.task == Task::tagging ? "Probability of each tag" : "Probability of each number at the slot",
+  text += program::table(result.inputs.task == Task::tagging ? "Probability of each tag"
+                                                             : "Probability of each number at the slot",
                          reading.probabilities,
                          result.inputs.task == Task::tagging ? words : std::vector<std::string>{verb_slot()}, names, 3);
   text += "  Answer:";
@@ -276,8 +299,9 @@ std::string reading_tables(const Result& result) {
   for (std::size_t l = 0; l < reading.attention.size(); ++l) {
     for (std::size_t h = 0; h < reading.attention[l].size(); ++h) {
       text += '\n';
-      text += program::table(fmt::format("Attention weights, layer {} head {} (each row: the word that reads)", l + 1, h + 1),
-                                    reading.attention[l][h], words, words, 2);
+      text += program::table(fmt::format("Attention weights, layer {} head {} (each row: the word that reads)", l + 1,
+                                         h + 1),
+                             reading.attention[l][h], words, words, 2);
     }
   }
   return text;
@@ -290,15 +314,19 @@ std::string tables(const Result& result) {
   if (result.inputs.task == Task::tagging) {
     text += fmt::format("\nHeld-out: {} sentences, none of them drawn in training\n", result.held_out_count);
     text += fmt::format("  {:<28} {:>11}  {:>25}\n", "", "this model", "best one-word-at-a-time");
-    text += fmt::format("  {:<28} {:>11}  {:>25}\n", "every word", percent(result.accuracy), percent(result.one_word_ceiling));
+    text += fmt::format("  {:<28} {:>11}  {:>25}\n", "every word", percent(result.accuracy),
+                        percent(result.one_word_ceiling));
     text += fmt::format("  {:<28} {:>11}  {:>25}\n", fmt::format("ambiguous words ({})", result.ambiguous_count),
                         percent(result.ambiguous_accuracy), percent(result.one_word_ceiling_ambiguous));
   } else {
     text += fmt::format("\nHeld-out: {} subjects, none of them drawn in training; accuracy {}\n", result.held_out_count,
                         percent(result.accuracy));
-    text += fmt::format("  (a layer that reads only the slot can do no better than {})\n", percent(result.one_word_agreement));
-    for (const auto& [title, groups] : {std::pair{"attractors", &result.by_attractors}, std::pair{"distance", &result.by_distance}}) {
-      text += fmt::format("\n  {:<11} {:>6}  {:>11}  {:>26}\n", title, "count", "this model", "the verb takes the last noun");
+    text += fmt::format("  (a layer that reads only the slot can do no better than {})\n",
+                        percent(result.one_word_agreement));
+    for (const auto& [title, groups] :
+         {std::pair{"attractors", &result.by_attractors}, std::pair{"distance", &result.by_distance}}) {
+      text += fmt::format("\n  {:<11} {:>6}  {:>11}  {:>26}\n", title, "count", "this model",
+                          "the verb takes the last noun");
       for (const AgreementGroup& group : *groups) {
         text += fmt::format("  {:<11} {:>6}  {:>11}  {:>26}\n", group.label, group.count, percent(group.model),
                             percent(group.nearest_noun));
@@ -337,8 +365,9 @@ std::string tables(const SeedsResult& result) {
   };
   const std::vector<double> seconds = column(&SeedRun::seconds);
   const auto lowest = [](const std::vector<double>& values) { return *std::min_element(values.begin(), values.end()); };
-  text += row("median", attention::median(column(&SeedRun::accuracy)), attention::median(column(&SeedRun::hard_accuracy)),
-              attention::median(column(&SeedRun::one_word_hard)), attention::median(column(&SeedRun::best_peak_share)), attention::median(seconds));
+  text += row("median", attention::median(column(&SeedRun::accuracy)),
+              attention::median(column(&SeedRun::hard_accuracy)), attention::median(column(&SeedRun::one_word_hard)),
+              attention::median(column(&SeedRun::best_peak_share)), attention::median(seconds));
   text += row("worst", lowest(column(&SeedRun::accuracy)), lowest(column(&SeedRun::hard_accuracy)),
               lowest(column(&SeedRun::one_word_hard)), lowest(column(&SeedRun::best_peak_share)),
               *std::max_element(seconds.begin(), seconds.end()));
@@ -350,9 +379,8 @@ std::string tables(const SeedsResult& result) {
       if (std::find(labels.begin(), labels.end(), group.label) == labels.end()) labels.push_back(group.label);
     }
   }
-  std::stable_sort(labels.begin(), labels.end(), [](const std::string& a, const std::string& b) {
-    return std::stoi(a) < std::stoi(b);
-  });
+  std::stable_sort(labels.begin(), labels.end(),
+                   [](const std::string& a, const std::string& b) { return std::stoi(a) < std::stoi(b); });
   text += fmt::format("  {:>6}", "seed");
   for (const std::string& label : labels) text += fmt::format("  {:>8}", label);
   text += '\n';
@@ -377,10 +405,10 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                       "the words the trained model reads for you, separated by spaces; for agreement, a subject "
                       "(the program adds the verb's slot); default \"I saw a saw\", or \"the key to the cabinets\"",
                       "TEXT");
-  command_line.option("--steps", steps_text_, fmt::format("Adam updates of 16 sentences, 1 to {} (default 1500)", max_steps),
-                      "INTEGER");
-  command_line.option("--seed", seed_text_, "seed of the weights, the held-out set and the training sentences (default 1)",
-                      "INTEGER");
+  command_line.option("--steps", steps_text_,
+                      fmt::format("Adam updates of 16 sentences, 1 to {} (default 1500)", max_steps), "INTEGER");
+  command_line.option("--seed", seed_text_,
+                      "seed of the weights, the held-out set and the training sentences (default 1)", "INTEGER");
   command_line.option("--seeds", seeds_text_,
                       fmt::format("train once for each of these seeds (at most {}) and print each one's held-out "
                                   "accuracy, the median and the worst",
@@ -395,8 +423,10 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                                   "agreement): longer sentences, and longer distances from subject to verb",
                                   max_modifiers),
                       "INTEGER");
-  command_line.option("--layers", layers_text_, fmt::format("encoder layers, 1 to {} (default 1)", max_layers), "INTEGER");
-  command_line.flag("--weights", include_weights_, "put every trained weight in the JSON, so that another program can rerun the model");
+  command_line.option("--layers", layers_text_, fmt::format("encoder layers, 1 to {} (default 1)", max_layers),
+                      "INTEGER");
+  command_line.flag("--weights", include_weights_,
+                    "put every trained weight in the JSON, so that another program can rerun the model");
   command_line.flag("--list-sentences", list_sentences_, "put every training and held-out sentence in the JSON");
   command_line.flag("--language", language_only_, "print the grammar and the words, and train nothing");
   command_line.flag("--model-for-the-page", model_for_the_page_,
@@ -447,7 +477,8 @@ Inputs Flags::read() const {
     }
     inputs.sentence = sentence_text_;
   }
-  if (command_line_.given("--seeds")) inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
+  if (command_line_.given("--seeds"))
+    inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
   return completed(inputs);
 }
 
@@ -477,8 +508,9 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
 // The page's way in: the same flags and the same training. The models trained for the page are kept, one
 // per task and setting, so that a reader typing sentence after sentence waits for the training once, not at
 // every letter, and switching task and back does not train again.
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_page_program("sentences", [](const std::vector<std::string>& arguments) {
+[[maybe_unused]] const bool registered_for_the_page = program::register_page_program(
+    "sentences",
+    [](const std::vector<std::string>& arguments) {
       static program::KeptModels<Trained> kept(4);
       program::CommandLine command_line{"sentences", ""};
       Flags flags(command_line);

@@ -36,10 +36,10 @@ using sentences::Tag;
 using Words = std::vector<Eigen::Index>;
 
 // The word lists of the language, typed again from the chapter's lexicon.
-const std::vector<std::string> nouns_for_one{"dog", "cat", "man", "woman", "key", "cabinet", "girl",
-                                             "book", "saw", "watch", "fly", "park", "duck", "can"};
-const std::vector<std::string> nouns_for_many{"dogs", "cats", "men", "women", "keys", "cabinets", "girls",
-                                              "books", "saws", "watches", "flies", "parks", "ducks", "cans"};
+const std::vector<std::string> nouns_for_one{"dog",  "cat", "man",   "woman", "key",  "cabinet", "girl",
+                                             "book", "saw", "watch", "fly",   "park", "duck",    "can"};
+const std::vector<std::string> nouns_for_many{"dogs",  "cats", "men",     "women", "keys",  "cabinets", "girls",
+                                              "books", "saws", "watches", "flies", "parks", "ducks",    "cans"};
 const std::vector<std::string> determiners{"a", "this", "every", "these", "many", "the"};
 const std::vector<std::string> adjectives{"old", "red", "small", "big", "new"};
 
@@ -358,8 +358,8 @@ TEST_CASE("agreement after a few steps: accuracy by attractors and distance agai
   const auto count = static_cast<double>(held_out.size());
   CHECK(result.accuracy == Approx(right / count).epsilon(1e-14));
   CHECK(result.one_word_agreement == Approx(std::max(one, count - one) / count).epsilon(1e-14));
-  for (const auto& [groups, expected] : {std::pair{&result.by_attractors, &by_attractors},
-                                          std::pair{&result.by_distance, &by_distance}}) {
+  for (const auto& [groups, expected] :
+       {std::pair{&result.by_attractors, &by_attractors}, std::pair{&result.by_distance, &by_distance}}) {
     CHECK(groups->size() == expected->size());  // only the groups some sentence falls in
     for (const sentences::AgreementGroup& group : *groups) {
       INFO(group.label);

@@ -115,14 +115,16 @@ std::vector<Eigen::Index> next_training_sentence(int modifiers, Drawing& drawing
 }
 
 // The untrained model, its key/value heads shared in groups, and the held-out sentences.
-std::shared_ptr<Trained> prepared(const Inputs& inputs, Drawing& drawing, std::vector<std::vector<Eigen::Index>>& held_out) {
+std::shared_ptr<Trained> prepared(const Inputs& inputs, Drawing& drawing,
+                                  std::vector<std::vector<Eigen::Index>>& held_out) {
   auto trained = std::make_shared<Trained>();
   trained->inputs = inputs;
   attention::NumpyGenerator weights_generator(weights_seed(inputs.model_seed));
   trained->weights = attention::initial_token_classifier(inputs.shape, weights_generator);
   attention::share_key_value_heads(trained->weights.layers, inputs.key_value_heads);
   for (std::size_t draws = 0; held_out.size() < static_cast<std::size_t>(inputs.held_out); ++draws) {
-    if (draws == max_draws) throw std::runtime_error("the language has too few different sentences for the held-out set");
+    if (draws == max_draws)
+      throw std::runtime_error("the language has too few different sentences for the held-out set");
     std::vector<Eigen::Index> words = with_start(sentences::draw_sentence(drawing.generator, inputs.modifiers).words);
     if (drawing.held_out.insert(words).second) held_out.push_back(std::move(words));
   }
@@ -457,7 +459,8 @@ BenchmarkResult benchmark(const BenchmarkInputs& inputs) {
   attention::share_key_value_heads(weights.layers, inputs.key_value_heads);
   const Eigen::Index longest = *std::max_element(inputs.lengths.begin(), inputs.lengths.end());
   std::vector<Eigen::Index> words;
-  for (Eigen::Index t = 0; t < longest; ++t) words.push_back(static_cast<Eigen::Index>(generator.next_uint64() % static_cast<std::uint64_t>(end_token())));
+  for (Eigen::Index t = 0; t < longest; ++t)
+    words.push_back(static_cast<Eigen::Index>(generator.next_uint64() % static_cast<std::uint64_t>(end_token())));
   using Clock = std::chrono::steady_clock;
   // Per repetition, the seconds of every step; the two ways in turns, so that a slow moment of the machine
   // falls on both.
@@ -495,11 +498,13 @@ BenchmarkResult benchmark(const BenchmarkInputs& inputs) {
     length.cached_last = attention::summarize_timings(cached_last);
     length.recomputed_last = attention::summarize_timings(recomputed_last);
     for (Eigen::Index t = 0; t < n; ++t) {
-      length.cached_multiply_adds += cached_step_multiply_adds(result.shape, inputs.key_value_heads, static_cast<double>(t));
+      length.cached_multiply_adds +=
+          cached_step_multiply_adds(result.shape, inputs.key_value_heads, static_cast<double>(t));
       length.recomputed_multiply_adds += recomputed_step_multiply_adds(result.shape, static_cast<double>(t));
     }
     // A multiply-add is two floating-point operations, as the peak counts them.
-    length.cached_rate = attention::against_peak(2.0 * length.cached_multiply_adds / length.cached.median, result.peak.flops);
+    length.cached_rate =
+        attention::against_peak(2.0 * length.cached_multiply_adds / length.cached.median, result.peak.flops);
     length.recomputed_rate =
         attention::against_peak(2.0 * length.recomputed_multiply_adds / length.recomputed.median, result.peak.flops);
     length.cache_numbers = attention::key_value_cache_numbers(result.shape.layers, n, inputs.key_value_heads,
@@ -508,7 +513,8 @@ BenchmarkResult benchmark(const BenchmarkInputs& inputs) {
   }
   LargeCache& large = result.large;
   for (const long long groups : {large.query_heads, 8LL, 1LL}) {
-    large.bytes.emplace_back(groups, attention::key_value_cache_numbers(large.layers, large.positions, groups, large.head_width) *
+    large.bytes.emplace_back(groups, attention::key_value_cache_numbers(large.layers, large.positions, groups,
+                                                                        large.head_width) *
                                          large.bytes_per_number);
   }
   return result;
@@ -545,8 +551,10 @@ std::shared_ptr<const Trained> restored(const SavedModel& model, const Inputs& i
   attention::NumpyGenerator weights_generator(weights_seed(inputs.model_seed));
   trained->weights = attention::initial_token_classifier(inputs.shape, weights_generator);
   std::size_t at = 0;
-  for (const attention::ParameterBlock& block : attention::grouped_parameter_blocks(trained->weights, inputs.key_value_heads)) {
-    if (at + static_cast<std::size_t>(block.size) > model.parameters.size()) throw std::invalid_argument("restored: too few parameters");
+  for (const attention::ParameterBlock& block :
+       attention::grouped_parameter_blocks(trained->weights, inputs.key_value_heads)) {
+    if (at + static_cast<std::size_t>(block.size) > model.parameters.size())
+      throw std::invalid_argument("restored: too few parameters");
     std::copy_n(model.parameters.begin() + static_cast<std::ptrdiff_t>(at), block.size, block.data);
     at += static_cast<std::size_t>(block.size);
   }

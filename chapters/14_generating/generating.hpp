@@ -40,26 +40,26 @@ attention::AdamSettings faster_adam();
 
 struct Inputs {
   // The model and its training
-  std::uint64_t model_seed = 1;     // of the weights, the held-out set and the training sentences
-  long long training_steps = 1500;  // Adam updates of 16 sentences
-  Eigen::Index key_value_heads = 4; // h_kv: groups of query heads sharing keys and values
+  std::uint64_t model_seed = 1;      // of the weights, the held-out set and the training sentences
+  long long training_steps = 1500;   // Adam updates of 16 sentences
+  Eigen::Index key_value_heads = 4;  // h_kv: groups of query heads sharing keys and values
   attention::TokenClassifierShape shape = default_shape();
   attention::AdamSettings adam = faster_adam();
   Eigen::Index batch = 16;
-  int modifiers = 2;                // the most phrases after a subject's noun, as chapter 13's tagging
-  Eigen::Index held_out = 400;      // held-out sentences
-  Eigen::Index judged = 200;        // sentences generated (T = 1, every word) to count the grammatical ones
-  long long judged_words = 40;      // … each cut off here: a judged sentence with no "." by then is not a sentence
+  int modifiers = 2;            // the most phrases after a subject's noun, as chapter 13's tagging
+  Eigen::Index held_out = 400;  // held-out sentences
+  Eigen::Index judged = 200;    // sentences generated (T = 1, every word) to count the grammatical ones
+  long long judged_words = 40;  // … each cut off here: a judged sentence with no "." by then is not a sentence
   // Decoding, for the reader
-  std::vector<Eigen::Index> prompt;   // the words the sentence starts with, after the start "."
-  long long steps = 16;               // the most words to add; it stops at "."
+  std::vector<Eigen::Index> prompt;              // the words the sentence starts with, after the start "."
+  long long steps = 16;                          // the most words to add; it stops at "."
   attention::SamplingSettings sampling{0.0, 0};  // T = 0: greedy
-  std::uint64_t seed = 1;             // of the draws, when T > 0
-  bool use_cache = true;              // false: every step runs the model on the whole prefix
-  bool include_weights = false;       // put every trained weight in the JSON
+  std::uint64_t seed = 1;                        // of the draws, when T > 0
+  bool use_cache = true;                         // false: every step runs the model on the whole prefix
+  bool include_weights = false;                  // put every trained weight in the JSON
   // Over seeds
-  std::vector<std::uint64_t> seeds;                   // with --seeds: train once per seed and value of h_kv
-  std::vector<Eigen::Index> key_value_heads_list;     // … for each of these h_kv
+  std::vector<std::uint64_t> seeds;                // with --seeds: train once per seed and value of h_kv
+  std::vector<Eigen::Index> key_value_heads_list;  // … for each of these h_kv
 
   static attention::TokenClassifierShape default_shape();
 };
@@ -71,27 +71,27 @@ struct GeneratedWord {
   double drawn_with = 0.0;                           // … after T and top-k (1 when greedy)
   std::vector<std::pair<Eigen::Index, double>> top;  // the three words the model gives most, with their probabilities
   std::vector<std::vector<std::vector<double>>> attention;  // [layer][head]: over the positions before it
-  long long cache_numbers = 0;                       // numbers in the cache after this step (0 without one)
+  long long cache_numbers = 0;                              // numbers in the cache after this step (0 without one)
 };
 
 struct Generation {
   std::vector<Eigen::Index> prompt;  // with the start "."
   std::vector<GeneratedWord> words;
   std::vector<Eigen::Index> sentence;  // the prompt without the start "." and the words without the final "."
-  bool ended = false;                // it wrote "."
-  bool grammatical = false;          // the prompt and the words form a sentence of the grammar
-  double seconds = 0.0;              // decoding only, wall clock
-  double largest_difference = 0.0;   // between the cached and the recomputed logits, over every step
+  bool ended = false;                  // it wrote "."
+  bool grammatical = false;            // the prompt and the words form a sentence of the grammar
+  double seconds = 0.0;                // decoding only, wall clock
+  double largest_difference = 0.0;     // between the cached and the recomputed logits, over every step
 };
 
 /// How good the trained model is.
 struct Quality {
-  double held_out_loss = 0.0;        // mean −ln p(next word) over every word of the held-out sentences, "." included
+  double held_out_loss = 0.0;  // mean −ln p(next word) over every word of the held-out sentences, "." included
   long long held_out_words = 0;
-  double no_context_loss = 0.0;      // the best a model that ignores the earlier words can do there: the
-                                     // entropy of the held-out words' own frequencies
-  double grammatical = 0.0;          // share of the judged sentences (drawn with T = 1) the grammar accepts
-  double novel = 0.0;                // … that are grammatical and were never a training sentence
+  double no_context_loss = 0.0;  // the best a model that ignores the earlier words can do there: the
+                                 // entropy of the held-out words' own frequencies
+  double grammatical = 0.0;      // share of the judged sentences (drawn with T = 1) the grammar accepts
+  double novel = 0.0;            // … that are grammatical and were never a training sentence
   std::vector<std::pair<std::string, bool>> examples;  // the first judged sentences, and whether each parses
 };
 
@@ -104,7 +104,7 @@ struct Result {
   std::vector<double> loss;  // mean training loss per word since the previous logged point
   Quality quality;
   Generation generation;
-  double seconds = 0.0;      // training
+  double seconds = 0.0;  // training
   std::optional<attention::TokenClassifierWeights> weights;
 };
 
@@ -132,9 +132,9 @@ struct BenchmarkInputs {
 
 struct BenchmarkLength {
   Eigen::Index n = 0;
-  attention::TimingSummary cached, recomputed;     // seconds for all n words
+  attention::TimingSummary cached, recomputed;  // seconds for all n words
   attention::Faster faster = attention::Faster::too_close;
-  attention::TimingSummary cached_last, recomputed_last;  // seconds for the n-th word alone
+  attention::TimingSummary cached_last, recomputed_last;              // seconds for the n-th word alone
   double cached_multiply_adds = 0.0, recomputed_multiply_adds = 0.0;  // counted, for all n words
   long long cache_numbers = 0;
   // Counted multiply-adds per second (median), against the peak
@@ -167,8 +167,8 @@ BenchmarkResult benchmark(const BenchmarkInputs& inputs);
 
 /// Decodes @p steps words after @p prompt (which starts with "."), with the cache or by recomputing.
 Generation generate(const attention::TokenClassifierWeights& weights, Eigen::Index key_value_heads,
-                    const std::vector<Eigen::Index>& prompt, long long steps, const attention::SamplingSettings& sampling,
-                    std::uint64_t seed, bool use_cache, int modifiers);
+                    const std::vector<Eigen::Index>& prompt, long long steps,
+                    const attention::SamplingSettings& sampling, std::uint64_t seed, bool use_cache, int modifiers);
 
 /// A trained model as the build ships it to the page (see models_for_the_page.py).
 struct SavedModel {

@@ -37,25 +37,40 @@ constexpr double max_temperature = 100.0;
 std::string percent(double share) { return fmt::format("{:.1f} %", 100.0 * share); }
 
 nlohmann::json inputs_json(const Inputs& inputs) {
-  return {{"model_seed", inputs.model_seed},       {"training_steps", inputs.training_steps},
-          {"key_value_heads", inputs.key_value_heads}, {"d_model", inputs.shape.d_model}, {"vocabulary", inputs.shape.vocabulary},
-          {"heads", inputs.shape.heads},            {"d_ff", inputs.shape.d_ff},
-          {"layers", inputs.shape.layers},          {"batch", inputs.batch},
-          {"learning_rate", inputs.adam.learning_rate}, {"modifiers", inputs.modifiers},
-          {"held_out", inputs.held_out},            {"judged", inputs.judged}, {"judged_words", inputs.judged_words},
-          {"prompt", text_of(inputs.prompt)},       {"steps", inputs.steps},
-          {"temperature", inputs.sampling.temperature}, {"top_k", inputs.sampling.top_k},
-          {"seed", inputs.seed},                    {"cache", inputs.use_cache}};
+  return {{"model_seed", inputs.model_seed},
+          {"training_steps", inputs.training_steps},
+          {"key_value_heads", inputs.key_value_heads},
+          {"d_model", inputs.shape.d_model},
+          {"vocabulary", inputs.shape.vocabulary},
+          {"heads", inputs.shape.heads},
+          {"d_ff", inputs.shape.d_ff},
+          {"layers", inputs.shape.layers},
+          {"batch", inputs.batch},
+          {"learning_rate", inputs.adam.learning_rate},
+          {"modifiers", inputs.modifiers},
+          {"held_out", inputs.held_out},
+          {"judged", inputs.judged},
+          {"judged_words", inputs.judged_words},
+          {"prompt", text_of(inputs.prompt)},
+          {"steps", inputs.steps},
+          {"temperature", inputs.sampling.temperature},
+          {"top_k", inputs.sampling.top_k},
+          {"seed", inputs.seed},
+          {"cache", inputs.use_cache}};
 }
 
 nlohmann::json quality_json(const Quality& quality) {
   nlohmann::json examples = nlohmann::json::array();
   for (const auto& [text, parses] : quality.examples) examples.push_back({{"text", text}, {"grammatical", parses}});
   // e^loss, the perplexity: as unsure as a fair choice among that many words.
-  return {{"held_out_loss", quality.held_out_loss}, {"held_out_words", quality.held_out_words},
-          {"held_out_perplexity", std::exp(quality.held_out_loss)}, {"no_context_perplexity", std::exp(quality.no_context_loss)},
-          {"no_context_loss", quality.no_context_loss}, {"grammatical", quality.grammatical},
-          {"novel", quality.novel},                 {"examples", examples}};
+  return {{"held_out_loss", quality.held_out_loss},
+          {"held_out_words", quality.held_out_words},
+          {"held_out_perplexity", std::exp(quality.held_out_loss)},
+          {"no_context_perplexity", std::exp(quality.no_context_loss)},
+          {"no_context_loss", quality.no_context_loss},
+          {"grammatical", quality.grammatical},
+          {"novel", quality.novel},
+          {"examples", examples}};
 }
 
 // The words the reader gave, without the start ".".
@@ -68,7 +83,8 @@ nlohmann::json generation_json(const Generation& generation) {
   std::vector<Eigen::Index> read = generation.prompt;
   for (const GeneratedWord& word : generation.words) {
     nlohmann::json top = nlohmann::json::array();
-    for (const auto& [candidate, probability] : word.top) top.push_back({{"word", tokens()[static_cast<std::size_t>(candidate)]}, {"probability", probability}});
+    for (const auto& [candidate, probability] : word.top)
+      top.push_back({{"word", tokens()[static_cast<std::size_t>(candidate)]}, {"probability", probability}});
     std::vector<std::string> read_words;
     for (const Eigen::Index w : read) read_words.push_back(tokens()[static_cast<std::size_t>(w)]);
     words.push_back({{"word", tokens()[static_cast<std::size_t>(word.word)]},
@@ -108,25 +124,29 @@ nlohmann::json timing_json(const attention::TimingSummary& timing) {
 }
 
 std::string faster_name(attention::Faster faster) {
-  return faster == attention::Faster::first ? "cache" : faster == attention::Faster::second ? "recompute" : "too close to call";
+  return faster == attention::Faster::first    ? "cache"
+         : faster == attention::Faster::second ? "recompute"
+                                               : "too close to call";
 }
 
 }  // namespace
 
 nlohmann::json to_json(const Result& result) {
-  nlohmann::json document{{"inputs", inputs_json(result.inputs)},
-                          {"parameters", result.parameters},
-                          {"tokens", tokens()},
-                          {"training", {{"steps", result.logged_steps}, {"loss", result.loss}}},
-                          {"quality", quality_json(result.quality)},
-                          {"generation", generation_json(result.generation)},
-                          {"cache_numbers_per_word",
-                           attention::key_value_cache_numbers(result.inputs.shape.layers, 1, result.inputs.key_value_heads,
-                                                              result.inputs.shape.d_model / result.inputs.shape.heads)},
-                          {"seconds", result.seconds},
-                          {"decoding_seconds", result.generation.seconds},
-                          {"seconds_per_word", result.generation.words.empty() ? 0.0
-                                                   : result.generation.seconds / static_cast<double>(result.generation.words.size())}};
+  nlohmann::json document{
+      {"inputs", inputs_json(result.inputs)},
+      {"parameters", result.parameters},
+      {"tokens", tokens()},
+      {"training", {{"steps", result.logged_steps}, {"loss", result.loss}}},
+      {"quality", quality_json(result.quality)},
+      {"generation", generation_json(result.generation)},
+      {"cache_numbers_per_word",
+       attention::key_value_cache_numbers(result.inputs.shape.layers, 1, result.inputs.key_value_heads,
+                                          result.inputs.shape.d_model / result.inputs.shape.heads)},
+      {"seconds", result.seconds},
+      {"decoding_seconds", result.generation.seconds},
+      {"seconds_per_word", result.generation.words.empty()
+                               ? 0.0
+                               : result.generation.seconds / static_cast<double>(result.generation.words.size())}};
   if (result.weights) {
     document["weights"] = program::token_classifier_json(*result.weights);
     document["weights"]["key_value_heads"] = result.inputs.key_value_heads;
@@ -184,7 +204,10 @@ nlohmann::json to_json(const SeedsResult& result) {
       }
     }
   }
-  return {{"inputs", inputs_json(result.inputs)}, {"seeds", result.inputs.seeds}, {"runs", runs}, {"by_key_value_heads", by_groups},
+  return {{"inputs", inputs_json(result.inputs)},
+          {"seeds", result.inputs.seeds},
+          {"runs", runs},
+          {"by_key_value_heads", by_groups},
           {"verdict", verdict},
           {"seconds", {{"per_run", seconds_per_run}, {"median", attention::median(seconds_per_run)}}}};
 }
@@ -207,17 +230,25 @@ nlohmann::json to_json(const BenchmarkResult& result) {
                        {"cache_bytes", length.cache_numbers * static_cast<long long>(sizeof(double))}});
   }
   const LargeCache& scale = result.large;
-  nlohmann::json large{{"layers", scale.layers},       {"query_heads", scale.query_heads},
-                       {"head_width", scale.head_width}, {"positions", scale.positions},
-                       {"bytes_per_number", scale.bytes_per_number}, {"caches", nlohmann::json::array()}};
+  nlohmann::json large{{"layers", scale.layers},
+                       {"query_heads", scale.query_heads},
+                       {"head_width", scale.head_width},
+                       {"positions", scale.positions},
+                       {"bytes_per_number", scale.bytes_per_number},
+                       {"caches", nlohmann::json::array()}};
   for (const auto& [groups, bytes] : scale.bytes) {
-    large["caches"].push_back({{"key_value_heads", groups}, {"bytes", bytes}, {"gibibytes", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0)}});
+    large["caches"].push_back({{"key_value_heads", groups},
+                               {"bytes", bytes},
+                               {"gibibytes", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0)}});
   }
   return {{"reps", result.inputs.reps},
           {"key_value_heads", result.inputs.key_value_heads},
           {"shape",
-           {{"d_model", result.shape.d_model}, {"heads", result.shape.heads}, {"d_ff", result.shape.d_ff},
-            {"layers", result.shape.layers}, {"vocabulary", result.shape.vocabulary}}},
+           {{"d_model", result.shape.d_model},
+            {"heads", result.shape.heads},
+            {"d_ff", result.shape.d_ff},
+            {"layers", result.shape.layers},
+            {"vocabulary", result.shape.vocabulary}}},
           {"processor", result.processor},
           {"peak", {{"gflops", result.peak.flops / 1e9}, {"instructions", result.peak.instructions}, {"threads", 1}}},
           {"lengths", lengths},
@@ -229,26 +260,29 @@ namespace {
 std::string generation_table(const Result& result) {
   const Generation& generation = result.generation;
   const Inputs& inputs = result.inputs;
-  const std::string how = inputs.sampling.temperature == 0.0
-                              ? std::string("greedy: the likeliest word each time")
-                              : fmt::format("drawn with T = {}, {}, seed {}", program::number_text(inputs.sampling.temperature),
-                                            inputs.sampling.top_k == 0 ? std::string("every word")
-                                                                       : fmt::format("top-{}", inputs.sampling.top_k),
-                                            inputs.seed);
-  std::string text = fmt::format("\nGenerating from \"{}\" ({}), {}\n", prompt_text(generation),
-                                 how, inputs.use_cache ? "reading a cache of keys and values" : "recomputing the whole prefix");
-  text += fmt::format("  {:>4}  {:<9} {:>6}  {:<32}  {:>13}\n", "step", "word", "p", "likeliest three", "cache numbers");
+  const std::string how =
+      inputs.sampling.temperature == 0.0
+          ? std::string("greedy: the likeliest word each time")
+          : fmt::format("drawn with T = {}, {}, seed {}", program::number_text(inputs.sampling.temperature),
+                        inputs.sampling.top_k == 0 ? std::string("every word")
+                                                   : fmt::format("top-{}", inputs.sampling.top_k),
+                        inputs.seed);
+  std::string text =
+      fmt::format("\nGenerating from \"{}\" ({}), {}\n", prompt_text(generation), how,
+                  inputs.use_cache ? "reading a cache of keys and values" : "recomputing the whole prefix");
+  text +=
+      fmt::format("  {:>4}  {:<9} {:>6}  {:<32}  {:>13}\n", "step", "word", "p", "likeliest three", "cache numbers");
   for (std::size_t s = 0; s < generation.words.size(); ++s) {
     const GeneratedWord& word = generation.words[s];
     std::string top;
     for (const auto& [candidate, probability] : word.top) {
       top += fmt::format("{} {:.2f}  ", tokens()[static_cast<std::size_t>(candidate)], probability);
     }
-    text += fmt::format("  {:>4}  {:<9} {:>6.3f}  {:<32}  {:>13}\n", s + 1, tokens()[static_cast<std::size_t>(word.word)],
-                        word.probability, top, word.cache_numbers);
+    text += fmt::format("  {:>4}  {:<9} {:>6.3f}  {:<32}  {:>13}\n", s + 1,
+                        tokens()[static_cast<std::size_t>(word.word)], word.probability, top, word.cache_numbers);
   }
   text += fmt::format("  Sentence: \"{}\"  {}\n", text_of(generation.sentence),
-                      !generation.ended     ? "(not finished)"
+                      !generation.ended        ? "(not finished)"
                       : generation.grammatical ? "(the grammar accepts it)"
                                                : "(not a sentence of the grammar)");
   text += fmt::format("  Largest difference between the cached and the recomputed scores: {:.3g}\n",
@@ -261,7 +295,8 @@ std::string generation_table(const Result& result) {
     for (std::size_t s = 0; s + 1 < generation.words.size(); ++s) read.push_back(generation.words[s].word);
     attention::Matrix weights(static_cast<Eigen::Index>(layer.size()), static_cast<Eigen::Index>(read.size()));
     for (std::size_t h = 0; h < layer.size(); ++h) {
-      for (std::size_t t = 0; t < read.size(); ++t) weights(static_cast<Eigen::Index>(h), static_cast<Eigen::Index>(t)) = layer[h][t];
+      for (std::size_t t = 0; t < read.size(); ++t)
+        weights(static_cast<Eigen::Index>(h), static_cast<Eigen::Index>(t)) = layer[h][t];
     }
     std::vector<std::string> columns;
     for (const Eigen::Index w : read) columns.push_back(tokens()[static_cast<std::size_t>(w)]);
@@ -279,13 +314,14 @@ std::string tables(const Result& result) {
   std::string text = program::wrapped(
       fmt::format("Training: {} steps of {} sentences; {} decoder layer(s) of {} query heads sharing {} key/value "
                   "head(s), d_model = {}; {} parameters; {:.2f} s",
-                  inputs.training_steps, inputs.batch, inputs.shape.layers, inputs.shape.heads,
-                  inputs.key_value_heads, inputs.shape.d_model,
-                  program::grouped_digits(static_cast<std::uint64_t>(result.parameters)), result.seconds),
+                  inputs.training_steps, inputs.batch, inputs.shape.layers, inputs.shape.heads, inputs.key_value_heads,
+                  inputs.shape.d_model, program::grouped_digits(static_cast<std::uint64_t>(result.parameters)),
+                  result.seconds),
       78, "  ");
   text += fmt::format("\n{:>7}  {}\n", "step", "loss per word");
   for (std::size_t i = 0; i < result.logged_steps.size(); ++i) {
-    if (i % 4 == 3 || i + 1 == result.logged_steps.size()) text += fmt::format("{:>7}  {:>8.4f}\n", result.logged_steps[i], result.loss[i]);
+    if (i % 4 == 3 || i + 1 == result.logged_steps.size())
+      text += fmt::format("{:>7}  {:>8.4f}\n", result.logged_steps[i], result.loss[i]);
   }
   const Quality& quality = result.quality;
   text += fmt::format("\nHeld-out: {} sentences, {} words to predict\n", inputs.held_out, quality.held_out_words);
@@ -297,7 +333,8 @@ std::string tables(const Result& result) {
   for (const auto& [sentence, parses] : quality.examples) {
     // A sentence that never ended runs to 40 words: the table shows its start (the JSON has it whole).
     constexpr std::size_t widest = 72;
-    const std::string shown = sentence.size() <= widest ? sentence : sentence.substr(0, sentence.rfind(' ', widest)) + " ...";
+    const std::string shown =
+        sentence.size() <= widest ? sentence : sentence.substr(0, sentence.rfind(' ', widest)) + " ...";
     text += fmt::format("  {} {}\n", parses ? "   " : " x ", shown);
   }
   text += generation_table(result);
@@ -305,8 +342,9 @@ std::string tables(const Result& result) {
 }
 
 std::string tables(const SeedsResult& result) {
-  std::string text = fmt::format("{} steps, {} query heads; each seed and h_kv trained from scratch on the same sentences\n\n",
-                                 result.inputs.training_steps, result.inputs.shape.heads);
+  std::string text =
+      fmt::format("{} steps, {} query heads; each seed and h_kv trained from scratch on the same sentences\n\n",
+                  result.inputs.training_steps, result.inputs.shape.heads);
   text += fmt::format("  {:>4}  {:>4}  {:>10}  {:>14}  {:>13}  {:>11}  {:>7}\n", "h_kv", "seed", "parameters",
                       "cache per word", "held-out loss", "grammatical", "seconds");
   for (const SeedRun& run : result.runs) {
@@ -314,8 +352,8 @@ std::string tables(const SeedsResult& result) {
                         program::grouped_digits(static_cast<std::uint64_t>(run.parameters)), run.cache_numbers,
                         run.quality.held_out_loss, percent(run.quality.grammatical), run.seconds);
   }
-  text += fmt::format("\nOver the seeds: median [best, worst]\n  {:>4}  {:>14}  {:>26}  {:>26}\n", "h_kv", "cache per word",
-                      "held-out loss", "grammatical");
+  text += fmt::format("\nOver the seeds: median [best, worst]\n  {:>4}  {:>14}  {:>26}  {:>26}\n", "h_kv",
+                      "cache per word", "held-out loss", "grammatical");
   const nlohmann::json document = to_json(result);
   for (const nlohmann::json& group : document["by_key_value_heads"]) {
     const auto loss = group["held_out_loss"], grammatical = group["grammatical"];
@@ -324,7 +362,8 @@ std::string tables(const SeedsResult& result) {
                         fmt::format("{:.4f} [{:.4f}, {:.4f}]", loss["median"].get<double>(), loss["best"].get<double>(),
                                     loss["worst"].get<double>()),
                         fmt::format("{} [{}, {}]", percent(grammatical["median"].get<double>()),
-                                    percent(grammatical["best"].get<double>()), percent(grammatical["worst"].get<double>())));
+                                    percent(grammatical["best"].get<double>()),
+                                    percent(grammatical["worst"].get<double>())));
   }
   return text;
 }
@@ -344,8 +383,9 @@ std::string tables(const BenchmarkResult& result) {
     text += fmt::format("  {:>5}  {:>29}  {:>29}  {}\n", length.n, program::milliseconds_text(length.cached),
                         program::milliseconds_text(length.recomputed), faster_name(length.faster));
   }
-  text += fmt::format("\nMultiply-adds counted for all n words, and the cache's memory at n\n  {:>5}  {:>16}  {:>18}  {:>9}  {:>12}\n",
-                      "n", "cache", "recompute", "ratio", "cache bytes");
+  text += fmt::format(
+      "\nMultiply-adds counted for all n words, and the cache's memory at n\n  {:>5}  {:>16}  {:>18}  {:>9}  {:>12}\n",
+      "n", "cache", "recompute", "ratio", "cache bytes");
   for (const BenchmarkLength& length : result.lengths) {
     text += fmt::format("  {:>5}  {:>16}  {:>18}  {:>9}  {:>12}\n", length.n,
                         program::grouped_digits(static_cast<std::uint64_t>(length.cached_multiply_adds)),
@@ -353,14 +393,17 @@ std::string tables(const BenchmarkResult& result) {
                         fmt::format("1 : {:.0f}", length.recomputed_multiply_adds / length.cached_multiply_adds),
                         program::grouped_digits(static_cast<std::uint64_t>(length.cache_numbers) * sizeof(double)));
   }
-  text += fmt::format("\nTime for word n alone, ms, and the share of the peak\n  {:>5}  {:>29}  {:>29}  {:>11}  {:>15}\n",
-                      "n", "cache", "recompute", "cache, peak", "recompute, peak");
+  text +=
+      fmt::format("\nTime for word n alone, ms, and the share of the peak\n  {:>5}  {:>29}  {:>29}  {:>11}  {:>15}\n",
+                  "n", "cache", "recompute", "cache, peak", "recompute, peak");
   for (const BenchmarkLength& length : result.lengths) {
     const auto share = [](const attention::RateAgainstPeak& rate) {
       return rate.above_peak ? std::string("above the peak!") : fmt::format("{:.1f} %", 100.0 * rate.share);
     };
-    text += fmt::format("  {:>5}  {:>29}  {:>29}  {:>11}  {:>15}\n", length.n, program::milliseconds_text(length.cached_last),
-                        program::milliseconds_text(length.recomputed_last), share(length.cached_rate), share(length.recomputed_rate));
+    text +=
+        fmt::format("  {:>5}  {:>29}  {:>29}  {:>11}  {:>15}\n", length.n,
+                    program::milliseconds_text(length.cached_last), program::milliseconds_text(length.recomputed_last),
+                    share(length.cached_rate), share(length.recomputed_rate));
   }
   text += program::wrapped(fmt::format("(the share of the peak is the whole sentence's; peak: {:.1f} GFLOP/s, one "
                                        "thread, {}, measured in this run)",
@@ -369,47 +412,60 @@ std::string tables(const BenchmarkResult& result) {
   const LargeCache& large = result.large;
   text += '\n';
   text += program::wrapped(fmt::format("The cache of a larger decoder: {} layers, {} query heads of width {}, "
-                                              "{} words, {} bytes a number",
-                                              large.layers, large.query_heads, large.head_width, large.positions,
-                                              large.bytes_per_number),
-                                  78, "  ");
+                                       "{} words, {} bytes a number",
+                                       large.layers, large.query_heads, large.head_width, large.positions,
+                                       large.bytes_per_number),
+                           78, "  ");
   for (const auto& [groups, bytes] : large.bytes) {
-    text += fmt::format("  h_kv = {:<3} {:>16} bytes  ({:.2f} GiB)\n", groups, program::grouped_digits(static_cast<std::uint64_t>(bytes)),
+    text += fmt::format("  h_kv = {:<3} {:>16} bytes  ({:.2f} GiB)\n", groups,
+                        program::grouped_digits(static_cast<std::uint64_t>(bytes)),
                         static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
   }
   return text;
 }
 
 Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
-  command_line.option("--prompt", prompt_text_, "the words the sentence starts with, separated by spaces (default: none)", "TEXT");
-  command_line.option("--steps", steps_text_, fmt::format("the most words to generate, 1 to {} (default 16); it stops at \".\"", max_steps),
+  command_line.option("--prompt", prompt_text_,
+                      "the words the sentence starts with, separated by spaces (default: none)", "TEXT");
+  command_line.option("--steps", steps_text_,
+                      fmt::format("the most words to generate, 1 to {} (default 16); it stops at \".\"", max_steps),
                       "INTEGER");
-  command_line.option("--temperature", temperature_text_,
-                      fmt::format("T, 0 to {}: 0 takes the likeliest word (default), above 0 draws from softmax(logits / T)",
-                                  program::number_text(max_temperature)),
-                      "NUMBER");
-  command_line.option("--top-k", top_k_text_, "draw only among the k likeliest words; 0 (default) keeps every word", "INTEGER");
+  command_line.option(
+      "--temperature", temperature_text_,
+      fmt::format("T, 0 to {}: 0 takes the likeliest word (default), above 0 draws from softmax(logits / T)",
+                  program::number_text(max_temperature)),
+      "NUMBER");
+  command_line.option("--top-k", top_k_text_, "draw only among the k likeliest words; 0 (default) keeps every word",
+                      "INTEGER");
   command_line.option("--seed", seed_text_, "seed of the draws when T > 0 (default 1)", "INTEGER");
-  command_line.option("--kv-heads", key_value_heads_text_,
-                      "h_kv, heads of keys and values shared by the 4 query heads: 4 (default), 2 or 1; with --seeds, a list",
-                      "INTEGER");
-  command_line.flag("--no-cache", no_cache_, "run the model on the whole prefix at every step instead of reading the cache");
-  command_line.option("--model-seed", model_seed_text_, "seed of the weights, the held-out set and the training sentences (default 1)",
-                      "INTEGER");
+  command_line.option(
+      "--kv-heads", key_value_heads_text_,
+      "h_kv, heads of keys and values shared by the 4 query heads: 4 (default), 2 or 1; with --seeds, a list",
+      "INTEGER");
+  command_line.flag("--no-cache", no_cache_,
+                    "run the model on the whole prefix at every step instead of reading the cache");
+  command_line.option("--model-seed", model_seed_text_,
+                      "seed of the weights, the held-out set and the training sentences (default 1)", "INTEGER");
   command_line.option("--training-steps", training_steps_text_,
-                      fmt::format("Adam updates of 16 sentences, 1 to {} (default 1500)", max_training_steps), "INTEGER");
-  command_line.option("--seeds", seeds_text_,
-                      fmt::format("train once for each of these model seeds (at most {}) and each h_kv of --kv-heads, and "
-                                  "print each one's held-out loss and grammatical share",
-                                  max_seeds),
-                      "LIST");
-  command_line.flag("--weights", include_weights_, "put every trained weight in the JSON, so that another program can rerun the model");
+                      fmt::format("Adam updates of 16 sentences, 1 to {} (default 1500)", max_training_steps),
+                      "INTEGER");
+  command_line.option(
+      "--seeds", seeds_text_,
+      fmt::format("train once for each of these model seeds (at most {}) and each h_kv of --kv-heads, and "
+                  "print each one's held-out loss and grammatical share",
+                  max_seeds),
+      "LIST");
+  command_line.flag("--weights", include_weights_,
+                    "put every trained weight in the JSON, so that another program can rerun the model");
   command_line.flag("--benchmark", benchmark_,
                     "time decoding with the cache against recomputing, on an untrained model, and train nothing");
-  command_line.option("--n", lengths_text_, fmt::format("with --benchmark: the lengths to time, 1 to {} (default 32,64,128,256)", max_length),
+  command_line.option("--n", lengths_text_,
+                      fmt::format("with --benchmark: the lengths to time, 1 to {} (default 32,64,128,256)", max_length),
                       "LIST");
-  command_line.option("--reps", reps_text_, fmt::format("with --benchmark: repetitions, 3 to {} (default 5)", max_reps), "INTEGER");
-  command_line.flag("--model-for-the-page", model_for_the_page_, "train, and print the trained model as JSON for the build to put in the page");
+  command_line.option("--reps", reps_text_, fmt::format("with --benchmark: repetitions, 3 to {} (default 5)", max_reps),
+                      "INTEGER");
+  command_line.flag("--model-for-the-page", model_for_the_page_,
+                    "train, and print the trained model as JSON for the build to put in the page");
   // The flags of one sentence's decoding mean nothing to the seeds' table or the benchmark: refused, not ignored.
   const std::vector<std::string> decoding{"--prompt", "--steps", "--temperature", "--top-k", "--seed", "--no-cache"};
   std::vector<std::string> not_with_seeds{"--model-seed", "--weights", "--model-for-the-page", "--benchmark"};
@@ -431,7 +487,8 @@ namespace {
 
 Eigen::Index key_value_heads_of(std::uint64_t value, Eigen::Index heads) {
   if (heads % static_cast<Eigen::Index>(value) != 0) {
-    throw program::UsageError(fmt::format("--kv-heads: {} does not divide the {} query heads; expected 4, 2 or 1", value, heads));
+    throw program::UsageError(
+        fmt::format("--kv-heads: {} does not divide the {} query heads; expected 4, 2 or 1", value, heads));
   }
   return static_cast<Eigen::Index>(value);
 }
@@ -443,8 +500,8 @@ Inputs Flags::read() const {
   const Eigen::Index heads = inputs.shape.heads;
   if (command_line_.given("--seeds")) {
     inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
-    for (const std::uint64_t value : program::parse_whole_numbers(key_value_heads_text_, "--kv-heads", 1,
-                                                                  static_cast<std::uint64_t>(heads), 3)) {
+    for (const std::uint64_t value :
+         program::parse_whole_numbers(key_value_heads_text_, "--kv-heads", 1, static_cast<std::uint64_t>(heads), 3)) {
       const Eigen::Index groups = key_value_heads_of(value, heads);
       if (std::find(inputs.key_value_heads_list.begin(), inputs.key_value_heads_list.end(), groups) !=
           inputs.key_value_heads_list.end()) {
@@ -453,8 +510,9 @@ Inputs Flags::read() const {
       inputs.key_value_heads_list.push_back(groups);
     }
   } else {
-    inputs.key_value_heads = key_value_heads_of(
-        program::parse_whole_number(key_value_heads_text_, "--kv-heads", 1, static_cast<std::uint64_t>(heads)), heads);
+    inputs.key_value_heads = key_value_heads_of(program::parse_whole_number(key_value_heads_text_, "--kv-heads", 1,
+                                                                            static_cast<std::uint64_t>(heads)),
+                                                heads);
   }
   inputs.model_seed = program::parse_whole_number(model_seed_text_, "--model-seed", 0, UINT64_MAX);
   inputs.training_steps = static_cast<long long>(
@@ -474,7 +532,8 @@ Inputs Flags::read() const {
     const std::string text(program::trim(prompt_text_));
     if (!text.empty()) inputs.prompt = sentences::words_of(text, "--prompt");
     if (inputs.prompt.size() > max_prompt_words) {
-      throw program::UsageError(fmt::format("--prompt has {} words; at most {}", inputs.prompt.size(), max_prompt_words));
+      throw program::UsageError(
+          fmt::format("--prompt has {} words; at most {}", inputs.prompt.size(), max_prompt_words));
     }
   }
   return inputs;
@@ -515,8 +574,9 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
 
 // The page's way in: the same flags. The trained models are kept, so that each click of "next word" decodes
 // and does not train again.
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_page_program("generating", [](const std::vector<std::string>& arguments) {
+[[maybe_unused]] const bool registered_for_the_page = program::register_page_program(
+    "generating",
+    [](const std::vector<std::string>& arguments) {
       static program::KeptModels<Trained> kept(4);
       program::CommandLine command_line{"generating", ""};
       Flags flags(command_line);

@@ -16,11 +16,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "../13_sentences/grammar.hpp"  // chapter 13's language, linked with the computation
 #include "attention/grouped_query.hpp"
 #include "attention/numpy_random.hpp"
 #include "attention/token_classifier.hpp"
 #include "chapter_support.hpp"
-#include "../13_sentences/grammar.hpp"  // chapter 13's language, linked with the computation
 #include "generating.hpp"
 #include "program/usage_error.hpp"
 
@@ -96,9 +96,8 @@ generating::Inputs read(const std::vector<std::string>& arguments) {
 
 // Checks every word of @p generation against the causal forward pass over the words it read.
 void check_against_the_whole_pass(const attention::TokenClassifierWeights& weights, Eigen::Index key_value_heads,
-                                  const generating::Generation& generation,
-                                  const attention::SamplingSettings& sampling, std::uint64_t seed,
-                                  bool cached = true) {
+                                  const generating::Generation& generation, const attention::SamplingSettings& sampling,
+                                  std::uint64_t seed, bool cached = true) {
   std::vector<Eigen::Index> read = generation.prompt;
   for (const generating::GeneratedWord& word : generation.words) read.push_back(word.word);
   // Row t of the causal pass reads words 0 … t alone: the scores of the word after t.
@@ -134,7 +133,8 @@ void check_against_the_whole_pass(const attention::TokenClassifierWeights& weigh
       if (r > 0) CHECK(word.top[r].second <= word.top[r - 1].second);
     }
     for (Eigen::Index w = 0; w < model.size(); ++w) {
-      const bool listed = std::any_of(word.top.begin(), word.top.end(), [w](const auto& top) { return top.first == w; });
+      const bool listed =
+          std::any_of(word.top.begin(), word.top.end(), [w](const auto& top) { return top.first == w; });
       if (!listed) CHECK(model(w) <= word.top[2].second + 1e-12);
     }
     // Where each head of position t looked: row t of its weights, over positions 0 … t.
@@ -144,8 +144,9 @@ void check_against_the_whole_pass(const attention::TokenClassifierWeights& weigh
       const std::vector<double>& looked = word.attention[0][static_cast<std::size_t>(h)];
       REQUIRE(looked.size() == static_cast<std::size_t>(t + 1));
       for (Eigen::Index j = 0; j <= t; ++j) {
-        CHECK(looked[static_cast<std::size_t>(j)] ==
-              Approx(whole.layers[0].attention.heads[static_cast<std::size_t>(h)].attention.weights(t, j)).margin(1e-12));
+        CHECK(
+            looked[static_cast<std::size_t>(j)] ==
+            Approx(whole.layers[0].attention.heads[static_cast<std::size_t>(h)].attention.weights(t, j)).margin(1e-12));
       }
     }
     // The cache holds a key and a value of d_k numbers per position read, group and layer: the start, the prompt,
@@ -234,7 +235,8 @@ TEST_CASE("decoding stops at the end and the grammar judges the whole sentence",
   CHECK(ended.sentence == sentence);
   CHECK(ended.grammatical);
   // A subject with no predicate: ended, but no sentence.
-  const generating::Generation subject = generating::generate(weights, 4, prompt_of("the dog"), 5, {0.0, 0}, 1, true, 2);
+  const generating::Generation subject =
+      generating::generate(weights, 4, prompt_of("the dog"), 5, {0.0, 0}, 1, true, 2);
   CHECK(subject.ended);
   CHECK_FALSE(subject.grammatical);
   // A word other than the end: it never ends, and a sentence that does not end is not one.

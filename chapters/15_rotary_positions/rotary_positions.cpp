@@ -17,9 +17,12 @@ namespace rotary_positions {
 
 std::string scheme_name(attention::Positions scheme) {
   switch (scheme) {
-    case attention::Positions::added: return "added";
-    case attention::Positions::rotary: return "rotary";
-    case attention::Positions::none: return "none";
+    case attention::Positions::added:
+      return "added";
+    case attention::Positions::rotary:
+      return "rotary";
+    case attention::Positions::none:
+      return "none";
   }
   return "?";
 }
@@ -66,7 +69,8 @@ Eigen::Index below(attention::NumpyGenerator& generator, Eigen::Index count) {
   return static_cast<Eigen::Index>(generator.next_uint64() % static_cast<std::uint64_t>(count));
 }
 
-std::vector<Eigen::Index> random_digits(attention::NumpyGenerator& generator, Eigen::Index length, Eigen::Index digits) {
+std::vector<Eigen::Index> random_digits(attention::NumpyGenerator& generator, Eigen::Index length,
+                                        Eigen::Index digits) {
   std::vector<Eigen::Index> words(static_cast<std::size_t>(length));
   for (Eigen::Index& word : words) word = below(generator, digits);
   return words;
@@ -110,9 +114,8 @@ Turn turn(const Inputs& inputs) {
   for (const auto& [m, n] : inputs.placements) result.placements.push_back(placed(result.query, result.key, m, n));
   for (Eigen::Index offset = -inputs.largest_offset; offset <= inputs.largest_offset; ++offset) {
     result.offsets.push_back(offset);
-    result.scores.push_back(placed(result.query, result.key, std::max<Eigen::Index>(offset, 0),
-                                   std::max<Eigen::Index>(-offset, 0))
-                                .score);
+    result.scores.push_back(
+        placed(result.query, result.key, std::max<Eigen::Index>(offset, 0), std::max<Eigen::Index>(-offset, 0)).score);
   }
   return result;
 }
@@ -158,7 +161,8 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
   run.attention_on_answer.assign(static_cast<std::size_t>(inputs.tested_length), 0.0);
   const auto heads = static_cast<std::size_t>(inputs.shape.heads);
   std::vector<double> on_answer(heads, 0.0);  // each head's weight on the answer, at the trained positions
-  std::vector<std::vector<double>> score_sum(heads, std::vector<double>(static_cast<std::size_t>(inputs.tested_length)));
+  std::vector<std::vector<double>> score_sum(heads,
+                                             std::vector<double>(static_cast<std::size_t>(inputs.tested_length)));
   std::vector<double> score_count(static_cast<std::size_t>(inputs.tested_length), 0.0);
   for (Eigen::Index s = 0; s < inputs.tested; ++s) {
     const std::vector<Eigen::Index> words = random_digits(test, inputs.tested_length, inputs.shape.vocabulary);
@@ -185,10 +189,12 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
       }
     }
   }
-  run.looking_head = static_cast<Eigen::Index>(std::max_element(on_answer.begin(), on_answer.end()) - on_answer.begin());
+  run.looking_head =
+      static_cast<Eigen::Index>(std::max_element(on_answer.begin(), on_answer.end()) - on_answer.begin());
   for (Eigen::Index offset = 0; offset < inputs.tested_length; ++offset) {
-    run.score_by_offset.push_back(score_sum[static_cast<std::size_t>(run.looking_head)][static_cast<std::size_t>(offset)] /
-                                  score_count[static_cast<std::size_t>(offset)]);
+    run.score_by_offset.push_back(
+        score_sum[static_cast<std::size_t>(run.looking_head)][static_cast<std::size_t>(offset)] /
+        score_count[static_cast<std::size_t>(offset)]);
   }
   run.rival_offset = -1;
   for (Eigen::Index offset = 0; offset < inputs.tested_length; ++offset) {
@@ -203,7 +209,8 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
   const double full_turn = 2.0 * std::acos(-1.0);
   const Eigen::Index head_width = inputs.shape.d_model / inputs.shape.heads;
   for (Eigen::Index i = 0; 2 * i < head_width; ++i) {
-    const double pair_turn = static_cast<double>(run.rival_offset - inputs.back) * attention::angular_frequency(i, head_width);
+    const double pair_turn =
+        static_cast<double>(run.rival_offset - inputs.back) * attention::angular_frequency(i, head_width);
     if (i == 0) run.turn_between = pair_turn, run.full_turns = std::llround(pair_turn / full_turn);
     run.pair_turns_from_answer.push_back(std::abs(pair_turn - std::round(pair_turn / full_turn) * full_turn));
   }

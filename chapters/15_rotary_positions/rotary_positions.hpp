@@ -31,9 +31,9 @@ struct Inputs {
   // The turn
   attention::Vector query = attention::Vector::Zero(0);  // q, even width (empty: the toy's fish query, (1, 1))
   attention::Vector key = attention::Vector::Zero(0);    // k (empty: the toy's cat key, (2, 0))
-  Eigen::Index ones = 0;                                   // above 0: q = k = this many ones, instead
+  Eigen::Index ones = 0;                                 // above 0: q = k = this many ones, instead
   std::vector<std::pair<Eigen::Index, Eigen::Index>> placements{{0, 0}, {2, 0}, {5, 3}, {12, 10}, {0, 2}, {7, 9}};
-  Eigen::Index largest_offset = 40;   // the score against the offset, from −this to +this
+  Eigen::Index largest_offset = 40;  // the score against the offset, from −this to +this
   // Training
   bool train = true;
   std::vector<attention::Positions> schemes{attention::Positions::added, attention::Positions::rotary,
@@ -72,20 +72,20 @@ struct TrainedRun {
   attention::Positions scheme = attention::Positions::added;
   std::uint64_t seed = 0;
   std::vector<long long> logged_steps;
-  std::vector<double> loss;             // mean training loss since the previous logged point
-  std::vector<double> accuracy;         // per position of the test sequences (0 before `back`: no answer there)
-  std::vector<double> attention_on_answer;  // per position: the weight the head that looks there most puts on
-                                            // the word `back` places back, averaged over the test sequences
-  Eigen::Index looking_head = 0;           // the head that puts most weight on the answer at trained positions
-  std::vector<double> score_by_offset;     // that head's scaled score of a query with the key `offset` places
-                                           // back, offset 0 to tested_length − 1, averaged over the test
-  Eigen::Index rival_offset = 0;           // the offset, other than `back`, that head scores highest
-  double turn_between = 0.0;               // how far pair 0 turns between offset `back` and it, in radians
-  long long full_turns = 0;                // … that many whole turns, nearest
+  std::vector<double> loss;                    // mean training loss since the previous logged point
+  std::vector<double> accuracy;                // per position of the test sequences (0 before `back`: no answer there)
+  std::vector<double> attention_on_answer;     // per position: the weight the head that looks there most puts on
+                                               // the word `back` places back, averaged over the test sequences
+  Eigen::Index looking_head = 0;               // the head that puts most weight on the answer at trained positions
+  std::vector<double> score_by_offset;         // that head's scaled score of a query with the key `offset` places
+                                               // back, offset 0 to tested_length − 1, averaged over the test
+  Eigen::Index rival_offset = 0;               // the offset, other than `back`, that head scores highest
+  double turn_between = 0.0;                   // how far pair 0 turns between offset `back` and it, in radians
+  long long full_turns = 0;                    // … that many whole turns, nearest
   std::vector<double> pair_turns_from_answer;  // for every pair of the head: how far (radians, ≥ 0) its turn
                                                // between offset `back` and the rival is from a whole number of turns
-  double accuracy_trained = 0.0;        // over the positions a training sequence has (back … longest − 1)
-  double accuracy_beyond = 0.0;         // over the positions it never has (longest … tested_length − 1)
+  double accuracy_trained = 0.0;               // over the positions a training sequence has (back … longest − 1)
+  double accuracy_beyond = 0.0;                // over the positions it never has (longest … tested_length − 1)
   double seconds = 0.0;
 };
 

@@ -58,7 +58,7 @@ struct SchemeSummary {
   std::vector<double> attention_median;                                // per position
   Eigen::Index holds_until = 0;  // the first position from `back` on where the median accuracy falls below `holds`
   std::vector<Eigen::Index> rival_offsets;  // each seed's
-  const TrainedRun* first = nullptr;         // the run of the first seed, the chapter's example
+  const TrainedRun* first = nullptr;        // the run of the first seed, the chapter's example
 };
 
 std::vector<SchemeSummary> summaries(const Result& result) {
@@ -91,7 +91,8 @@ std::vector<SchemeSummary> summaries(const Result& result) {
       summary.accuracy_best.push_back(here.best);
       summary.accuracy_worst.push_back(here.worst);
       summary.attention_median.push_back(attention::median(looked));
-      if (t >= inputs.back && here.median < holds && summary.holds_until == inputs.tested_length) summary.holds_until = t;
+      if (t >= inputs.back && here.median < holds && summary.holds_until == inputs.tested_length)
+        summary.holds_until = t;
     }
     list.push_back(std::move(summary));
   }
@@ -103,8 +104,11 @@ std::vector<SchemeSummary> summaries(const Result& result) {
 std::string verdict(const Result& result, attention::Positions first, attention::Positions second) {
   double first_worst = 1.0, first_best = 0.0, second_worst = 1.0, second_best = 0.0;
   for (const TrainedRun& run : result.runs) {
-    if (run.scheme == first) first_worst = std::min(first_worst, run.accuracy_beyond), first_best = std::max(first_best, run.accuracy_beyond);
-    if (run.scheme == second) second_worst = std::min(second_worst, run.accuracy_beyond), second_best = std::max(second_best, run.accuracy_beyond);
+    if (run.scheme == first)
+      first_worst = std::min(first_worst, run.accuracy_beyond), first_best = std::max(first_best, run.accuracy_beyond);
+    if (run.scheme == second)
+      second_worst = std::min(second_worst, run.accuracy_beyond),
+      second_best = std::max(second_best, run.accuracy_beyond);
   }
   if (first_worst > second_best) return scheme_name(first);
   if (second_worst > first_best) return scheme_name(second);
@@ -132,54 +136,83 @@ nlohmann::json to_json(const Result& result) {
   const Turn& turn = result.turn;
   nlohmann::json placements = nlohmann::json::array();
   for (const Placement& placement : turn.placements) {
-    placements.push_back({{"query_position", placement.query_position}, {"key_position", placement.key_position},
+    placements.push_back({{"query_position", placement.query_position},
+                          {"key_position", placement.key_position},
                           {"offset", placement.query_position - placement.key_position},
-                          {"turned_query", numbers(placement.turned_query)}, {"turned_key", numbers(placement.turned_key)},
+                          {"turned_query", numbers(placement.turned_query)},
+                          {"turned_key", numbers(placement.turned_key)},
                           {"score", placement.score}});
   }
   std::vector<std::string> schemes;
   for (const attention::Positions scheme : inputs.schemes) schemes.push_back(scheme_name(scheme));
-  nlohmann::json json = {
-      {"inputs",
-       {{"schemes", schemes}, {"seeds", inputs.seeds}, {"training_steps", inputs.training_steps},
-        {"batch", inputs.batch}, {"back", inputs.back}, {"shortest_trained", inputs.back + 1},
-        {"longest_trained", inputs.longest_trained}, {"last_trained_position", inputs.longest_trained - 1},
-        {"tested_length", inputs.tested_length}, {"tested", inputs.tested}, {"d_model", inputs.shape.d_model},
-        {"heads", inputs.shape.heads}, {"head_width", inputs.shape.d_model / inputs.shape.heads},
-        {"d_ff", inputs.shape.d_ff}, {"layers", inputs.shape.layers}, {"vocabulary", inputs.shape.vocabulary},
-        {"learning_rate", inputs.adam.learning_rate}, {"train", inputs.train}}},
-      {"turn",
-       {{"query", numbers(turn.query)}, {"key", numbers(turn.key)}, {"unturned_score", turn.unturned_score},
-        {"angles", turn.angles}, {"placements", placements}, {"offsets", turn.offsets}, {"scores", turn.scores}}},
-      {"parameters", result.parameters},
-      {"holds", holds}};
+  nlohmann::json json = {{"inputs",
+                          {{"schemes", schemes},
+                           {"seeds", inputs.seeds},
+                           {"training_steps", inputs.training_steps},
+                           {"batch", inputs.batch},
+                           {"back", inputs.back},
+                           {"shortest_trained", inputs.back + 1},
+                           {"longest_trained", inputs.longest_trained},
+                           {"last_trained_position", inputs.longest_trained - 1},
+                           {"tested_length", inputs.tested_length},
+                           {"tested", inputs.tested},
+                           {"d_model", inputs.shape.d_model},
+                           {"heads", inputs.shape.heads},
+                           {"head_width", inputs.shape.d_model / inputs.shape.heads},
+                           {"d_ff", inputs.shape.d_ff},
+                           {"layers", inputs.shape.layers},
+                           {"vocabulary", inputs.shape.vocabulary},
+                           {"learning_rate", inputs.adam.learning_rate},
+                           {"train", inputs.train}}},
+                         {"turn",
+                          {{"query", numbers(turn.query)},
+                           {"key", numbers(turn.key)},
+                           {"unturned_score", turn.unturned_score},
+                           {"angles", turn.angles},
+                           {"placements", placements},
+                           {"offsets", turn.offsets},
+                           {"scores", turn.scores}}},
+                         {"parameters", result.parameters},
+                         {"holds", holds}};
   if (!inputs.train) return json;
   double seconds = 0.0;
   nlohmann::json runs = nlohmann::json::array();
   for (const TrainedRun& run : result.runs) {
-    runs.push_back({{"scheme", scheme_name(run.scheme)}, {"seed", run.seed}, {"logged_steps", run.logged_steps},
-                    {"loss", run.loss}, {"accuracy", run.accuracy}, {"attention_on_answer", run.attention_on_answer},
-                    {"looking_head", run.looking_head}, {"score_by_offset", run.score_by_offset},
-                    {"rival_offset", run.rival_offset}, {"turn_between", run.turn_between},
+    runs.push_back({{"scheme", scheme_name(run.scheme)},
+                    {"seed", run.seed},
+                    {"logged_steps", run.logged_steps},
+                    {"loss", run.loss},
+                    {"accuracy", run.accuracy},
+                    {"attention_on_answer", run.attention_on_answer},
+                    {"looking_head", run.looking_head},
+                    {"score_by_offset", run.score_by_offset},
+                    {"rival_offset", run.rival_offset},
+                    {"turn_between", run.turn_between},
                     {"full_turns", run.full_turns},
                     {"pair_turns_from_answer", run.pair_turns_from_answer},
-                    {"accuracy_trained", run.accuracy_trained}, {"accuracy_beyond", run.accuracy_beyond}});
+                    {"accuracy_trained", run.accuracy_trained},
+                    {"accuracy_beyond", run.accuracy_beyond}});
     seconds += run.seconds;
   }
   json["seconds"] = seconds;  // every training's, added up
   json["runs"] = runs;
   nlohmann::json by_scheme = nlohmann::json::object();
   for (const SchemeSummary& summary : summaries(result)) {
-    by_scheme[scheme_name(summary.scheme)] = {
-        {"accuracy_trained", spread_json(summary.trained)}, {"accuracy_beyond", spread_json(summary.beyond)},
-        {"accuracy_median", summary.accuracy_median}, {"accuracy_best", summary.accuracy_best},
-        {"accuracy_worst", summary.accuracy_worst}, {"attention_on_answer_median", summary.attention_median},
-        {"holds_up_to", summary.holds_until - 1}, {"rival_offsets", summary.rival_offsets},
-        {"rival_summary", rival_summary(summary.rival_offsets)},
-        {"first_seed",
-         {{"seed", summary.first->seed}, {"rival_offset", summary.first->rival_offset},
-          {"turn_between", summary.first->turn_between}, {"full_turns", summary.first->full_turns},
-          {"pair_turns_from_answer", summary.first->pair_turns_from_answer}}}};
+    by_scheme[scheme_name(summary.scheme)] = {{"accuracy_trained", spread_json(summary.trained)},
+                                              {"accuracy_beyond", spread_json(summary.beyond)},
+                                              {"accuracy_median", summary.accuracy_median},
+                                              {"accuracy_best", summary.accuracy_best},
+                                              {"accuracy_worst", summary.accuracy_worst},
+                                              {"attention_on_answer_median", summary.attention_median},
+                                              {"holds_up_to", summary.holds_until - 1},
+                                              {"rival_offsets", summary.rival_offsets},
+                                              {"rival_summary", rival_summary(summary.rival_offsets)},
+                                              {"first_seed",
+                                               {{"seed", summary.first->seed},
+                                                {"rival_offset", summary.first->rival_offset},
+                                                {"turn_between", summary.first->turn_between},
+                                                {"full_turns", summary.first->full_turns},
+                                                {"pair_turns_from_answer", summary.first->pair_turns_from_answer}}}};
   }
   json["schemes"] = by_scheme;
   if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {
@@ -193,10 +226,11 @@ std::string tables(const Result& result) {
   const Turn& turn = result.turn;
   std::string text;
   const auto vector_text = [&](const attention::Vector& vector) {
-    return inputs.ones > 0 ? fmt::format("{} ones", vector.size()) : fmt::format("({})", fmt::join(numbers(vector), ", "));
+    return inputs.ones > 0 ? fmt::format("{} ones", vector.size())
+                           : fmt::format("({})", fmt::join(numbers(vector), ", "));
   };
-  text += fmt::format("The turn: q = {}, k = {}; unturned, q · k = {}\n", vector_text(turn.query), vector_text(turn.key),
-                      program::number_text(turn.unturned_score));
+  text += fmt::format("The turn: q = {}, k = {}; unturned, q · k = {}\n", vector_text(turn.query),
+                      vector_text(turn.key), program::number_text(turn.unturned_score));
   text += "  pair i   turns by ω_i radians per position\n";
   for (std::size_t i = 0; i < turn.angles.size(); ++i) {
     if (i == 3 && turn.angles.size() > 5) {  // the first three and the last
@@ -213,11 +247,11 @@ std::string tables(const Result& result) {
   if (!inputs.train) return text;
   text += '\n';
   text += program::wrapped(fmt::format("The task: at each position, say the digit that stood {} places back. "
-                                              "Trained on {} to {} digits ({} Adam steps of {}), tested on {} "
-                                              "sequences of {}.",
-                                              inputs.back, inputs.back + 1, inputs.longest_trained,
-                                              inputs.training_steps, inputs.batch, inputs.tested, inputs.tested_length),
-                                  78, "");
+                                       "Trained on {} to {} digits ({} Adam steps of {}), tested on {} "
+                                       "sequences of {}.",
+                                       inputs.back, inputs.back + 1, inputs.longest_trained, inputs.training_steps,
+                                       inputs.batch, inputs.tested, inputs.tested_length),
+                           78, "");
   text += fmt::format("\nAccuracy over the seeds ({}): median [worst, best]\n", fmt::join(inputs.seeds, ", "));
   text += fmt::format("  {:<9}  {:>26}  {:>26}  {}\n", "positions",
                       fmt::format("{} to {} (trained)", inputs.back, inputs.longest_trained - 1),
@@ -239,9 +273,11 @@ std::string tables(const Result& result) {
 }
 
 Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
-  command_line.option("--q", query_text_, "the query, an even number of entries (default: the toy's fish, 1,1)", "VECTOR");
+  command_line.option("--q", query_text_, "the query, an even number of entries (default: the toy's fish, 1,1)",
+                      "VECTOR");
   command_line.option("--k", key_text_, "the key, as wide as the query (default: the toy's cat, 2,0)", "VECTOR");
-  command_line.option("--ones", ones_text_, fmt::format("q = k = this many ones, 2 to {} and even, instead of --q and --k", max_width),
+  command_line.option("--ones", ones_text_,
+                      fmt::format("q = k = this many ones, 2 to {} and even, instead of --q and --k", max_width),
                       "INTEGER");
   command_line.excludes("--ones", {"--q", "--k"});
   command_line.option("--placements", placements_text_,
@@ -250,22 +286,28 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                                   max_position),
                       "PAIRS");
   command_line.option("--largest-offset", largest_offset_text_,
-                      fmt::format("the score against the offset, from minus this to this, 1 to {} (default 40)", max_offset),
+                      fmt::format("the score against the offset, from minus this to this, 1 to {} (default 40)",
+                                  max_offset),
                       "INTEGER");
-  command_line.option("--schemes", schemes_text_, "the ways to give positions, trained in turn: added, rotary, none (default all three)",
-                      "LIST");
-  command_line.option("--seeds", seeds_text_, fmt::format("train once for each of these seeds, at most {} (default 1)", max_seeds), "LIST");
+  command_line.option("--schemes", schemes_text_,
+                      "the ways to give positions, trained in turn: added, rotary, none (default all three)", "LIST");
+  command_line.option("--seeds", seeds_text_,
+                      fmt::format("train once for each of these seeds, at most {} (default 1)", max_seeds), "LIST");
   command_line.option("--training-steps", training_steps_text_,
-                      fmt::format("Adam updates of 16 sequences, 1 to {} (default 1000)", max_training_steps), "INTEGER");
-  command_line.option("--back", back_text_, "the task: say the digit that stood this many places back, 1 to 8 (default 3)", "INTEGER");
+                      fmt::format("Adam updates of 16 sequences, 1 to {} (default 1000)", max_training_steps),
+                      "INTEGER");
+  command_line.option("--back", back_text_,
+                      "the task: say the digit that stood this many places back, 1 to 8 (default 3)", "INTEGER");
   command_line.option("--longest-trained", longest_trained_text_,
-                      fmt::format("the longest training sequence, from --back + 1 to {} (default 16)", max_length), "INTEGER");
+                      fmt::format("the longest training sequence, from --back + 1 to {} (default 16)", max_length),
+                      "INTEGER");
   command_line.option("--tested-length", tested_length_text_,
-                      fmt::format("the length of the test sequences, from --longest-trained to {} (default 32)", max_length),
+                      fmt::format("the length of the test sequences, from --longest-trained to {} (default 32)",
+                                  max_length),
                       "INTEGER");
   command_line.flag("--no-training", no_training_, "only turn the query and the key; train nothing");
-  command_line.excludes("--no-training", {"--schemes", "--seeds", "--training-steps", "--back", "--longest-trained",
-                                          "--tested-length"});
+  command_line.excludes("--no-training",
+                        {"--schemes", "--seeds", "--training-steps", "--back", "--longest-trained", "--tested-length"});
 }
 
 namespace {
@@ -273,8 +315,8 @@ namespace {
 attention::Vector vector_of(const std::string& text, const char* flag) {
   const std::vector<double> entries = program::parse_numbers(text, flag);
   if (entries.empty() || entries.size() % 2 != 0 || entries.size() > max_width) {
-    throw program::UsageError(fmt::format("{}: expected an even number of entries, 2 to {}, got {}", flag, max_width,
-                                          entries.size()));
+    throw program::UsageError(
+        fmt::format("{}: expected an even number of entries, 2 to {}, got {}", flag, max_width, entries.size()));
   }
   for (const double entry : entries) {
     if (std::abs(entry) > max_entry) {
@@ -300,19 +342,21 @@ Inputs Flags::read() const {
   if (command_line_.given("--k")) inputs.key = vector_of(key_text_, "--k");
   if (command_line_.given("--ones")) {
     inputs.ones = static_cast<Eigen::Index>(program::parse_whole_number(ones_text_, "--ones", 2, max_width));
-    if (inputs.ones % 2 != 0) throw program::UsageError(fmt::format("--ones: expected an even width, got {}", inputs.ones));
+    if (inputs.ones % 2 != 0)
+      throw program::UsageError(fmt::format("--ones: expected an even width, got {}", inputs.ones));
   }
   const Eigen::Index query_width = inputs.query.size() ? inputs.query.size() : 2;
   const Eigen::Index key_width = inputs.key.size() ? inputs.key.size() : 2;
   if (query_width != key_width) {
-    throw program::UsageError(fmt::format("--k: the key has {} entries and the query {}; they must be equally wide",
-                                          key_width, query_width));
+    throw program::UsageError(
+        fmt::format("--k: the key has {} entries and the query {}; they must be equally wide", key_width, query_width));
   }
   if (command_line_.given("--placements")) {
     inputs.placements.clear();
     const attention::Matrix pairs = program::parse_matrix(placements_text_, "--placements");
     if (pairs.cols() != 2 || pairs.rows() > static_cast<Eigen::Index>(max_placements)) {
-      throw program::UsageError(fmt::format("--placements: expected 1 to {} pairs m,n separated by ';'", max_placements));
+      throw program::UsageError(
+          fmt::format("--placements: expected 1 to {} pairs m,n separated by ';'", max_placements));
     }
     for (Eigen::Index r = 0; r < pairs.rows(); ++r) {
       for (Eigen::Index c = 0; c < 2; ++c) {
@@ -335,13 +379,15 @@ Inputs Flags::read() const {
     inputs.schemes.push_back(scheme);
   }
   inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
-  inputs.training_steps =
-      static_cast<long long>(program::parse_whole_number(training_steps_text_, "--training-steps", 1, max_training_steps));
+  inputs.training_steps = static_cast<long long>(
+      program::parse_whole_number(training_steps_text_, "--training-steps", 1, max_training_steps));
   inputs.back = static_cast<Eigen::Index>(program::parse_whole_number(back_text_, "--back", 1, 8));
-  inputs.longest_trained = static_cast<Eigen::Index>(program::parse_whole_number(
-      longest_trained_text_, "--longest-trained", static_cast<std::uint64_t>(inputs.back) + 1, max_length));
-  inputs.tested_length = static_cast<Eigen::Index>(program::parse_whole_number(
-      tested_length_text_, "--tested-length", static_cast<std::uint64_t>(inputs.longest_trained), max_length));
+  inputs.longest_trained =
+      static_cast<Eigen::Index>(program::parse_whole_number(longest_trained_text_, "--longest-trained",
+                                                            static_cast<std::uint64_t>(inputs.back) + 1, max_length));
+  inputs.tested_length = static_cast<Eigen::Index>(
+      program::parse_whole_number(tested_length_text_, "--tested-length",
+                                  static_cast<std::uint64_t>(inputs.longest_trained), max_length));
   return inputs;
 }
 

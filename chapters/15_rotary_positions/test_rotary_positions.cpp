@@ -101,8 +101,8 @@ void check_bookkeeping(const rotary_positions::Inputs& inputs, const rotary_posi
   Eigen::Index rival = -1;
   for (Eigen::Index offset = 0; offset < inputs.tested_length; ++offset) {
     if (offset == inputs.back) continue;
-    if (rival < 0 || run.score_by_offset[static_cast<std::size_t>(offset)] >
-                         run.score_by_offset[static_cast<std::size_t>(rival)]) {
+    if (rival < 0 ||
+        run.score_by_offset[static_cast<std::size_t>(offset)] > run.score_by_offset[static_cast<std::size_t>(rival)]) {
       rival = offset;
     }
   }
@@ -165,7 +165,8 @@ TEST_CASE("wider turns keep lengths and score by the offset alone near the start
   inputs.largest_offset = 100;
   const rotary_positions::Turn turn = rotary_positions::turn(inputs);
   REQUIRE(turn.angles.size() == 4);
-  for (Eigen::Index i = 0; i < 4; ++i) CHECK(turn.angles[static_cast<std::size_t>(i)] == Approx(omega(i, 8)).epsilon(1e-15));
+  for (Eigen::Index i = 0; i < 4; ++i)
+    CHECK(turn.angles[static_cast<std::size_t>(i)] == Approx(omega(i, 8)).epsilon(1e-15));
   CHECK(turn.unturned_score == Approx(q.dot(k)).epsilon(1e-15));
   for (const rotary_positions::Placement& placement : turn.placements) {
     INFO("m = " << placement.query_position << " n = " << placement.key_position);
@@ -179,7 +180,8 @@ TEST_CASE("wider turns keep lengths and score by the offset alone near the start
   for (const std::size_t p : {4u, 5u}) CHECK(turn.placements[p].score == Approx(turn.placements[3].score).margin(1e-9));
   CHECK((turn.placements[5].turned_query - q).cwiseAbs().maxCoeff() > 0.1);
   REQUIRE(turn.scores.size() == 201);
-  for (std::size_t o = 0; o < 201; ++o) CHECK(turn.scores[o] == Approx(score_at_offset(q, k, turn.offsets[o])).margin(1e-12));
+  for (std::size_t o = 0; o < 201; ++o)
+    CHECK(turn.scores[o] == Approx(score_at_offset(q, k, turn.offsets[o])).margin(1e-12));
 }
 
 TEST_CASE("a query equal to its key scores highest at the offset 0", "[ch15]") {
@@ -242,8 +244,10 @@ TEST_CASE("compute trains each scheme for each seed as train does alone", "[ch15
   inputs.seeds = {1, 2};
   const rotary_positions::Result result = rotary_positions::compute(inputs);
   REQUIRE(result.runs.size() == 4);
-  const std::vector<std::pair<Positions, std::uint64_t>> plan{
-      {Positions::none, 1}, {Positions::none, 2}, {Positions::added, 1}, {Positions::added, 2}};
+  const std::vector<std::pair<Positions, std::uint64_t>> plan{{Positions::none, 1},
+                                                              {Positions::none, 2},
+                                                              {Positions::added, 1},
+                                                              {Positions::added, 2}};
   for (std::size_t r = 0; r < 4; ++r) {
     CHECK(std::make_pair(result.runs[r].scheme, result.runs[r].seed) == plan[r]);
     check_bookkeeping(inputs, result.runs[r]);
@@ -283,7 +287,8 @@ TEST_CASE("the flags read a turn and a training and refuse what does not fit", "
   CHECK_THROWS_WITH(read({"--placements", "1.5,0"}), Catch::StartsWith("--placements: positions are whole numbers"));
   CHECK_THROWS_WITH(read({"--placements", "1,2,3"}), Catch::StartsWith("--placements: expected 1 to 20 pairs"));
   CHECK_THROWS_WITH(read({"--largest-offset", "0"}), Catch::StartsWith("--largest-offset"));
-  CHECK_THROWS_WITH(read({"--schemes", "added,rotery"}), Catch::StartsWith("--schemes: expected added, rotary or none"));
+  CHECK_THROWS_WITH(read({"--schemes", "added,rotery"}),
+                    Catch::StartsWith("--schemes: expected added, rotary or none"));
   CHECK_THROWS_WITH(read({"--schemes", "rotary,none,rotary"}), Catch::StartsWith("--schemes: rotary is listed twice"));
   CHECK_THROWS_WITH(read({"--back", "9"}), Catch::StartsWith("--back"));
   CHECK_THROWS_WITH(read({"--back", "5", "--longest-trained", "5"}), Catch::StartsWith("--longest-trained"));

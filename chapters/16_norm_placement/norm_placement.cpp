@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <optional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -246,8 +246,8 @@ Result compute(const Inputs& inputs, const Progress& progress) {
   if (inputs.layouts.empty() || inputs.warmups.empty() || inputs.learning_rates.empty() || inputs.seeds.empty()) {
     throw std::invalid_argument("the grid needs at least one layout, warm-up, learning rate and seed");
   }
-  if (inputs.training_steps < 1 || inputs.batch < 1 || inputs.length < 1 || inputs.tested < 1 ||
-      inputs.log_every < 1 || inputs.final_points < 1) {
+  if (inputs.training_steps < 1 || inputs.batch < 1 || inputs.length < 1 || inputs.tested < 1 || inputs.log_every < 1 ||
+      inputs.final_points < 1) {
     throw std::invalid_argument("the steps, batch, length, tested sequences, log interval and final points must "
                                 "each be at least 1");
   }

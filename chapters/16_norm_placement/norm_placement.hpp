@@ -32,10 +32,10 @@ namespace norm_placement {
 std::string layout_name(const attention::LayerLayout& layout);
 
 struct Inputs {
-  std::vector<double> row{2.0, 4.0, 6.0, 8.0};      // the worked example: one token's vector, normalised both ways
+  std::vector<double> row{2.0, 4.0, 6.0, 8.0};  // the worked example: one token's vector, normalised both ways
   bool train = true;
   std::vector<attention::LayerLayout> layouts = every_layout();
-  std::vector<long long> warmups{0, 150};            // steps of linear warm-up of the learning rate; 0: none
+  std::vector<long long> warmups{0, 150};  // steps of linear warm-up of the learning rate; 0: none
   std::vector<double> learning_rates{0.005, 0.01, 0.03};
   std::vector<std::uint64_t> seeds{1, 2, 3, 4, 5};
   long long training_steps = 700;  // Adam updates per run
@@ -61,14 +61,14 @@ struct TrainedRun {
   long long warmup = 0;
   double learning_rate = 0.0;
   std::uint64_t seed = 0;
-  double untrained_loss = 0.0;           // the model before any step, on the held-out sequences
+  double untrained_loss = 0.0;  // the model before any step, on the held-out sequences
   std::vector<long long> logged_steps;
-  std::vector<double> loss;              // mean training loss since the previous logged point
-  long long stopped_at = 0;              // the step whose loss or update was not finite (training stops); 0: none
-  double final_loss = 0.0;               // mean of the last final_points logged losses (infinite if stopped)
-  bool diverged = false;                 // stopped, or final_loss above the untrained model's loss
-  double accuracy = 0.0;                 // share of held-out digits said right (0 if stopped)
-  bool learned = false;                  // accuracy at least inputs.learned_accuracy
+  std::vector<double> loss;  // mean training loss since the previous logged point
+  long long stopped_at = 0;  // the step whose loss or update was not finite (training stops); 0: none
+  double final_loss = 0.0;   // mean of the last final_points logged losses (infinite if stopped)
+  bool diverged = false;     // stopped, or final_loss above the untrained model's loss
+  double accuracy = 0.0;     // share of held-out digits said right (0 if stopped)
+  bool learned = false;      // accuracy at least inputs.learned_accuracy
   double seconds = 0.0;
 };
 
@@ -79,8 +79,8 @@ struct Cell {
   double learning_rate = 0.0;
   std::vector<std::size_t> runs;  // indices into Result::runs, one per seed
   double median_final_loss = 0.0;
-  Eigen::Index diverged = 0;       // how many of its runs diverged
-  Eigen::Index learned = 0;        // how many of its runs learned the task
+  Eigen::Index diverged = 0;  // how many of its runs diverged
+  Eigen::Index learned = 0;   // how many of its runs learned the task
   double median_accuracy = 0.0;
 };
 

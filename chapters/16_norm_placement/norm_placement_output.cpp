@@ -54,31 +54,55 @@ nlohmann::json to_json(const Result& result) {
   nlohmann::json runs = nlohmann::json::array();
   double seconds = 0.0;
   for (const TrainedRun& run : result.runs) {
-    runs.push_back({{"layout", layout_name(run.layout)}, {"warmup", run.warmup}, {"learning_rate", run.learning_rate},
-                    {"seed", run.seed}, {"untrained_loss", run.untrained_loss}, {"logged_steps", run.logged_steps},
-                    {"loss", run.loss}, {"stopped_at", run.stopped_at}, {"final_loss", loss_json(run.final_loss)},
-                    {"diverged", run.diverged}, {"accuracy", run.accuracy}, {"learned", run.learned}});
+    runs.push_back({{"layout", layout_name(run.layout)},
+                    {"warmup", run.warmup},
+                    {"learning_rate", run.learning_rate},
+                    {"seed", run.seed},
+                    {"untrained_loss", run.untrained_loss},
+                    {"logged_steps", run.logged_steps},
+                    {"loss", run.loss},
+                    {"stopped_at", run.stopped_at},
+                    {"final_loss", loss_json(run.final_loss)},
+                    {"diverged", run.diverged},
+                    {"accuracy", run.accuracy},
+                    {"learned", run.learned}});
     seconds += run.seconds;
   }
   nlohmann::json cells = nlohmann::json::array();
   Eigen::Index diverged = 0, learned = 0;
   for (const Cell& cell : result.cells) {
-    cells.push_back({{"layout", layout_name(cell.layout)}, {"placement", placement_name(cell.layout)},
-                     {"norm", norm_name(cell.layout)}, {"warmup", cell.warmup}, {"learning_rate", cell.learning_rate},
-                     {"runs", cell.runs}, {"median_final_loss", loss_json(cell.median_final_loss)},
-                     {"diverged", cell.diverged}, {"learned", cell.learned}, {"median_accuracy", cell.median_accuracy}});
+    cells.push_back({{"layout", layout_name(cell.layout)},
+                     {"placement", placement_name(cell.layout)},
+                     {"norm", norm_name(cell.layout)},
+                     {"warmup", cell.warmup},
+                     {"learning_rate", cell.learning_rate},
+                     {"runs", cell.runs},
+                     {"median_final_loss", loss_json(cell.median_final_loss)},
+                     {"diverged", cell.diverged},
+                     {"learned", cell.learned},
+                     {"median_accuracy", cell.median_accuracy}});
     diverged += cell.diverged, learned += cell.learned;
   }
   nlohmann::json parameters = nlohmann::json::object();
   for (std::size_t i = 0; i < inputs.layouts.size(); ++i) parameters[layouts[i]] = result.parameters[i];
   return {{"norms", norms},
           {"inputs",
-           {{"layouts", layouts}, {"warmups", inputs.warmups}, {"learning_rates", inputs.learning_rates},
-            {"seeds", inputs.seeds}, {"training_steps", inputs.training_steps}, {"batch", inputs.batch},
-            {"length", inputs.length}, {"tested", inputs.tested}, {"log_every", inputs.log_every},
-            {"final_points", inputs.final_points}, {"learned_accuracy", inputs.learned_accuracy},
-            {"d_model", inputs.shape.d_model}, {"heads", inputs.shape.heads}, {"d_ff", inputs.shape.d_ff},
-            {"layers", inputs.shape.layers}, {"vocabulary", inputs.shape.vocabulary}}},
+           {{"layouts", layouts},
+            {"warmups", inputs.warmups},
+            {"learning_rates", inputs.learning_rates},
+            {"seeds", inputs.seeds},
+            {"training_steps", inputs.training_steps},
+            {"batch", inputs.batch},
+            {"length", inputs.length},
+            {"tested", inputs.tested},
+            {"log_every", inputs.log_every},
+            {"final_points", inputs.final_points},
+            {"learned_accuracy", inputs.learned_accuracy},
+            {"d_model", inputs.shape.d_model},
+            {"heads", inputs.shape.heads},
+            {"d_ff", inputs.shape.d_ff},
+            {"layers", inputs.shape.layers},
+            {"vocabulary", inputs.shape.vocabulary}}},
           {"uniform_loss", result.uniform_loss},
           {"parameters", parameters},
           {"runs", runs},
@@ -120,12 +144,13 @@ std::string tables(const Result& result) {
   text += fmt::format("  {:<22} {:>7} {:>6} {:>9} {:>8} {:>11} {:>9}\n", "layout", "warm-up", "rate", "learned",
                       "diverged", "final loss", "accuracy");
   for (const Cell& cell : result.cells) {
-    const std::string loss = std::isfinite(cell.median_final_loss) ? fmt::format("{:.3g}", cell.median_final_loss) : "-";
-    text += fmt::format("  {:<22} {:>7} {:>6} {:>9} {:>8} {:>11} {:>8.1f}%\n",
-                        placement_name(cell.layout) + ", " + norm_name(cell.layout), cell.warmup,
-                        program::typed_number(cell.learning_rate),
-                        fmt::format("{} of {}", cell.learned, cell.runs.size()), cell.diverged, loss,
-                        100 * cell.median_accuracy);
+    const std::string loss =
+        std::isfinite(cell.median_final_loss) ? fmt::format("{:.3g}", cell.median_final_loss) : "-";
+    text +=
+        fmt::format("  {:<22} {:>7} {:>6} {:>9} {:>8} {:>11} {:>8.1f}%\n",
+                    placement_name(cell.layout) + ", " + norm_name(cell.layout), cell.warmup,
+                    program::typed_number(cell.learning_rate), fmt::format("{} of {}", cell.learned, cell.runs.size()),
+                    cell.diverged, loss, 100 * cell.median_accuracy);
   }
   return text;
 }
@@ -143,16 +168,18 @@ Flags::Flags(program::CommandLine& command_line) {
                       fmt::format("learning rates, each above 0 and at most {} (default 0.01)",
                                   program::typed_number(max_rate)),
                       "LIST");
-  command_line.option("--seeds", seeds_text_, fmt::format("one run per seed, at most {} (default 1)", max_seeds), "LIST");
+  command_line.option("--seeds", seeds_text_, fmt::format("one run per seed, at most {} (default 1)", max_seeds),
+                      "LIST");
   command_line.option("--training-steps", training_steps_text_,
                       fmt::format("Adam updates of 8 sequences per run, 1 to {} (default 700)", max_training_steps),
                       "INTEGER");
-  command_line.option("--row", row_text_, "the worked example: one token's vector, normalised both ways (default 2,4,6,8)",
-                      "VECTOR");
+  command_line.option("--row", row_text_,
+                      "the worked example: one token's vector, normalised both ways (default 2,4,6,8)", "VECTOR");
   command_line.flag("--no-training", no_training_, "only normalise the row; train nothing");
   command_line.option("--layers", layers_text_, fmt::format("layers in the stack, 1 to {} (default 4)", max_layers),
                       "INTEGER");
-  command_line.excludes("--no-training", {"--layouts", "--warmups", "--rates", "--seeds", "--training-steps", "--layers"});
+  command_line.excludes("--no-training",
+                        {"--layouts", "--warmups", "--rates", "--seeds", "--training-steps", "--layers"});
 }
 
 Inputs Flags::read() const {
@@ -179,8 +206,9 @@ Inputs Flags::read() const {
       found = true;
     }
     if (!found) {
-      throw program::UsageError(fmt::format(
-          "--layouts: expected post_layer_norm, post_rms_norm, pre_layer_norm or pre_rms_norm, got \"{}\"", name));
+      throw program::UsageError(
+          fmt::format("--layouts: expected post_layer_norm, post_rms_norm, pre_layer_norm or pre_rms_norm, got \"{}\"",
+                      name));
     }
   }
   inputs.warmups.clear();

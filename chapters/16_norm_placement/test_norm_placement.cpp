@@ -63,7 +63,8 @@ double median(std::vector<double> values) {
 // What a run must be, whatever it learned.
 void check_bookkeeping(const norm_placement::Inputs& inputs, const norm_placement::TrainedRun& run) {
   std::vector<long long> logged;
-  for (long long step = inputs.log_every; step <= inputs.training_steps; step += inputs.log_every) logged.push_back(step);
+  for (long long step = inputs.log_every; step <= inputs.training_steps; step += inputs.log_every)
+    logged.push_back(step);
   if (logged.empty() || logged.back() != inputs.training_steps) logged.push_back(inputs.training_steps);
   REQUIRE(run.stopped_at == 0);  // every run here stays finite
   CHECK(run.logged_steps == logged);
@@ -110,7 +111,8 @@ TEST_CASE("one entry and a constant row: LayerNorm says 0 and RMSNorm the sign",
   // Scaling a row by c moves neither norm but for ε: RMSNorm(c x) = x / √(ms + ε / c²).
   const norm_placement::Norms scaled = norms_of({2000, 4000, 6000, 8000});
   for (std::size_t i = 0; i < 4; ++i) {
-    CHECK(scaled.rms_norm[i] == Approx(2.0 * static_cast<double>(i + 1) / std::sqrt(30 + epsilon / 1e6)).epsilon(1e-14));
+    CHECK(scaled.rms_norm[i] ==
+          Approx(2.0 * static_cast<double>(i + 1) / std::sqrt(30 + epsilon / 1e6)).epsilon(1e-14));
   }
 }
 
@@ -233,11 +235,11 @@ TEST_CASE("the learned numbers counted from the shapes of each layout", "[ch16]"
   // for LayerNorm, a bias. The embedding and the read-out with its bias; pre-norm adds one norm at the top.
   const long long d = 16, f = 32, v = 10, layers = 4;
   const long long body = v * d + layers * (4 * d * d + d * f + f + f * d + d) + d * v + v;
-  CHECK(result.parameters[0] == body + layers * 2 * 2 * d);  // post, LayerNorm
+  CHECK(result.parameters[0] == body + layers * 2 * 2 * d);           // post, LayerNorm
   CHECK(result.parameters[0] == 160 + 4 * (1024 + 1072 + 64) + 170);  // the same, by hand
-  CHECK(result.parameters[1] == body + layers * 2 * d);      // post, RMSNorm
-  CHECK(result.parameters[2] == body + layers * 2 * 2 * d + 2 * d);  // pre, LayerNorm
-  CHECK(result.parameters[3] == body + layers * 2 * d + d);  // pre, RMSNorm
+  CHECK(result.parameters[1] == body + layers * 2 * d);               // post, RMSNorm
+  CHECK(result.parameters[2] == body + layers * 2 * 2 * d + 2 * d);   // pre, LayerNorm
+  CHECK(result.parameters[3] == body + layers * 2 * d + d);           // pre, RMSNorm
 }
 
 TEST_CASE("compute refuses a grid it cannot run", "[ch16]") {

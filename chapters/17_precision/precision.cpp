@@ -44,9 +44,7 @@ RunningSum running_sum(const std::vector<double>& scores, const Setup& setup) {
   return {sum, maximum, 0.0};
 }
 
-std::string difference_name(Difference difference) {
-  return difference == Difference::central ? "central" : "forward";
-}
+std::string difference_name(Difference difference) { return difference == Difference::central ? "central" : "forward"; }
 
 namespace {
 
@@ -147,8 +145,8 @@ Result compute(const Inputs& inputs) {
     for (const Setup& setup : inputs.setups) {
       RunningSum sum = running_sum(first, setup);
       // The softmax's denominator is e^M · L; its relative error against the double one:
-      sum.normalizer_error = std::abs(std::exp(sum.maximum - row.reference.maximum + std::log(sum.sum) -
-                                               std::log(row.reference.sum)) - 1.0);
+      sum.normalizer_error = std::abs(
+          std::exp(sum.maximum - row.reference.maximum + std::log(sum.sum) - std::log(row.reference.sum)) - 1.0);
       row.sums.push_back(sum);
     }
     result.rows.push_back(row);

@@ -43,20 +43,20 @@ struct Inputs {
 struct Counting {
   attention::NumberFormat format = attention::NumberFormat::float64;
   double total = 0.0;
-  long long stuck_from = 0;  // the first count whose addition left the total unchanged (0: none did)
+  long long stuck_from = 0;    // the first count whose addition left the total unchanged (0: none did)
   double spacing_there = 0.0;  // the gap between the total and the next number the format holds there
 };
 
 /// The running sum of n scores in one setup.
 struct RunningSum {
-  double sum = 0.0;            // L, as the setup kept it
-  double maximum = 0.0;        // M
+  double sum = 0.0;               // L, as the setup kept it
+  double maximum = 0.0;           // M
   double normalizer_error = 0.0;  // |e^(M + ln L) / e^(M_ref + ln L_ref) − 1|: the softmax denominator's relative error
 };
 
 struct LengthRow {
   Eigen::Index n = 0;
-  RunningSum reference;         // everything in double
+  RunningSum reference;          // everything in double
   std::vector<RunningSum> sums;  // one per setup
 };
 

@@ -47,7 +47,8 @@ nlohmann::json to_json(const Result& result) {
   }
   nlohmann::json setups = nlohmann::json::array();
   for (const Setup& setup : inputs.setups) {
-    setups.push_back({{"terms", attention::format_name(setup.terms)}, {"sum", attention::format_name(setup.sum)},
+    setups.push_back({{"terms", attention::format_name(setup.terms)},
+                      {"sum", attention::format_name(setup.sum)},
                       {"name", setup_name(setup)}});
   }
   nlohmann::json rows = nlohmann::json::array();
@@ -56,20 +57,31 @@ nlohmann::json to_json(const Result& result) {
     for (const RunningSum& sum : row.sums) {
       sums.push_back({{"sum", sum.sum}, {"maximum", sum.maximum}, {"normalizer_error", sum.normalizer_error}});
     }
-    rows.push_back({{"n", row.n}, {"reference_sum", row.reference.sum}, {"reference_maximum", row.reference.maximum},
+    rows.push_back({{"n", row.n},
+                    {"reference_sum", row.reference.sum},
+                    {"reference_maximum", row.reference.maximum},
                     {"sums", sums}});
   }
   nlohmann::json curves = nlohmann::json::array();
   for (const StepCurve& curve : result.curves) {
-    curves.push_back({{"format", attention::format_name(curve.format)}, {"at", curve.at}, {"errors", curve.errors},
-                      {"best_step", curve.best_step}, {"best_error", curve.best_error}, {"root", curve.root},
-                      {"spacing", curve.spacing}, {"predicted_step", curve.predicted_step}});
+    curves.push_back({{"format", attention::format_name(curve.format)},
+                      {"at", curve.at},
+                      {"errors", curve.errors},
+                      {"best_step", curve.best_step},
+                      {"best_error", curve.best_error},
+                      {"root", curve.root},
+                      {"spacing", curve.spacing},
+                      {"predicted_step", curve.predicted_step}});
   }
   return {{"finite_difference",
            {{"difference", difference_name(inputs.difference)}, {"steps", result.steps}, {"curves", curves}}},
-          {"inputs", {{"count", inputs.count}, {"lengths", inputs.lengths}, {"seed", inputs.seed},
-                      {"spread", inputs.spread}, {"at", inputs.at},
-                      {"difference", difference_name(inputs.difference)}}},
+          {"inputs",
+           {{"count", inputs.count},
+            {"lengths", inputs.lengths},
+            {"seed", inputs.seed},
+            {"spread", inputs.spread},
+            {"at", inputs.at},
+            {"difference", difference_name(inputs.difference)}}},
           {"counting", counting},
           {"setups", setups},
           {"rows", rows}};
@@ -117,7 +129,8 @@ Flags::Flags(program::CommandLine& command_line) {
   command_line.option("--count", count_text_, fmt::format("add 1 this many times, 0 to {} (default 1000)", max_count),
                       "INTEGER");
   command_line.option("--n", lengths_text_,
-                      fmt::format("the numbers of scores, 1 to {} (default 16,64,256,1024,4096,16384,65536)", max_length),
+                      fmt::format("the numbers of scores, 1 to {} (default 16,64,256,1024,4096,16384,65536)",
+                                  max_length),
                       "LIST");
   command_line.option("--seed", seed_text_, "seed of the scores (default 1)", "INTEGER");
   command_line.option("--spread", spread_text_,
@@ -149,8 +162,8 @@ Inputs Flags::read() const {
   }
   inputs.at = program::parse_real_number(at_text_, "--at");
   if (!(std::abs(inputs.at) <= max_at)) {
-    throw program::UsageError(fmt::format("--at: expected a number from -{0} to {0}, got {1}",
-                                          program::number_text(max_at), at_text_));
+    throw program::UsageError(
+        fmt::format("--at: expected a number from -{0} to {0}, got {1}", program::number_text(max_at), at_text_));
   }
   if (difference_text_ == "central") {
     inputs.difference = Difference::central;

@@ -40,9 +40,12 @@ double to_bfloat16(double x) {
 
 double to(double x, NumberFormat format) {
   switch (format) {
-    case NumberFormat::float64: return x;
-    case NumberFormat::float32: return to_float(x);
-    case NumberFormat::bfloat16: return to_bfloat16(x);
+    case NumberFormat::float64:
+      return x;
+    case NumberFormat::float32:
+      return to_float(x);
+    case NumberFormat::bfloat16:
+      return to_bfloat16(x);
   }
   return x;
 }
@@ -214,8 +217,8 @@ TEST_CASE("the central difference's curves against e to the x times sinh h over 
   const int bits[] = {52, 23, 7};
   for (std::size_t f = 0; f < 3; ++f) {
     const precision::StepCurve& curve = result.curves[f];
-    const auto best = static_cast<std::size_t>(std::min_element(curve.errors.begin(), curve.errors.end()) -
-                                               curve.errors.begin());
+    const auto best =
+        static_cast<std::size_t>(std::min_element(curve.errors.begin(), curve.errors.end()) - curve.errors.begin());
     CHECK(curve.best_error == curve.errors[best]);
     CHECK(curve.best_step == result.steps[best]);
     CHECK(curve.root == Approx(std::cbrt(std::ldexp(1.0, -bits[f]))).epsilon(1e-15));
@@ -278,8 +281,8 @@ TEST_CASE("compute and the flags refuse what does not fit", "[ch17]") {
   CHECK(defaults.count == 1000);
   CHECK(defaults.lengths == std::vector<Eigen::Index>{16, 64, 256, 1024, 4096, 16384, 65536});
   CHECK(defaults.difference == precision::Difference::central);
-  const precision::Inputs chosen = read({"--count", "300", "--n", "8,32", "--spread", "2.5", "--at", "-3",
-                                         "--difference", "forward"});
+  const precision::Inputs chosen =
+      read({"--count", "300", "--n", "8,32", "--spread", "2.5", "--at", "-3", "--difference", "forward"});
   CHECK(chosen.count == 300);
   CHECK(chosen.lengths == std::vector<Eigen::Index>{8, 32});
   CHECK(chosen.spread == 2.5);

@@ -117,7 +117,8 @@ inline void add_into(const std::vector<ParameterBlock>& sum, const std::vector<P
   if (sum.size() != term.size()) throw std::invalid_argument("add_into: the two lists of blocks differ in length");
   for (std::size_t b = 0; b < sum.size(); ++b) {
     if (sum[b].size != term[b].size) throw std::invalid_argument("add_into: two matching blocks differ in size");
-    Eigen::Map<Eigen::ArrayXd>(sum[b].data, sum[b].size) += Eigen::Map<const Eigen::ArrayXd>(term[b].data, term[b].size);
+    Eigen::Map<Eigen::ArrayXd>(sum[b].data, sum[b].size) +=
+        Eigen::Map<const Eigen::ArrayXd>(term[b].data, term[b].size);
   }
 }
 

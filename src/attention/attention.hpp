@@ -55,12 +55,14 @@ struct AttentionSteps {
 ///         score becomes NaN or +∞ (see softmax_rows())
 template <typename Scalar>
 AttentionSteps<Scalar> scaled_dot_product_attention(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys,
-                                                    const MatrixOf<Scalar>& values, const AttentionOptions& options = {}) {
+                                                    const MatrixOf<Scalar>& values,
+                                                    const AttentionOptions& options = {}) {
   if (values.rows() != keys.rows()) {
     throw std::invalid_argument("scaled_dot_product_attention: there must be one value per key");
   }
   if (options.mask && (options.mask->rows() != queries.rows() || options.mask->cols() != keys.rows())) {
-    throw std::invalid_argument("scaled_dot_product_attention: the mask must have one row per query and one column per key");
+    throw std::invalid_argument(
+        "scaled_dot_product_attention: the mask must have one row per query and one column per key");
   }
   AttentionSteps<Scalar> steps;
   // clang-format off

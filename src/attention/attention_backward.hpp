@@ -24,7 +24,7 @@ namespace attention {
 template <typename Scalar = double>
 struct AttentionGradients {
   MatrixOf<Scalar> weights;  ///< dW = dO·Vᵀ, n × m: how the loss changes with each weight
-  MatrixOf<Scalar> scores;   ///< dS, n × m: the gradient of the scaled scores QKᵀ/√d_k; exactly 0 at a masked entry
+  MatrixOf<Scalar> scores;  ///< dS, n × m: the gradient of the scaled scores QKᵀ/√d_k; exactly 0 at a masked entry
   MatrixOf<Scalar> queries;  ///< dQ = dS·K/√d_k, n × d_k
   MatrixOf<Scalar> keys;     ///< dK = dSᵀ·Q/√d_k, m × d_k
   MatrixOf<Scalar> values;   ///< dV = Wᵀ·dO, m × d_v
@@ -53,9 +53,10 @@ AttentionGradients<Scalar> attention_backward(const MatrixOf<Scalar>& queries, c
     throw std::invalid_argument("attention_backward: the output gradient must have one row per query and one column "
                                 "per column of V");
   }
-  if (steps.weights.rows() != queries.rows() || steps.weights.cols() != keys.rows() ||
-      values.rows() != keys.rows() || queries.cols() != keys.cols()) {
-    throw std::invalid_argument("attention_backward: the forward steps do not belong to these queries, keys and values");
+  if (steps.weights.rows() != queries.rows() || steps.weights.cols() != keys.rows() || values.rows() != keys.rows() ||
+      queries.cols() != keys.cols()) {
+    throw std::invalid_argument(
+        "attention_backward: the forward steps do not belong to these queries, keys and values");
   }
   AttentionGradients<Scalar> gradients;
   // clang-format off

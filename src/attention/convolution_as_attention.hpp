@@ -106,7 +106,7 @@ inline Mask offset_mask(Eigen::Index tokens, Eigen::Index offset) {
 
 /// @brief One head of the convolution layer: its offset, mask and attention steps.
 struct OffsetHead {
-  Eigen::Index offset = 0;  ///< δ: the head looks at the token δ positions away
+  Eigen::Index offset = 0;     ///< δ: the head looks at the token δ positions away
   AttentionSteps<> attention;  ///< scaled_dot_product_attention() under offset_mask(); output = head_δ
 };
 

@@ -23,9 +23,9 @@ namespace attention {
 
 /// @brief The loss of one sequence and what its gradient needs.
 struct CrossEntropy {
-  double loss = 0.0;          ///< the mean over positions of −log p[target]
-  Matrix probabilities;       ///< softmax of each row of the logits, n × V
-  Matrix logits_gradient;     ///< ∂loss/∂logits = (p − onehot(target)) / n, n × V
+  double loss = 0.0;       ///< the mean over positions of −log p[target]
+  Matrix probabilities;    ///< softmax of each row of the logits, n × V
+  Matrix logits_gradient;  ///< ∂loss/∂logits = (p − onehot(target)) / n, n × V
 };
 
 /// @brief Softmax cross-entropy of each row of the logits against one target word per row, averaged over rows.
@@ -37,7 +37,8 @@ struct CrossEntropy {
 inline CrossEntropy softmax_cross_entropy(const Matrix& logits, const std::vector<Eigen::Index>& targets) {
   const Eigen::Index n = logits.rows();
   if (n < 1 || static_cast<std::size_t>(n) != targets.size()) {
-    throw std::invalid_argument("softmax_cross_entropy: there must be one target per row of logits, and at least one row");
+    throw std::invalid_argument(
+        "softmax_cross_entropy: there must be one target per row of logits, and at least one row");
   }
   if (!logits.allFinite()) {
     throw std::invalid_argument("softmax_cross_entropy: the logits must be finite");

@@ -44,12 +44,12 @@ struct EncoderLayerWeights {
 /// sub-layers' inputs and the layer's output is `feed_forward_residual`; with
 /// RMSNorm, the two `*_rms_norm` fields take the place of the two LayerNorms'.
 struct EncoderLayerSteps {
-  MultiHeadSteps attention;         ///< MultiHead(x, x, x): communicate
-  Matrix attention_residual;        ///< x + MultiHead(x, x, x)
-  LayerNormSteps attention_norm;    ///< LayerNorm of that: its output is the middle of the layer, y
-  FeedForwardSteps feed_forward;    ///< FFN(y): think, token by token
-  Matrix feed_forward_residual;     ///< y + FFN(y)
-  LayerNormSteps feed_forward_norm; ///< LayerNorm of that: its output is the layer's output
+  MultiHeadSteps attention;            ///< MultiHead(x, x, x): communicate
+  Matrix attention_residual;           ///< x + MultiHead(x, x, x)
+  LayerNormSteps attention_norm;       ///< LayerNorm of that: its output is the middle of the layer, y
+  FeedForwardSteps feed_forward;       ///< FFN(y): think, token by token
+  Matrix feed_forward_residual;        ///< y + FFN(y)
+  LayerNormSteps feed_forward_norm;    ///< LayerNorm of that: its output is the layer's output
   RmsNormSteps attention_rms_norm;     ///< with RMSNorm (chapter 16), in place of attention_norm; empty otherwise
   RmsNormSteps feed_forward_rms_norm;  ///< with RMSNorm (chapter 16), in place of feed_forward_norm; empty otherwise
 };
@@ -70,8 +70,8 @@ inline EncoderLayerSteps encoder_layer(const Matrix& x, const EncoderLayerWeight
                                 std::to_string(x.cols()) + " for the residual connection");
   }
   if (weights.feed_forward.w2.cols() != x.cols()) {
-    throw std::invalid_argument("encoder_layer: W2 must bring the width back to d_model = " +
-                                std::to_string(x.cols()) + " for the residual connection");
+    throw std::invalid_argument("encoder_layer: W2 must bring the width back to d_model = " + std::to_string(x.cols()) +
+                                " for the residual connection");
   }
   EncoderLayerSteps steps;
   // clang-format off

@@ -50,7 +50,8 @@ inline Eigen::Index key_value_group(Eigen::Index head, Eigen::Index heads, Eigen
 /// @param key_value_heads h_kv; it must divide h
 /// @return whether @p head is the first of its group
 inline bool leads_its_group(Eigen::Index head, Eigen::Index heads, Eigen::Index key_value_heads) {
-  return head == 0 || key_value_group(head, heads, key_value_heads) != key_value_group(head - 1, heads, key_value_heads);
+  return head == 0 ||
+         key_value_group(head, heads, key_value_heads) != key_value_group(head - 1, heads, key_value_heads);
 }
 
 /// @brief Gives every head of a group its group's first W^K and W^V.
@@ -92,7 +93,8 @@ inline void sum_key_value_gradients(std::vector<EncoderLayerWeights>& gradients,
 /// @param weights the model (or a gradient shaped like it)
 /// @param key_value_heads h_kv
 /// @return the blocks, pointing into @p weights
-inline std::vector<ParameterBlock> grouped_parameter_blocks(TokenClassifierWeights& weights, Eigen::Index key_value_heads) {
+inline std::vector<ParameterBlock> grouped_parameter_blocks(TokenClassifierWeights& weights,
+                                                            Eigen::Index key_value_heads) {
   std::vector<const double*> copies;  // the W^K and W^V that only repeat their group's first
   for (EncoderLayerWeights& layer : weights.layers) {
     const auto count = static_cast<Eigen::Index>(layer.attention.heads.size());

@@ -141,7 +141,8 @@ inline DependencyGraph bidirectional_recurrent_graph(std::size_t positions) {
 /// @throws std::invalid_argument if a parameter is out of range
 inline DependencyGraph convolution_graph(std::size_t positions, std::size_t kernel, std::size_t dilation = 1) {
   if (positions == 0) throw std::invalid_argument("convolution_graph: no positions");
-  if (kernel < 3 || kernel % 2 == 0) throw std::invalid_argument("convolution_graph: the kernel must be odd and at least 3");
+  if (kernel < 3 || kernel % 2 == 0)
+    throw std::invalid_argument("convolution_graph: the kernel must be odd and at least 3");
   if (dilation == 0) throw std::invalid_argument("convolution_graph: the dilation must be at least 1");
   DependencyGraph graph;
   for (std::size_t i = 0; i < positions; ++i) graph.inputs.push_back(graph.add_node());
@@ -315,8 +316,7 @@ struct LayerStack {
 /// @param radius R, for restricted self-attention (≥ 1)
 /// @return the stack and its number of layers
 /// @throws std::invalid_argument if a new layer connects no pair that was not connected before
-inline LayerStack stack_until_connected(LayerType type, std::size_t positions, std::size_t kernel,
-                                        std::size_t radius) {
+inline LayerStack stack_until_connected(LayerType type, std::size_t positions, std::size_t kernel, std::size_t radius) {
   // heard[i][j]: output position i of the stack so far depends on input position j.
   // Before any layer, position i holds input i and nothing else.
   using Heard = std::vector<std::vector<char>>;

@@ -23,10 +23,10 @@ struct LayerNormParameters {
 
 /// @brief Every intermediate of layer_norm(), in the order it is computed.
 struct LayerNormSteps {
-  Vector mean;        ///< μ_t, the mean of row t, one entry per token
-  Vector variance;    ///< σ²_t, the mean of (x_tj − μ_t)², dividing by d_model (not d_model − 1)
+  Vector mean;      ///< μ_t, the mean of row t, one entry per token
+  Vector variance;  ///< σ²_t, the mean of (x_tj − μ_t)², dividing by d_model (not d_model − 1)
   Matrix normalized;  ///< (x_tj − μ_t) / √(σ²_t + ε): each row has mean 0 and variance σ²_t / (σ²_t + ε), about 1
-  Matrix output;      ///< γ_j · normalized_tj + β_j
+  Matrix output;  ///< γ_j · normalized_tj + β_j
 };
 
 /// @brief The ε that layer_norm() adds to the variance unless told otherwise: 10⁻⁵.

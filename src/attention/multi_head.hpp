@@ -35,9 +35,9 @@ struct MultiHeadWeights {
 
 /// @brief One head's work: its projections of the inputs, and attention over them.
 struct HeadSteps {
-  Matrix queries;            ///< Q_i = Q · W^Q_i, n × d_k
-  Matrix keys;               ///< K_i = K · W^K_i, m × d_k
-  Matrix values;             ///< V_i = V · W^V_i, m × d_v
+  Matrix queries;              ///< Q_i = Q · W^Q_i, n × d_k
+  Matrix keys;                 ///< K_i = K · W^K_i, m × d_k
+  Matrix values;               ///< V_i = V · W^V_i, m × d_v
   AttentionSteps<> attention;  ///< scaled_dot_product_attention(Q_i, K_i, V_i); its output is head_i, n × d_v
 };
 

@@ -23,9 +23,9 @@ namespace attention {
 
 /// @brief The gradients of multi-head attention: of its three inputs and of its weights.
 struct MultiHeadGradients {
-  Matrix queries;            ///< ∂L/∂Q, n × d_model
-  Matrix keys;               ///< ∂L/∂K, m × d_model
-  Matrix values;             ///< ∂L/∂V, m × d_model
+  Matrix queries;  ///< ∂L/∂Q, n × d_model
+  Matrix keys;     ///< ∂L/∂K, m × d_model
+  Matrix values;   ///< ∂L/∂V, m × d_model
   MultiHeadWeights weights;  ///< ∂L/∂W^Q_i, ∂L/∂W^K_i, ∂L/∂W^V_i for each head, and ∂L/∂W^O; shaped like the weights
 };
 

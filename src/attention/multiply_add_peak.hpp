@@ -93,8 +93,7 @@ namespace detail {
 #ifdef ATTENTION_PEAK_X86_AT_RUN_TIME
 // The same loop with AVX-512's fused multiply-add on eight doubles, compiled
 // for it whatever the build's own flags; called only where the processor has it.
-__attribute__((target("avx512f"))) inline double avx512_multiply_adds(std::size_t rounds, double factor,
-                                                                       double term) {
+__attribute__((target("avx512f"))) inline double avx512_multiply_adds(std::size_t rounds, double factor, double term) {
   const __m512d times = _mm512_set1_pd(factor), plus = _mm512_set1_pd(term);
   __m512d sums[peak_chains];
   for (int chain = 0; chain < peak_chains; ++chain) sums[chain] = _mm512_set1_pd(term * chain);

@@ -33,8 +33,8 @@ namespace attention {
 /// @param epsilon the forward pass's ε
 /// @return ∂L/∂x and the parameters' gradients; for RMSNorm the bias's is empty, like the bias
 inline LayerNormGradients normalize_backward(const LayerNormParameters& parameters, NormKind kind,
-                                             const LayerNormSteps& layer_norm_steps,
-                                             const RmsNormSteps& rms_norm_steps, const Matrix& output_gradient,
+                                             const LayerNormSteps& layer_norm_steps, const RmsNormSteps& rms_norm_steps,
+                                             const Matrix& output_gradient,
                                              double epsilon = default_layer_norm_epsilon) {
   if (kind == NormKind::rms_norm) {
     RmsNormGradients rms = rms_norm_backward(parameters.gain, rms_norm_steps, output_gradient, epsilon);
@@ -54,8 +54,7 @@ inline LayerNormGradients normalize_backward(const LayerNormParameters& paramete
 /// @param epsilon the norms' ε of the forward pass
 /// @return ∂L/∂x and the gradients of all weights (with RMSNorm, the norms' bias gradients are empty)
 inline EncoderLayerGradients laid_out_encoder_layer_backward(const Matrix& x, const EncoderLayerWeights& weights,
-                                                             const LayerLayout& layout,
-                                                             const EncoderLayerSteps& steps,
+                                                             const LayerLayout& layout, const EncoderLayerSteps& steps,
                                                              const Matrix& output_gradient,
                                                              const AttentionOptions& options = {},
                                                              double epsilon = default_layer_norm_epsilon) {

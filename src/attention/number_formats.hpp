@@ -30,9 +30,12 @@ enum class NumberFormat {
 /// @return its name
 inline std::string format_name(NumberFormat format) {
   switch (format) {
-    case NumberFormat::float64: return "double";
-    case NumberFormat::float32: return "float";
-    case NumberFormat::bfloat16: return "bfloat16";
+    case NumberFormat::float64:
+      return "double";
+    case NumberFormat::float32:
+      return "float";
+    case NumberFormat::bfloat16:
+      return "bfloat16";
   }
   return "?";
 }
@@ -42,9 +45,12 @@ inline std::string format_name(NumberFormat format) {
 /// @return p; the spacing of the numbers between 1 and 2 is 2^−p
 inline int fraction_bits(NumberFormat format) {
   switch (format) {
-    case NumberFormat::float64: return 52;
-    case NumberFormat::float32: return 23;
-    case NumberFormat::bfloat16: return 7;
+    case NumberFormat::float64:
+      return 52;
+    case NumberFormat::float32:
+      return 23;
+    case NumberFormat::bfloat16:
+      return 7;
   }
   return 52;
 }

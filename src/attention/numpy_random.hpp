@@ -542,9 +542,7 @@ class NumpyGenerator {
 
   /// @brief NumPy's `next_double`: the top 53 bits of next_uint64() as a fraction, (u >> 11) · 2⁻⁵³.
   /// @return a uniform number in [0, 1) (`rng.random()`)
-  double next_double() {
-    return static_cast<double>(next_uint64() >> 11) * (1.0 / 9007199254740992.0);
-  }
+  double next_double() { return static_cast<double>(next_uint64() >> 11) * (1.0 / 9007199254740992.0); }
 
   /// @brief NumPy's `random_standard_normal`: one draw of the 256-layer ziggurat.
   ///

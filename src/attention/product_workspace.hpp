@@ -34,7 +34,7 @@ std::size_t product_workspace_bytes(Eigen::Index rows, Eigen::Index depth, Eigen
   }
   Eigen::Index block_depth = depth, block_rows = rows, block_columns = columns;
   Eigen::internal::computeProductBlockingSizes<Scalar, Scalar, 1, Eigen::Index>(block_depth, block_rows, block_columns,
-                                                                                 Eigen::Index{1});
+                                                                                Eigen::Index{1});
   const auto on_the_heap = [](Eigen::Index numbers) {
     const std::size_t bytes = static_cast<std::size_t>(numbers) * sizeof(Scalar);
     return bytes > static_cast<std::size_t>(EIGEN_STACK_ALLOCATION_LIMIT) ? bytes : std::size_t{0};

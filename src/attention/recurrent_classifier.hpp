@@ -51,7 +51,8 @@ struct RecurrentClassifierSteps {
 inline RecurrentClassifierWeights initial_recurrent_classifier(Eigen::Index vocabulary, Eigen::Index width,
                                                                Eigen::Index outputs, NumpyGenerator& generator) {
   if (vocabulary < 2 || width < 1 || outputs < 2) {
-    throw std::invalid_argument("initial_recurrent_classifier: the vocabulary and the outputs need 2 each, the width 1");
+    throw std::invalid_argument(
+        "initial_recurrent_classifier: the vocabulary and the outputs need 2 each, the width 1");
   }
   const double scale = 1.0 / std::sqrt(static_cast<double>(width));
   RecurrentClassifierWeights weights;

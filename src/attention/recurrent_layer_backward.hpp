@@ -43,7 +43,8 @@ inline RecurrentLayerGradients recurrent_layer_backward(const Matrix& inputs, co
   if (hidden_weights.cols() != d || input_weights.rows() != d || input_weights.cols() != inputs.cols() ||
       states.rows() != inputs.rows() || states.cols() != d || states_gradient.rows() != states.rows() ||
       states_gradient.cols() != d) {
-    throw std::invalid_argument("recurrent_layer_backward: the shapes of the inputs, weights, states and gradient do not fit");
+    throw std::invalid_argument(
+        "recurrent_layer_backward: the shapes of the inputs, weights, states and gradient do not fit");
   }
   RecurrentLayerGradients gradients{Matrix::Zero(d, d), Matrix::Zero(d, inputs.cols()),
                                     Matrix::Zero(inputs.rows(), inputs.cols())};

@@ -54,7 +54,8 @@ inline double seconds_per_call(const TimedWork& work, std::size_t calls) {
   using clock = std::chrono::steady_clock;
   const clock::time_point start = clock::now();
   for (std::size_t call = 0; call < calls; ++call) sink = sink + work();
-  return std::chrono::duration<double>(clock::now() - start).count() / static_cast<double>(std::max<std::size_t>(calls, 1));
+  return std::chrono::duration<double>(clock::now() - start).count() /
+         static_cast<double>(std::max<std::size_t>(calls, 1));
 }
 
 /// @brief How many calls make one repetition of @p work last at least @p minimum_seconds, from one untimed call
@@ -108,8 +109,7 @@ inline std::vector<std::vector<double>> timed_in_turns(const std::vector<TimedWo
 /// @param minimum_seconds the least time one repetition of either should last
 /// @return the first's times and the second's, one per repetition, in seconds per call
 inline std::pair<std::vector<double>, std::vector<double>> timed_in_turns(const TimedWork& first,
-                                                                          const TimedWork& second,
-                                                                          std::size_t repeats,
+                                                                          const TimedWork& second, std::size_t repeats,
                                                                           double minimum_seconds) {
   const std::vector<std::size_t> calls{calls_for(first, minimum_seconds), calls_for(second, minimum_seconds)};
   std::vector<std::vector<double>> seconds = timed_in_turns({first, second}, calls, repeats);

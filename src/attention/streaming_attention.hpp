@@ -165,7 +165,8 @@ namespace detail {
 template <typename Scalar>
 void check_shapes(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys, const MatrixOf<Scalar>& values,
                   KeyRange range) {
-  if (keys.cols() != queries.cols()) throw std::invalid_argument("attention: queries and keys must have the same width");
+  if (keys.cols() != queries.cols())
+    throw std::invalid_argument("attention: queries and keys must have the same width");
   if (values.rows() != keys.rows()) throw std::invalid_argument("attention: there must be one value per key");
   if (range == KeyRange::causal && queries.rows() != keys.rows()) {
     throw std::invalid_argument("attention: a causal mask needs one query per key");
@@ -279,11 +280,11 @@ using StreamingObserver = std::function<void(const StreamingTileState&)>;
 
 /// @brief How streaming_attention() cuts the work.
 struct StreamingOptions {
-  Eigen::Index query_tile = 64;   ///< queries per tile (rows of a score tile)
-  Eigen::Index key_tile = 128;    ///< keys per tile (columns of a score tile)
-  KeyRange range = KeyRange::all; ///< every key, or the causal mask
-  unsigned threads = 1;           ///< threads sharing the query tiles: the calling one and threads − 1 helpers
-                                  ///< (run_shares())
+  Eigen::Index query_tile = 64;    ///< queries per tile (rows of a score tile)
+  Eigen::Index key_tile = 128;     ///< keys per tile (columns of a score tile)
+  KeyRange range = KeyRange::all;  ///< every key, or the causal mask
+  unsigned threads = 1;            ///< threads sharing the query tiles: the calling one and threads − 1 helpers
+                                   ///< (run_shares())
   /// The tiles' products by tile_product(), on keys and values packed once
   /// (true), or by Eigen's general product (false).
   bool packed_products = true;
@@ -386,7 +387,8 @@ MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const Matr
                                      const MatrixOf<Scalar>& values, const StreamingOptions& options,
                                      StreamingBuffers<Scalar>& buffers) {
   detail::check_shapes(queries, keys, values, options.range);
-  if (options.query_tile < 1 || options.key_tile < 1) throw std::invalid_argument("streaming_attention: tiles of at least 1");
+  if (options.query_tile < 1 || options.key_tile < 1)
+    throw std::invalid_argument("streaming_attention: tiles of at least 1");
   if (options.observer && options.threads > 1) {
     throw std::invalid_argument("streaming_attention: an observer needs one thread");
   }
@@ -430,7 +432,8 @@ MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const Matr
       running_output.topRows(rows).setZero();
       running_maximum.head(rows).setConstant(minus_infinity);
       running_sum.head(rows).setZero();
-      if (options.packed_products) detail::copy_by_blocks_of_rows(queries.middleRows(q0, rows), query_rows.topRows(rows));
+      if (options.packed_products)
+        detail::copy_by_blocks_of_rows(queries.middleRows(q0, rows), query_rows.topRows(rows));
       // clang-format off
       // [streaming_attention]
       for (Eigen::Index k0 = 0; k0 < m; k0 += options.key_tile) {

@@ -48,13 +48,13 @@ struct TokenClassifierShape {
 
 /// @brief Every learned number of a token classifier.
 struct TokenClassifierWeights {
-  Matrix embedding;                           ///< V × d_model, one row per word
-  std::vector<EncoderLayerWeights> layers;    ///< the encoder layers, first to last
-  LayerNormParameters final_norm;             ///< pre-norm only: the norm between the last layer and the read-out
-                                              ///< (for RMSNorm, a gain and an empty bias); empty in a post-norm stack
-  Matrix readout;                             ///< W_out, d_model × C
-  Vector readout_bias;                        ///< b_out, C entries
-  LayerLayout layout{};                       ///< how every layer is laid out: the paper's unless told
+  Matrix embedding;                         ///< V × d_model, one row per word
+  std::vector<EncoderLayerWeights> layers;  ///< the encoder layers, first to last
+  LayerNormParameters final_norm;           ///< pre-norm only: the norm between the last layer and the read-out
+                                            ///< (for RMSNorm, a gain and an empty bias); empty in a post-norm stack
+  Matrix readout;                           ///< W_out, d_model × C
+  Vector readout_bias;                      ///< b_out, C entries
+  LayerLayout layout{};                     ///< how every layer is laid out: the paper's unless told
 };
 
 /// @brief Which positions each position may read.
@@ -97,11 +97,11 @@ inline Matrix first_layer_input(const Matrix& embedding, const std::vector<Eigen
 
 /// @brief Every intermediate of one forward pass.
 struct TokenClassifierSteps {
-  Matrix input;                            ///< embedding rows + positional encoding, n × d_model
-  std::vector<EncoderLayerSteps> layers;   ///< each encoder layer's steps (their attention weights are the maps)
-  LayerNormSteps final_norm;               ///< pre-norm LayerNorm only: the norm of the last layer's output
-  RmsNormSteps final_rms_norm;             ///< pre-norm RMSNorm only: the norm of the last layer's output
-  Matrix logits;                           ///< n × C: the last layer's output · W_out + b_out
+  Matrix input;                           ///< embedding rows + positional encoding, n × d_model
+  std::vector<EncoderLayerSteps> layers;  ///< each encoder layer's steps (their attention weights are the maps)
+  LayerNormSteps final_norm;              ///< pre-norm LayerNorm only: the norm of the last layer's output
+  RmsNormSteps final_rms_norm;            ///< pre-norm RMSNorm only: the norm of the last layer's output
+  Matrix logits;                          ///< n × C: the last layer's output · W_out + b_out
 };
 
 /// @brief Fresh weights: normal draws scaled by 1/√(fan-in), norm gains 1, LayerNorm biases 0, other biases 0.
@@ -119,7 +119,8 @@ struct TokenClassifierSteps {
 /// @throws std::invalid_argument if a size is below 1, d_model is odd or not divisible by the heads, V < 2 or C < 2
 inline TokenClassifierWeights initial_token_classifier(const TokenClassifierShape& shape, NumpyGenerator& generator) {
   if (shape.vocabulary < 2 || shape.outputs < 2 || shape.layers < 1 || shape.d_ff < 1) {
-    throw std::invalid_argument("initial_token_classifier: the vocabulary and the outputs need 2 each, and layers and d_ff must be at least 1");
+    throw std::invalid_argument(
+        "initial_token_classifier: the vocabulary and the outputs need 2 each, and layers and d_ff must be at least 1");
   }
   require_even_width(shape.d_model, "initial_token_classifier");
   const Eigen::Index d_k = head_width(shape.d_model, shape.heads);

@@ -56,16 +56,17 @@ AttentionInputs AttentionFlags::read() const {
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
     for (Eigen::Index j = 0; j < scores.cols(); ++j) {
       if (!std::isfinite(scores(i, j))) {
-        throw UsageError(fmt::format(
-            "--q, --k: the score of query {} against key {} overflows a double; use smaller entries", i + 1, j + 1));
+        throw UsageError(
+            fmt::format("--q, --k: the score of query {} against key {} overflows a double; use smaller entries", i + 1,
+                        j + 1));
       }
     }
   }
   if (with_values_) {
     inputs.values = parse_matrix(values_text_, "--v");
     if (inputs.values.rows() != inputs.keys.rows()) {
-      throw UsageError(fmt::format("--v: {} values for {} keys (--k); give one value per key",
-                                   inputs.values.rows(), inputs.keys.rows()));
+      throw UsageError(fmt::format("--v: {} values for {} keys (--k); give one value per key", inputs.values.rows(),
+                                   inputs.keys.rows()));
     }
   }
   const std::vector<std::string> tokens = parse_names(tokens_text_, "--tokens");
@@ -79,7 +80,7 @@ AttentionInputs AttentionFlags::read() const {
 }
 
 std::vector<std::string> AttentionFlags::token_labels(Eigen::Index rows, const std::string& rows_flag,
-                                                     const std::string& prefix) const {
+                                                      const std::string& prefix) const {
   const std::vector<std::string> tokens = parse_names(tokens_text_, "--tokens");
   if (command_line_.given("--tokens") && static_cast<Eigen::Index>(tokens.size()) != rows) {
     throw UsageError(

@@ -14,9 +14,9 @@ namespace program {
 struct AttentionInputs {
   attention::Matrix queries;
   attention::Matrix keys;
-  attention::Matrix values;                 // empty when the program takes no --v
-  std::vector<std::string> query_labels;    // one per row of queries
-  std::vector<std::string> key_labels;      // one per row of keys (and of values)
+  attention::Matrix values;               // empty when the program takes no --v
+  std::vector<std::string> query_labels;  // one per row of queries
+  std::vector<std::string> key_labels;    // one per row of keys (and of values)
 };
 
 /// Adds --q, --k, --tokens and, when @p with_values, --v to @p command_line;

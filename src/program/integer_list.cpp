@@ -22,8 +22,7 @@ std::string range_text(std::uint64_t minimum, std::uint64_t maximum) {
 }
 
 // "what" is how a message names the number: "--seed" or "--dk: entry 2".
-std::uint64_t parse_one(std::string_view text, const std::string& what, std::uint64_t minimum,
-                        std::uint64_t maximum) {
+std::uint64_t parse_one(std::string_view text, const std::string& what, std::uint64_t minimum, std::uint64_t maximum) {
   const std::string_view digits = trim(text);
   if (digits.empty()) {
     throw UsageError(fmt::format("{} is empty; expected {}", what, range_text(minimum, maximum)));
@@ -40,8 +39,8 @@ std::uint64_t parse_one(std::string_view text, const std::string& what, std::uin
     throw UsageError(fmt::format("{} is {}, negative; expected {}", what, digits, range_text(minimum, maximum)));
   }
   if (!all_digits || (error != std::errc() && error != std::errc::result_out_of_range) || stop != end) {
-    throw UsageError(fmt::format("{} is '{}', not a whole number; expected {}", what, digits,
-                                 range_text(minimum, maximum)));
+    throw UsageError(
+        fmt::format("{} is '{}', not a whole number; expected {}", what, digits, range_text(minimum, maximum)));
   }
   if (error == std::errc::result_out_of_range || value > maximum) {
     throw UsageError(fmt::format("{} is {}, too large; expected {}", what, digits, range_text(minimum, maximum)));

@@ -53,7 +53,8 @@ nlohmann::json token_classifier_json(const attention::TokenClassifierWeights& we
   for (const attention::EncoderLayerWeights& layer : weights.layers) {
     nlohmann::json heads = nlohmann::json::array();
     for (const attention::HeadProjections& head : layer.attention.heads) {
-      heads.push_back({{"query", matrix_json(head.query)}, {"key", matrix_json(head.key)}, {"value", matrix_json(head.value)}});
+      heads.push_back(
+          {{"query", matrix_json(head.query)}, {"key", matrix_json(head.key)}, {"value", matrix_json(head.value)}});
     }
     layers.push_back({{"heads", heads},
                       {"output", matrix_json(layer.attention.output)},

@@ -14,25 +14,28 @@ namespace program {
 
 attention::Matrix parse_matrix(std::string_view text, std::string_view flag) {
   if (trim(text).empty()) {
-    throw UsageError(fmt::format("{}: empty matrix; expected rows separated by ';' and entries by ',', e.g. \"1,0;0,1\"", flag));
+    throw UsageError(
+        fmt::format("{}: empty matrix; expected rows separated by ';' and entries by ',', e.g. \"1,0;0,1\"", flag));
   }
   const std::vector<std::string_view> rows = split(text, ';');
   const std::vector<std::string_view> first_row = split(rows.front(), ',');
   const auto row_count = static_cast<Eigen::Index>(rows.size());
   const auto column_count = static_cast<Eigen::Index>(first_row.size());
   if (row_count > max_matrix_side || column_count > max_matrix_side) {
-    throw UsageError(fmt::format("{}: {} × {} is too large; at most {} rows and {} entries per row", flag,
-                                 row_count, column_count, max_matrix_side, max_matrix_side));
+    throw UsageError(fmt::format("{}: {} × {} is too large; at most {} rows and {} entries per row", flag, row_count,
+                                 column_count, max_matrix_side, max_matrix_side));
   }
   attention::Matrix matrix(row_count, column_count);
   for (std::size_t row = 0; row < rows.size(); ++row) {
     if (trim(rows[row]).empty()) {
-      throw UsageError(fmt::format("{}: row {} is empty; expected rows separated by ';' and entries by ','", flag, row + 1));
+      throw UsageError(
+          fmt::format("{}: row {} is empty; expected rows separated by ';' and entries by ','", flag, row + 1));
     }
     const std::vector<std::string_view> entries = split(rows[row], ',');
     if (entries.size() != first_row.size()) {
-      throw UsageError(fmt::format("{}: row {} has {} entries but row 1 has {}; every row must have the same number of entries",
-                                   flag, row + 1, entries.size(), first_row.size()));
+      throw UsageError(
+          fmt::format("{}: row {} has {} entries but row 1 has {}; every row must have the same number of entries",
+                      flag, row + 1, entries.size(), first_row.size()));
     }
     for (std::size_t column = 0; column < entries.size(); ++column) {
       matrix(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(column)) =
@@ -92,8 +95,8 @@ std::vector<std::string> parse_names(std::string_view text, std::string_view fla
   for (std::string_view name : split(text, ',')) {
     name = trim(name);
     if (name.empty()) {
-      throw UsageError(fmt::format("{}: name {} is empty; expected names separated by ',', e.g. \"cat,eat,fish\"",
-                                   flag, names.size() + 1));
+      throw UsageError(fmt::format("{}: name {} is empty; expected names separated by ',', e.g. \"cat,eat,fish\"", flag,
+                                   names.size() + 1));
     }
     names.emplace_back(name);
   }

@@ -62,13 +62,16 @@ std::vector<std::string> page_program_names();
 ///   const bool registered = program::register_chapter_for_page<Flags>("dot_product", compute, to_json);
 template <class Flags, class Compute, class ToJson>
 bool register_chapter_for_page(const std::string& name, Compute compute, ToJson to_json) {
-  return register_page_program(name, [name, compute, to_json](const std::vector<std::string>& arguments) {
-    CommandLine command_line{name, ""};
-    Flags flags(command_line);
-    nlohmann::json result;
-    command_line.parse_for_page(arguments, [&] { result = to_json(compute(flags.read())); });
-    return result;
-  }, flag_defaults<Flags>(name));
+  return register_page_program(
+      name,
+      [name, compute, to_json](const std::vector<std::string>& arguments) {
+        CommandLine command_line{name, ""};
+        Flags flags(command_line);
+        nlohmann::json result;
+        command_line.parse_for_page(arguments, [&] { result = to_json(compute(flags.read())); });
+        return result;
+      },
+      flag_defaults<Flags>(name));
 }
 
 }  // namespace program

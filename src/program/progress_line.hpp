@@ -24,9 +24,9 @@ inline std::string duration_text(double seconds) {
     return tens % 6 == 0 ? fmt::format("{} min", tens / 6) : fmt::format("{} min {} s", tens / 6, 10 * (tens % 6));
   }
   const long minutes = std::lround(seconds / 60.0);
-  return minutes < 60 ? fmt::format("{} min", minutes)
-                      : minutes % 60 == 0 ? fmt::format("{} h", minutes / 60)
-                                          : fmt::format("{} h {} min", minutes / 60, minutes % 60);
+  return minutes < 60        ? fmt::format("{} min", minutes)
+         : minutes % 60 == 0 ? fmt::format("{} h", minutes / 60)
+                             : fmt::format("{} h {} min", minutes / 60, minutes % 60);
 }
 
 /// The progress line of a run, shown only where stderr is a terminal.

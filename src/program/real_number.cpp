@@ -42,7 +42,8 @@ std::from_chars_result double_from_chars_by_hand(const char* begin, const char* 
     const char* inside = stop;
     if (inside != end && *inside == '(') {
       ++inside;
-      while (inside != end && (is_digit(*inside) || *inside == '_' || ((*inside | 0x20) >= 'a' && (*inside | 0x20) <= 'z'))) {
+      while (inside != end &&
+             (is_digit(*inside) || *inside == '_' || ((*inside | 0x20) >= 'a' && (*inside | 0x20) <= 'z'))) {
         ++inside;
       }
       if (inside != end && *inside == ')') stop = inside + 1;

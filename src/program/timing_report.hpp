@@ -37,9 +37,7 @@ inline constexpr int timing_column_width = 29;
 /// (a word longer than that is cut across lines): the name is the machine's
 /// own text, as long as its maker wrote it, and the book's pages show the
 /// lines whole at any width.
-inline std::string processor_lines(const std::string& name) {
-  return wrapped("Processor: " + name, 78, " ");
-}
+inline std::string processor_lines(const std::string& name) { return wrapped("Processor: " + name, 78, " "); }
 
 /// "n = 64", "n = 64 and 128", "n = 16, 32 and 64".
 inline std::string lengths_text(const std::vector<std::size_t>& lengths) {

@@ -16,7 +16,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider provider(data, size);
-  const std::string_view flag = fuzz::flags[provider.ConsumeIntegralInRange<std::size_t>(0, std::size(fuzz::flags) - 1)];
+  const std::string_view flag =
+      fuzz::flags[provider.ConsumeIntegralInRange<std::size_t>(0, std::size(fuzz::flags) - 1)];
   const bool list = provider.ConsumeBool();
   std::uint64_t minimum = provider.ConsumeIntegral<std::uint64_t>();
   std::uint64_t maximum = provider.ConsumeIntegral<std::uint64_t>();

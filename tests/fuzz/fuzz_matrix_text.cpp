@@ -98,9 +98,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view flag = fuzz::flags[data[0] % std::size(fuzz::flags)];
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   switch ((data[0] / std::size(fuzz::flags)) % 3) {
-    case 0: check_matrix(text, flag); break;
-    case 1: check_numbers(text, flag); break;
-    default: check_names(text, flag); break;
+    case 0:
+      check_matrix(text, flag);
+      break;
+    case 1:
+      check_numbers(text, flag);
+      break;
+    default:
+      check_names(text, flag);
+      break;
   }
   return 0;
 }

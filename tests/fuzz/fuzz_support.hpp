@@ -33,7 +33,7 @@ inline void require_names_flag(const program::UsageError& error, std::string_vie
 
 // The flags a target passes to a parser, chosen by the input: plain ones, and
 // the longer names the programs build ("--mask: the radius R of band:R").
-inline constexpr std::string_view flags[] = {"--q", "--k", "--v", "--fill", "--seed", "--dk",
-                                             "--mask: the radius R of band:R", "--scores"};
+inline constexpr std::string_view flags[] = {
+    "--q", "--k", "--v", "--fill", "--seed", "--dk", "--mask: the radius R of band:R", "--scores"};
 
 }  // namespace fuzz

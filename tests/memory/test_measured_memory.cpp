@@ -172,8 +172,8 @@ TEST_CASE("an Eigen product takes the packing buffers product_workspace_bytes co
     // Into a row-major result Eigen computes the transposed product.
     attention::RowMajorMatrix row_major(rows, columns);
     const Measured transposed = measured([&] { row_major.noalias() = left * right; });
-    check_against_count(transposed,
-                        static_cast<std::int64_t>(attention::product_workspace_bytes(columns, depth, rows)), 2);
+    check_against_count(transposed, static_cast<std::int64_t>(attention::product_workspace_bytes(columns, depth, rows)),
+                        2);
   }
 }
 

@@ -14,7 +14,6 @@ using attention::AttentionOptions;
 using attention::Mask;
 using attention::Matrix;
 
-
 // The hand-worked lesson works the toy through by hand and prints every value to 3 decimals.
 TEST_CASE("the toy through the whole formula matches the hand-worked tables", "[ch03]") {
   const support::Toy toy;
@@ -29,7 +28,7 @@ TEST_CASE("the toy through the whole formula matches the hand-worked tables", "[
   CHECK((steps.weights - weights).cwiseAbs().maxCoeff() < 0.0005);
   CHECK((steps.output - output).cwiseAbs().maxCoeff() < 0.0005);
   CHECK(steps.scaled_scores(0, 0) == Approx(std::sqrt(2.0)));  // 2 / √2
-  CHECK(steps.masked_scores == steps.scaled_scores);            // no mask
+  CHECK(steps.masked_scores == steps.scaled_scores);           // no mask
 }
 
 TEST_CASE("each output row is the weighted average of the values", "[ch03]") {
@@ -54,7 +53,8 @@ TEST_CASE("permuting the keys and values together changes nothing", "[ch03]") {
   Eigen::PermutationMatrix<Eigen::Dynamic> permutation(5);
   permutation.indices() << 3, 0, 4, 1, 2;
   const Matrix output = attention::scaled_dot_product_attention(queries, keys, values).output;
-  const Matrix permuted = attention::scaled_dot_product_attention(queries, Matrix(permutation * keys), Matrix(permutation * values)).output;
+  const Matrix permuted =
+      attention::scaled_dot_product_attention(queries, Matrix(permutation * keys), Matrix(permutation * values)).output;
   CHECK(permuted.isApprox(output, 1e-13));
 }
 

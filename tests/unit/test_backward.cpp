@@ -36,7 +36,9 @@ constexpr double gradient_tolerance = 1e-7;
 
 double probe(const Matrix& output, const Matrix& direction) { return output.cwiseProduct(direction).sum(); }
 
-Vector random_vector(Eigen::Index n, std::mt19937_64& generator) { return support::random_matrix(n, 1, generator).col(0); }
+Vector random_vector(Eigen::Index n, std::mt19937_64& generator) {
+  return support::random_matrix(n, 1, generator).col(0);
+}
 
 attention::MultiHeadWeights random_heads(Eigen::Index d, Eigen::Index h, std::mt19937_64& generator) {
   attention::MultiHeadWeights w;
@@ -81,7 +83,9 @@ TEST_CASE("attention_backward agrees with central differences, with and without 
     const Matrix direction = support::random_matrix(4, 2, generator);
     attention::AttentionOptions options;
     if (masked) options.mask = attention::causal_mask(4);
-    const auto loss = [&] { return probe(attention::scaled_dot_product_attention(q, k, v, options).output, direction); };
+    const auto loss = [&] {
+      return probe(attention::scaled_dot_product_attention(q, k, v, options).output, direction);
+    };
     const auto steps = attention::scaled_dot_product_attention(q, k, v, options);
     const auto gradients = attention::attention_backward(q, k, v, steps, direction, options);
     CHECK(attention::relative_error(gradients.queries, attention::central_differences(loss, q)) < gradient_tolerance);
@@ -152,7 +156,8 @@ TEST_CASE("multi_head_backward agrees with central differences for inputs and al
   }
 }
 
-TEST_CASE("layer_norm_backward agrees with central differences, and its input gradient sums to 0 along each row", "[ch10]") {
+TEST_CASE("layer_norm_backward agrees with central differences, and its input gradient sums to 0 along each row",
+          "[ch10]") {
   std::mt19937_64 generator(5);
   Matrix x = support::random_matrix(4, 6, generator);
   attention::LayerNormParameters p{random_vector(6, generator), random_vector(6, generator)};
@@ -180,10 +185,14 @@ TEST_CASE("feed_forward_backward agrees with central differences", "[ch10]") {
   REQUIRE(steps.widened.cwiseAbs().minCoeff() > 1e-3);
   const auto gradients = attention::feed_forward_backward(x, w, steps, direction);
   CHECK(attention::relative_error(gradients.input, attention::central_differences(loss, x)) < gradient_tolerance);
-  CHECK(attention::relative_error(gradients.weights.w1, attention::central_differences(loss, w.w1)) < gradient_tolerance);
-  CHECK(attention::relative_error(gradients.weights.b1, attention::central_differences(loss, w.b1)) < gradient_tolerance);
-  CHECK(attention::relative_error(gradients.weights.w2, attention::central_differences(loss, w.w2)) < gradient_tolerance);
-  CHECK(attention::relative_error(gradients.weights.b2, attention::central_differences(loss, w.b2)) < gradient_tolerance);
+  CHECK(attention::relative_error(gradients.weights.w1, attention::central_differences(loss, w.w1)) <
+        gradient_tolerance);
+  CHECK(attention::relative_error(gradients.weights.b1, attention::central_differences(loss, w.b1)) <
+        gradient_tolerance);
+  CHECK(attention::relative_error(gradients.weights.w2, attention::central_differences(loss, w.w2)) <
+        gradient_tolerance);
+  CHECK(attention::relative_error(gradients.weights.b2, attention::central_differences(loss, w.b2)) <
+        gradient_tolerance);
 }
 
 TEST_CASE("softmax_cross_entropy: the loss by hand, and its gradient against central differences", "[ch10]") {
@@ -262,6 +271,6 @@ TEST_CASE("relative_error and central_differences on a function whose derivative
   theta << 0.5;
   const auto cube = [&] { return theta(0, 0) * theta(0, 0) * theta(0, 0); };
   const Matrix derivative = attention::central_differences(cube, theta);
-  CHECK(theta(0, 0) == 0.5);                                    // put back exactly
-  CHECK(derivative(0, 0) == Approx(0.75).epsilon(1e-9));         // 3θ², off by h² = 1e-10 at most
+  CHECK(theta(0, 0) == 0.5);                              // put back exactly
+  CHECK(derivative(0, 0) == Approx(0.75).epsilon(1e-9));  // 3θ², off by h² = 1e-10 at most
 }

@@ -44,15 +44,19 @@ TEST_CASE("decode_step gives the last row of the causal forward pass, for every 
     Eigen::Index d_model, heads, layers;
   };
   for (const Case shape_case : {Case{8, 2, 1}, Case{12, 4, 2}, Case{16, 4, 3}, Case{6, 1, 2}}) {
-    const attention::TokenClassifierShape shape = decoder_shape(shape_case.d_model, shape_case.heads, shape_case.layers);
+    const attention::TokenClassifierShape shape =
+        decoder_shape(shape_case.d_model, shape_case.heads, shape_case.layers);
     std::vector<Eigen::Index> groupings{shape.heads};
     if (shape.heads % 2 == 0) groupings.push_back(shape.heads / 2);
     groupings.push_back(1);
     for (const Eigen::Index groups : groupings) {
-      const attention::TokenClassifierWeights weights = grouped_decoder(shape, groups, 40 + static_cast<std::uint64_t>(groups));
+      const attention::TokenClassifierWeights weights =
+          grouped_decoder(shape, groups, 40 + static_cast<std::uint64_t>(groups));
       const std::vector<Eigen::Index> words{3, 0, 8, 8, 1, 5, 2, 7, 4, 6, 0};
-      const attention::TokenClassifierSteps whole = attention::token_classifier(weights, words, attention::Visibility::causal);
-      attention::KeyValueCache cache = attention::empty_key_value_cache(weights, groups, static_cast<Eigen::Index>(words.size()));
+      const attention::TokenClassifierSteps whole =
+          attention::token_classifier(weights, words, attention::Visibility::causal);
+      attention::KeyValueCache cache =
+          attention::empty_key_value_cache(weights, groups, static_cast<Eigen::Index>(words.size()));
       for (std::size_t t = 0; t < words.size(); ++t) {
         CAPTURE(shape.d_model, shape.heads, shape.layers, groups, t);
         const attention::DecodingStep step = attention::decode_step(weights, cache, words[t]);
@@ -76,11 +80,13 @@ TEST_CASE("decode_step gives the last row of the causal forward pass, for every 
   }
 }
 
-TEST_CASE("decoding with a cache changes nothing the earlier positions computed: a later word moves no earlier row", "[ch14]") {
+TEST_CASE("decoding with a cache changes nothing the earlier positions computed: a later word moves no earlier row",
+          "[ch14]") {
   const attention::TokenClassifierShape shape = decoder_shape(8, 2, 2);
   const attention::TokenClassifierWeights weights = grouped_decoder(shape, 2, 5);
   const attention::Matrix first = attention::token_classifier(weights, {1, 2, 3}, attention::Visibility::causal).logits;
-  const attention::Matrix longer = attention::token_classifier(weights, {1, 2, 3, 7}, attention::Visibility::causal).logits;
+  const attention::Matrix longer =
+      attention::token_classifier(weights, {1, 2, 3, 7}, attention::Visibility::causal).logits;
   CHECK((longer.topRows(3) - first).cwiseAbs().maxCoeff() < 1e-13);
   // Without the mask the earlier rows do move: the property is the mask's, not the model's.
   const attention::Matrix open = attention::token_classifier(weights, {1, 2, 3}).logits;
@@ -88,7 +94,8 @@ TEST_CASE("decoding with a cache changes nothing the earlier positions computed:
   CHECK((open_longer.topRows(3) - open).cwiseAbs().maxCoeff() > 1e-3);
 }
 
-TEST_CASE("a grouped model's gradient is the sum over the group: central differences through the shared W^K and W^V", "[ch14]") {
+TEST_CASE("a grouped model's gradient is the sum over the group: central differences through the shared W^K and W^V",
+          "[ch14]") {
   const attention::TokenClassifierShape shape = decoder_shape(8, 4, 1);
   attention::TokenClassifierWeights weights = grouped_decoder(shape, 2, 9);
   const std::vector<Eigen::Index> words{4, 1, 1, 6, 2};
@@ -101,7 +108,8 @@ TEST_CASE("a grouped model's gradient is the sum over the group: central differe
                attention::token_classifier(tied, words, attention::Visibility::causal).logits, targets)
         .loss;
   };
-  const attention::TokenClassifierSteps steps = attention::token_classifier(weights, words, attention::Visibility::causal);
+  const attention::TokenClassifierSteps steps =
+      attention::token_classifier(weights, words, attention::Visibility::causal);
   const attention::CrossEntropy error = attention::softmax_cross_entropy(steps.logits, targets);
   attention::TokenClassifierWeights gradients =
       attention::token_classifier_backward(weights, words, steps, error.logits_gradient, attention::Visibility::causal);
@@ -124,8 +132,9 @@ TEST_CASE("a grouped model's gradient is the sum over the group: central differe
   Eigen::Map<attention::Matrix> shared_key(weights.layers[0].attention.heads[0].key.data(),
                                            weights.layers[0].attention.heads[0].key.size(), 1);
   const attention::Matrix numeric_key = attention::central_differences(loss, shared_key);
-  const attention::Matrix own = Eigen::Map<const attention::Matrix>(unsummed.layers[0].attention.heads[0].key.data(),
-                                                                    unsummed.layers[0].attention.heads[0].key.size(), 1);
+  const attention::Matrix own =
+      Eigen::Map<const attention::Matrix>(unsummed.layers[0].attention.heads[0].key.data(),
+                                          unsummed.layers[0].attention.heads[0].key.size(), 1);
   CHECK(attention::relative_error(own, numeric_key) > 1e-3);
 }
 
@@ -194,7 +203,8 @@ TEST_CASE("draw_word follows its probabilities: counted over many draws, and wit
   attention::NumpyGenerator generator(2024);
   std::vector<double> counts(4, 0.0);
   constexpr int draws = 20000;
-  for (int d = 0; d < draws; ++d) counts[static_cast<std::size_t>(attention::draw_word(probabilities, generator))] += 1.0;
+  for (int d = 0; d < draws; ++d)
+    counts[static_cast<std::size_t>(attention::draw_word(probabilities, generator))] += 1.0;
   CHECK(counts[1] == 0.0);  // a word of probability 0 is never drawn
   // Binomial standard deviations: √(0.6 · 0.4 / 20000) ≈ 0.0035; six of them.
   CHECK(counts[0] / draws == Approx(0.1).margin(0.021));

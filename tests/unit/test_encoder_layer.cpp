@@ -151,7 +151,8 @@ TEST_CASE("an encoder layer is LayerNorm(x + MultiHead(x)), then LayerNorm(y + F
   const attention::EncoderLayerSteps steps = attention::encoder_layer(x, w);
   const Matrix attended = attention::multi_head_attention(x, x, x, w.attention).output;
   const Matrix y = attention::layer_norm(x + attended, w.attention_norm).output;
-  const Matrix out = attention::layer_norm(y + attention::feed_forward(y, w.feed_forward).output, w.feed_forward_norm).output;
+  const Matrix out =
+      attention::layer_norm(y + attention::feed_forward(y, w.feed_forward).output, w.feed_forward_norm).output;
   CHECK(steps.attention_norm.output == y);
   CHECK(steps.feed_forward_norm.output == out);
   CHECK(steps.attention_residual == x + attended);
@@ -174,7 +175,8 @@ TEST_CASE("an encoder layer mixes tokens only in attention: without it, a token'
   y(3, 0) -= 1.0;
   const Matrix causal_before = attention::encoder_layer(y, w, causal).feed_forward_norm.output;
   const Matrix causal_after = attention::encoder_layer(x, w, causal).feed_forward_norm.output;
-  for (Eigen::Index t = 0; t < 3; ++t) CHECK((causal_after.row(t) - causal_before.row(t)).cwiseAbs().maxCoeff() < 1e-12);
+  for (Eigen::Index t = 0; t < 3; ++t)
+    CHECK((causal_after.row(t) - causal_before.row(t)).cwiseAbs().maxCoeff() < 1e-12);
 }
 
 TEST_CASE("a stack feeds each layer's output to the next", "[ch08]") {

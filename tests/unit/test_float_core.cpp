@@ -152,20 +152,18 @@ TEST_CASE("float attention_backward agrees with the double backward to float pre
   const double u = float_core_tests::u;
   const Matrix& weights = reference_steps.weights;
   const Matrix weights_gradient_size = output_gradient.cwiseAbs() * v.cwiseAbs().transpose();
-  const Matrix scores_gradient_size =
-      weights.cwiseProduct((weights_gradient_size.colwise() +
-                            weights.cwiseProduct(weights_gradient_size).rowwise().sum()));
+  const Matrix scores_gradient_size = weights.cwiseProduct(
+      (weights_gradient_size.colwise() + weights.cwiseProduct(weights_gradient_size).rowwise().sum()));
   const double scores_bound = 2.0 * w + (static_cast<double>(v.cols()) + n + 6.0) * u;
   const Matrix queries_size = scores_gradient_size * k.cwiseAbs() / std::sqrt(d);
   const Matrix keys_size = scores_gradient_size.transpose() * q.cwiseAbs() / std::sqrt(d);
   const double query_bound = scores_bound + (n + 4.0) * u;
   const Matrix values_size = weights.transpose() * output_gradient.cwiseAbs();
   const double values_bound = w + (n + 3.0) * u;
-  CHECK(((in_double(single.queries) - reference.queries).cwiseAbs().array() <= query_bound * queries_size.array())
-            .all());
+  CHECK(
+      ((in_double(single.queries) - reference.queries).cwiseAbs().array() <= query_bound * queries_size.array()).all());
   CHECK(((in_double(single.keys) - reference.keys).cwiseAbs().array() <= query_bound * keys_size.array()).all());
-  CHECK(((in_double(single.values) - reference.values).cwiseAbs().array() <= values_bound * values_size.array())
-            .all());
+  CHECK(((in_double(single.values) - reference.values).cwiseAbs().array() <= values_bound * values_size.array()).all());
 }
 
 TEST_CASE("the gradient check runs in float with a step of 1e-2", "[ch10]") {
@@ -174,7 +172,9 @@ TEST_CASE("the gradient check runs in float with a step of 1e-2", "[ch10]") {
   attention::MatrixOf<float> k = in_float(support::random_matrix(4, 3, generator));
   attention::MatrixOf<float> v = in_float(support::random_matrix(4, 2, generator));
   const attention::MatrixOf<float> direction = in_float(support::random_matrix(4, 2, generator));
-  const auto loss = [&] { return attention::scaled_dot_product_attention(q, k, v).output.cwiseProduct(direction).sum(); };
+  const auto loss = [&] {
+    return attention::scaled_dot_product_attention(q, k, v).output.cwiseProduct(direction).sum();
+  };
   const auto steps = attention::scaled_dot_product_attention(q, k, v);
   const auto gradients = attention::attention_backward(q, k, v, steps, direction);
   // At h = 1e-2 the central difference is off by h²/6·|L'''| (about 2e-5 times a third derivative of the size

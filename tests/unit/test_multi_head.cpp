@@ -46,8 +46,9 @@ TEST_CASE("one head with W^O = I is chapter 3's attention on the projections", "
     MultiHeadWeights weights = multi_head_tests::normal_weights(d_model, 1, d_model, d_model, generator);
     weights.output = Matrix::Identity(d_model, d_model);
     const auto steps = attention::multi_head_attention(x, x, x, weights);
-    const auto single = attention::scaled_dot_product_attention(Matrix(x * weights.heads[0].query), Matrix(x * weights.heads[0].key),
-                                                                Matrix(x * weights.heads[0].value));
+    const auto single =
+        attention::scaled_dot_product_attention(Matrix(x * weights.heads[0].query), Matrix(x * weights.heads[0].key),
+                                                Matrix(x * weights.heads[0].value));
     CHECK(steps.output == single.output);  // multiplying by I changes no bit
     CHECK(steps.heads[0].attention.weights == single.weights);
   }
@@ -165,9 +166,9 @@ TEST_CASE("a mask applies to every head", "[ch05]") {
 }
 
 TEST_CASE("head_width is d_model divided by h, and refuses what does not divide", "[ch05]") {
-  CHECK(attention::head_width(512, 8) == 64);  // the paper's base model, §3.2.2
+  CHECK(attention::head_width(512, 8) == 64);    // the paper's base model, §3.2.2
   CHECK(attention::head_width(1024, 16) == 64);  // its big model, Table 3
-  CHECK(attention::head_width(4, 2) == 2);     // the Korean walkthrough's shapes
+  CHECK(attention::head_width(4, 2) == 2);       // the Korean walkthrough's shapes
   CHECK(attention::head_width(4, 4) == 1);
   CHECK(attention::head_width(7, 1) == 7);
   CHECK_THROWS_AS(attention::head_width(4, 3), std::invalid_argument);
@@ -217,8 +218,9 @@ TEST_CASE("random_normal_matrix draws row by row, each draw times the scale", "[
   CHECK_THROWS_AS(attention::random_normal_matrix(drawn, -1, 2, 1.0), std::invalid_argument);
 }
 
-TEST_CASE("random_multi_head_weights draws W^Q_1, W^K_1, W^V_1, …, then W^O, scaled by 1 over the square root of d_model",
-          "[ch05]") {
+TEST_CASE(
+    "random_multi_head_weights draws W^Q_1, W^K_1, W^V_1, …, then W^O, scaled by 1 over the square root of d_model",
+    "[ch05]") {
   const Eigen::Index d_model = 6, heads = 3, width = 2;
   attention::Mulberry32 drawn(2017);
   const MultiHeadWeights weights = attention::random_multi_head_weights(drawn, d_model, heads);

@@ -41,9 +41,9 @@ using attention::NormPlacement;
 constexpr double norms_gradient_tolerance = 1e-7;
 
 const std::vector<LayerLayout> norms_every_layout{{NormPlacement::post, NormKind::layer_norm},
-                                            {NormPlacement::post, NormKind::rms_norm},
-                                            {NormPlacement::pre, NormKind::layer_norm},
-                                            {NormPlacement::pre, NormKind::rms_norm}};
+                                                  {NormPlacement::post, NormKind::rms_norm},
+                                                  {NormPlacement::pre, NormKind::layer_norm},
+                                                  {NormPlacement::pre, NormKind::rms_norm}};
 
 double norms_probe(const Matrix& output, const Matrix& direction) { return output.cwiseProduct(direction).sum(); }
 
@@ -150,8 +150,7 @@ TEST_CASE("rms_norm divides each row by its root mean square, then multiplies by
   CHECK(damped.output.row(1).cwiseAbs().maxCoeff() == 0.0);
 }
 
-TEST_CASE("rms_norm keeps the mean it is given, and is LayerNorm's normalisation on a row whose mean is 0",
-          "[ch16]") {
+TEST_CASE("rms_norm keeps the mean it is given, and is LayerNorm's normalisation on a row whose mean is 0", "[ch16]") {
   std::mt19937_64 generator(16);
   Matrix x = support::random_matrix(3, 6, generator);
   const Vector gain = norms_random_vector(6, generator);
@@ -338,8 +337,7 @@ TEST_CASE("parameter_blocks counts each layout's learned numbers, RMSNorm withou
   }
 }
 
-TEST_CASE("the paper's layout of the token classifier is the paper's pieces, number for number",
-          "[ch16]") {
+TEST_CASE("the paper's layout of the token classifier is the paper's pieces, number for number", "[ch16]") {
   attention::NumpyGenerator generator(4);
   attention::TokenClassifierWeights weights = attention::initial_token_classifier(norms_small_shape({}), generator);
   const std::vector<Eigen::Index> words{1, 4, 4, 0};
@@ -348,8 +346,8 @@ TEST_CASE("the paper's layout of the token classifier is the paper's pieces, num
   // The forward pass as it was written before layouts: input, encoder_stack(), read-out.
   const Matrix input = attention::first_layer_input(weights.embedding, words);
   const auto layers = attention::encoder_stack(input, weights.layers, attention::attention_options(causal, 4));
-  const Matrix logits = (layers.back().feed_forward_norm.output * weights.readout).rowwise() +
-                        weights.readout_bias.transpose();
+  const Matrix logits =
+      (layers.back().feed_forward_norm.output * weights.readout).rowwise() + weights.readout_bias.transpose();
   CHECK(steps.logits == logits);
   // The general forward and backward passes, in the paper's layout, give the same numbers.
   const attention::TokenClassifierSteps laid_out = attention::laid_out_token_classifier(weights, words, causal);

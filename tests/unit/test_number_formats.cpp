@@ -42,7 +42,6 @@ std::vector<double> sweep(std::size_t count) {
   return values;
 }
 
-
 TEST_CASE("the formats' names and fraction bits: double 52 and float 23 and bfloat16 7", "[ch17]") {
   CHECK(attention::format_name(NumberFormat::float64) == "double");
   CHECK(attention::format_name(NumberFormat::float32) == "float");
@@ -63,11 +62,11 @@ TEST_CASE("rounding to double changes nothing", "[ch17]") {
 TEST_CASE("bfloat16 near 1 holds the multiples of 2^-7: halfway goes to the even neighbour and anything past it up",
           "[ch17]") {
   const double step = std::ldexp(1.0, -7);
-  CHECK(bfloat16(1.0 + step) == 1.0 + step);                         // held exactly
-  CHECK(bfloat16(1.0 + step / 2) == 1.0);                            // a tie: 1 ends in 0, 1 + 2^−7 in 1
-  CHECK(bfloat16(1.0 + 3 * step / 2) == 1.0 + 2 * step);             // a tie between 1 + 2^−7 (odd) and 1 + 2^−6
-  CHECK(bfloat16(1.0 + 3 * std::ldexp(1.0, -9)) == 1.0 + step);      // 3/4 of the way: up
-  CHECK(bfloat16(1.0 + std::ldexp(1.0, -9)) == 1.0);                 // 1/4 of the way: down
+  CHECK(bfloat16(1.0 + step) == 1.0 + step);                     // held exactly
+  CHECK(bfloat16(1.0 + step / 2) == 1.0);                        // a tie: 1 ends in 0, 1 + 2^−7 in 1
+  CHECK(bfloat16(1.0 + 3 * step / 2) == 1.0 + 2 * step);         // a tie between 1 + 2^−7 (odd) and 1 + 2^−6
+  CHECK(bfloat16(1.0 + 3 * std::ldexp(1.0, -9)) == 1.0 + step);  // 3/4 of the way: up
+  CHECK(bfloat16(1.0 + std::ldexp(1.0, -9)) == 1.0);             // 1/4 of the way: down
   // Just past the tie, by less than float can tell: the nearest is still 1 + 2^−7.
   CHECK(bfloat16(1.0 + step / 2 + std::ldexp(1.0, -40)) == 1.0 + step);
   CHECK(bfloat16(1.0 + step / 2 - std::ldexp(1.0, -40)) == 1.0);
@@ -94,9 +93,9 @@ TEST_CASE("1/3 in bfloat16 is 0x3EAB or 0.333984375 and 0.1 in float is 0x1.9999
   // 0.1 = 1.100110011…₂ · 2^−4: float's 23 bits end in …1001|1001…, past halfway, so …1010.
   CHECK(single(0.1) == 0x1.99999ap-4);
   CHECK(float_bits(single(0.1)) == 0x3DCCCCCDu);
-  CHECK(single(1.0 + std::ldexp(1.0, -24)) == 1.0);                                      // a tie, to 1
-  CHECK(single(1.0 + 3 * std::ldexp(1.0, -24)) == 1.0 + std::ldexp(1.0, -22));           // a tie, to the even
-  CHECK(single(16777217.0) == 16777216.0);                                               // 2^24 + 1: a tie
+  CHECK(single(1.0 + std::ldexp(1.0, -24)) == 1.0);                             // a tie, to 1
+  CHECK(single(1.0 + 3 * std::ldexp(1.0, -24)) == 1.0 + std::ldexp(1.0, -22));  // a tie, to the even
+  CHECK(single(16777217.0) == 16777216.0);                                      // 2^24 + 1: a tie
   CHECK(single(16777219.0) == 16777220.0);
 }
 
@@ -122,26 +121,26 @@ TEST_CASE("bfloat16's largest number is 0x1.fep127: the largest float and anythi
   CHECK(float_bits(bfloat16(0x1.fep127)) == 0x7F7F0000u);
   CHECK(bfloat16(0x1.fffffep127) == infinity);  // the largest float: past halfway to 2^128
   CHECK(bfloat16(-0x1.fffffep127) == -infinity);
-  CHECK(bfloat16(0x1.ffp127) == infinity);      // halfway: 0x1.fep127 ends in 1, so up, to 2^128, which is ∞
+  CHECK(bfloat16(0x1.ffp127) == infinity);  // halfway: 0x1.fep127 ends in 1, so up, to 2^128, which is ∞
   CHECK(bfloat16(0x1.fefffffp127) == 0x1.fep127);
   CHECK(single(0x1.fffffep127) == 0x1.fffffep127);
-  CHECK(single(0x1.fffffffp127) == infinity);   // past halfway from float's largest to 2^128
+  CHECK(single(0x1.fffffffp127) == infinity);  // past halfway from float's largest to 2^128
   CHECK(single(1e300) == infinity);
   CHECK(bfloat16(-1e300) == -infinity);
 }
 
 TEST_CASE("subnormals: below 2^-126 float keeps multiples of 2^-149 and bfloat16 multiples of 2^-133", "[ch17]") {
   CHECK(single(0x1p-149) == 0x1p-149);
-  CHECK(single(0x1p-150) == 0.0);            // a tie between 0 (even) and 2^−149
-  CHECK(single(0x1.8p-149) == 0x1p-148);     // a tie between 2^−149 (odd) and 2^−148
+  CHECK(single(0x1p-150) == 0.0);         // a tie between 0 (even) and 2^−149
+  CHECK(single(0x1.8p-149) == 0x1p-148);  // a tie between 2^−149 (odd) and 2^−148
   CHECK(single(0x1p-160) == 0.0);
   CHECK(std::signbit(single(-0x1p-160)));
-  CHECK(bfloat16(0x1p-133) == 0x1p-133);     // bfloat16's smallest, float bits 0x00010000
+  CHECK(bfloat16(0x1p-133) == 0x1p-133);  // bfloat16's smallest, float bits 0x00010000
   CHECK(float_bits(bfloat16(0x1p-133)) == 0x00010000u);
-  CHECK(bfloat16(0x1p-134) == 0.0);          // a tie: to 0
-  CHECK(bfloat16(0x1.8p-133) == 0x1p-132);   // a tie between 2^−133 (odd) and 2^−132
-  CHECK(bfloat16(0x1.4p-133) == 0x1p-133);   // a quarter past: down
-  CHECK(bfloat16(0x1p-149) == 0.0);          // float's smallest is far below bfloat16's
+  CHECK(bfloat16(0x1p-134) == 0.0);             // a tie: to 0
+  CHECK(bfloat16(0x1.8p-133) == 0x1p-132);      // a tie between 2^−133 (odd) and 2^−132
+  CHECK(bfloat16(0x1.4p-133) == 0x1p-133);      // a quarter past: down
+  CHECK(bfloat16(0x1p-149) == 0.0);             // float's smallest is far below bfloat16's
   CHECK(bfloat16(0x1.fcp-127) == 0x1.fcp-127);  // the largest subnormal, 127 · 2^−133, held
   CHECK(bfloat16(0x1.fep-127) == 0x1p-126);     // 127.5 · 2^−133: a tie, up to the smallest normal, 2^−126
   CHECK(std::signbit(bfloat16(-0x1p-150)));

@@ -28,7 +28,8 @@ attention::AdditiveWeights random_additive(Eigen::Index d_k, Eigen::Index d_a, s
 attention::Kernel random_kernel(Eigen::Index radius, Eigen::Index d_in, Eigen::Index d_out,
                                 std::mt19937_64& generator) {
   attention::Kernel kernel;
-  for (Eigen::Index t = 0; t < 2 * radius + 1; ++t) kernel.taps.push_back(support::random_matrix(d_in, d_out, generator));
+  for (Eigen::Index t = 0; t < 2 * radius + 1; ++t)
+    kernel.taps.push_back(support::random_matrix(d_in, d_out, generator));
   return kernel;
 }
 
@@ -157,10 +158,21 @@ TEST_CASE("timing in turns gives one time per repetition for each computation", 
 
 TEST_CASE("timing in turns of several computations: each round calls each in order, then the other turn", "[ch09]") {
   std::string order;  // what ran, in order: a letter per call, a digit per other turn
-  const std::vector<attention::TimedWork> works{[&] { order += 'a'; return 0.0; }, [&] { order += 'b'; return 0.0; },
-                                                [&] { order += 'c'; return 0.0; }};
-  const std::vector<std::vector<double>> seconds = attention::timed_in_turns(
-      works, {2, 1, 3}, 3, [&](std::size_t repeat) { order += static_cast<char>('0' + repeat); });
+  const std::vector<attention::TimedWork> works{[&] {
+                                                  order += 'a';
+                                                  return 0.0;
+                                                },
+                                                [&] {
+                                                  order += 'b';
+                                                  return 0.0;
+                                                },
+                                                [&] {
+                                                  order += 'c';
+                                                  return 0.0;
+                                                }};
+  const std::vector<std::vector<double>> seconds =
+      attention::timed_in_turns(works, {2, 1, 3}, 3,
+                                [&](std::size_t repeat) { order += static_cast<char>('0' + repeat); });
   CHECK(order == "aabccc0aabccc1aabccc2");
   REQUIRE(seconds.size() == 3);
   for (const std::vector<double>& times : seconds) CHECK(times.size() == 3);

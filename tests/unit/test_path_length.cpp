@@ -69,8 +69,7 @@ using path_length_tests::graph_of;
 TEST_CASE("breadth-first search finds the shortest path to every node and marks the unreachable", "[ch07]") {
   // 0 → 1 → 2 → 3 and a shortcut 0 → 3; 4 → 0; node 5 on its own.
   const DependencyGraph graph = graph_of(6, {{0, 1}, {1, 2}, {2, 3}, {0, 3}, {4, 0}}, {0}, {3});
-  CHECK(attention::breadth_first_distances(graph, 0) ==
-        std::vector<std::size_t>{0, 1, 2, 1, unreachable, unreachable});
+  CHECK(attention::breadth_first_distances(graph, 0) == std::vector<std::size_t>{0, 1, 2, 1, unreachable, unreachable});
   CHECK(attention::breadth_first_distances(graph, 4) == std::vector<std::size_t>{1, 2, 3, 2, 0, unreachable});
   CHECK(attention::breadth_first_distances(graph, 5)[5] == 0);
   CHECK_THROWS_AS(attention::breadth_first_distances(graph, 6), std::out_of_range);
@@ -143,11 +142,11 @@ TEST_CASE("recurrent: from input 1 to output n the path goes through n hidden st
   for (const std::size_t n : {1u, 2u, 5u}) {
     const attention::LayerCount count = attention::count_layer(LayerType::recurrent, n, 4, 3, 1);
     CHECK(count.layers == 1);
-    CHECK(count.edges == 2 * n);           // x_t → h_t and h_(t−1) → h_t for every t
-    CHECK(count.paths.maximum == n);       // x_1 → h_1 → h_2 → … → h_n
-    CHECK(count.sequential_steps == n);    // h_0 → h_1 → … → h_n
+    CHECK(count.edges == 2 * n);                            // x_t → h_t and h_(t−1) → h_t for every t
+    CHECK(count.paths.maximum == n);                        // x_1 → h_1 → h_2 → … → h_n
+    CHECK(count.sequential_steps == n);                     // h_0 → h_1 → … → h_n
     CHECK(count.paths.connected_pairs == n * (n + 1) / 2);  // output t sees inputs 1 … t
-    CHECK(count.multiply_adds == 2 * n * 16);  // U x_t and W h_(t−1), d² = 16 each, n times
+    CHECK(count.multiply_adds == 2 * n * 16);               // U x_t and W h_(t−1), d² = 16 each, n times
     std::vector<std::size_t> to_last;
     // Counting positions from 0: x_j → h_j is 1 edge, then h_j → … → h_(n−1) is n − 1 − j more.
     for (std::size_t j = 0; j < n; ++j) to_last.push_back(n - j);
@@ -160,11 +159,11 @@ TEST_CASE("recurrent: from input 1 to output n the path goes through n hidden st
 TEST_CASE("bidirectional recurrent: every input reaches every output, along a chain, n = 1, 2, 5", "[ch07]") {
   for (const std::size_t n : {1u, 2u, 5u}) {
     const attention::LayerCount count = attention::count_layer(LayerType::bidirectional_recurrent, n, 4, 3, 1);
-    CHECK(count.layers == 1);              // one layer already connects every pair
+    CHECK(count.layers == 1);  // one layer already connects every pair
     CHECK(count.paths.connects_every_pair());
-    CHECK(count.edges == 6 * n);           // U→ x_t, W→ h→_(t−1), U← x_t, W← h←_(t+1), A h→_t, B h←_t
-    CHECK(count.paths.maximum == n + 1);   // x_1 → h→_1 → … → h→_n → y_n: n − 1 steps along the chain, 2 more
-    CHECK(count.sequential_steps == n + 1);  // h→_0 → h→_1 → … → h→_n → y_n
+    CHECK(count.edges == 6 * n);          // U→ x_t, W→ h→_(t−1), U← x_t, W← h←_(t+1), A h→_t, B h←_t
+    CHECK(count.paths.maximum == n + 1);  // x_1 → h→_1 → … → h→_n → y_n: n − 1 steps along the chain, 2 more
+    CHECK(count.sequential_steps == n + 1);    // h→_0 → h→_1 → … → h→_n → y_n
     CHECK(count.multiply_adds == 6 * n * 16);  // six d × d products per position, d² = 16
     std::vector<std::size_t> to_last;
     // Counting from 0: x_j → h→_j, then n − 1 − j steps to h→_(n−1), then → y_(n−1).

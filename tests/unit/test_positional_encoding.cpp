@@ -72,8 +72,8 @@ TEST_CASE("We are the one with d_model 8: the frequencies are 1, 0.1, 0.01 and 0
   const Matrix encoding = attention::positional_encoding(4, 8);
   for (Eigen::Index pos = 0; pos < 4; ++pos) {
     const auto p = static_cast<double>(pos);
-    const double by_hand[8] = {std::sin(p),         std::cos(p),         std::sin(p / 10),   std::cos(p / 10),
-                               std::sin(p / 100),   std::cos(p / 100),   std::sin(p / 1000), std::cos(p / 1000)};
+    const double by_hand[8] = {std::sin(p),       std::cos(p),       std::sin(p / 10),   std::cos(p / 10),
+                               std::sin(p / 100), std::cos(p / 100), std::sin(p / 1000), std::cos(p / 1000)};
     for (Eigen::Index j = 0; j < 8; ++j) CHECK(encoding(pos, j) == Approx(by_hand[j]).margin(1e-15));
   }
   // The seed-digest's table, rounded to four places: row "the" (pos 2).
@@ -240,20 +240,20 @@ TEST_CASE("without positions any reordering of random tokens reorders the output
     for (Eigen::Index r = 0; r < n; ++r) order[static_cast<std::size_t>(r)] = r;
     std::shuffle(order.begin(), order.end(), generator);
     const Matrix before = attention::scaled_dot_product_attention(queries, keys, values).output;
-    const Matrix after = attention::scaled_dot_product_attention(
-                             reordered_rows(queries, order), reordered_rows(keys, order), reordered_rows(values, order))
-                             .output;
+    const Matrix after =
+        attention::scaled_dot_product_attention(reordered_rows(queries, order), reordered_rows(keys, order),
+                                                reordered_rows(values, order))
+            .output;
     // Rounding only: sums of n terms in another order (weights ≤ 1, values of size a few).
     CHECK(largest_gap(after, reordered_rows(before, order)) < 1e-13);
     // With positions added to the input first, a token's output depends on where it stands.
     const auto placed = [](const Matrix& m) { return attention::add_positional_encoding(m); };
     const Matrix before_placed =
         attention::scaled_dot_product_attention(placed(queries), placed(keys), placed(values)).output;
-    const Matrix after_placed =
-        attention::scaled_dot_product_attention(placed(reordered_rows(queries, order)),
-                                                placed(reordered_rows(keys, order)),
-                                                placed(reordered_rows(values, order)))
-            .output;
+    const Matrix after_placed = attention::scaled_dot_product_attention(placed(reordered_rows(queries, order)),
+                                                                        placed(reordered_rows(keys, order)),
+                                                                        placed(reordered_rows(values, order)))
+                                    .output;
     CHECK(largest_gap(after_placed, reordered_rows(before_placed, order)) > 1e-3);
   }
 }
@@ -262,8 +262,8 @@ TEST_CASE("with positions reordering the toy changes its outputs", "[ch06]") {
   const support::Toy toy;
   const std::vector<Eigen::Index> fish_eat_cat = {2, 1, 0};
   const auto placed = [](const Matrix& m) { return attention::add_positional_encoding(m); };
-  const Matrix before = attention::scaled_dot_product_attention(placed(toy.queries), placed(toy.keys),
-                                                                placed(toy.values)).output;
+  const Matrix before =
+      attention::scaled_dot_product_attention(placed(toy.queries), placed(toy.keys), placed(toy.values)).output;
   const Matrix after = attention::scaled_dot_product_attention(placed(reordered_rows(toy.queries, fish_eat_cat)),
                                                                placed(reordered_rows(toy.keys, fish_eat_cat)),
                                                                placed(reordered_rows(toy.values, fish_eat_cat)))

@@ -3,8 +3,8 @@
 // double_from_chars_by_hand. Here, where both exist, they must agree on every
 // text: where they stop, what error they give, and the value to the last bit.
 #include <bit>
-#include <cmath>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,12 +34,50 @@ void check_agreement(const std::string& text) {
 }  // namespace
 
 TEST_CASE("the number reader written by hand agrees with std::from_chars", "[ch01]") {
-  const std::vector<std::string> texts = {
-      "0", "-0", "1", "0.5", ".5", "5.", "-1e9", "1e-9", "1E+3", "1e", "1e+", "1e-x", "12abc", "1.2.3",
-      "inf", "-inf", "Infinity", "-INFINITY", "infinit", "nan", "NaN", "-nan", "nan(1)", "", "-", ".", "-.",
-      "e5", "0x10", " 1", "+1", "--1", "1e400", "-1e400", "1e-400", "2.2250738585072014e-308",
-      "4.9406564584124654e-324", "1.7976931348623157e308", "0.30000000000000004", "123456789012345678901234567890",
-      "0.1e-5000", "00012", "1_0", "3.14159,2"};
+  const std::vector<std::string> texts = {"0",
+                                          "-0",
+                                          "1",
+                                          "0.5",
+                                          ".5",
+                                          "5.",
+                                          "-1e9",
+                                          "1e-9",
+                                          "1E+3",
+                                          "1e",
+                                          "1e+",
+                                          "1e-x",
+                                          "12abc",
+                                          "1.2.3",
+                                          "inf",
+                                          "-inf",
+                                          "Infinity",
+                                          "-INFINITY",
+                                          "infinit",
+                                          "nan",
+                                          "NaN",
+                                          "-nan",
+                                          "nan(1)",
+                                          "",
+                                          "-",
+                                          ".",
+                                          "-.",
+                                          "e5",
+                                          "0x10",
+                                          " 1",
+                                          "+1",
+                                          "--1",
+                                          "1e400",
+                                          "-1e400",
+                                          "1e-400",
+                                          "2.2250738585072014e-308",
+                                          "4.9406564584124654e-324",
+                                          "1.7976931348623157e308",
+                                          "0.30000000000000004",
+                                          "123456789012345678901234567890",
+                                          "0.1e-5000",
+                                          "00012",
+                                          "1_0",
+                                          "3.14159,2"};
   for (const std::string& text : texts) {
     check_agreement(text);
   }

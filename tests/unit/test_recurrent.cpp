@@ -25,7 +25,8 @@ TEST_CASE("recurrent_layer_backward agrees with central differences, for W, U an
   const attention::Matrix states = attention::recurrent_layer(inputs, hidden_weights, input_weights);
   const attention::RecurrentLayerGradients gradients =
       attention::recurrent_layer_backward(inputs, hidden_weights, input_weights, states, reading);
-  CHECK(attention::relative_error(gradients.hidden_weights, attention::central_differences(loss, hidden_weights)) < 1e-8);
+  CHECK(attention::relative_error(gradients.hidden_weights, attention::central_differences(loss, hidden_weights)) <
+        1e-8);
   CHECK(attention::relative_error(gradients.input_weights, attention::central_differences(loss, input_weights)) < 1e-8);
   CHECK(attention::relative_error(gradients.inputs, attention::central_differences(loss, inputs)) < 1e-8);
   // The last input reaches only the last state: with a loss on the first state alone, it gets no gradient.
@@ -37,7 +38,8 @@ TEST_CASE("recurrent_layer_backward agrees with central differences, for W, U an
   CHECK(early.hidden_weights.cwiseAbs().maxCoeff() == 0.0);  // h_0 = 0: W never acted before h_1
 }
 
-TEST_CASE("recurrent_classifier_backward agrees with central differences of the cross-entropy, every weight", "[ch13]") {
+TEST_CASE("recurrent_classifier_backward agrees with central differences of the cross-entropy, every weight",
+          "[ch13]") {
   attention::NumpyGenerator generator(12);
   attention::RecurrentClassifierWeights weights = attention::initial_recurrent_classifier(6, 4, 3, generator);
   const std::vector<Eigen::Index> words{5, 0, 2, 2};

@@ -98,8 +98,9 @@ TEST_CASE("turned queries and keys score by their offset alone: q at m with k at
       const Eigen::Index n = rotary_tests::uniform_index(generator, 0, 1000);
       const Eigen::Index s = rotary_tests::uniform_index(generator, -std::min(m, n), 1000);  // both stay ≥ 0
       const auto score = [&](Eigen::Index query_position, Eigen::Index key_position) {
-        return attention::rotated_by_position(q, query_position).row(0).dot(
-            attention::rotated_by_position(k, key_position).row(0));
+        return attention::rotated_by_position(q, query_position)
+            .row(0)
+            .dot(attention::rotated_by_position(k, key_position).row(0));
       };
       const double scale = q.norm() * k.norm();
       const double here = score(m, n);
@@ -134,8 +135,7 @@ TEST_CASE("rotated_by_position turns row r by chapter 6's M of first plus r, kee
         CHECK(rotary_tests::largest_difference(turned.row(r), x.row(r) * attention::shift_map(first + r, d)) <
               1e-15 * length);
         // Back is the transpose, M_pᵀ = M_(−p).
-        CHECK(rotary_tests::largest_difference(back.row(r),
-                                               x.row(r) * attention::shift_map(first + r, d).transpose()) <
+        CHECK(rotary_tests::largest_difference(back.row(r), x.row(r) * attention::shift_map(first + r, d).transpose()) <
               1e-15 * length);
         CHECK(std::abs(turned.row(r).norm() - length) < 1e-15 * length);
       }
@@ -154,9 +154,9 @@ TEST_CASE("turning chapter 6's PE of a by b gives PE of a plus b, and position 0
       for (const Eigen::Index b : {0, 1, 17, 600}) {
         CAPTURE(d, a, b);
         // The sines and cosines of (a + b)·ω_i against those of a·ω_i turned by b·ω_i: the angle addition formulas.
-        CHECK(rotary_tests::largest_difference(
-                  attention::rotated_by_position(attention::positional_encoding(1, d, a), b),
-                  attention::positional_encoding(1, d, a + b)) < 1e-12);
+        CHECK(
+            rotary_tests::largest_difference(attention::rotated_by_position(attention::positional_encoding(1, d, a), b),
+                                             attention::positional_encoding(1, d, a + b)) < 1e-12);
       }
     }
     // cos 0 = 1 and sin 0 = 0: every bit of the row stays.

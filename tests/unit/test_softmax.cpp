@@ -25,7 +25,8 @@ TEST_CASE("softmax of logarithms gives back the proportions", "[ch03]") {
   CHECK(attention::softmax_rows(row_of({7, 7, 7, 7})) == Matrix::Constant(1, 4, 0.25));
 }
 
-TEST_CASE("rows sum to 1 and every weight is positive and at most 1 and adding a constant to a row changes nothing", "[ch03]") {
+TEST_CASE("rows sum to 1 and every weight is positive and at most 1 and adding a constant to a row changes nothing",
+          "[ch03]") {
   std::mt19937_64 generator(3);
   const Matrix scores = 4.0 * support::random_matrix(20, 9, generator);
   const Matrix weights = attention::softmax_rows(scores);
@@ -47,7 +48,8 @@ TEST_CASE("huge scores: stable where the textbook formula gives NaN", "[ch03]") 
   CHECK(std::isnan(attention::softmax_rows_unstable(far_apart)(0, 0)));
   CHECK(std::isnan(attention::softmax_rows_unstable(row_of({-1e300, -1e300}))(0, 0)));
   // Below the overflow threshold the two agree.
-  CHECK(attention::softmax_rows_unstable(row_of({1, 2, 3})).isApprox(attention::softmax_rows(row_of({1, 2, 3})), 1e-15));
+  CHECK(
+      attention::softmax_rows_unstable(row_of({1, 2, 3})).isApprox(attention::softmax_rows(row_of({1, 2, 3})), 1e-15));
 }
 
 TEST_CASE("e to the -infinity is exactly 0 on every path", "[ch03]") {

@@ -38,7 +38,8 @@ attention::Matrix teaching_output(const attention::Matrix& queries, const attent
 
 }  // namespace
 
-TEST_CASE("the vectorised exponential: within 2 units in the last place of std::exp, and e^-infinity exactly 0", "[ch12]") {
+TEST_CASE("the vectorised exponential: within 2 units in the last place of std::exp, and e^-infinity exactly 0",
+          "[ch12]") {
   std::vector<double> arguments;
   for (double x = -707.9; x <= 709.0; x += 0.0137) arguments.push_back(x);
   for (const double x : {0.0, -0.0, 1.0, -1.0, 0.5 * std::log(2.0), -0.5 * std::log(2.0), 1e-300, -1e-300}) {
@@ -64,8 +65,13 @@ TEST_CASE("every fast kernel gives the teaching output on random inputs, masked 
   std::mt19937_64 generator(2024);
   // One set of buffers for every shape: what one call leaves must not leak into the next
   attention::StreamingBuffers kept;
-  for (const auto& [n, m, d_k, d_v] : {std::tuple{1, 1, 1, 1}, {3, 3, 2, 2}, {7, 7, 5, 3}, {64, 64, 16, 16},
-                                       {130, 130, 64, 64}, {257, 257, 8, 33}, {40, 300, 64, 64}}) {
+  for (const auto& [n, m, d_k, d_v] : {std::tuple{1, 1, 1, 1},
+                                       {3, 3, 2, 2},
+                                       {7, 7, 5, 3},
+                                       {64, 64, 16, 16},
+                                       {130, 130, 64, 64},
+                                       {257, 257, 8, 33},
+                                       {40, 300, 64, 64}}) {
     const attention::Matrix queries = 3.0 * support::random_matrix(n, d_k, generator);
     const attention::Matrix keys = support::random_matrix(m, d_k, generator);
     const attention::Matrix values = support::random_matrix(m, d_v, generator);
@@ -89,8 +95,8 @@ TEST_CASE("every fast kernel gives the teaching output on random inputs, masked 
               options.packed_products = packed;
               INFO("n = " << n << ", tiles " << query_tile << " × " << key_tile << ", threads " << threads
                           << (packed ? ", packed products" : ", Eigen's products"));
-              CHECK(normwise_difference(attention::streaming_attention(queries, keys, values, options, kept), teaching) <
-                    1e-12);
+              CHECK(normwise_difference(attention::streaming_attention(queries, keys, values, options, kept),
+                                        teaching) < 1e-12);
             }
           }
         }
@@ -141,12 +147,13 @@ TEST_CASE("NaN and +infinity scores are refused by every kernel, and shapes that
   CHECK_THROWS_AS(attention::streaming_attention(queries, keys, attention::Matrix(3, 1)), std::invalid_argument);
   attention::StreamingOptions causal;
   causal.range = attention::KeyRange::causal;
-  CHECK_THROWS_AS(attention::streaming_attention(attention::Matrix(attention::Matrix::Ones(3, 2)), keys, values, causal),
+  CHECK_THROWS_AS(attention::streaming_attention(attention::Matrix(attention::Matrix::Ones(3, 2)), keys, values,
+                                                 causal),
                   std::invalid_argument);
 }
 
 TEST_CASE("the extra memory: a few tiles per thread, and the keys and values packed once", "[ch12]") {
-  attention::StreamingOptions options;  // 64 × 128 tiles, one thread, packed products
+  attention::StreamingOptions options;               // 64 × 128 tiles, one thread, packed products
   options.product = attention::ProductShape{8, 16};  // strips of 16 columns, whatever this build's vectors
   // Per thread: the score tile, the output tile, the tile's queries, and a maximum, a sum and a rescaling per query.
   const std::size_t per_thread = 64 * 128 + 64 * 64 + 64 * 64 + 3 * 64;
@@ -184,9 +191,9 @@ TEST_CASE("tile_product: small integers give exactly Eigen's product, on blocks,
   // Every register block tile_product() is compiled for (4 or 8 rows, strips of 1 or 2 of this build's vectors),
   // and a shape it is not (one entry at a time).
   const Eigen::Index lanes = attention::vector_lanes<double>;
-  for (const attention::ProductShape shape : {attention::ProductShape{4, lanes}, attention::ProductShape{8, lanes},
-                                              attention::ProductShape{4, 2 * lanes}, attention::ProductShape{8, 2 * lanes},
-                                              attention::ProductShape{3, 5}}) {
+  for (const attention::ProductShape shape :
+       {attention::ProductShape{4, lanes}, attention::ProductShape{8, lanes}, attention::ProductShape{4, 2 * lanes},
+        attention::ProductShape{8, 2 * lanes}, attention::ProductShape{3, 5}}) {
     for (const Eigen::Index rows : {1, 7, 8, 9, 17, 64}) {
       for (const Eigen::Index depth : {0, 1, 5, 64}) {
         for (const Eigen::Index columns : {1, 15, 16, 17, 40}) {
@@ -225,8 +232,8 @@ TEST_CASE("tile_product under a causal limit: every key a row sees counted and t
     return small_integer_matrix(rows, columns, generator);
   };
   const Eigen::Index lanes = attention::vector_lanes<double>;
-  for (const attention::ProductShape shape : {attention::ProductShape{8, 2 * lanes}, attention::ProductShape{4, lanes},
-                                              attention::ProductShape{3, 5}}) {
+  for (const attention::ProductShape shape :
+       {attention::ProductShape{8, 2 * lanes}, attention::ProductShape{4, lanes}, attention::ProductShape{3, 5}}) {
     for (const Eigen::Index offset : {-40, -9, -1, 0, 3, 17, 100}) {
       const Eigen::Index rows = 29, depth = 6, keys = 45;
       INFO("offset " << offset << ", blocks of " << shape.block_rows << " × " << shape.strip_columns);
@@ -266,7 +273,8 @@ TEST_CASE("pack_columns: strips of 16 columns, row after row, the last padded wi
           "[ch12]") {
   attention::Matrix operand(2, 18);  // column by column
   for (Eigen::Index row = 0; row < 2; ++row) {
-    for (Eigen::Index column = 0; column < 18; ++column) operand(row, column) = static_cast<double>(100 * row + column + 1);
+    for (Eigen::Index column = 0; column < 18; ++column)
+      operand(row, column) = static_cast<double>(100 * row + column + 1);
   }
   attention::PackedColumns packed;
   const attention::ProductShape sixteen{8, 16};
@@ -274,13 +282,13 @@ TEST_CASE("pack_columns: strips of 16 columns, row after row, the last padded wi
   CHECK(packed.rows == 2);
   CHECK(packed.columns == 18);
   REQUIRE(packed.entries.size() == 2 * 2 * 16);
-  CHECK(packed.entries[0] == 1.0);                  // strip 0, row 0, column 0
-  CHECK(packed.entries[15] == 16.0);                // strip 0, row 0, column 15
-  CHECK(packed.entries[16] == 101.0);               // strip 0, row 1, column 0
-  CHECK(packed.entries[32] == 17.0);                // strip 1, row 0: column 16
-  CHECK(packed.entries[33] == 18.0);                // column 17
-  CHECK(packed.entries[34] == 0.0);                 // padding
-  CHECK(packed.entries[48] == 117.0);               // strip 1, row 1, column 16
+  CHECK(packed.entries[0] == 1.0);     // strip 0, row 0, column 0
+  CHECK(packed.entries[15] == 16.0);   // strip 0, row 0, column 15
+  CHECK(packed.entries[16] == 101.0);  // strip 0, row 1, column 0
+  CHECK(packed.entries[32] == 17.0);   // strip 1, row 0: column 16
+  CHECK(packed.entries[33] == 18.0);   // column 17
+  CHECK(packed.entries[34] == 0.0);    // padding
+  CHECK(packed.entries[48] == 117.0);  // strip 1, row 1, column 16
   CHECK(packed.entries[63] == 0.0);
   attention::PackedColumns from_rows;
   attention::pack_columns(attention::RowMajorMatrix(operand), from_rows, sixteen);
@@ -295,9 +303,11 @@ TEST_CASE("tile_product refuses shapes that do not fit", "[ch12]") {
   attention::pack_columns(attention::Matrix::Ones(3, 4), packed);
   attention::RowMajorMatrix out(2, 4);
   CHECK_NOTHROW(attention::tile_product(attention::RowMajorMatrix::Ones(2, 3), packed, out, false));
-  CHECK_THROWS_AS(attention::tile_product(attention::RowMajorMatrix::Ones(2, 2), packed, out, false), std::invalid_argument);
+  CHECK_THROWS_AS(attention::tile_product(attention::RowMajorMatrix::Ones(2, 2), packed, out, false),
+                  std::invalid_argument);
   attention::RowMajorMatrix narrow(2, 3);
-  CHECK_THROWS_AS(attention::tile_product(attention::RowMajorMatrix::Ones(2, 3), packed, narrow, false), std::invalid_argument);
+  CHECK_THROWS_AS(attention::tile_product(attention::RowMajorMatrix::Ones(2, 3), packed, narrow, false),
+                  std::invalid_argument);
 }
 
 TEST_CASE("an observer sees every visited tile in order, and the running values it sees end in the output", "[ch12]") {

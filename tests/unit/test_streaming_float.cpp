@@ -84,9 +84,9 @@ TEST_CASE("tile_product in float: small integers give exactly Eigen's product, f
     return m;
   };
   const Eigen::Index lanes = attention::vector_lanes<float>;
-  for (const attention::ProductShape shape : {attention::ProductShape{4, lanes}, attention::ProductShape{8, lanes},
-                                              attention::ProductShape{4, 2 * lanes}, attention::ProductShape{8, 2 * lanes},
-                                              attention::build_product_shape<float>()}) {
+  for (const attention::ProductShape shape :
+       {attention::ProductShape{4, lanes}, attention::ProductShape{8, lanes}, attention::ProductShape{4, 2 * lanes},
+        attention::ProductShape{8, 2 * lanes}, attention::build_product_shape<float>()}) {
     for (const Eigen::Index rows : {1, 8, 9, 20}) {
       for (const Eigen::Index depth : {0, 3, 64}) {
         for (const Eigen::Index columns : {1, 16, 31, 32, 33, 70}) {
@@ -109,8 +109,8 @@ TEST_CASE("tile_product in float: small integers give exactly Eigen's product, f
 TEST_CASE("the streaming kernel in float gives the double teaching output to float's rounding bound", "[ch12]") {
   std::mt19937_64 generator(2026);
   attention::StreamingBuffers<float> kept;
-  for (const auto& [n, m, d_k, d_v] : {std::tuple{1, 1, 1, 1}, {7, 7, 5, 3}, {130, 130, 64, 64}, {257, 257, 8, 33},
-                                       {40, 300, 64, 64}}) {
+  for (const auto& [n, m, d_k, d_v] :
+       {std::tuple{1, 1, 1, 1}, {7, 7, 5, 3}, {130, 130, 64, 64}, {257, 257, 8, 33}, {40, 300, 64, 64}}) {
     const attention::Matrix queries = 3.0 * support::random_matrix(n, d_k, generator);
     const attention::Matrix keys = support::random_matrix(m, d_k, generator);
     const attention::Matrix values = support::random_matrix(m, d_v, generator);

@@ -63,10 +63,9 @@ const std::vector<std::size_t> lengths = {16, 32, 64, 128, 256, 512, 1024};
 
 }  // namespace timing_tests
 
-TEST_CASE(
-    "the median and spread of seven repetitions: the 4th, the 2nd and "
-    "the 6th fastest",
-    "[ch07]") {
+TEST_CASE("the median and spread of seven repetitions: the 4th, the 2nd and "
+          "the 6th fastest",
+          "[ch07]") {
   const attention::TimingSummary summary = attention::summarize_timings({7.0, 1.0, 6.0, 2.0, 5.0, 3.0, 4.0});
   CHECK(summary.median == 4.0);
   CHECK(summary.spread_low == 2.0);
@@ -84,10 +83,9 @@ TEST_CASE(
   CHECK_THROWS_AS(attention::summarize_timings({}), std::invalid_argument);
 }
 
-TEST_CASE(
-    "timings that cross once: one crossing, between the two timed "
-    "lengths around it",
-    "[ch07]") {
+TEST_CASE("timings that cross once: one crossing, between the two timed "
+          "lengths around it",
+          "[ch07]") {
   const attention::TimingComparison comparison =
       attention::compare_timings(timing_tests::summarized(timing_tests::model(timing_tests::lengths)));
   // The quadratic layer is faster below n = 300, the linear one above.
@@ -99,10 +97,9 @@ TEST_CASE(
   CHECK(comparison.crossings[0].faster_above == Faster::second);
 }
 
-TEST_CASE(
-    "an outlier repetition changes no verdict: the median and spread "
-    "leave it out",
-    "[ch07]") {
+TEST_CASE("an outlier repetition changes no verdict: the median and spread "
+          "leave it out",
+          "[ch07]") {
   std::vector<timing_tests::Sample> samples = timing_tests::model(timing_tests::lengths);
   samples[2].first[3] *= 100.0;     // n = 64: one repetition of the first layer interrupted
   samples[4].second[0] *= 0.01;     // n = 256: one impossibly fast repetition of the second
@@ -113,10 +110,9 @@ TEST_CASE(
   CHECK(timing_tests::brackets(comparison.crossings) == std::vector<std::pair<std::size_t, std::size_t>>{{256, 512}});
 }
 
-TEST_CASE(
-    "an outlier length is reported as two crossings around it, never as "
-    "one false crossing",
-    "[ch07]") {
+TEST_CASE("an outlier length is reported as two crossings around it, never as "
+          "one false crossing",
+          "[ch07]") {
   // The book's old mistake: one busy stretch slows every repetition at n = 64,
   // and "faster up to n = 32, slower from n = 64" was read as the crossing.
   std::vector<timing_tests::Sample> samples = timing_tests::model(timing_tests::lengths);

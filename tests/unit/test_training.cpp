@@ -44,7 +44,8 @@ TEST_CASE("token_classifier_backward agrees with central differences of the cros
   const attention::TokenClassifierSteps steps = attention::token_classifier(weights, words);
   for (const auto& layer : steps.layers) REQUIRE(layer.feed_forward.widened.cwiseAbs().minCoeff() > 1e-3);
   const auto error = attention::softmax_cross_entropy(steps.logits, targets);
-  attention::TokenClassifierWeights gradients = attention::token_classifier_backward(weights, words, steps, error.logits_gradient);
+  attention::TokenClassifierWeights gradients =
+      attention::token_classifier_backward(weights, words, steps, error.logits_gradient);
   // Every block, in parameter_blocks() order: each is viewed as a column and differenced in place.
   const std::vector<attention::ParameterBlock> parameters = attention::parameter_blocks(weights);
   const std::vector<attention::ParameterBlock> analytic = attention::parameter_blocks(gradients);
@@ -136,11 +137,14 @@ TEST_CASE("the token classifier learns one fixed batch by heart", "[ch11]") {
   attention::AdamSettings settings;
   settings.learning_rate = 0.01;
   attention::Adam adam(attention::parameter_blocks(weights), settings);
-  const auto reversed = [](std::vector<Eigen::Index> words) { return std::vector<Eigen::Index>(words.rbegin(), words.rend()); };
+  const auto reversed = [](std::vector<Eigen::Index> words) {
+    return std::vector<Eigen::Index>(words.rbegin(), words.rend());
+  };
   const auto batch_loss = [&] {
     double total = 0.0;
     for (const auto& words : batch) {
-      total += attention::softmax_cross_entropy(attention::token_classifier(weights, words).logits, reversed(words)).loss;
+      total +=
+          attention::softmax_cross_entropy(attention::token_classifier(weights, words).logits, reversed(words)).loss;
     }
     return total / static_cast<double>(batch.size());
   };
@@ -151,7 +155,8 @@ TEST_CASE("the token classifier learns one fixed batch by heart", "[ch11]") {
     for (const auto& words : batch) {
       const auto steps = attention::token_classifier(weights, words);
       const auto error = attention::softmax_cross_entropy(steps.logits, reversed(words));
-      attention::TokenClassifierWeights gradient = attention::token_classifier_backward(weights, words, steps, error.logits_gradient);
+      attention::TokenClassifierWeights gradient =
+          attention::token_classifier_backward(weights, words, steps, error.logits_gradient);
       if (sum_blocks.empty()) {
         sum = gradient;
         sum_blocks = attention::parameter_blocks(sum);
