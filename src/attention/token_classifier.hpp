@@ -38,7 +38,7 @@ namespace attention {
 struct TokenClassifierShape {
   Eigen::Index vocabulary = 10;  ///< V, the number of words (for digits, 10)
   Eigen::Index outputs = 10;     ///< C, the scores the read-out gives each position: V to predict a word,
-                                 ///< the number of tags to tag one
+                                 ///< the number of tags to tag one.
   Eigen::Index d_model = 32;     ///< the width of every token's vector; even, and divisible by the number of heads
   Eigen::Index heads = 2;        ///< h, attention heads per layer
   Eigen::Index d_ff = 64;        ///< the feed-forward network's inner width
