@@ -9,44 +9,40 @@
 // --kv-heads value); --benchmark times the cache against recomputing; --json prints it all as one JSON document.
 //
 // While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
-// The computation is in generating.cpp, the JSON, tables and flags in generating_output.cpp; this file reads the
-// command line and prints.
+// The computation is in generating.cpp, the JSON, tables and flags in generating_output.cpp; main() hands the
+// command line to program::run_chapter_with_modes() (src/program/run_chapter.hpp) and says which computation the
+// flags ask for.
 #include <iostream>
 
 #include "generating.hpp"
-#include "program/command_line.hpp"
-#include "program/json_flags.hpp"
+#include "program/run_chapter.hpp"
 #include "program/trainings.hpp"
 
 int main(int argc, char** argv) {
-  program::CommandLine command_line{
-      "generating",
+  return program::run_chapter_with_modes<generating::Flags>(
+      argc, argv, "generating",
       "Chapter 14 of Attention, Compiled: a small Transformer with the causal mask, trained to predict the next word "
       "of a language stated in full, writes sentences one word at a time through a cache of keys and values; its "
-      "held-out loss, the share of its sentences the grammar accepts, and the cache against recomputing."};
-  generating::Flags flags(command_line);
-  const program::JsonFlags output(command_line, "print the results as one JSON document instead of tables",
-                                  "also write the JSON document to this file, from the same run as the tables");
-
-  return command_line.run(argc, argv, [&] {
-    if (flags.benchmark()) {
-      const generating::BenchmarkResult result = generating::benchmark(flags.read_benchmark());
-      output.print([&] { return generating::to_json(result); }, [&] { return generating::tables(result); });
-      return;
-    }
-    program::ProgressLine line;
-    const generating::Progress progress = program::step_progress(line);
-    const generating::Inputs inputs = flags.read();
-    if (!inputs.seeds.empty()) {
-      const generating::SeedsResult result = generating::compute_over_seeds(inputs, progress);
-      output.print([&] { return generating::to_json(result); }, [&] { return generating::tables(result); });
-      return;
-    }
-    if (flags.model_for_the_page()) {
-      std::cout << generating::to_json(generating::saved(*generating::train(inputs, progress))).dump() << '\n';
-      return;
-    }
-    const generating::Result result = generating::compute(inputs, progress);
-    output.print([&] { return generating::to_json(result); }, [&] { return generating::tables(result); });
-  });
+      "held-out loss, the share of its sentences the grammar accepts, and the cache against recomputing.",
+      [](generating::Flags& flags, const program::JsonFlags& output) {
+        if (flags.benchmark()) {
+          const generating::BenchmarkResult result = generating::benchmark(flags.read_benchmark());
+          output.print([&] { return generating::to_json(result); }, [&] { return generating::tables(result); });
+          return;
+        }
+        program::ProgressLine line;
+        const generating::Progress progress = program::step_progress(line);
+        const generating::Inputs inputs = flags.read();
+        if (!inputs.seeds.empty()) {
+          const generating::SeedsResult result = generating::compute_over_seeds(inputs, progress);
+          output.print([&] { return generating::to_json(result); }, [&] { return generating::tables(result); });
+          return;
+        }
+        if (flags.model_for_the_page()) {
+          std::cout << generating::to_json(generating::saved(*generating::train(inputs, progress))).dump() << '\n';
+          return;
+        }
+        const generating::Result result = generating::compute(inputs, progress);
+        output.print([&] { return generating::to_json(result); }, [&] { return generating::tables(result); });
+      });
 }

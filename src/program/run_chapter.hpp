@@ -15,6 +15,21 @@
 
 namespace program {
 
+/// The whole main() of a chapter program whose flags choose among results of
+/// different types (chapter 13: the language alone, one training, or several
+/// seeds): the command line of run_chapter(), below, and @p run(flags, output)
+/// computes what the flags ask for and prints it with output.print().
+///   return program::run_chapter_with_modes<training::Flags>(argc, argv, "training", "Chapter 11 of ...",
+///       [](training::Flags& flags, const program::JsonFlags& output) { ... });
+template <class Flags, class Run>
+int run_chapter_with_modes(int argc, char** argv, const std::string& name, const std::string& description, Run run) {
+  CommandLine command_line{name, description};
+  Flags flags(command_line);
+  const JsonFlags output(command_line, "print the values as one JSON document instead of tables",
+                         "also write the JSON document to this file, from the same run as the tables");
+  return command_line.run(argc, argv, [&] { run(flags, output); });
+}
+
 /// The whole main() of the chapter program @p name, described by
 /// @p description in --help: its Flags (a class constructed from a
 /// CommandLine, whose read() gives the inputs), then --json and --json-file;
@@ -26,11 +41,7 @@ namespace program {
 template <class Flags, class Compute, class ToJson, class Tables>
 int run_chapter(int argc, char** argv, const std::string& name, const std::string& description, Compute compute,
                 ToJson to_json, Tables tables) {
-  CommandLine command_line{name, description};
-  Flags flags(command_line);
-  const JsonFlags output(command_line, "print the values as one JSON document instead of tables",
-                         "also write the JSON document to this file, from the same run as the tables");
-  return command_line.run(argc, argv, [&] {
+  return run_chapter_with_modes<Flags>(argc, argv, name, description, [&](Flags& flags, const JsonFlags& output) {
     const auto result = compute(flags.read());
     output.print([&] { return to_json(result); }, [&] { return tables(result); });
   });
