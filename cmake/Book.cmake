@@ -17,6 +17,8 @@
 set(BOOK_GENERATED_DIR ${PROJECT_BINARY_DIR}/book/generated)
 set(BOOK_OUTPUTS_DIR ${BOOK_GENERATED_DIR}/outputs)
 set(BOOK_FIGURES_DIR ${BOOK_GENERATED_DIR}/figures)
+set(BOOK_UNTIMED_STAMP ${BOOK_GENERATED_DIR}/untimed.stamp)  # docs/CMakeLists.txt
+set(BOOK_TIMED_STAMP ${BOOK_GENERATED_DIR}/timed.stamp)
 define_property(GLOBAL PROPERTY BOOK_GENERATED_FILES
   BRIEF_DOCS "Program outputs and figures the book is built from")
 
@@ -187,16 +189,23 @@ function(book_chapter)
   file(READ ${runs_file} runs_json)
   string(JSON run_count LENGTH "${runs_json}" runs)
   set(run_outputs "")
+  set(chapter_times_something FALSE)
   math(EXPR last_run "${run_count} - 1")
   foreach(index RANGE ${last_run})
     string(JSON run_name MEMBER "${runs_json}" runs ${index})
     set(outputs ${BOOK_OUTPUTS_DIR}/${run_name}.txt ${BOOK_OUTPUTS_DIR}/${run_name}.json
                 ${BOOK_OUTPUTS_DIR}/${run_name}.command)
     # A run that times something (a json_file run: its numbers change from
-    # run to run) waits until everything is compiled (book_compiled,
-    # docs/CMakeLists.txt) and runs alone among such runs (the job pool
-    # book_timing, of depth 1): timed beside a compiler, the book's sentences
-    # on which method is faster would report the compiler.
+    # run to run) waits until everything is compiled (book_compiled) and every
+    # run that times nothing has run (BOOK_UNTIMED_STAMP, docs/CMakeLists.txt),
+    # and runs alone among such runs (the job pool book_timing, of depth 1);
+    # what is made from its numbers waits for every timed run
+    # (BOOK_TIMED_STAMP). Files, not targets: a target's dependency holds
+    # every command of the chapter's target back, and would make a cycle. So
+    # nothing else of the build shares the machine with it: timed beside a
+    # compiler, the book's sentences on which method is faster would report
+    # the compiler, and tools/capture_run.py keeps no timing that other work
+    # disturbed.
     # (A run given as a list of arguments has no json_file: GET fails quietly
     # and leaves `timed` as ...-NOTFOUND, which is false.)
     string(JSON timed ERROR_VARIABLE no_json_file GET "${runs_json}" runs ${run_name} json_file)
@@ -208,7 +217,8 @@ function(book_chapter)
     endif()
     set(timing_options "")
     if(timed)
-      set(timing_options DEPENDS book_compiled JOB_POOL book_timing)
+      set(timing_options DEPENDS book_compiled ${BOOK_UNTIMED_STAMP} JOB_POOL book_timing)
+      set(chapter_times_something TRUE)
     endif()
     add_custom_command(OUTPUT ${outputs}
       COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/capture_run.py
@@ -219,14 +229,25 @@ function(book_chapter)
       COMMENT "Running ${arg_PROGRAM} for the book (${run_name})"
       VERBATIM)
     list(APPEND run_outputs ${outputs})
+    if(timed)
+      set_property(GLOBAL APPEND PROPERTY BOOK_TIMED_OUTPUTS ${outputs})
+    else()
+      set_property(GLOBAL APPEND PROPERTY BOOK_UNTIMED_OUTPUTS ${outputs})
+    endif()
   endforeach()
+  # What is made from the chapter's runs: after every timed run, if one of them is the chapter's.
+  set(after_the_runs "")
+  if(chapter_times_something)
+    set(after_the_runs ${BOOK_TIMED_STAMP})
+  endif()
 
   # A figure is drawn from its chapter's JSON documents alone, so it goes
   # through tools/cached_command.py, keyed on those documents, its script, the
   # shared style and the versions of Python, matplotlib and NumPy: a fresh
   # clone gets the SVG back instead of drawing it again (2 s each, most of it
-  # importing matplotlib). A run that prints timings changes its JSON every
-  # build, and so its figures are drawn every build.
+  # importing matplotlib). A run that prints timings has the same JSON while
+  # its timings are kept (tools/capture_run.py), and its figures are drawn
+  # again when they are measured again.
   set(figures "")
   set(run_documents ${run_outputs})
   list(FILTER run_documents INCLUDE REGEX "\\.json$")
@@ -239,7 +260,7 @@ function(book_chapter)
       COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/cached_command.py --output ${svg} --cache figures
               --strip ${PROJECT_BINARY_DIR} --strip ${PROJECT_SOURCE_DIR} --input=${script} ${input_arguments} --
               ${BOOK_PYTHON} ${script} --outputs ${BOOK_OUTPUTS_DIR} --out ${svg}
-      DEPENDS ${script} ${figure_inputs} ${PROJECT_SOURCE_DIR}/tools/cached_command.py
+      DEPENDS ${script} ${figure_inputs} ${PROJECT_SOURCE_DIR}/tools/cached_command.py ${after_the_runs}
       COMMENT "Drawing figure ${figure}"
       VERBATIM)
     list(APPEND figures ${svg})
@@ -260,11 +281,15 @@ function(book_chapter)
       COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/check_numpy_listings.py
               --listing ${listing} --runs ${runs_file} --outputs ${BOOK_OUTPUTS_DIR} --out ${checked}
       DEPENDS ${every_numpy_listing} ${run_documents} ${runs_file} ${PROJECT_SOURCE_DIR}/tools/check_numpy_listings.py
+              ${after_the_runs}
       COMMENT "Checking ${stem}.py against ${arg_PROGRAM}'s runs"
       VERBATIM)
     list(APPEND numpy_checks ${checked})
   endforeach()
 
+  if(NOT chapter_times_something)
+    set_property(GLOBAL APPEND PROPERTY BOOK_UNTIMED_OUTPUTS ${figures} ${numpy_checks})
+  endif()
   add_custom_target(${arg_PROGRAM}_for_the_book DEPENDS ${run_outputs} ${figures} ${numpy_checks})
   set_property(GLOBAL APPEND PROPERTY BOOK_GENERATED_FILES ${run_outputs} ${figures} ${numpy_checks})
   set_property(GLOBAL APPEND PROPERTY BOOK_GENERATED_TARGETS ${arg_PROGRAM}_for_the_book)

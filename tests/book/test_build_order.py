@@ -1,0 +1,74 @@
+"""The order in which the build runs the programs (cmake/Book.cmake), read from
+the build's own graph with `ninja -t query`: a run that times something waits
+for every run that times nothing (untimed.stamp), and what is made from a timed
+chapter's numbers (its figures, its NumPy checks) waits for every timed run
+(timed.stamp). So nothing else of the build shares the machine with a timed run,
+and tools/capture_run.py can keep its timings. A run that times nothing waits
+for neither: it runs while the compiler works."""
+import json
+import os
+import subprocess
+import unittest
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("BOOK_BUILD_DIR", REPOSITORY / "build"))
+GENERATED = "book/generated"
+
+
+def inputs_of(output: str) -> set[str]:
+    """Every input of the build statement that makes @p output (a path relative to the build folder)."""
+    result = subprocess.run(["ninja", "-C", str(BUILD), "-t", "query", output], capture_output=True, text=True,
+                            timeout=60, check=True)
+    lines = result.stdout.splitlines()
+    start = lines.index("  input: CUSTOM_COMMAND") + 1
+    inputs = set()
+    for line in lines[start:]:
+        if not line.startswith("    "):
+            break
+        inputs.add(line.strip().removeprefix("|| ").removeprefix("| "))
+    return inputs
+
+
+def chapters():
+    """(folder, runs.json's runs, whether one of them times something) for each chapter."""
+    for runs_file in sorted(REPOSITORY.glob("chapters/*/runs.json")):
+        runs = json.loads(runs_file.read_text())["runs"]
+        timed = {name: isinstance(run, dict) and run.get("json_file", False) and run.get("timed", True)
+                 for name, run in runs.items()}
+        yield runs_file.parent, timed
+
+
+@unittest.skipUnless((BUILD / "build.ninja").is_file(), f"no Ninja build in {BUILD}")
+class BuildOrder(unittest.TestCase):
+    def test_a_timed_run_waits_for_every_untimed_one_and_the_untimed_wait_for_nothing_of_the_book(self):
+        timed_outputs, untimed_outputs = set(), set()
+        for folder, timed in chapters():
+            for name, times_something in timed.items():
+                command = f"{GENERATED}/outputs/{name}.command"
+                inputs = inputs_of(command)
+                with self.subTest(run=name):
+                    self.assertEqual(f"{GENERATED}/untimed.stamp" in inputs, times_something)
+                    self.assertNotIn(f"{GENERATED}/timed.stamp", inputs)
+                (timed_outputs if times_something else untimed_outputs).add(command)
+        self.assertTrue(timed_outputs and untimed_outputs)
+        self.assertLessEqual(timed_outputs, inputs_of(f"{GENERATED}/timed.stamp"))
+        self.assertLessEqual(untimed_outputs, inputs_of(f"{GENERATED}/untimed.stamp"))
+        self.assertNotIn(f"{GENERATED}/timed.stamp", inputs_of(f"{GENERATED}/untimed.stamp"))
+
+    def test_what_is_made_from_a_timed_chapter_waits_for_every_timed_run(self):
+        checked = 0
+        for folder, timed in chapters():
+            number = folder.name[:2]
+            made = [f"{GENERATED}/figures/{script.stem}.svg"
+                    for script in sorted(REPOSITORY.glob(f"figures/ch{number}_*.py"))]
+            made += [f"{GENERATED}/numpy/{listing.stem}.json" for listing in sorted(folder.glob("numpy_*.py"))]
+            for output in made:
+                with self.subTest(output=output):
+                    self.assertEqual(f"{GENERATED}/timed.stamp" in inputs_of(output), any(timed.values()))
+                checked += 1
+        self.assertGreater(checked, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
