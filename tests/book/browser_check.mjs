@@ -664,6 +664,7 @@ async function screenshotCached(page, ctx, { key, file, stats }) {
   }
   await page.screenshot({ path: file, fullPage: true, timeout: SCREENSHOT_TIMEOUT_MS });
   stats.taken++;
+  stats.takenFiles.push(path.basename(file));
   try {
     fs.mkdirSync(ctx.cacheDir, { recursive: true });
     const partial = `${cached}.${process.pid}.partial`;
@@ -834,7 +835,7 @@ async function main() {
     const ctx = {
       origin, root: opts.site, cacheDir: opts.cache,
       checkHash: hashFile(fileURLToPath(import.meta.url)),
-      screenshots: { taken: 0, fromCache: 0 },
+      screenshots: { taken: 0, fromCache: 0, takenFiles: [] },
       bin: opts.bin, figureReports,
     };
     stats = ctx.screenshots;
@@ -927,6 +928,8 @@ async function main() {
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   process.stdout.write(`screenshots: ${opts.screenshots}: ${stats?.taken ?? 0} taken, ${stats?.fromCache ?? 0} ` +
     `from the cache ${opts.cache} (${secs} s)\n`);
+  // Which pictures were new, when few were: a page taken again at every build has something in it that changes.
+  if (stats?.taken && stats.taken <= 12) process.stdout.write(`taken: ${stats.takenFiles.sort().join(', ')}\n`);
   if (opts.bin) {
     process.stdout.write(`native answers: ${nativeCacheUse.run} run, ${nativeCacheUse.kept} from the cache ${opts.nativeCache}\n`);
   }
