@@ -640,7 +640,10 @@ function requestedFile(urlStr, ctx) {
 // The cache key of one picture: what it is made from (see the top of this file).
 function screenshotKey(ctx, { url, requested, width, scheme }) {
   const hash = crypto.createHash('sha256');
-  hash.update(JSON.stringify([ctx.chromiumVersion, ctx.checkHash, new URL(url).pathname, width ?? 'file', scheme]));
+  // A page opened as a file is named by its path in the site: a clone in another folder takes the same picture.
+  const address = new URL(url);
+  const page = address.protocol === 'file:' ? path.relative(ctx.root, fileURLToPath(address)) : address.pathname;
+  hash.update(JSON.stringify([ctx.chromiumVersion, ctx.checkHash, page, width ?? 'file', scheme]));
   const parts = [];
   for (const address of requested) {
     if (address.startsWith('data:')) { parts.push(address); continue; }
