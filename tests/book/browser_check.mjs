@@ -640,9 +640,10 @@ function requestedFile(urlStr, ctx) {
 // The cache key of one picture: what it is made from (see the top of this file).
 function screenshotKey(ctx, { url, requested, width, scheme }) {
   const hash = crypto.createHash('sha256');
-  // A page opened as a file is named by its path in the site: a clone in another folder takes the same picture.
-  const address = new URL(url);
-  const page = address.protocol === 'file:' ? path.relative(ctx.root, fileURLToPath(address)) : address.pathname;
+  // The page by its file in the site, as each file it asked for below: a clone in another folder takes the same
+  // picture, whether the page was served or opened as a file.
+  const pageFile = requestedFile(url, ctx);
+  const page = pageFile ? path.relative(ctx.root, pageFile) : url;
   hash.update(JSON.stringify([ctx.chromiumVersion, ctx.checkHash, page, width ?? 'file', scheme]));
   const parts = [];
   for (const address of requested) {
