@@ -159,9 +159,20 @@ TEST_CASE("with projections the scores are X W^Q times the transpose of X W^K", 
   CHECK(result.scores.isApprox(x * (projections.query_weights * projections.key_weights.transpose()) * x.transpose(),
                                1e-13));
   CHECK(result.values.cols() == 2);
-  // W^Q = W^K makes every score q_i · q_j: a symmetric table.
+  // W^Q = W^K makes every score q_i · q_j, and q_j · q_i is the same sum of the
+  // same products: a symmetric table, up to the rounding of the product's
+  // kernel, which may add (i, j) and (j, i) in different ways (fused
+  // multiply-adds in its vector lanes, separate ones in its tail: seen on one
+  // processor). Exactly symmetric when no sum rounds: whole numbers.
   projections.key_weights = projections.query_weights;
-  CHECK(dot_product::compute(projected(projections)).symmetric);
+  const dot_product::Result same_weights = dot_product::compute(projected(projections));
+  CHECK(same_weights.queries == same_weights.keys);
+  CHECK(same_weights.scores.isApprox(same_weights.scores.transpose(), 1e-15));
+  dot_product::Projections whole = projections;
+  whole.embeddings = (4 * projections.embeddings).array().round().matrix();
+  whole.query_weights = (4 * projections.query_weights).array().round().matrix();
+  whole.key_weights = whole.query_weights;
+  CHECK(dot_product::compute(projected(whole)).symmetric);
 }
 
 TEST_CASE("reordering the tokens reorders the rows and columns of the scores", "[ch01]") {
