@@ -20,6 +20,11 @@ Each field is name:kind, in the order of the SavedModel's members, name being
 the key in the program's JSON; the kinds are text, real, reals, integer and
 integers. cmake/Book.cmake's book_models_for_the_page() calls this.
 
+A training is kept in the book's cache (tools/cached_command.py, folder
+`models`) under the program's bytes and the run's arguments: the same program
+trains the same model, and a fresh clone reads it back instead of training
+again (on a 2-core machine, about 20 s of every build).
+
 With --from-json and --list it trains nothing: it reads the models from a
 list in the JSON document of a run the build has already captured (chapter
 16 ships the grid's runs so). The kinds then include boolean.
@@ -36,6 +41,8 @@ import math
 import pathlib
 import shlex
 import subprocess
+
+import cached_command  # the book's cache: a training the same program ran with the same arguments is read back
 
 
 def text_literal(text: str) -> str:
@@ -136,9 +143,10 @@ def main():
     if options.from_json:
         models = json.loads(pathlib.Path(options.from_json).read_text())[options.list]
     for run in [] if options.from_json else options.run or [""]:
-        printed = subprocess.run([options.program, *shlex.split(run), "--model-for-the-page"],
-                                 check=True, capture_output=True, text=True).stdout
-        models.append(json.loads(printed))
+        arguments = [*shlex.split(run), "--model-for-the-page"]
+        model, _ = cached_command.program_answer("models", options.program, arguments, lambda: json.loads(
+            subprocess.run([options.program, *arguments], check=True, capture_output=True, text=True).stdout))
+        models.append(model)
     models = [without_training_time(model) for model in models]
     source = ("// Written by tools/models_for_the_page.py from the native program's\n"
               "// --model-for-the-page, for the page's module only. Not to be edited.\n"
