@@ -65,27 +65,42 @@ endfunction()
 # library, and the library's and the chapters' Catch2 tests are compiled at
 # BOOK_QUICK_OPTIMIZATION instead, which costs the compiler less and changes no printed number
 # (README, under tools/build-book). The library is header-only, so it
-# is compiled at the level of the unit that includes it. A build type that does
-# not optimise beyond -O1 (Debug, the sanitizer build) is left as it is.
+# is compiled at the level of the unit that includes it.
+#
+# The sanitizer build (a Debug build at -O1, CMakePresets.json) compiles the same
+# programs at BOOK_QUICK_SANITIZED_OPTIMIZATION, and the FMA chapters with them:
+# it is not compiled for this processor, so nothing is fused at any level. Under
+# AddressSanitizer, -O1 costs GCC about twice what -Og does on the unit tests'
+# large functions (measured: unit_tests_1.cpp 218 s at -O1, 101 s at -Og); the
+# chapters that train keep -O1, where the checked code runs longest.
 set(BOOK_QUICK_OPTIMIZATION -Og CACHE STRING
   "Optimisation of the programs that time nothing, in a Release or RelWithDebInfo build (empty: the build type's own)")
+set(BOOK_QUICK_SANITIZED_OPTIMIZATION -Og CACHE STRING
+  "Optimisation of the same programs in the sanitizer build (empty: the build type's own)")
 
-# book_compile_quickly(<target>...): compile the targets at BOOK_QUICK_OPTIMIZATION.
+# book_compile_quickly(<target>...): compile the targets at BOOK_QUICK_OPTIMIZATION
+# (BOOK_QUICK_SANITIZED_OPTIMIZATION in the sanitizer build).
 # Appended after the build type's flags, it is the -O level the compiler obeys.
 # GCC 12's AVX-512 intrinsic headers, which trip -Wmaybe-uninitialized at -O3
 # (GCC bug 105593, CMakeLists.txt), trip -Wuninitialized at -Og and -O1: with
 # -march=native, that warning is left to the -O3 units and to the sanitizer
 # build, which is not compiled for this processor.
 function(book_compile_quickly)
-  if(NOT BOOK_QUICK_OPTIMIZATION)
+  if(BOOK_SANITIZE)
+    set(options ${BOOK_QUICK_SANITIZED_OPTIMIZATION})
+    set(configurations Debug)
+  else()
+    set(options ${BOOK_QUICK_OPTIMIZATION})
+    set(configurations Release,RelWithDebInfo)
+  endif()
+  if(NOT options)
     return()
   endif()
-  set(options ${BOOK_QUICK_OPTIMIZATION})
   if(BOOK_NATIVE AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
     list(APPEND options -Wno-uninitialized)
   endif()
   foreach(target IN LISTS ARGN)
-    target_compile_options(${target} PRIVATE "$<$<CONFIG:Release,RelWithDebInfo>:${options}>")
+    target_compile_options(${target} PRIVATE "$<$<CONFIG:${configurations}>:${options}>")
   endforeach()
 endfunction()
 
@@ -95,7 +110,7 @@ endfunction()
 # (main.cpp among them), and the figures every figures/chNN_*.py. SPEED compiles the
 # program and its computation at the build type's full optimisation, for a chapter whose
 # runs time something or train; FMA does the same for a chapter whose numbers would move
-# without -O3's fused multiply-adds; without either they are compiled quickly
+# without -O3's fused multiply-adds; without either (in the sanitizer build, without SPEED) they are compiled quickly
 # (book_compile_quickly, above). PAGE_SPEED compiles the computation for speed in the page's module
 # (cmake/BookPage.cmake).
 function(book_chapter)
@@ -142,7 +157,7 @@ function(book_chapter)
     target_link_libraries(${arg_PROGRAM} PRIVATE ${arg_PROGRAM}_computation)
     set_property(GLOBAL APPEND PROPERTY BOOK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
   endif()
-  if(NOT arg_SPEED AND NOT arg_FMA)
+  if(NOT arg_SPEED AND (NOT arg_FMA OR BOOK_SANITIZE))
     book_compile_quickly(${arg_PROGRAM})
     if(computation_sources)
       book_compile_quickly(${arg_PROGRAM}_computation)
