@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,7 @@ constexpr std::uint64_t max_position = 100'000;
 constexpr std::size_t max_width = 64;
 constexpr std::size_t max_placements = 20;
 constexpr double max_entry = 1e6;
-// A model "holds" a position when the seeds' median accuracy there is at least this.
+// A model "holds" a position when its accuracy there (of one seed, or the seeds' median) is at least this.
 constexpr double holds = 0.9;
 
 std::vector<double> numbers(const attention::Vector& vector) { return {vector.data(), vector.data() + vector.size()}; }
@@ -37,6 +38,15 @@ std::vector<double> numbers(const attention::Vector& vector) { return {vector.da
 struct Spread {
   double median = 0.0, best = 0.0, worst = 0.0;
 };
+
+// The first position from `back` on whose accuracy falls below `holds` (tested_length if none does): the position
+// after the last one held.
+Eigen::Index held_until(const std::vector<double>& accuracy, const Inputs& inputs) {
+  for (Eigen::Index t = inputs.back; t < inputs.tested_length; ++t) {
+    if (accuracy[static_cast<std::size_t>(t)] < holds) return t;
+  }
+  return inputs.tested_length;
+}
 
 Spread spread_of(std::vector<double> values) {
   Spread spread;
@@ -56,9 +66,10 @@ struct SchemeSummary {
   Spread trained, beyond;
   std::vector<double> accuracy_median, accuracy_best, accuracy_worst;  // per position
   std::vector<double> attention_median;                                // per position
-  Eigen::Index holds_until = 0;  // the first position from `back` on where the median accuracy falls below `holds`
-  std::vector<Eigen::Index> rival_offsets;  // each seed's
-  const TrainedRun* first = nullptr;        // the run of the first seed, the chapter's example
+  Eigen::Index holds_until = 0;                                        // held_until() of the median accuracy
+  std::vector<Eigen::Index> seeds_hold_until;                          // held_until() of each seed's accuracy
+  std::vector<Eigen::Index> rival_offsets;                             // each seed's
+  const TrainedRun* first = nullptr;  // the run of the first seed, the chapter's example
 };
 
 std::vector<SchemeSummary> summaries(const Result& result) {
@@ -76,10 +87,10 @@ std::vector<SchemeSummary> summaries(const Result& result) {
     for (const TrainedRun* run : runs) {
       trained.push_back(run->accuracy_trained), beyond.push_back(run->accuracy_beyond);
       summary.rival_offsets.push_back(run->rival_offset);
+      summary.seeds_hold_until.push_back(held_until(run->accuracy, inputs));
     }
     summary.trained = spread_of(trained);
     summary.beyond = spread_of(beyond);
-    summary.holds_until = inputs.tested_length;
     for (Eigen::Index t = 0; t < inputs.tested_length; ++t) {
       std::vector<double> at, looked;
       for (const TrainedRun* run : runs) {
@@ -91,28 +102,39 @@ std::vector<SchemeSummary> summaries(const Result& result) {
       summary.accuracy_best.push_back(here.best);
       summary.accuracy_worst.push_back(here.worst);
       summary.attention_median.push_back(attention::median(looked));
-      if (t >= inputs.back && here.median < holds && summary.holds_until == inputs.tested_length)
-        summary.holds_until = t;
     }
+    summary.holds_until = held_until(summary.accuracy_median, inputs);
     list.push_back(std::move(summary));
   }
   return list;
 }
 
-// The book's spread rule on the seeds: one scheme is better beyond the trained lengths only if every one of its
-// seeds does better there than every seed of the other.
-std::string verdict(const Result& result, attention::Positions first, attention::Positions second) {
-  double first_worst = 1.0, first_best = 0.0, second_worst = 1.0, second_best = 0.0;
+// The book's spread rule on the seeds: one scheme beats the other by `measure` only if every one of its seeds
+// measures more than every seed of the other.
+std::string verdict(const Result& result, attention::Positions first, attention::Positions second,
+                    const std::function<double(const TrainedRun&)>& measure) {
+  constexpr double infinity = std::numeric_limits<double>::infinity();
+  double first_worst = infinity, first_best = -infinity, second_worst = infinity, second_best = -infinity;
   for (const TrainedRun& run : result.runs) {
-    if (run.scheme == first)
-      first_worst = std::min(first_worst, run.accuracy_beyond), first_best = std::max(first_best, run.accuracy_beyond);
-    if (run.scheme == second)
-      second_worst = std::min(second_worst, run.accuracy_beyond),
-      second_best = std::max(second_best, run.accuracy_beyond);
+    const double value = measure(run);
+    if (run.scheme == first) first_worst = std::min(first_worst, value), first_best = std::max(first_best, value);
+    if (run.scheme == second) second_worst = std::min(second_worst, value), second_best = std::max(second_best, value);
   }
   if (first_worst > second_best) return scheme_name(first);
   if (second_worst > first_best) return scheme_name(second);
   return "too close to call";
+}
+
+// Rotary against added positions: which is right more often beyond the trained lengths, by the spread rule.
+std::string better_beyond(const Result& result) {
+  return verdict(result, attention::Positions::rotary, attention::Positions::added,
+                 [](const TrainedRun& run) { return run.accuracy_beyond; });
+}
+
+// Rotary against added positions: which holds the task to a later position, by the spread rule.
+std::string holds_further(const Result& result) {
+  return verdict(result, attention::Positions::rotary, attention::Positions::added,
+                 [&](const TrainedRun& run) { return static_cast<double>(held_until(run.accuracy, result.inputs)); });
 }
 
 // "offset 22 in all 5 seeds", or "offsets 22, 22, 15, 22 and 22 in the 5 seeds".
@@ -187,6 +209,7 @@ nlohmann::json to_json(const Result& result) {
                     {"looking_head", run.looking_head},
                     {"score_by_offset", run.score_by_offset},
                     {"rival_offset", run.rival_offset},
+                    {"holds_up_to", held_until(run.accuracy, inputs) - 1},
                     {"turn_between", run.turn_between},
                     {"full_turns", run.full_turns},
                     {"pair_turns_from_answer", run.pair_turns_from_answer},
@@ -198,25 +221,30 @@ nlohmann::json to_json(const Result& result) {
   json["runs"] = runs;
   nlohmann::json by_scheme = nlohmann::json::object();
   for (const SchemeSummary& summary : summaries(result)) {
-    by_scheme[scheme_name(summary.scheme)] = {{"accuracy_trained", spread_json(summary.trained)},
-                                              {"accuracy_beyond", spread_json(summary.beyond)},
-                                              {"accuracy_median", summary.accuracy_median},
-                                              {"accuracy_best", summary.accuracy_best},
-                                              {"accuracy_worst", summary.accuracy_worst},
-                                              {"attention_on_answer_median", summary.attention_median},
-                                              {"holds_up_to", summary.holds_until - 1},
-                                              {"rival_offsets", summary.rival_offsets},
-                                              {"rival_summary", rival_summary(summary.rival_offsets)},
-                                              {"first_seed",
-                                               {{"seed", summary.first->seed},
-                                                {"rival_offset", summary.first->rival_offset},
-                                                {"turn_between", summary.first->turn_between},
-                                                {"full_turns", summary.first->full_turns},
-                                                {"pair_turns_from_answer", summary.first->pair_turns_from_answer}}}};
+    by_scheme[scheme_name(summary.scheme)] = {
+        {"accuracy_trained", spread_json(summary.trained)},
+        {"accuracy_beyond", spread_json(summary.beyond)},
+        {"accuracy_median", summary.accuracy_median},
+        {"accuracy_best", summary.accuracy_best},
+        {"accuracy_worst", summary.accuracy_worst},
+        {"attention_on_answer_median", summary.attention_median},
+        {"holds_up_to", summary.holds_until - 1},
+        {"seeds_hold_up_to",
+         {{"fewest", *std::min_element(summary.seeds_hold_until.begin(), summary.seeds_hold_until.end()) - 1},
+          {"most", *std::max_element(summary.seeds_hold_until.begin(), summary.seeds_hold_until.end()) - 1}}},
+        {"rival_offsets", summary.rival_offsets},
+        {"rival_summary", rival_summary(summary.rival_offsets)},
+        {"first_seed",
+         {{"seed", summary.first->seed},
+          {"rival_offset", summary.first->rival_offset},
+          {"turn_between", summary.first->turn_between},
+          {"full_turns", summary.first->full_turns},
+          {"pair_turns_from_answer", summary.first->pair_turns_from_answer}}}};
   }
   json["schemes"] = by_scheme;
   if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {
-    json["better_beyond"] = verdict(result, attention::Positions::rotary, attention::Positions::added);
+    json["better_beyond"] = better_beyond(result);
+    json["holds_further"] = holds_further(result);
   }
   return json;
 }
@@ -253,21 +281,25 @@ std::string tables(const Result& result) {
                                        inputs.batch, inputs.tested, inputs.tested_length),
                            78, "");
   text += fmt::format("\nAccuracy over the seeds ({}): median [worst, best]\n", fmt::join(inputs.seeds, ", "));
-  text += fmt::format("  {:<9}  {:>26}  {:>26}  {}\n", "positions",
+  text += fmt::format("  {:<9}  {:>26}  {:>26}  {:<18}  {}\n", "positions",
                       fmt::format("{} to {} (trained)", inputs.back, inputs.longest_trained - 1),
                       fmt::format("{} to {} (longer)", inputs.longest_trained, inputs.tested_length - 1),
-                      fmt::format("median ≥ {} up to", program::number_text(holds, 1)));
+                      fmt::format("median ≥ {} up to", program::number_text(holds, 1)), "each seed");
   const auto cell = [](const Spread& spread) {
     return fmt::format("{:.1f} % [{:.1f}, {:.1f}]", 100 * spread.median, 100 * spread.worst, 100 * spread.best);
   };
+  // The last position held, or "-" when not even the first position with an answer is.
+  const auto held = [&](Eigen::Index until) { return until > inputs.back ? std::to_string(until - 1) : "-"; };
   for (const SchemeSummary& summary : summaries(result)) {
-    text += fmt::format("  {:<9}  {:>26}  {:>26}  {}\n", scheme_name(summary.scheme), cell(summary.trained),
-                        cell(summary.beyond),
-                        summary.holds_until > inputs.back ? std::to_string(summary.holds_until - 1) : "-");
+    const auto [fewest, most] = std::minmax_element(summary.seeds_hold_until.begin(), summary.seeds_hold_until.end());
+    text += fmt::format("  {:<9}  {:>26}  {:>26}  {:<18}  {}\n", scheme_name(summary.scheme), cell(summary.trained),
+                        cell(summary.beyond), held(summary.holds_until),
+                        *fewest == *most ? held(*fewest) : fmt::format("{} to {}", held(*fewest), held(*most)));
   }
   if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {
-    text += fmt::format("  Better beyond the trained lengths, by the spread rule: {}\n",
-                        verdict(result, attention::Positions::rotary, attention::Positions::added));
+    text += fmt::format("  Better beyond the trained lengths, by the spread rule: {}\n", better_beyond(result));
+    text += fmt::format("  Holds the task (accuracy ≥ {}) to a later position, by the spread rule: {}\n",
+                        program::number_text(holds, 1), holds_further(result));
   }
   return text;
 }

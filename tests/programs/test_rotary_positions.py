@@ -119,6 +119,13 @@ def best_without_positions(t):
     return commonest_share(t)
 
 
+def last_held(accuracy, back, holds):
+    """The last position from `back` on before the accuracy first falls below `holds` (back - 1 if it starts
+    below; the last position if it never falls)."""
+    below = [t for t in range(back, len(accuracy)) if accuracy[t] < holds]
+    return (below[0] if below else len(accuracy)) - 1
+
+
 def runs_of(document, scheme):
     return [row for row in document["runs"] if row["scheme"] == scheme]
 
@@ -292,6 +299,13 @@ class Training(ProgramTest):
                     else "too close to call")
         self.assertEqual(run_document["better_beyond"], expected, (rotary, added))
         self.assertIn(f"Better beyond the trained lengths, by the spread rule: {expected}\n", printed)
+        # The same rule on how far each seed holds the task.
+        rotary = [row["holds_up_to"] for row in runs_of(run_document, "rotary")]
+        added = [row["holds_up_to"] for row in runs_of(run_document, "added")]
+        expected = ("rotary" if min(rotary) > max(added) else "added" if min(added) > max(rotary)
+                    else "too close to call")
+        self.assertEqual(run_document["holds_further"], expected, (rotary, added))
+        self.assertIn(f"Holds the task (accuracy ≥ 0.9) to a later position, by the spread rule: {expected}\n", printed)
 
     def test_the_verdict_follows_the_spread_rule_near_chance(self):
         # After one or three steps every model is near chance (0.1) and the seeds' accuracies beyond the trained
@@ -363,8 +377,11 @@ class Training(ProgramTest):
                 np.testing.assert_allclose(summary["attention_on_answer_median"],
                                            np.median([row["attention_on_answer"] for row in rows], axis=0),
                                            rtol=0, atol=1e-15)
-                below = [t for t in range(back, tested_length) if np.median(accuracy[:, t]) < holds]
-                self.assertEqual(summary["holds_up_to"], (below[0] if below else tested_length) - 1)
+                self.assertEqual(summary["holds_up_to"], last_held(np.median(accuracy, axis=0), back, holds))
+                # Each seed's own last position held, and the fewest and the most of them.
+                each = [last_held(row["accuracy"], back, holds) for row in rows]
+                self.assertEqual([row["holds_up_to"] for row in rows], each)
+                self.assertEqual(summary["seeds_hold_up_to"], {"fewest": min(each), "most": max(each)})
         self.check_verdict(run_document, printed)
         if not SLOW:
             # 300 steps: twice what no model without positions can do at the trained lengths, on every seed.
@@ -383,10 +400,10 @@ class Training(ProgramTest):
             self.assertAlmostEqual(float(score), row["score"], delta=5e-5)
         found = {}
         for line in printed.splitlines():
-            match = re.fullmatch(r"  (added|rotary|none) +(\S+) % \[(\S+), (\S+)\] +(\S+) % \[(\S+), (\S+)\] +(\d+|-)",
-                                 line)
+            match = re.fullmatch(r"  (added|rotary|none) +(\S+) % \[(\S+), (\S+)\] +(\S+) % \[(\S+), (\S+)\] +(\d+|-)"
+                                 r" +(\d+|-)(?: to (\d+|-))?", line)
             if match:
-                found[match[1]] = [float(value) for value in match.groups()[1:7]] + [match[8]]
+                found[match[1]] = [float(value) for value in match.groups()[1:7]] + [match[8], match[9], match[10]]
         self.assertEqual(sorted(found), sorted(SCHEMES))
         for scheme, values in found.items():
             summary = run_document["schemes"][scheme]
@@ -394,10 +411,13 @@ class Training(ProgramTest):
                      for which in ("median", "worst", "best")]
             np.testing.assert_allclose(values[:6], shown, rtol=0, atol=0.05 + 1e-9)
             # The last position held, or "-" when not even the first position with an answer is.
-            if values[6] == "-":
-                self.assertLess(summary["holds_up_to"], inputs["back"])
-            else:
-                self.assertEqual(int(values[6]), summary["holds_up_to"])
+            fewest, most = summary["seeds_hold_up_to"]["fewest"], summary["seeds_hold_up_to"]["most"]
+            for shown, held in ((values[6], summary["holds_up_to"]), (values[7], fewest), (values[8] or values[7], most)):
+                if shown == "-":
+                    self.assertLess(held, inputs["back"])
+                else:
+                    self.assertEqual(int(shown), held)
+            self.assertEqual(values[8] is None, fewest == most)
 
     def test_a_training_alone_is_its_row_of_the_table(self):
         # Trained alone, in a process of its own, or beside five others on the processors: the same numbers.
