@@ -359,7 +359,7 @@ class Training(ProgramTest):
         self.check_no_positions_bound(run_document)
         inputs = run_document["inputs"]
         self.assertEqual(inputs["seeds"], [1, 2])
-        back, tested_length, holds = inputs["back"], inputs["tested_length"], run_document["holds"]
+        back, holds = inputs["back"], run_document["holds"]
         self.assertEqual(sorted(run_document["schemes"]), sorted(SCHEMES))
         for scheme in SCHEMES:
             rows = runs_of(run_document, scheme)
