@@ -187,6 +187,7 @@ Reading read(const Trained& trained, const std::vector<Eigen::Index>& words) {
 struct HeldOutPass {
   std::vector<std::vector<Eigen::Index>> answers;  // one list per held-out sentence
   HeadMeasures heads;
+  double even_weight = 0.0;  // 1 / the sentence's length, averaged over the rows the heads are measured on
 };
 
 HeldOutPass pass_over_held_out(const Trained& trained) {
@@ -216,6 +217,7 @@ HeldOutPass pass_over_held_out(const Trained& trained) {
     }
     for (const auto& [from, to] : pairs) {
       rows += 1.0;
+      pass.even_weight += 1.0 / static_cast<double>(steps.logits.rows());  // every position reads every other
       for (std::size_t l = 0; l < layers; ++l) {
         for (std::size_t h = 0; h < heads; ++h) {
           const attention::Matrix& weights = steps.layers[l].attention.heads[h].attention.weights;
@@ -230,6 +232,7 @@ HeldOutPass pass_over_held_out(const Trained& trained) {
   for (auto& layer : measures) {
     for (HeadMeasure& head : layer) head.mean_weight /= rows, head.peak_share /= rows;
   }
+  pass.even_weight /= rows;
   return pass;
 }
 
@@ -520,6 +523,7 @@ Result report(const Trained& trained, const Inputs& given) {
   const HeldOutPass pass = pass_over_held_out(trained);
   result.accuracy = accuracy_of(trained, pass.answers);
   result.heads = pass.heads;
+  result.even_weight = pass.even_weight;
   const Task task = trained.inputs.task;
   if (task == Task::tagging) {
     double right = 0.0;

@@ -149,6 +149,7 @@ nlohmann::json to_json(const Result& result) {
                              std::min<long long>(result.held_out_count, static_cast<long long>(logged_held_out))}}},
                           {"accuracy", result.accuracy},
                           {"heads", heads},
+                          {"heads_even_weight", result.even_weight},
                           {"heads_measure", task == Task::tagging ? "from an ambiguous word to the word before it"
                                                                   : "from the slot to the subject's noun"},
                           {"reading",
@@ -280,6 +281,8 @@ std::string heads_table(const Result& result) {
                           percent(result.heads[l][h].peak_share));
     }
   }
+  // A head that spreads its weight evenly, and one whose largest weight falls on a word drawn at random.
+  text += fmt::format("  {:<14} {:>11.3f}  {:>24}\n", "spread evenly", result.even_weight, percent(result.even_weight));
   return text;
 }
 

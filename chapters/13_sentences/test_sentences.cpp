@@ -267,6 +267,7 @@ TEST_CASE("tagging after a few steps: every held-out measure is its definition o
   double right = 0.0, total = 0.0, right_ambiguous = 0.0, total_ambiguous = 0.0, rows = 0.0;
   std::map<Eigen::Index, std::map<Tag, double>> counts;  // word → tag → occurrences
   std::vector<double> weight(2, 0.0), peak(2, 0.0);
+  double even = 0.0;  // 1/n for a sentence of n words, on each of those rows
   for (const Sentence& sentence : held_out) {
     const attention::TokenClassifierSteps steps = attention::token_classifier(*result.weights, sentence.words);
     for (Eigen::Index t = 0; t < static_cast<Eigen::Index>(sentence.words.size()); ++t) {
@@ -279,6 +280,7 @@ TEST_CASE("tagging after a few steps: every held-out measure is its definition o
       right_ambiguous += correct ? 1.0 : 0.0;
       total_ambiguous += 1.0;
       rows += 1.0;  // from the ambiguous word to the word before it
+      even += 1.0 / static_cast<double>(sentence.words.size());
       for (std::size_t h = 0; h < 2; ++h) {
         const attention::Matrix& w = steps.layers[0].attention.heads[h].attention.weights;
         weight[h] += w(t, t - 1);
@@ -293,6 +295,7 @@ TEST_CASE("tagging after a few steps: every held-out measure is its definition o
     CHECK(result.heads[0][h].mean_weight == Approx(weight[h] / rows).epsilon(1e-13));
     CHECK(result.heads[0][h].peak_share == Approx(peak[h] / rows).epsilon(1e-13));
   }
+  CHECK(result.even_weight == Approx(even / rows).epsilon(1e-13));
   // A layer that reads one word at a time gives a word one tag: at best its commonest one.
   double best = 0.0, best_ambiguous = 0.0;
   for (const auto& [word, tags] : counts) {

@@ -621,7 +621,7 @@ class SentencesTest(ProgramTest):
             weights = as_arrays(document["weights"])  # once, not at every sentence
             right = total = right_ambiguous = total_ambiguous = 0
             by_attractors = Counter()
-            rows = 0
+            rows = even = 0
             heads = np.zeros((len(weights["layers"]), len(weights["layers"][0]["heads"]), 2))  # mean weight, peak
             for text in document["sentences"]["held_out"]:
                 words = text.split(" ")
@@ -642,6 +642,7 @@ class SentencesTest(ProgramTest):
                     pairs = [(len(words) - 1, analysis.subject)]
                 for source, target in pairs:
                     rows += 1
+                    even += 1 / len(words)  # a head that spreads its weight evenly over the sentence
                     for l, layer in enumerate(maps):
                         for h, attention in enumerate(layer):
                             heads[l, h] += attention[source, target], attention[source].argmax() == target
@@ -649,6 +650,7 @@ class SentencesTest(ProgramTest):
                 self.assertAlmostEqual(document["accuracy"], right / total, delta=1e-12)
                 np.testing.assert_allclose(np.array([[[head["mean_weight"], head["peak_share"]] for head in layer]
                                                      for layer in document["heads"]]), heads / rows, rtol=0, atol=1e-12)
+                self.assertAlmostEqual(document["heads_even_weight"], even / rows, delta=1e-12)
                 if task == "tagging":
                     self.assertEqual(document["ambiguous"]["count"], total_ambiguous)
                     self.assertAlmostEqual(document["ambiguous"]["accuracy"], right_ambiguous / total_ambiguous,
