@@ -292,20 +292,17 @@ class Training(ProgramTest):
 
     def check_verdict(self, run_document, printed):
         """The spread rule: one way of giving positions is better beyond the trained lengths only if every seed of
-        it did better there than every seed of the other; the tables say the same."""
-        rotary = [row["accuracy_beyond"] for row in runs_of(run_document, "rotary")]
-        added = [row["accuracy_beyond"] for row in runs_of(run_document, "added")]
-        expected = ("rotary" if min(rotary) > max(added) else "added" if min(added) > max(rotary)
-                    else "too close to call")
-        self.assertEqual(run_document["better_beyond"], expected, (rotary, added))
-        self.assertIn(f"Better beyond the trained lengths, by the spread rule: {expected}\n", printed)
-        # The same rule on how far each seed holds the task.
-        rotary = [row["holds_up_to"] for row in runs_of(run_document, "rotary")]
-        added = [row["holds_up_to"] for row in runs_of(run_document, "added")]
-        expected = ("rotary" if min(rotary) > max(added) else "added" if min(added) > max(rotary)
-                    else "too close to call")
-        self.assertEqual(run_document["holds_further"], expected, (rotary, added))
-        self.assertIn(f"Holds the task (accuracy ≥ 0.9) to a later position, by the spread rule: {expected}\n", printed)
+        it did better there than every seed of the other; the same rule on how far each seed holds the task; the
+        tables say the same."""
+        for key, verdict, line in (("accuracy_beyond", "better_beyond", "Better beyond the trained lengths"),
+                                   ("holds_up_to", "holds_further",
+                                    "Holds the task (accuracy ≥ 0.9) to a later position")):
+            rotary = [row[key] for row in runs_of(run_document, "rotary")]
+            added = [row[key] for row in runs_of(run_document, "added")]
+            expected = ("rotary" if min(rotary) > max(added) else "added" if min(added) > max(rotary)
+                        else "too close to call")
+            self.assertEqual(run_document[verdict], expected, (key, rotary, added))
+            self.assertIn(f"{line}, by the spread rule: {expected}\n", printed)
 
     def test_the_verdict_follows_the_spread_rule_near_chance(self):
         # After one or three steps every model is near chance (0.1) and the seeds' accuracies beyond the trained
