@@ -111,8 +111,8 @@ struct Result {
   std::vector<AgreementGroup> by_attractors, by_distance;
   double one_word_agreement = 0.0;  // a layer that reads only the slot: always the commoner number
   HeadMeasures heads;
-  double even_weight =
-      0.0;  // what a head spreading its weight evenly over each sentence puts there, over the same rows
+  // What a head spreading its weight evenly over each sentence would put there, averaged over the same rows
+  double even_weight = 0.0;
   Reading reading;
   double seconds = 0.0;  // training time, wall clock
   std::optional<attention::TokenClassifierWeights> weights;
