@@ -67,7 +67,7 @@ struct SchemeSummary {
   std::vector<double> accuracy_median, accuracy_best, accuracy_worst;  // per position
   std::vector<double> attention_median;                                // per position
   Eigen::Index holds_until = 0;                                        // held_until() of the median accuracy
-  std::vector<Eigen::Index> seeds_hold_until;                          // held_until() of each seed's accuracy
+  Eigen::Index fewest_held_until = 0, most_held_until = 0;             // held_until() of the seeds' accuracies
   std::vector<Eigen::Index> rival_offsets;                             // each seed's
   const TrainedRun* first = nullptr;  // the run of the first seed, the chapter's example
 };
@@ -84,11 +84,14 @@ std::vector<SchemeSummary> summaries(const Result& result) {
     summary.scheme = scheme;
     summary.first = runs.front();
     std::vector<double> trained, beyond;
+    std::vector<Eigen::Index> seeds_held_until;
     for (const TrainedRun* run : runs) {
       trained.push_back(run->accuracy_trained), beyond.push_back(run->accuracy_beyond);
       summary.rival_offsets.push_back(run->rival_offset);
-      summary.seeds_hold_until.push_back(held_until(run->accuracy, inputs));
+      seeds_held_until.push_back(held_until(run->accuracy, inputs));
     }
+    const auto [fewest, most] = std::minmax_element(seeds_held_until.begin(), seeds_held_until.end());
+    summary.fewest_held_until = *fewest, summary.most_held_until = *most;
     summary.trained = spread_of(trained);
     summary.beyond = spread_of(beyond);
     for (Eigen::Index t = 0; t < inputs.tested_length; ++t) {
@@ -229,9 +232,7 @@ nlohmann::json to_json(const Result& result) {
         {"accuracy_worst", summary.accuracy_worst},
         {"attention_on_answer_median", summary.attention_median},
         {"holds_up_to", summary.holds_until - 1},
-        {"seeds_hold_up_to",
-         {{"fewest", *std::min_element(summary.seeds_hold_until.begin(), summary.seeds_hold_until.end()) - 1},
-          {"most", *std::max_element(summary.seeds_hold_until.begin(), summary.seeds_hold_until.end()) - 1}}},
+        {"seeds_hold_up_to", {{"fewest", summary.fewest_held_until - 1}, {"most", summary.most_held_until - 1}}},
         {"rival_offsets", summary.rival_offsets},
         {"rival_summary", rival_summary(summary.rival_offsets)},
         {"first_seed",
@@ -291,10 +292,10 @@ std::string tables(const Result& result) {
   // The last position held, or "-" when not even the first position with an answer is.
   const auto held = [&](Eigen::Index until) { return until > inputs.back ? std::to_string(until - 1) : "-"; };
   for (const SchemeSummary& summary : summaries(result)) {
-    const auto [fewest, most] = std::minmax_element(summary.seeds_hold_until.begin(), summary.seeds_hold_until.end());
+    const Eigen::Index fewest = summary.fewest_held_until, most = summary.most_held_until;
     text += fmt::format("  {:<9}  {:>26}  {:>26}  {:<18}  {}\n", scheme_name(summary.scheme), cell(summary.trained),
                         cell(summary.beyond), held(summary.holds_until),
-                        *fewest == *most ? held(*fewest) : fmt::format("{} to {}", held(*fewest), held(*most)));
+                        fewest == most ? held(fewest) : fmt::format("{} to {}", held(fewest), held(most)));
   }
   if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {
     text += fmt::format("  Better beyond the trained lengths, by the spread rule: {}\n", better_beyond(result));
