@@ -1,7 +1,8 @@
 # The book's WebAssembly module (src/page/book_module.cpp): the shared program
 # code and every chapter's computation (its sources but main.cpp),
-# compiled by Debian's emscripten into one self-contained JavaScript file
-# (-sSINGLE_FILE: the WebAssembly is inside it, so the page works from file://).
+# compiled by Debian's emscripten into one self-contained JavaScript file: the
+# WebAssembly inside it as base64, so the page works from file://
+# (tools/link_page_module.py says why not emscripten's -sSINGLE_FILE).
 #
 # em++ is not the project's compiler, so each source is compiled by a custom
 # command (with a depfile, so a header change recompiles what includes it, and
@@ -81,16 +82,19 @@ set(BOOK_PAGE_MODULE ${page_dir}/book_module.js)
 find_program(BOOK_WASM_LD wasm-ld REQUIRED)
 find_program(BOOK_WASM_OPT wasm-opt REQUIRED)
 file(REAL_PATH ${BOOK_WASM_LD} wasm_ld_binary)
-set(page_link_inputs /usr/share/emscripten/emscripten-version.txt ${wasm_ld_binary} ${BOOK_WASM_OPT} ${page_objects})
+set(page_linker ${PROJECT_SOURCE_DIR}/tools/link_page_module.py)
+set(page_link_inputs /usr/share/emscripten/emscripten-version.txt ${wasm_ld_binary} ${BOOK_WASM_OPT} ${page_linker}
+    ${page_objects})
 list(TRANSFORM page_link_inputs PREPEND "--input=" OUTPUT_VARIABLE page_link_input_arguments)
 add_custom_command(OUTPUT ${BOOK_PAGE_MODULE}
   COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/cached_command.py --output ${BOOK_PAGE_MODULE} --cache page-module
           --strip ${PROJECT_BINARY_DIR} --strip ${PROJECT_SOURCE_DIR} ${page_link_input_arguments} --
-          ${page_launcher} ${BOOK_EMXX} -Os -fwasm-exceptions ${page_objects} -o ${BOOK_PAGE_MODULE}
-          -sMODULARIZE=1 -sEXPORT_NAME=createBookModule -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 -sFILESYSTEM=0
+          ${BOOK_PYTHON} ${page_linker} ${BOOK_PAGE_MODULE} --
+          ${page_launcher} ${BOOK_EMXX} -Os -fwasm-exceptions ${page_objects}
+          -sMODULARIZE=1 -sEXPORT_NAME=createBookModule -sALLOW_MEMORY_GROWTH=1 -sFILESYSTEM=0
           -sENVIRONMENT=web,worker,node -sEXPORTED_FUNCTIONS=_book_call,_book_programs
           -sEXPORTED_RUNTIME_METHODS=ccall
-  DEPENDS ${page_objects} ${PROJECT_SOURCE_DIR}/tools/cached_command.py
+  DEPENDS ${page_objects} ${page_linker} ${PROJECT_SOURCE_DIR}/tools/cached_command.py
   COMMENT "em++: the book's WebAssembly module"
   VERBATIM)
 add_custom_target(book_module ALL DEPENDS ${BOOK_PAGE_MODULE})

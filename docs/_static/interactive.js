@@ -75,8 +75,17 @@
   // when a figure needs it (a figure whose program runs in a worker does not
   // need the module in the page).
   function loadModule() {
-    moduleLoading ??= loadScript(`${here}page/book_module.js`).then(() => window.createBookModule());
+    moduleLoading ??= loadScript(`${here}page/book_module.js`).then(() => startModule(window));
     return moduleLoading;
+  }
+  // The module's script holds the WebAssembly as base64 (bookModuleWasm) and emscripten's
+  // loader (createBookModule; tools/link_page_module.py). Handed the bytes, the loader
+  // compiles them at once; it fetches nothing, so this works from file:// too.
+  function startModule(scope) {
+    const text = scope.bookModuleWasm;
+    const bytes = typeof Uint8Array.fromBase64 === 'function' ? Uint8Array.fromBase64(text)
+      : Uint8Array.from(scope.atob(text), (character) => character.charCodeAt(0));
+    return scope.createBookModule({ wasmBinary: bytes });
   }
   function loadPlot() {
     plotLoading ??= loadScript(`${here}plot/d3.min.js`).then(() => loadScript(`${here}plot/plot.umd.min.js`));
@@ -100,7 +109,7 @@
       try {
         if (!module) {
           importScripts(url);
-          module = await self.createBookModule();
+          module = await (${startModule})(self);
         }
         self.postMessage({ id, response: module.ccall('book_call', 'string', ['string'], [request]) });
       } catch (error) {
