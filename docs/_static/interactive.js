@@ -15,7 +15,8 @@
 //     render(json, view) { ... },             // draws the program's JSON with the view's helpers
 //     tolerance: 1e-12,                       // optional: relative agreement with native, if not bit for bit
 //     worker: true,                           // optional: call the program in a Web Worker (long computations)
-//     next(json, values) { return false; },   // optional: true asks for another update after this one
+//     next(json, values) { return false; },   // optional: true asks for another update after this one,
+//                                              // made once the figure is on screen
 //   });
 //
 // A control with a flag and no value starts from the program's own default
@@ -640,7 +641,25 @@
       }
       root.dataset.milliseconds = (performance.now() - started).toFixed(2);
       root.dataset.updates = String(Number(root.dataset.updates || '0') + 1);
-      if (response.status === 0 && definition.next && definition.next(response.json, current)) schedule();
+      // A figure that goes on by itself (chapter 11's training) goes on while the reader can see
+      // it: off screen it waits, so a page left open on other text does not keep computing.
+      if (response.status === 0 && definition.next && definition.next(response.json, current)) onceOnScreen(schedule);
+    }
+    let onScreen = false;
+    let waitingForScreen = null;
+    function onceOnScreen(go) {
+      if (onScreen) go();
+      else waitingForScreen = go;
+    }
+    if (definition.next) {
+      new IntersectionObserver((entries) => {
+        onScreen = entries[entries.length - 1].isIntersecting;
+        if (onScreen && waitingForScreen) {
+          const go = waitingForScreen;
+          waitingForScreen = null;
+          go();
+        }
+      }).observe(root);
     }
 
     // Changes that arrive while a frame is pending make one update, with the
