@@ -190,6 +190,35 @@ class Writer {
   std::vector<std::pair<Eigen::Index, Number>> nouns_;  // every noun written, with its number
 };
 
+// The rules' classes of more than one word, each with its words: what a refused sentence could have had instead.
+const std::vector<std::pair<std::string, std::vector<const char*>>>& word_classes() {
+  static const std::vector<std::pair<std::string, std::vector<const char*>>> classes = [] {
+    const auto forms = [](const std::vector<Forms>& list, Number a) {
+      std::vector<const char*> chosen;
+      for (const Forms& word : list) chosen.push_back(a == Number::one ? word.one : word.many);
+      return chosen;
+    };
+    const auto with_the = [](std::vector<const char*> list) {
+      list.push_back(determiner_for_both);
+      return list;
+    };
+    return std::vector<std::pair<std::string, std::vector<const char*>>>{{"determiner(one)",
+                                                                          with_the(determiners_for_one)},
+                                                                         {"determiner(many)",
+                                                                          with_the(determiners_for_many)},
+                                                                         {"adjective", adjectives},
+                                                                         {"noun(one)", forms(nouns, Number::one)},
+                                                                         {"noun(many)", forms(nouns, Number::many)},
+                                                                         {"pronoun(one)", subject_pronouns_for_one},
+                                                                         {"pronoun(many)", subject_pronouns_for_many},
+                                                                         {"object-pronoun", object_pronouns},
+                                                                         {"verb(one)", forms(verbs, Number::one)},
+                                                                         {"verb(many)", forms(verbs, Number::many)},
+                                                                         {"preposition", prepositions}};
+  }();
+  return classes;
+}
+
 // clang-format off
 // [parser]
 // Where a phrase that starts at a position can end: one end for each reading
@@ -215,15 +244,21 @@ class Parser {
     }
     return false;
   }
+  // How many words from the start some reading took in: every reading is
+  // tried, and each can be finished, so some sentence starts with these.
+  std::size_t words_read() const { return read_; }
 
  private:
   template <class List>
   bool in(std::size_t at, const List& list) const {
-    return at < words_.size() &&
-           std::any_of(list.begin(), list.end(), [&](const auto& word) { return words_[at] == word; });
+    if (at >= words_.size()) return false;
+    const auto same = [&](const auto& word) { return words_[at] == word; };
+    if (!std::any_of(list.begin(), list.end(), same)) return false;
+    read_ = std::max(read_, at + 1);
+    return true;
   }
   bool is(std::size_t at, const char* word) const {
-    return at < words_.size() && words_[at] == word;
+    return in(at, std::vector<const char*>{word});
   }
   static Ends joined(Ends first, const Ends& second) {
     first.insert(first.end(), second.begin(), second.end());
@@ -275,8 +310,9 @@ class Parser {
     const auto& pronouns = a == Number::one ? subject_pronouns_for_one : subject_pronouns_for_many;
     Ends ends = in(at, pronouns) ? Ends{at + 1} : Ends{};
     Ends frontier = noun_phrase(at, a);
-    for (int m = 0; m <= modifiers_ && !frontier.empty(); ++m) {
+    for (int m = 0; !frontier.empty(); ++m) {
       ends = joined(std::move(ends), frontier);
+      if (m == modifiers_) break;
       frontier = then(frontier, [this, a](std::size_t next) { return modifier(next, a); });
     }
     return ends;
@@ -294,6 +330,7 @@ class Parser {
 
   std::vector<std::string> words_;
   int modifiers_;
+  mutable std::size_t read_ = 0;
 };
 // [parser]
 // clang-format on
@@ -394,6 +431,34 @@ Sentence draw_agreement_prefix(attention::NumpyGenerator& generator, int modifie
 }
 
 bool is_sentence(const std::vector<Eigen::Index>& words, int modifiers) { return Parser(words, modifiers).sentence(); }
+
+std::optional<Refusal> refusal(const std::vector<Eigen::Index>& words, int modifiers) {
+  const Parser parser(words, modifiers);
+  if (parser.sentence()) return std::nullopt;
+  Refusal refused{parser.words_read(), {}};
+  const std::vector<Eigen::Index> read(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(refused.at));
+  const auto fits = [&](const char* word) {  // some sentence has the word after the words read
+    std::vector<Eigen::Index> longer = read;
+    longer.push_back(word_number(word));
+    const Parser reading(longer, modifiers);
+    reading.sentence();
+    return reading.words_read() > refused.at;
+  };
+  // The grammar's word classes, each named when every word of it fits; a word that fits outside them by itself.
+  std::vector<std::string> covered;
+  for (const auto& [name, members] : word_classes()) {
+    if (!std::all_of(members.begin(), members.end(), fits)) continue;
+    refused.expected.push_back(name);
+    covered.insert(covered.end(), members.begin(), members.end());
+  }
+  for (const std::string& word : vocabulary()) {
+    if (word != verb_slot() && std::find(covered.begin(), covered.end(), word) == covered.end() && fits(word.c_str())) {
+      refused.expected.push_back(word);
+    }
+  }
+  if (Parser(read, modifiers).sentence()) refused.expected.emplace_back(".");
+  return refused;
+}
 
 std::vector<Eigen::Index> words_of(const std::string& text, const std::string& flag) {
   std::vector<Eigen::Index> words;

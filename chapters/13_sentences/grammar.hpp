@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,6 +63,17 @@ Sentence draw_agreement_prefix(attention::NumpyGenerator& generator, int modifie
 /// noun: the check of chapter 14's generated sentences. The parser tries every reading, so a word that is both a
 /// noun and a verb is accepted wherever either fits.
 bool is_sentence(const std::vector<Eigen::Index>& words, int modifiers = 2);
+
+/// Where words stop being a sentence of the grammar, and what a sentence could have there instead.
+struct Refusal {
+  std::size_t at = 0;  ///< the first word that no sentence has after the words before it (words.size(): they stop
+                       ///< too soon)
+  std::vector<std::string> expected;  ///< what some sentence has there: word classes ("noun(one)"), any word that
+                                      ///< fits outside them, and "." for the end
+};
+/// Why @p words are not a whole sentence with at most @p modifiers phrases after the subject's noun; std::nullopt
+/// for a sentence.
+std::optional<Refusal> refusal(const std::vector<Eigen::Index>& words, int modifiers = 2);
 
 /// The words of @p text (separated by spaces, any case), as places in vocabulary().
 /// @throws program::UsageError naming @p flag and the first word outside the vocabulary

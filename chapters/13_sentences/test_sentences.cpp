@@ -140,6 +140,49 @@ TEST_CASE("the parser accepts the grammar's sentences and refuses what breaks it
   CHECK(sentences::is_sentence(three, 3));
 }
 
+TEST_CASE("a refused sentence is refused at its first word no sentence has there", "[ch13]") {
+  using Expected = std::vector<std::string>;
+  const auto refused = [](const char* text, int modifiers = 2) {
+    INFO(text);
+    const std::optional<sentences::Refusal> refusal = sentences::refusal(words(text), modifiers);
+    REQUIRE(refusal.has_value());
+    return *refusal;
+  };
+  // One adjective before a noun: after "the big" only a noun, of either number ("the" is for both).
+  const sentences::Refusal adjectives = refused("the big red woman likes it");
+  CHECK(adjectives.at == 2);
+  CHECK(adjectives.expected == Expected{"noun(one)", "noun(many)"});
+  // After a subject for many: its verb (saw, the many form of "saws", is the past too), are, or a phrase.
+  const sentences::Refusal agreement = refused("the dogs sees it");
+  CHECK(agreement.at == 2);
+  CHECK(agreement.expected == Expected{"verb(many)", "preposition", "are", "that"});
+  // Too short: "sees" needs an object, which "he" and "she" cannot be.
+  const sentences::Refusal short_one = refused("the dog sees");
+  CHECK(short_one.at == 3);
+  CHECK(short_one.expected == Expected{"determiner(one)", "determiner(many)", "object-pronoun"});
+  // A whole sentence, then more: only a phrase or the end could follow.
+  const sentences::Refusal longer = refused("he likes the cat the");
+  CHECK(longer.at == 4);
+  CHECK(longer.expected == Expected{"preposition", "."});
+  // A third phrase after the subject's noun, with 2 allowed: its preposition is where the subject must end.
+  const char* three = "the dog near the cat near the cat near the cat likes it";
+  const sentences::Refusal too_many = refused(three);
+  CHECK(too_many.at == 8);
+  CHECK(too_many.expected == Expected{"verb(one)", "saw", "is"});
+  CHECK_FALSE(sentences::refusal(words(three), 3).has_value());
+  // After "is" only an adjective; after a determiner, an adjective or a noun; and a sentence starts with a
+  // determiner or a pronoun for a subject (not "me" or "him").
+  CHECK(refused("he is the dog").expected == Expected{"adjective"});
+  const sentences::Refusal twice = refused("the dog sees the the cat");
+  CHECK(twice.at == 4);
+  CHECK(twice.expected == Expected{"adjective", "noun(one)", "noun(many)"});
+  const std::optional<sentences::Refusal> nothing = sentences::refusal({}, 2);
+  REQUIRE(nothing.has_value());
+  CHECK(nothing->at == 0);
+  CHECK(nothing->expected == Expected{"determiner(one)", "determiner(many)", "pronoun(one)", "pronoun(many)"});
+  CHECK_FALSE(sentences::refusal(words("I saw a saw"), 2).has_value());
+}
+
 TEST_CASE("drawn sentences parse and the word before an ambiguous word decides its tag", "[ch13]") {
   attention::NumpyGenerator generator(13);
   long long ambiguous_seen = 0;

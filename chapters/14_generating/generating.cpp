@@ -188,6 +188,15 @@ double no_context_loss(const std::vector<std::vector<Eigen::Index>>& held_out) {
   return entropy;
 }
 
+// A judged sentence for the book: a sentence the model did not end within its words is refused where the end
+// should have come, even when its words so far parse.
+Example example(const std::vector<Eigen::Index>& words, bool grammatical, int modifiers) {
+  Example shown{text_of(words), grammatical, std::nullopt};
+  if (!grammatical)
+    shown.refusal = sentences::refusal(words, modifiers).value_or(sentences::Refusal{words.size(), {"."}});
+  return shown;
+}
+
 // clang-format off
 // [quality]
 Quality judged(const Trained& trained, const std::vector<std::vector<Eigen::Index>>& held_out) {
@@ -217,7 +226,7 @@ Quality judged(const Trained& trained, const std::vector<std::vector<Eigen::Inde
     novel += sentence.grammatical && trained.training_sentences.count(words) == 0 ? 1.0 : 0.0;
     if (quality.examples.size() < shown_examples) {
       const std::vector<Eigen::Index> shown(words.begin() + 1, words.end());  // no start "."
-      quality.examples.emplace_back(text_of(shown), sentence.grammatical);
+      quality.examples.push_back(example(shown, sentence.grammatical, inputs.modifiers));
     }
   }
   quality.grammatical = grammatical / static_cast<double>(inputs.judged);
@@ -530,7 +539,7 @@ SavedModel saved(const Trained& trained) {
   model.key = model_key(trained.inputs);
   model.parameters = parameter_values(trained.weights, trained.inputs.key_value_heads);
   nlohmann::json examples = nlohmann::json::array();
-  for (const auto& [text, parses] : trained.quality.examples) examples.push_back({text, parses});
+  for (const Example& shown : trained.quality.examples) examples.push_back({shown.text, shown.grammatical});
   model.record = nlohmann::json{{"logged_steps", trained.logged_steps},
                                 {"loss", trained.loss},
                                 {"seconds", trained.seconds},
@@ -570,8 +579,11 @@ std::shared_ptr<const Trained> restored(const SavedModel& model, const Inputs& i
   quality.no_context_loss = record.at("no_context_loss").get<double>();
   quality.grammatical = record.at("grammatical").get<double>();
   quality.novel = record.at("novel").get<double>();
-  for (const nlohmann::json& example : record.at("examples")) {
-    quality.examples.emplace_back(example.at(0).get<std::string>(), example.at(1).get<bool>());
+  for (const nlohmann::json& shown : record.at("examples")) {
+    const std::string text = shown.at(0).get<std::string>();  // "" for a sentence that ended at once
+    const std::vector<Eigen::Index> words =
+        text.empty() ? std::vector<Eigen::Index>{} : sentences::words_of(text, "--model");
+    quality.examples.push_back(example(words, shown.at(1).get<bool>(), inputs.modifiers));
   }
   return trained;
 }

@@ -24,6 +24,7 @@
 #include "attention/sampling.hpp"
 #include "attention/timing_comparison.hpp"
 #include "attention/token_classifier.hpp"
+#include "chapters/13_sentences/grammar.hpp"
 #include "program/command_line.hpp"
 
 namespace generating {
@@ -84,15 +85,22 @@ struct Generation {
   double largest_difference = 0.0;     // between the cached and the recomputed logits, over every step
 };
 
+/// One of the judged sentences the book shows.
+struct Example {
+  std::string text;
+  bool grammatical = false;
+  std::optional<sentences::Refusal> refusal;  // for a sentence the grammar refuses: where, and what it could have had
+};
+
 /// How good the trained model is.
 struct Quality {
   double held_out_loss = 0.0;  // mean −ln p(next word) over every word of the held-out sentences, "." included
   long long held_out_words = 0;
-  double no_context_loss = 0.0;  // the best a model that ignores the earlier words can do there: the
-                                 // entropy of the held-out words' own frequencies
-  double grammatical = 0.0;      // share of the judged sentences (drawn with T = 1) the grammar accepts
-  double novel = 0.0;            // … that are grammatical and were never a training sentence
-  std::vector<std::pair<std::string, bool>> examples;  // the first judged sentences, and whether each parses
+  double no_context_loss = 0.0;   // the best a model that ignores the earlier words can do there: the
+                                  // entropy of the held-out words' own frequencies
+  double grammatical = 0.0;       // share of the judged sentences (drawn with T = 1) the grammar accepts
+  double novel = 0.0;             // … that are grammatical and were never a training sentence
+  std::vector<Example> examples;  // the first judged sentences
 };
 
 struct Trained;

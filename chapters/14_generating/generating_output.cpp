@@ -61,7 +61,11 @@ nlohmann::json inputs_json(const Inputs& inputs) {
 
 nlohmann::json quality_json(const Quality& quality) {
   nlohmann::json examples = nlohmann::json::array();
-  for (const auto& [text, parses] : quality.examples) examples.push_back({{"text", text}, {"grammatical", parses}});
+  for (const Example& shown : quality.examples) {
+    nlohmann::json example{{"text", shown.text}, {"grammatical", shown.grammatical}};
+    if (shown.refusal) example["refusal"] = {{"at", shown.refusal->at}, {"expected", shown.refusal->expected}};
+    examples.push_back(example);
+  }
   // e^loss, the perplexity: as unsure as a fair choice among that many words.
   return {{"held_out_loss", quality.held_out_loss},
           {"held_out_words", quality.held_out_words},
@@ -257,6 +261,22 @@ nlohmann::json to_json(const BenchmarkResult& result) {
 
 namespace {
 
+// Where the grammar refused a sentence, and what it has there: "refused at word 3, "red": the grammar has
+// noun(one) or noun(many) there".
+std::string refusal_line(const sentences::Refusal& refusal, const std::string& sentence) {
+  std::string choices;
+  for (std::size_t i = 0; i < refusal.expected.size(); ++i) {
+    choices += (i == 0 ? "" : i + 1 == refusal.expected.size() ? " or " : ", ") + refusal.expected[i];
+  }
+  const std::vector<std::string_view> words =
+      sentence.empty() ? std::vector<std::string_view>{} : program::split(sentence, ' ');
+  if (refusal.at >= words.size()) {
+    return fmt::format("refused after its {} words: the grammar has {} next", words.size(), choices);
+  }
+  return fmt::format("refused at word {}, \"{}\": the grammar has {} there", refusal.at + 1, words[refusal.at],
+                     choices);
+}
+
 std::string generation_table(const Result& result) {
   const Generation& generation = result.generation;
   const Inputs& inputs = result.inputs;
@@ -330,12 +350,14 @@ std::string tables(const Result& result) {
   text += fmt::format("Sentences drawn from the model (T = 1, every word): {}\n", inputs.judged);
   text += fmt::format("  grammatical          {}  (and never a training sentence: {})\n", percent(quality.grammatical),
                       percent(quality.novel));
-  for (const auto& [sentence, parses] : quality.examples) {
+  for (const Example& example : quality.examples) {
     // A sentence that never ended runs to 40 words: the table shows its start (the JSON has it whole).
     constexpr std::size_t widest = 72;
+    const std::string& sentence = example.text;
     const std::string shown =
         sentence.size() <= widest ? sentence : sentence.substr(0, sentence.rfind(' ', widest)) + " ...";
-    text += fmt::format("  {} {}\n", parses ? "   " : " x ", shown);
+    text += fmt::format("  {} {}\n", example.grammatical ? "   " : " x ", shown);
+    if (example.refusal) text += fmt::format("        {}\n", refusal_line(*example.refusal, sentence));
   }
   text += generation_table(result);
   return text;

@@ -293,6 +293,14 @@ TEST_CASE("a saved model restored decodes as the model trained", "[ch14]") {
   CHECK(again.weights->embedding == original.weights->embedding);
   CHECK(again.weights->layers[0].attention.heads[3].key == original.weights->layers[0].attention.heads[3].key);
   CHECK(again.quality.held_out_loss == original.quality.held_out_loss);
+  REQUIRE(again.quality.examples.size() == original.quality.examples.size());
+  for (std::size_t e = 0; e < again.quality.examples.size(); ++e) {
+    const generating::Example &restored = again.quality.examples[e], &shown = original.quality.examples[e];
+    CHECK((restored.text == shown.text && restored.grammatical == shown.grammatical));
+    REQUIRE(restored.refusal.has_value() == !shown.grammatical);
+    if (restored.refusal)
+      CHECK((restored.refusal->at == shown.refusal->at && restored.refusal->expected == shown.refusal->expected));
+  }
   REQUIRE(again.generation.words.size() == original.generation.words.size());
   for (std::size_t s = 0; s < again.generation.words.size(); ++s) {
     CHECK(again.generation.words[s].word == original.generation.words[s].word);

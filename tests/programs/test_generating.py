@@ -25,7 +25,8 @@ import unittest
 import numpy as np
 
 from harness import ProgramTest, run_json
-from test_sentences import WORDS, analyses, numbers_in
+from test_sentences import (ADJECTIVES, DETERMINERS, NOUNS_FOR, OBJECT_PRONOUNS, PREPOSITIONS, PRESENT_FOR,
+                            SUBJECT_PRONOUNS, WORDS, Parser, analyses, numbers_in)
 from test_training import layer_norm, positional_encoding
 
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
@@ -76,6 +77,52 @@ def judged_by_the_parser(text, ended):
     """Whether @p text (words separated by spaces) is a whole sentence of the language: it was ended by "." and
     the rules make it in at least one way."""
     return ended and text != "" and len(analyses(text, "tagging", MODIFIERS)) > 0
+
+
+# ---- where a refused sentence goes wrong, from the definition ----
+
+class AnyWord:
+    """A word the parser cannot see: equal to every word, so it fits wherever some word would."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = None  # a test of a set or a dictionary would not see it: refused loudly
+
+
+ANY = AnyWord()
+LONGEST = 25  # no sentence with 2 phrases after its subject's noun is longer: 3 + 2 × 5 words, then 8 at most
+# The rules' classes of more than one word, as the program names them.
+WORD_CLASSES = {"determiner(one)": DETERMINERS["one"], "determiner(many)": DETERMINERS["many"],
+                "adjective": ADJECTIVES, "noun(one)": NOUNS_FOR["one"], "noun(many)": NOUNS_FOR["many"],
+                "pronoun(one)": SUBJECT_PRONOUNS["one"], "pronoun(many)": SUBJECT_PRONOUNS["many"],
+                "object-pronoun": OBJECT_PRONOUNS, "verb(one)": PRESENT_FOR["one"],
+                "verb(many)": PRESENT_FOR["many"], "preposition": PREPOSITIONS}
+
+
+def starts_a_sentence(words):
+    """Whether some sentence of the language begins with @p words: given words it cannot see after them, the
+    parser finds a subject and a predicate that take in every one of @p words."""
+    parser = Parser(list(words) + [ANY] * LONGEST, "tagging", MODIFIERS)
+    return any(end >= len(words) for middle, _, number, *_ in parser.subject(0)
+               for end, *_ in parser.predicate(middle, number))
+
+
+def refusal(text, ended):
+    """(the position of the first word no sentence has after the words before it, the set of what some sentence
+    has there: the classes all of whose words fit, the other words that fit, and "." for the end), or None for a
+    sentence. A sentence that did not end is refused where its end should have come."""
+    words = text.split(" ") if text else []
+    if judged_by_the_parser(text, ended):
+        return None
+    if text and analyses(text, "tagging", MODIFIERS):
+        return len(words), {END}
+    at = max(k for k in range(len(words) + 1) if starts_a_sentence(words[:k]))
+    fits = {word for word in WORDS if starts_a_sentence(words[:at] + [word])}
+    classes = {name for name, members in WORD_CLASSES.items() if fits >= set(members)}
+    covered = set().union(*(WORD_CLASSES[name] for name in classes))
+    ends = {END} if at > 0 and analyses(" ".join(words[:at]), "tagging", MODIFIERS) else set()
+    return at, classes | (fits - covered) | ends
 
 
 # ---- the decoder, written from the definitions (chapters 3, 4, 5 and 8) ----
@@ -192,6 +239,10 @@ class GeneratingTest(ProgramTest):
                 expected = judged_by_the_parser(example["text"], len(words) < JUDGED_WORDS)
                 with self.subTest(text=example["text"]):
                     self.assertEqual(example["grammatical"], expected)
+                    # Where the grammar refused it, and what it has there: from the definition.
+                    refused = refusal(example["text"], len(words) < JUDGED_WORDS)
+                    shown = example.get("refusal")
+                    self.assertEqual(refused, shown and (shown["at"], set(shown["expected"])))
                 verdicts.append(example["grammatical"])
         # Both verdicts are given, so the parser and the program agree on sentences of each kind (the model of 60
         # steps, under the sanitizers, writes no sentence of the grammar yet).

@@ -69,7 +69,11 @@ RELATIVE = "that"
 SLOT = "[verb]"
 
 NOUN_NUMBER = {form: number for forms in NOUNS for number, form in zip(NUMBERS, forms)}
-PRESENT = {number: {forms[n] for forms in PRESENT_VERBS} for n, number in enumerate(NUMBERS)}
+# Each number's nouns and present verbs, in order. The parser tests a word against these lists by equality
+# alone, so a word that stands for any word (test_generating.AnyWord) fits them all.
+NOUNS_FOR = {number: tuple(forms[n] for forms in NOUNS) for n, number in enumerate(NUMBERS)}
+PRESENT_FOR = {number: tuple(forms[n] for forms in PRESENT_VERBS) for n, number in enumerate(NUMBERS)}
+PRESENT = {number: set(forms) for number, forms in PRESENT_FOR.items()}
 VERB_FORMS = PRESENT["one"] | PRESENT["many"] | {PAST}
 AMBIGUOUS = [form for forms in NOUNS for form in forms if form in VERB_FORMS]
 WORDS = (set(DETERMINERS["one"]) | set(DETERMINERS["many"]) | set(ADJECTIVES) | set(NOUN_NUMBER) | VERB_FORMS
@@ -104,13 +108,13 @@ class Parser:
             for j, tags in ((i + 1, ("determiner",)), (i + 2, ("determiner", "adjective"))):
                 if j == i + 2 and self.at(i + 1) not in ADJECTIVES:
                     continue
-                if NOUN_NUMBER.get(self.at(j)) == a:
+                if self.at(j) in NOUNS_FOR[a]:
                     yield j + 1, tags + ("noun",), ((j, a),)
 
     def verb(self, i, number):
         """A present form that agrees with @p number, or the past saw (in the agreement task: only saw)."""
         word = self.at(i)
-        if word == PAST or (not self.agreement and word in PRESENT[number]):
+        if word == PAST or (not self.agreement and word in PRESENT_FOR[number]):
             yield i + 1, ("verb",), ()
 
     def object(self, i):
