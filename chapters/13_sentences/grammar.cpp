@@ -190,31 +190,32 @@ class Writer {
   std::vector<std::pair<Eigen::Index, Number>> nouns_;  // every noun written, with its number
 };
 
+// Each word's form for @p a: the nouns for one, or the verbs for many.
+std::vector<const char*> forms(const std::vector<Forms>& list, Number a) {
+  std::vector<const char*> chosen;
+  for (const Forms& word : list) chosen.push_back(a == Number::one ? word.one : word.many);
+  return chosen;
+}
+
 // The rules' classes of more than one word, each with its words: what a refused sentence could have had instead.
-const std::vector<std::pair<std::string, std::vector<const char*>>>& word_classes() {
-  static const std::vector<std::pair<std::string, std::vector<const char*>>> classes = [] {
-    const auto forms = [](const std::vector<Forms>& list, Number a) {
-      std::vector<const char*> chosen;
-      for (const Forms& word : list) chosen.push_back(a == Number::one ? word.one : word.many);
-      return chosen;
-    };
+using WordClass = std::pair<std::string, std::vector<const char*>>;
+const std::vector<WordClass>& word_classes() {
+  static const std::vector<WordClass> classes = [] {
     const auto with_the = [](std::vector<const char*> list) {
       list.push_back(determiner_for_both);
       return list;
     };
-    return std::vector<std::pair<std::string, std::vector<const char*>>>{{"determiner(one)",
-                                                                          with_the(determiners_for_one)},
-                                                                         {"determiner(many)",
-                                                                          with_the(determiners_for_many)},
-                                                                         {"adjective", adjectives},
-                                                                         {"noun(one)", forms(nouns, Number::one)},
-                                                                         {"noun(many)", forms(nouns, Number::many)},
-                                                                         {"pronoun(one)", subject_pronouns_for_one},
-                                                                         {"pronoun(many)", subject_pronouns_for_many},
-                                                                         {"object-pronoun", object_pronouns},
-                                                                         {"verb(one)", forms(verbs, Number::one)},
-                                                                         {"verb(many)", forms(verbs, Number::many)},
-                                                                         {"preposition", prepositions}};
+    return std::vector<WordClass>{{"determiner(one)", with_the(determiners_for_one)},
+                                  {"determiner(many)", with_the(determiners_for_many)},
+                                  {"adjective", adjectives},
+                                  {"noun(one)", forms(nouns, Number::one)},
+                                  {"noun(many)", forms(nouns, Number::many)},
+                                  {"pronoun(one)", subject_pronouns_for_one},
+                                  {"pronoun(many)", subject_pronouns_for_many},
+                                  {"object-pronoun", object_pronouns},
+                                  {"verb(one)", forms(verbs, Number::one)},
+                                  {"verb(many)", forms(verbs, Number::many)},
+                                  {"preposition", prepositions}};
   }();
   return classes;
 }
@@ -269,11 +270,6 @@ class Parser {
     Ends ends;
     for (const std::size_t at : starts) ends = joined(std::move(ends), rule(at));
     return ends;
-  }
-  std::vector<const char*> forms(const std::vector<Forms>& list, Number a) const {
-    std::vector<const char*> chosen;
-    for (const Forms& word : list) chosen.push_back(a == Number::one ? word.one : word.many);
-    return chosen;
   }
 
   // noun-phrase(a) → determiner(a) [adjective] noun(a)
@@ -394,20 +390,17 @@ const std::vector<std::pair<std::string, std::string>>& lexicon() {
       }
       return text;
     };
-    std::vector<const char*> nouns_for_one, nouns_for_many, verbs_for_one, verbs_for_many;
-    for (const Forms& noun : nouns) nouns_for_one.push_back(noun.one), nouns_for_many.push_back(noun.many);
-    for (const Forms& verb : verbs) verbs_for_one.push_back(verb.one), verbs_for_many.push_back(verb.many);
     return std::vector<std::pair<std::string, std::string>>{
         {"determiner(one)", fmt::format("{} {}", joined(determiners_for_one), determiner_for_both)},
         {"determiner(many)", fmt::format("{} {}", joined(determiners_for_many), determiner_for_both)},
         {"adjective", joined(adjectives)},
-        {"noun(one)", joined(nouns_for_one)},
-        {"noun(many)", joined(nouns_for_many)},
+        {"noun(one)", joined(forms(nouns, Number::one))},
+        {"noun(many)", joined(forms(nouns, Number::many))},
         {"pronoun(one)", joined(subject_pronouns_for_one)},
         {"pronoun(many)", fmt::format("{} (these take the form for many)", joined(subject_pronouns_for_many))},
         {"object-pronoun", joined(object_pronouns)},
-        {"verb(one)", fmt::format("{} {}", joined(verbs_for_one), copula.one)},
-        {"verb(many)", fmt::format("{} {}", joined(verbs_for_many), copula.many)},
+        {"verb(one)", fmt::format("{} {}", joined(forms(verbs, Number::one)), copula.one)},
+        {"verb(many)", fmt::format("{} {}", joined(forms(verbs, Number::many)), copula.many)},
         {"verb, past", past_verb},
         {"preposition", joined(prepositions)},
         {"relative", relative}};

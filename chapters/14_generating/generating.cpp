@@ -582,7 +582,7 @@ std::shared_ptr<const Trained> restored(const SavedModel& model, const Inputs& i
   for (const nlohmann::json& shown : record.at("examples")) {
     const std::string text = shown.at(0).get<std::string>();  // "" for a sentence that ended at once
     const std::vector<Eigen::Index> words =
-        text.empty() ? std::vector<Eigen::Index>{} : sentences::words_of(text, "--model");
+        text.empty() ? std::vector<Eigen::Index>{} : sentences::words_of(text, "the saved model's examples");
     quality.examples.push_back(example(words, shown.at(1).get<bool>(), inputs.modifiers));
   }
   return trained;

@@ -270,9 +270,8 @@ std::string refusal_line(const sentences::Refusal& refusal, const std::string& s
   }
   const std::vector<std::string_view> words =
       sentence.empty() ? std::vector<std::string_view>{} : program::split(sentence, ' ');
-  if (refusal.at >= words.size()) {
-    return fmt::format("refused after its {} words: the grammar has {} next", words.size(), choices);
-  }
+  if (words.empty()) return fmt::format("refused: a sentence starts with {}", choices);
+  if (refusal.at >= words.size()) return fmt::format("refused after its last word: the grammar has {} next", choices);
   return fmt::format("refused at word {}, \"{}\": the grammar has {} there", refusal.at + 1, words[refusal.at],
                      choices);
 }

@@ -24,7 +24,7 @@ import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run_json
+from harness import ProgramTest, run, run_json
 from test_sentences import (ADJECTIVES, DETERMINERS, NOUNS_FOR, OBJECT_PRONOUNS, PREPOSITIONS, PRESENT_FOR,
                             SUBJECT_PRONOUNS, WORDS, Parser, analyses, numbers_in)
 from test_training import layer_norm, positional_encoding
@@ -257,6 +257,23 @@ class GeneratingTest(ProgramTest):
                 self.assertAlmostEqual(quality[key] * judged, round(quality[key] * judged), delta=1e-9)
             self.assertLessEqual(quality["novel"], quality["grammatical"])
             self.assertLess(quality["held_out_loss"], quality["no_context_loss"])
+
+    def test_the_table_says_where_each_refused_sentence_went_wrong(self):
+        # The same run printed as tables: under each refused sentence, the line the JSON's refusal gives.
+        examples = document(*DRAWN["1"])["quality"]["examples"]
+        printed = run(*DRAWN["1"]).stdout.splitlines()
+        lines = [printed[i + 1].strip() for i, line in enumerate(printed) if line.startswith("   x  ")]
+        refused = [example for example in examples if not example["grammatical"]]
+        self.assertEqual(len(lines), len(refused))
+        self.assertGreater(len(refused), 0)
+        for line, example in zip(lines, refused):
+            words = example["text"].split(" ") if example["text"] else []
+            at, expected = example["refusal"]["at"], example["refusal"]["expected"]
+            choices = expected[0] if len(expected) == 1 else ", ".join(expected[:-1]) + " or " + expected[-1]
+            wanted = (f"refused: a sentence starts with {choices}" if not words else
+                      f"refused after its last word: the grammar has {choices} next" if at == len(words) else
+                      f'refused at word {at + 1}, "{words[at]}": the grammar has {choices} there')
+            self.assertEqual(line, wanted)
 
     @unittest.skipIf(SLOW, "1500 steps take about 40 s under the sanitizers")
     def test_the_default_model_writes_mostly_grammatical_sentences(self):
