@@ -2,6 +2,7 @@
 dependency graphs, and one self-attention layer timed against one recurrent layer."""
 import itertools
 import json
+import os
 import tempfile
 import unittest
 from pathlib import Path
@@ -14,6 +15,9 @@ CHAPTER = Path(__file__).resolve().parents[2] / "chapters" / "07_path_length"
 LAYERS = ["self_attention", "recurrent", "bidirectional_recurrent", "convolutional", "convolutional_dilated",
           "restricted_self_attention"]
 RECURRENT = ("recurrent", "bidirectional_recurrent")
+# The longest sequence of the chapter's "try it", n = 512, takes about 15 s under the sanitizers (every memory
+# access checked): there the same run goes to n = 128, through the same code.
+LONGEST = 128 if os.environ.get("BOOK_SANITIZE", "0") == "1" else 512
 
 # Table 1 of the paper (arXiv 1706.03762 v7), typed from the paper: complexity per
 # layer, sequential operations, maximum path length. A citation, not a computation.
@@ -139,9 +143,9 @@ class CountedAgainstNumPy(ProgramTest):
         # One run, for the tables and (--json-file) the JSON: n = 512 takes about a second.
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "run.json"
-            printed = run("--n", "8,64,512", "--kernel", "7", "--no-timing", "--json-file", str(path)).stdout
+            printed = run("--n", f"8,64,{LONGEST}", "--kernel", "7", "--no-timing", "--json-file", str(path)).stdout
             document = json.loads(path.read_text())
-        self.assertEqual((document["n"], document["kernel"], document["radius"]), ([8, 64, 512], 7, 2))
+        self.assertEqual((document["n"], document["kernel"], document["radius"]), ([8, 64, LONGEST], 7, 2))
         expected = {n: expected_rows(n, 512, 7, 2) for n in (8, 64)}
         for row in document["rows"]:
             n = row["n"]
@@ -149,7 +153,7 @@ class CountedAgainstNumPy(ProgramTest):
                 if n in expected:
                     self.assertEqual(row["layers"], expected[n][row["layer"]][0])
                     continue
-                # n = 512, by closed forms: a contiguous stack widens the reach by (k − 1)/2 = 3 positions
+                # n = LONGEST, by closed forms: a contiguous stack widens the reach by (k − 1)/2 = 3 positions
                 # a layer (radius R = 2 for restricted attention) until it spans the n − 1 between the ends.
                 layers = {"self_attention": 1, "recurrent": 1, "bidirectional_recurrent": 1,
                           "convolutional": -(-(n - 1) // 3), "restricted_self_attention": -(-(n - 1) // 2)}
@@ -159,7 +163,7 @@ class CountedAgainstNumPy(ProgramTest):
                     row["layer"], row["layers"]))
                 self.assertEqual(row["connected_pairs"], n * (n + 1) // 2 if row["layer"] == "recurrent" else n * n)
         # The table's columns stay aligned when "connected/pairs" is wider than its heading.
-        block = printed.split("\nn = 512\n")[1].split("\n\n")[0].splitlines()
+        block = printed.split(f"\nn = {LONGEST}\n")[1].split("\n\n")[0].splitlines()
         end = block[1].index("pairs") + len("pairs")
         for line in block[2:]:
             self.assertEqual(line.index("/") + len(line[line.index("/"):].split()[0]), end, line)
