@@ -1,7 +1,9 @@
 #include "grammar.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -259,7 +261,7 @@ class Parser {
     return true;
   }
   bool is(std::size_t at, const char* word) const {
-    return in(at, std::vector<const char*>{word});
+    return in(at, std::array{word});
   }
   static Ends joined(Ends first, const Ends& second) {
     first.insert(first.end(), second.begin(), second.end());
@@ -430,24 +432,26 @@ std::optional<Refusal> refusal(const std::vector<Eigen::Index>& words, int modif
   if (parser.sentence()) return std::nullopt;
   Refusal refused{parser.words_read(), {}};
   const std::vector<Eigen::Index> read(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(refused.at));
-  const auto fits = [&](const char* word) {  // some sentence has the word after the words read
+  // Every word that some sentence has after the words read, each parsed once.
+  std::set<std::string> fitting;
+  for (const std::string& word : vocabulary()) {
+    if (word == verb_slot()) continue;
     std::vector<Eigen::Index> longer = read;
     longer.push_back(word_number(word));
     const Parser reading(longer, modifiers);
     reading.sentence();
-    return reading.words_read() > refused.at;
-  };
+    if (reading.words_read() > refused.at) fitting.insert(word);
+  }
   // The grammar's word classes, each named when every word of it fits; a word that fits outside them by itself.
-  std::vector<std::string> covered;
+  std::set<std::string> covered;
+  const auto fits = [&fitting](const char* word) { return fitting.count(word) > 0; };
   for (const auto& [name, members] : word_classes()) {
     if (!std::all_of(members.begin(), members.end(), fits)) continue;
     refused.expected.push_back(name);
-    covered.insert(covered.end(), members.begin(), members.end());
+    covered.insert(members.begin(), members.end());
   }
-  for (const std::string& word : vocabulary()) {
-    if (word != verb_slot() && std::find(covered.begin(), covered.end(), word) == covered.end() && fits(word.c_str())) {
-      refused.expected.push_back(word);
-    }
+  for (const std::string& word : vocabulary()) {  // in the vocabulary's order
+    if (fitting.count(word) > 0 && covered.count(word) == 0) refused.expected.push_back(word);
   }
   if (Parser(read, modifiers).sentence()) refused.expected.emplace_back(".");
   return refused;
