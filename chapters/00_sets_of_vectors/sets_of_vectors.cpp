@@ -21,6 +21,7 @@
 #include "program/page_program.hpp"
 #include "program/real_number.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/usage_error.hpp"
 
 namespace sets_of_vectors {
@@ -225,7 +226,7 @@ std::string layer_tables(const Result& result) {
                         "  the same input vector: {}\n"
                         "  the same output from the layer that reads one vector: {}\n"
                         "  the same output from the window layer: {}\n",
-                        repeat.word, fmt::join(where, " and "), yes_no(repeat.inputs_identical),
+                        repeat.word, program::listed(where, "and"), yes_no(repeat.inputs_identical),
                         yes_no(repeat.each_vector_identical), yes_no(repeat.window_identical));
   }
   text += fmt::format("\nWeights of a window layer ({} per vector, {} outputs): (2r + 1) * d * c + c\n", inputs.width,

@@ -16,6 +16,7 @@
 #include "program/page_program.hpp"
 #include "program/real_number.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/usage_error.hpp"
 
 namespace softmax {
@@ -526,12 +527,10 @@ std::string toy_output_and_comparison(const ToyResult& toy) {
 
 std::string largest_text(const Largest& largest) {
   const std::vector<Eigen::Index>& slots = largest.slots;
-  std::string names;
-  for (std::size_t s = 0; s < slots.size(); ++s) {
-    names += fmt::format("{}{}", s == 0 ? "" : (s + 1 == slots.size() ? " and " : ", "), slots[s]);
-  }
-  return fmt::format("{} {}{} ({})", slots.size() == 1 ? "slot" : "slots", names, slots.size() == 1 ? "" : " tie",
-                     program::number_text(largest.weight));
+  std::vector<std::string> names;
+  for (const Eigen::Index slot : slots) names.push_back(std::to_string(slot));
+  return fmt::format("{} {}{} ({})", slots.size() == 1 ? "slot" : "slots", program::listed(names, "and"),
+                     slots.size() == 1 ? "" : " tie", program::number_text(largest.weight));
 }
 
 std::string saturation_tables(const SaturationResult& result) {

@@ -16,6 +16,7 @@
 #include "program/matrix_text.hpp"
 #include "program/page_program.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/usage_error.hpp"
 
 namespace multi_head {
@@ -247,15 +248,11 @@ std::string all_heads_text(const Result& result) {
 
 // The whole numbers from 1 to d_model that divide it: the numbers of heads it allows.
 std::string divisors_text(Eigen::Index d_model) {
-  std::vector<Eigen::Index> divisors;
+  std::vector<std::string> divisors;
   for (Eigen::Index h = 1; h <= d_model; ++h) {
-    if (d_model % h == 0) divisors.push_back(h);
+    if (d_model % h == 0) divisors.push_back(std::to_string(h));
   }
-  std::string text;
-  for (std::size_t i = 0; i < divisors.size(); ++i) {
-    text += fmt::format("{}{}", i == 0 ? "" : (i + 1 == divisors.size() ? " or " : ", "), divisors[i]);
-  }
-  return text;
+  return program::listed(divisors, "or");
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "program/integer_list.hpp"
 #include "program/page_program.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/timing_report.hpp"
 #include "program/usage_error.hpp"
 
@@ -137,11 +138,9 @@ std::string comparison_summary(const std::vector<TimingRow>& rows, const attenti
                        attention ? "Self-attention" : "The recurrent layer",
                        program::lengths_text(attention ? attention_faster : recurrent_faster), too_close_text);
   }
-  std::string crossings;
-  for (std::size_t i = 0; i < comparison.crossings.size(); ++i) {
-    const attention::Crossing& crossing = comparison.crossings[i];
-    if (i > 0) crossings += i + 1 == comparison.crossings.size() ? " and " : ", ";
-    crossings += fmt::format("between n = {} and {}", crossing.below_n, crossing.above_n);
+  std::vector<std::string> crossings;
+  for (const attention::Crossing& crossing : comparison.crossings) {
+    crossings.push_back(fmt::format("between n = {} and {}", crossing.below_n, crossing.above_n));
   }
   const std::size_t count = comparison.crossings.size();
   return fmt::format("Self-attention was faster at {}, the recurrent layer at {}{}: the curves cross {}, {}.",
@@ -149,7 +148,7 @@ std::string comparison_summary(const std::vector<TimingRow>& rows, const attenti
                      count == 1   ? "once"
                      : count == 2 ? "twice"
                                   : fmt::format("{} times", count),
-                     crossings);
+                     program::listed(crossings, "and"));
 }
 
 // One self-attention layer and one recurrent layer, timed at each length of

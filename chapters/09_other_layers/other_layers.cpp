@@ -88,8 +88,7 @@ std::string timing_summary(const std::vector<TimingRow>& rows, const attention::
   }
   if (!too_close.empty())
     parts.push_back(fmt::format("the two were too close to call at {}", program::lengths_text(too_close)));
-  std::string text = parts[0];
-  for (std::size_t i = 1; i < parts.size(); ++i) text += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  std::string text = program::listed(parts, "and");
   text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
   return text + ".";
 }

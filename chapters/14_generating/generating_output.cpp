@@ -264,10 +264,7 @@ namespace {
 // Where the grammar refused a sentence, and what it has there: "refused at word 3, "red": the grammar has
 // noun(one) or noun(many) there".
 std::string refusal_line(const sentences::Refusal& refusal, const std::string& sentence) {
-  std::string choices;
-  for (std::size_t i = 0; i < refusal.expected.size(); ++i) {
-    choices += (i == 0 ? "" : i + 1 == refusal.expected.size() ? " or " : ", ") + refusal.expected[i];
-  }
+  const std::string choices = program::listed(refusal.expected, "or");
   const std::vector<std::string_view> words =
       sentence.empty() ? std::vector<std::string_view>{} : program::split(sentence, ' ');
   if (words.empty()) return fmt::format("refused: a sentence starts with {}", choices);

@@ -55,4 +55,15 @@ std::string wrapped(std::string_view text, std::size_t width, std::string_view i
   return lines + line + '\n';
 }
 
+std::string listed(const std::vector<std::string>& items, std::string_view last_join) {
+  std::string text;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) {
+      text += i + 1 == items.size() ? " " + std::string(last_join) + " " : ", ";
+    }
+    text += items[i];
+  }
+  return text;
+}
+
 }  // namespace program

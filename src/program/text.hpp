@@ -1,4 +1,4 @@
-// Cutting command-line text into pieces.
+// Cutting command-line text into pieces, and joining pieces into a sentence's list.
 #pragma once
 
 #include <cstddef>
@@ -21,5 +21,10 @@ std::string_view trim(std::string_view text);
 /// that is not its own (a processor's name, a library's path), so that the
 /// book's pages show it whole at any length.
 std::string wrapped(std::string_view text, std::size_t width, std::string_view indent = "");
+
+/// @p items as a sentence lists them, @p last_join before the last:
+/// listed({"a", "b", "c"}, "or") is "a, b or c", listed({"a", "b"}, "and") is
+/// "a and b", one item is itself and none is "".
+std::string listed(const std::vector<std::string>& items, std::string_view last_join);
 
 }  // namespace program

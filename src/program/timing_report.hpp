@@ -41,12 +41,9 @@ inline std::string processor_lines(const std::string& name) { return wrapped("Pr
 
 /// "n = 64", "n = 64 and 128", "n = 16, 32 and 64".
 inline std::string lengths_text(const std::vector<std::size_t>& lengths) {
-  std::string text = "n = ";
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    if (i > 0) text += i + 1 == lengths.size() ? " and " : ", ";
-    text += std::to_string(lengths[i]);
-  }
-  return text;
+  std::vector<std::string> items;
+  for (const std::size_t n : lengths) items.push_back(std::to_string(n));
+  return "n = " + listed(items, "and");
 }
 
 }  // namespace program

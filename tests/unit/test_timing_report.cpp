@@ -71,4 +71,13 @@ TEST_CASE("text is wrapped at spaces, and a word longer than a line is cut", "[c
   CHECK(program::wrapped("", 4) == "\n");
 }
 
+TEST_CASE("a list is joined as a sentence lists it: commas, then the last word before the last item", "[ch07]") {
+  CHECK(program::listed({}, "and").empty());
+  CHECK(program::listed({"a"}, "and") == "a");
+  CHECK(program::listed({"a", "b"}, "or") == "a or b");
+  CHECK(program::listed({"a", "b", "c"}, "or") == "a, b or c");
+  CHECK(program::listed({"16", "32", "64", "128"}, "and") == "16, 32, 64 and 128");
+  CHECK(program::lengths_text({16, 32, 64}) == "n = 16, 32 and 64");
+}
+
 }  // namespace timing_report_tests
