@@ -527,9 +527,7 @@ std::string toy_output_and_comparison(const ToyResult& toy) {
 
 std::string largest_text(const Largest& largest) {
   const std::vector<Eigen::Index>& slots = largest.slots;
-  std::vector<std::string> names;
-  for (const Eigen::Index slot : slots) names.push_back(std::to_string(slot));
-  return fmt::format("{} {}{} ({})", slots.size() == 1 ? "slot" : "slots", program::listed(names, "and"),
+  return fmt::format("{} {}{} ({})", slots.size() == 1 ? "slot" : "slots", program::listed(slots, "and"),
                      slots.size() == 1 ? "" : " tie", program::number_text(largest.weight));
 }
 

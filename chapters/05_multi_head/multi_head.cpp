@@ -248,9 +248,9 @@ std::string all_heads_text(const Result& result) {
 
 // The whole numbers from 1 to d_model that divide it: the numbers of heads it allows.
 std::string divisors_text(Eigen::Index d_model) {
-  std::vector<std::string> divisors;
+  std::vector<Eigen::Index> divisors;
   for (Eigen::Index h = 1; h <= d_model; ++h) {
-    if (d_model % h == 0) divisors.push_back(std::to_string(h));
+    if (d_model % h == 0) divisors.push_back(h);
   }
   return program::listed(divisors, "or");
 }

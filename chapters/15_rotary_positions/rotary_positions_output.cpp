@@ -146,9 +146,7 @@ std::string rival_summary(const std::vector<Eigen::Index>& offsets) {
     return offsets.size() == 1 ? fmt::format("offset {}", offsets.front())
                                : fmt::format("offset {} in all {} seeds", offsets.front(), offsets.size());
   }
-  std::vector<std::string> items;
-  for (const Eigen::Index offset : offsets) items.push_back(std::to_string(offset));
-  return fmt::format("offsets {} in the {} seeds", program::listed(items, "and"), offsets.size());
+  return fmt::format("offsets {} in the {} seeds", program::listed(offsets, "and"), offsets.size());
 }
 
 bool has(const Inputs& inputs, attention::Positions scheme) {

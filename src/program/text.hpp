@@ -1,6 +1,7 @@
 // Cutting command-line text into pieces, and joining pieces into a sentence's list.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -26,5 +27,13 @@ std::string wrapped(std::string_view text, std::size_t width, std::string_view i
 /// listed({"a", "b", "c"}, "or") is "a, b or c", listed({"a", "b"}, "and") is
 /// "a and b", one item is itself and none is "".
 std::string listed(const std::vector<std::string>& items, std::string_view last_join);
+
+/// Whole numbers listed the same way: listed({16, 32, 64}, "and") is "16, 32 and 64".
+template <std::integral Number>
+std::string listed(const std::vector<Number>& numbers, std::string_view last_join) {
+  std::vector<std::string> items;
+  for (const Number number : numbers) items.push_back(std::to_string(number));
+  return listed(items, last_join);
+}
 
 }  // namespace program

@@ -40,10 +40,6 @@ inline constexpr int timing_column_width = 29;
 inline std::string processor_lines(const std::string& name) { return wrapped("Processor: " + name, 78, " "); }
 
 /// "n = 64", "n = 64 and 128", "n = 16, 32 and 64".
-inline std::string lengths_text(const std::vector<std::size_t>& lengths) {
-  std::vector<std::string> items;
-  for (const std::size_t n : lengths) items.push_back(std::to_string(n));
-  return "n = " + listed(items, "and");
-}
+inline std::string lengths_text(const std::vector<std::size_t>& lengths) { return "n = " + listed(lengths, "and"); }
 
 }  // namespace program

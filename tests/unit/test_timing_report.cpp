@@ -77,6 +77,7 @@ TEST_CASE("a list is joined as a sentence lists it: commas, then the last word b
   CHECK(program::listed({"a", "b"}, "or") == "a or b");
   CHECK(program::listed({"a", "b", "c"}, "or") == "a, b or c");
   CHECK(program::listed({"16", "32", "64", "128"}, "and") == "16, 32, 64 and 128");
+  CHECK(program::listed(std::vector<long>{-1, 2, 30}, "or") == "-1, 2 or 30");
   CHECK(program::lengths_text({16, 32, 64}) == "n = 16, 32 and 64");
 }
 
