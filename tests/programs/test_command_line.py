@@ -18,15 +18,14 @@ every case of every program). page.entry holds the page's refusals to the
 programs' own, message for message, and the optimised build runs every case
 as a program. The cases with --json or --json-file, which only main() has
 (program/json_flags.hpp), still run as programs there."""
-import json
 import os
 import pathlib
 import re
-import subprocess
 import tempfile
 import unittest
 
 from harness import run_program
+from test_page_entry import PageCall
 
 BIN = pathlib.Path(os.environ.get("BOOK_BIN", ""))
 PAGE_CALL = os.environ.get("BOOK_PAGE_CALL", "")
@@ -94,21 +93,6 @@ def names_a_flag_of_main(arguments) -> bool:
     return any(argument.split("=")[0] in MAIN_FLAGS for argument in arguments)
 
 
-def page_answers(calls):
-    """page_call's answer to each (program name, arguments), from one page_call --each."""
-    if not calls:
-        return []
-    asked = subprocess.run([PAGE_CALL, "--each"], input="".join(json.dumps([name, *arguments]) + "\n"
-                                                                 for name, arguments in calls),
-                           capture_output=True, text=True, timeout=300)
-    if asked.returncode != 0 or asked.stderr:
-        raise AssertionError(f"page_call --each: status {asked.returncode}, stderr {asked.stderr!r}")
-    answers = [json.loads(line) for line in asked.stdout.splitlines()]
-    if len(answers) != len(calls):
-        raise AssertionError(f"page_call --each answered {len(answers)} of {len(calls)} calls")
-    return answers
-
-
 class CommandLine(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -166,12 +150,15 @@ class CommandLine(unittest.TestCase):
                 else:
                     self.assert_refusal_starts_with(program, arguments, blamed)
                 checked += 1
-        answers = page_answers([(name, arguments) for name, arguments, _ in asked_of_the_page])
-        for (name, arguments, blamed), answer in zip(asked_of_the_page, answers):
-            with self.subTest(program=name, arguments=arguments):
-                self.assertEqual(answer.get("status"), 2, answer)
-                self.assertEqual(len(answer["error"].splitlines()), 1, answer)
-                self.assert_message_names(answer["error"], blamed)
+        if asked_of_the_page:
+            page_call = PageCall()  # one page_call --each for every case, as page.entry asks it
+            for name, arguments, blamed in asked_of_the_page:
+                answer = page_call(name, arguments)
+                with self.subTest(program=name, arguments=arguments):
+                    self.assertEqual(answer.get("status"), 2, answer)
+                    self.assertEqual(len(answer["error"].splitlines()), 1, answer)
+                    self.assert_message_names(answer["error"], blamed)
+            page_call.finish()
         self.assertGreater(checked, 13 * 20)
         if IN_PROCESS:
             self.assertGreater(len(asked_of_the_page), checked // 2)
