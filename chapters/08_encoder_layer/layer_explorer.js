@@ -35,7 +35,7 @@
       const names = ['summary'];
       view.heatmap('walkthrough', json.walkthrough.weights, {
         rows: tokens, columns: tokens, domain: [0, 1],
-        title: "The walkthrough: head 1 of layer 1 under a causal mask (the graph chapter's weights)",
+        title: "The graph chapter's head: head 1 of layer 1 under a causal mask",
       });
       view.sentence('walkthrough_sums', [
         'Row sums: ', ...json.walkthrough.row_sums.flatMap((s, i) => [i ? ', ' : '', [s, `/walkthrough/row_sums/${i}`]]),
