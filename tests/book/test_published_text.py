@@ -21,7 +21,8 @@ from pathlib import Path
 # What a working label looks like, each with why a reader cannot use it.
 LABELS = [
     (re.compile(r"\bseeds?[\s_-]*#?0\d\d\b", re.I), "a source's file number (seed 003)"),
-    (re.compile(r"\bseeds?/", re.I), "a path into the folder the sources were kept in"),
+    # Not a JSON pointer into a program's document, as a live value's note shows it: /seeds/0/wrong_digits.
+    (re.compile(r"\bseeds?/(?!\d+(?:/|\b))", re.I), "a path into the folder the sources were kept in"),
     (re.compile(r"\bsource notes\b", re.I), '"the source notes": name the text instead'),
     (re.compile(r"\bthe (?:book's )?source's\b", re.I), '"the source\'s ...": name the text instead'),
     (re.compile(r"\bthe book's source\b", re.I), '"the book\'s source": name the text instead'),
@@ -88,6 +89,8 @@ class PatternsFindPlantedLabels(unittest.TestCase):
             "the source sentence, the source language, an issue of precision",
             "The lecture notes (their section 10) compare self-attention with a convolution.",
             "The graph chapter's numbers, digit for digit.",
+            "build/bin/training --seeds 1,2,3,4,5 --json, /seeds/0/wrong_digits",
+            "the value at /seeds/4 of the run's JSON",
         ]
         for example in fine:
             with self.subTest(example=example):
