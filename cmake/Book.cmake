@@ -193,7 +193,8 @@ function(book_chapter)
     book_python_test(NAME ${arg_LABEL}.${arg_PROGRAM}.program MODULE test_${arg_PROGRAM}
       DIRECTORY ${PROJECT_SOURCE_DIR}/tests/programs
       LABELS ${arg_LABEL} programs COST 10
-      ENVIRONMENT BOOK_PROGRAM=$<TARGET_FILE:${arg_PROGRAM}> BOOK_SANITIZE=$<BOOL:${BOOK_SANITIZE}>)
+      ENVIRONMENT BOOK_PROGRAM=$<TARGET_FILE:${arg_PROGRAM}> BOOK_SANITIZE=$<BOOL:${BOOK_SANITIZE}>
+                  BOOK_PAGE_CALL=$<TARGET_FILE:page_call>)  # the page's entry, natively (tests/CMakeLists.txt)
   endif()
 
   if(NOT BOOK_RENDER)

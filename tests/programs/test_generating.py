@@ -17,7 +17,14 @@ accepts and others it refuses, which is what the checks of the grammar need.
 Only the quality of the book's default run of 1500 steps is held to a floor.
 Under the sanitizers (BOOK_SANITIZE=1, about 25 times slower) the short model
 has 60 steps and writes no sentence of the grammar yet, there are fewer runs,
-and the default run is skipped."""
+and the default run is skipped. There a training takes about 3 s, and most runs
+here decode the same model in other ways. So the runs whose JSON the tests read
+are asked of the page's entry instead (page_call --each, one process, as
+page.entry asks it), which keeps each model it trains under what training
+depends on (program/kept_models.hpp) and trains it once. It answers with the
+program's JSON: page.entry holds every chapter's runs to that, and here one run
+of the program is compared with the page's answer for the same arguments (the
+draws), and one prints its tables."""
 import math
 import os
 import unittest
@@ -25,6 +32,7 @@ import unittest
 import numpy as np
 
 from harness import ProgramTest, run, run_json
+from test_page_entry import PageCall
 from test_sentences import (ADJECTIVES, DETERMINERS, NOUNS_FOR, OBJECT_PRONOUNS, PREPOSITIONS, PRESENT_FOR,
                             SUBJECT_PRONOUNS, WORDS, Parser, analyses, numbers_in)
 from test_training import layer_norm, positional_encoding
@@ -54,13 +62,29 @@ DRAWN = {seed: SHORT + ("--temperature", "1", "--seed", seed) for seed in ("1", 
 SEEDS = ("--seeds", "1,2", "--kv-heads", "4,1", "--training-steps", "50")
 
 _documents = {}
+_page_call = []  # under the sanitizers: the one page_call --each that answers every document()
 
 
 def document(*arguments):
-    """The JSON of a run with these arguments: one run per argument list, kept for every test that reads it."""
+    """The JSON of a run with these arguments: one run per argument list, kept for every test that reads it.
+    Under the sanitizers, the page's answer (see the top)."""
     if arguments not in _documents:
-        _documents[arguments] = run_json(*arguments)
+        _documents[arguments] = page_json(*arguments) if SLOW else run_json(*arguments)
     return _documents[arguments]
+
+
+def page_json(*arguments):
+    if not _page_call:
+        _page_call.append(PageCall())
+    answer = _page_call[0]("generating", list(arguments))
+    if answer.get("status") != 0:
+        raise AssertionError(f"page_call generating {arguments}: {answer}")
+    return answer["json"]
+
+
+def tearDownModule():
+    if _page_call:
+        _page_call[0].finish()  # status 0, nothing on stderr
 
 
 def without_timing(document):
@@ -291,7 +315,7 @@ class GeneratingTest(ProgramTest):
     # ---- the draws ----
 
     def test_the_same_seed_gives_the_same_run_and_other_seeds_other_sentences(self):
-        again = run_json(*SAMPLED)
+        again = run_json(*SAMPLED)  # the program itself, also under the sanitizers
         self.assertEqual(without_timing(again), without_timing(document(*SAMPLED)))
         texts = [document(*arguments)["generation"]["text"] for arguments in DRAWN.values()]
         self.assertEqual(len(set(texts)), len(texts), texts)
@@ -369,7 +393,7 @@ class GeneratingTest(ProgramTest):
 
     def test_recomputing_gives_the_cached_words_and_probabilities(self):
         for arguments in (GREEDY, GROUPED[1]) + (() if SLOW else (SAMPLED,)):
-            cached, recomputed = document(*arguments), run_json(*arguments, "--no-cache")
+            cached, recomputed = document(*arguments), document(*arguments, "--no-cache")
             self.assertFalse(recomputed["inputs"]["cache"])
             a, b = cached["generation"], recomputed["generation"]
             with self.subTest(arguments=arguments):
