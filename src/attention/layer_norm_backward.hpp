@@ -1,9 +1,9 @@
 /// @file layer_norm_backward.hpp
 /// @brief The backward pass of layer normalisation: the gradients of its input, its gain γ and its bias β.
 ///
-/// With x̂ = (x − μ)/σ, σ = √(σ² + ε), and y = γ ⊙ x̂ + β, row by row:
+/// With x̂ = (x − μ)/s, s = √(σ² + ε) (σ² the row's variance), and y = γ ⊙ x̂ + β, row by row:
 /// dβ = Σ_t dy_t, dγ = Σ_t dy_t ⊙ x̂_t, and, writing g = dy ⊙ γ,
-/// dx = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / σ. The two means are there
+/// dx = (g − mean(g) − x̂ · mean(g ⊙ x̂)) / s. The two means are there
 /// because every entry of a row moved μ and σ², and through them every other
 /// entry of the row.
 #pragma once
@@ -45,7 +45,7 @@ inline LayerNormGradients layer_norm_backward(const LayerNormParameters& paramet
   const Matrix g = dy.array().rowwise() * parameters.gain.transpose().array();          // dy ⊙ γ
   const Vector mean_g = g.rowwise().mean();
   const Vector mean_g_normalized = g.cwiseProduct(normalized).rowwise().mean();
-  const Vector deviation = (steps.variance.array() + epsilon).sqrt();  // σ per row
+  const Vector deviation = (steps.variance.array() + epsilon).sqrt();  // s per row
   const Matrix correction = normalized.array().colwise() * mean_g_normalized.array();  // x̂ · mean(g ⊙ x̂)
   const Matrix centred = (g.colwise() - mean_g) - correction;
   gradients.input = centred.array().colwise() / deviation.array();
