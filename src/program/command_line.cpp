@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "program/freed_memory.hpp"
 #include "program/matrix_text.hpp"
 #include "program/usage_error.hpp"
 #ifdef BOOK_RUN_SERVER
@@ -181,6 +182,7 @@ void CommandLine::parse(const std::vector<std::string>& arguments) {
 }
 
 int CommandLine::run(int argc, char** argv, const std::function<void()>& body) {
+  keep_freed_memory();  // program/freed_memory.hpp: large temporaries reused, not fetched afresh
 #ifdef BOOK_RUN_SERVER
   serve_runs_if_asked(argc, argv);  // the sanitizer build only: see program/run_server.hpp
 #endif

@@ -21,9 +21,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "program/freed_memory.hpp"
 #include "program/page_program.hpp"
 
 int main(int argc, char** argv) {
+  program::keep_freed_memory();  // as every program does (program/freed_memory.hpp)
   const std::vector<std::string> words(argv + 1, argv + argc);
   if (words.empty()) {
     std::cerr << "usage: page_call <program> [arguments...] | page_call --list | page_call --defaults <program>\n";

@@ -1,0 +1,19 @@
+// Freed memory kept for reuse. glibc's malloc gives a block of 128 KiB or more
+// back to the system when it is freed (an mmap'd block, or the top of the heap
+// trimmed), so the next block of that size arrives as fresh pages, which the
+// kernel fills with zeros at their first touch. A computation that makes and
+// drops large temporaries at every step (chapter 14 recomputing a whole prefix
+// for each word, chapter 13's trainings) then spends much of its time there,
+// not in arithmetic: at 128 words, chapter 14's recomputing took about thirteen
+// times as long with the defaults on the book's AMD machine. Every program
+// keeps what it frees instead, as the allocators of most numerical libraries do.
+#pragma once
+
+namespace program {
+
+/// Asks glibc's malloc to keep freed blocks for reuse rather than return them
+/// to the system (mallopt: no mmap'd blocks below 32 MiB, glibc's largest setting,
+/// and no trimming of the heap). Without glibc (the page's WebAssembly), it does nothing.
+void keep_freed_memory();
+
+}  // namespace program
