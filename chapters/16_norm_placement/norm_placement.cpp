@@ -173,6 +173,42 @@ TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, lon
   return run;
 }
 
+AtStart at_start(const Inputs& inputs, const attention::LayerLayout& layout, std::uint64_t seed) {
+  attention::TokenClassifierShape shape = inputs.shape;
+  shape.layout = layout;
+  attention::NumpyGenerator weights_generator(weights_seed(seed));
+  const attention::TokenClassifierWeights weights = attention::initial_token_classifier(shape, weights_generator);
+  attention::NumpyGenerator test(test_seed(seed));  // the held-out sequences train() tests on, the first of them
+  const auto layers = static_cast<std::size_t>(shape.layers);
+  AtStart start{layout, seed, std::vector<double>(layers, 0.0), {}};
+  // clang-format off
+  // [at_start]
+  const auto one_example = [&](Eigen::Index) {
+    const Sequence words = random_digits(test, inputs.length, shape.vocabulary);
+    const auto steps = attention::token_classifier(weights, words);
+    for (std::size_t l = 0; l < layers; ++l) {  // the size of what each layer hands on
+      const attention::Matrix& output = attention::layer_output(steps.layers[l], layout);
+      start.sizes[l] += std::sqrt(output.array().square().mean()) / static_cast<double>(inputs.batch);
+    }
+    const attention::CrossEntropy error = attention::softmax_cross_entropy(steps.logits, reversed(words));
+    return attention::token_classifier_backward(weights, words, steps, error.logits_gradient);
+  };
+  attention::TokenClassifierWeights gradient =
+      attention::batch_mean_gradient(inputs.batch, one_example, attention::parameter_blocks);
+  for (attention::EncoderLayerWeights& layer : gradient.layers) {  // the length of each layer's gradient
+    attention::TokenClassifierWeights alone;  // this layer's blocks only: the others are empty, so left out
+    alone.layers.push_back(std::move(layer));
+    double squares = 0.0;
+    for (const attention::ParameterBlock& block : attention::parameter_blocks(alone)) {
+      squares += Eigen::Map<const attention::Vector>(block.data, block.size).squaredNorm();
+    }
+    start.gradients.push_back(std::sqrt(squares));
+  }
+  // [at_start]
+  // clang-format on
+  return start;
+}
+
 Norms norms_of(const std::vector<double>& row) {
   const Eigen::Index width = static_cast<Eigen::Index>(row.size());
   const attention::Matrix x = Eigen::Map<const attention::Matrix>(row.data(), 1, width);
@@ -285,6 +321,9 @@ Result compute(const Inputs& inputs, const Progress& progress) {
         result.cells.push_back(cell);
       }
     }
+  }
+  for (const attention::LayerLayout& layout : inputs.layouts) {
+    for (const std::uint64_t seed : inputs.seeds) result.at_start.push_back(at_start(inputs, layout, seed));
   }
   result.runs.resize(plan.size());
   // The runs are independent: one per processor at a time (program/trainings.hpp).

@@ -90,9 +90,23 @@ struct Norms {
   std::vector<double> layer_norm, rms_norm;
 };
 
+/// Before the first step: in one layout and from one seed, the model train() starts from, run on the first
+/// inputs.batch held-out sequences. For each layer, first layer first: how large the vectors it hands on are, and
+/// how large the gradient of its weights is (of the mean loss over those sequences).
+struct AtStart {
+  attention::LayerLayout layout;
+  std::uint64_t seed = 0;
+  std::vector<double> sizes;      // root mean square of the layer's output, over its entries and the sequences
+  std::vector<double> gradients;  // length of the gradient of the layer's weights: the root of its squares' sum
+};
+
+/// At the start, in @p layout, from @p seed: see AtStart.
+AtStart at_start(const Inputs& inputs, const attention::LayerLayout& layout, std::uint64_t seed);
+
 struct Result {
   Inputs inputs;
   Norms norms;
+  std::vector<AtStart> at_start;      // for each layout and seed, in that order
   double uniform_loss = 0.0;          // log V: the loss of a model that gives every digit the same probability
   std::vector<long long> parameters;  // learned numbers of the model in each layout, in the order of the inputs
   std::vector<TrainedRun> runs;       // for each layout, warm-up, learning rate and seed, in that order

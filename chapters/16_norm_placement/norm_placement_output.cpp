@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "attention/timing_comparison.hpp"
 #include "norm_placement.hpp"
 #include "program/integer_list.hpp"
 #include "program/matrix_text.hpp"
@@ -36,6 +37,24 @@ std::string norm_name(const attention::LayerLayout& layout) {
 
 // The loss as JSON: a number, or null for a run that stopped (its loss is not a number).
 nlohmann::json loss_json(double loss) { return std::isfinite(loss) ? nlohmann::json(loss) : nlohmann::json(nullptr); }
+
+// Each layer's size and gradient at the start in @p layout, the medians over the seeds.
+struct AtStartMedians {
+  std::vector<double> sizes, gradients;
+};
+
+AtStartMedians at_start_medians(const Result& result, const attention::LayerLayout& layout) {
+  AtStartMedians medians;
+  for (std::size_t l = 0; l < static_cast<std::size_t>(result.inputs.shape.layers); ++l) {
+    std::vector<double> sizes, gradients;
+    for (const AtStart& start : result.at_start) {
+      if (start.layout == layout) sizes.push_back(start.sizes[l]), gradients.push_back(start.gradients[l]);
+    }
+    medians.sizes.push_back(attention::median(sizes));
+    medians.gradients.push_back(attention::median(gradients));
+  }
+  return medians;
+}
 
 }  // namespace
 
@@ -85,6 +104,19 @@ nlohmann::json to_json(const Result& result) {
   }
   nlohmann::json parameters = nlohmann::json::object();
   for (std::size_t i = 0; i < inputs.layouts.size(); ++i) parameters[layouts[i]] = result.parameters[i];
+  nlohmann::json starts = nlohmann::json::object();
+  for (const attention::LayerLayout& layout : inputs.layouts) {
+    const AtStartMedians medians = at_start_medians(result, layout);
+    nlohmann::json seeds = nlohmann::json::array();
+    for (const AtStart& start : result.at_start) {
+      if (start.layout == layout) {
+        seeds.push_back({{"seed", start.seed}, {"sizes", start.sizes}, {"gradients", start.gradients}});
+      }
+    }
+    starts[layout_name(layout)] = {{"seeds", seeds},
+                                   {"median_sizes", medians.sizes},
+                                   {"median_gradients", medians.gradients}};
+  }
   return {{"norms", norms},
           {"inputs",
            {{"layouts", layouts},
@@ -105,6 +137,7 @@ nlohmann::json to_json(const Result& result) {
             {"vocabulary", inputs.shape.vocabulary}}},
           {"uniform_loss", result.uniform_loss},
           {"parameters", parameters},
+          {"at_start", starts},
           {"runs", runs},
           {"cells", cells},
           {"total_runs", result.runs.size()},
@@ -139,6 +172,18 @@ std::string tables(const Result& result) {
                   inputs.training_steps, inputs.batch, fmt::join(inputs.seeds, ", "), 100 * inputs.learned_accuracy,
                   inputs.tested, program::number_text(result.uniform_loss, 3)),
       78, "");
+  text += '\n';
+  text +=
+      fmt::format("At the start, before any step, on {} held-out sequences: medians over the seeds\n", inputs.batch);
+  text += fmt::format("  {:<22} {:<26} {}\n", "layout", "each layer's output size", "its weights' gradient");
+  for (const attention::LayerLayout& layout : inputs.layouts) {
+    const AtStartMedians medians = at_start_medians(result, layout);
+    std::vector<std::string> sizes, gradients;
+    for (const double size : medians.sizes) sizes.push_back(fmt::format("{:.3g}", size));
+    for (const double gradient : medians.gradients) gradients.push_back(fmt::format("{:.3g}", gradient));
+    text += fmt::format("  {:<22} {:<26} {}\n", placement_name(layout) + ", " + norm_name(layout),
+                        fmt::format("{}", fmt::join(sizes, " ")), fmt::join(gradients, " "));
+  }
   text += '\n';
   text += "The grid: learned and diverged count seeds; the loss and the accuracy are the seeds' medians\n";
   text += fmt::format("  {:<22} {:>7} {:>6} {:>9} {:>8} {:>11} {:>9}\n", "layout", "warm-up", "rate", "learned",

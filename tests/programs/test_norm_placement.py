@@ -378,6 +378,43 @@ class Grid(ProgramTest):
         self.assertLess(row["final_loss"], math.log(10))
 
 
+class AtStart(ProgramTest):
+    """Before any step, each layer's output size (root mean square) and its weights' gradient length, per seed and
+    as medians: the table "At the start" and what chapter 16 says of it."""
+
+    def test_what_each_layer_hands_on_and_its_gradient(self):
+        seeds = [1, 2, 3, 4, 5]  # the book's grid
+        run_document = document("--training-steps", "1", "--warmups", "0", "--seeds", "1,2,3,4,5")
+        starts = run_document["at_start"]
+        self.assertEqual(sorted(starts), sorted(LAYOUTS))
+        for layout, start in starts.items():
+            self.assertEqual([entry["seed"] for entry in start["seeds"]], seeds)
+            sizes = np.array([entry["sizes"] for entry in start["seeds"]])
+            gradients = np.array([entry["gradients"] for entry in start["seeds"]])
+            with self.subTest(layout=layout):
+                self.assertEqual(sizes.shape, (len(seeds), LAYERS))
+                self.assertEqual(gradients.shape, (len(seeds), LAYERS))
+                self.assertTrue(np.all(np.isfinite(gradients)) and np.all(gradients > 0))
+                np.testing.assert_array_equal(start["median_sizes"], np.median(sizes, axis=0))
+                np.testing.assert_array_equal(start["median_gradients"], np.median(gradients, axis=0))
+                if layout.startswith("post"):
+                    # A norm with gains 1 and biases 0 hands on rows of root mean square √(v / (v + ε)): v the
+                    # row's variance (LayerNorm, whose output has mean 0) or its mean square (RMSNorm). So at
+                    # most 1, and 1 but for ε.
+                    self.assertTrue(np.all(sizes <= 1.0) and np.all(sizes > 1.0 - 1e-3), sizes)
+        # What chapter 16 says of these seeds: in pre-norm the vectors grow from layer to layer, and every
+        # layer's weights get a larger gradient in post-norm than in pre-norm, the last layer's most of all.
+        for norm in ("layer_norm", "rms_norm"):
+            with self.subTest(norm=norm):
+                pre_sizes = starts[f"pre_{norm}"]["median_sizes"]
+                self.assertGreater(pre_sizes[0], 1.0)
+                self.assertTrue(all(a < b for a, b in zip(pre_sizes, pre_sizes[1:])), pre_sizes)
+                ratios = (np.array(starts[f"post_{norm}"]["median_gradients"]) /
+                          np.array(starts[f"pre_{norm}"]["median_gradients"]))
+                self.assertTrue(np.all(ratios > 1.0), ratios)
+                self.assertEqual(int(np.argmax(ratios)), LAYERS - 1, ratios)
+
+
 class CommandLine(ProgramTest):
     def test_help(self):
         self.assert_help_lists("--layouts", "--warmups", "--rates", "--seeds", "--training-steps", "--layers", "--row",
