@@ -6,7 +6,9 @@
   ("seed 003", "seeds/"), nor as "the source notes" or "the source's numbers";
   and the book never speaks of the work items it was written from ("the issue
   behind this chapter"). Every page, every figure and every inline script of
-  build/book/html is searched, as text with the markup removed.
+  build/book/html is searched, as text with the markup removed. The same
+  search finds a role that reached the page as typed (":value:`…`" glued to
+  a character reST does not accept before a role) instead of rendered.
 - The landing page's list of the chapters that work the toy sentence holds:
   each chapter it names does work *cat eat fish*.
 
@@ -24,6 +26,8 @@ LABELS = [
     # Not a JSON pointer into a program's document, as a live value's note shows it: /seeds/0/wrong_digits.
     (re.compile(r"\bseeds?/(?!\d+(?:/|\b))", re.I), "a path into the folder the sources were kept in"),
     (re.compile(r"\bsource notes\b", re.I), '"the source notes": name the text instead'),
+    # reST reads a role only after a space or punctuation it knows: "−:value:`…`" prints as typed.
+    (re.compile(r":(?:value|math|doc|ref|term|refused|cpp:func|cpp:class):`"), "a role printed as typed, not rendered"),
     (re.compile(r"\bthe (?:book's )?source's\b", re.I), '"the source\'s ...": name the text instead'),
     (re.compile(r"\bthe book's source\b", re.I), '"the book\'s source": name the text instead'),
     (re.compile(r"\bissue\s*#?\d+", re.I), "a work item's number"),
@@ -71,6 +75,7 @@ class PatternsFindPlantedLabels(unittest.TestCase):
             "The text is in /work/shared/seeds/003_d28d.txt.",
             "Fixed for issue #23.",
             "the shapes of the book's source",
+            "for a double it is about e to the power −:value:`masking:/underflow/double_underflow_gap:.0f`.",
         ]
         for example in planted:
             with self.subTest(example=example):
