@@ -80,11 +80,13 @@ inline double rounded(double x, NumberFormat format) {
   std::uint32_t bits = 0;
   std::memcpy(&bits, &nearest, sizeof bits);  // the float's 32 bits
   // clang-format off
-  // [bfloat16]
+  // [round_to_odd]
   if (static_cast<double>(nearest) != x) {
     if (std::abs(static_cast<double>(nearest)) > std::abs(x)) --bits;  // the float below x in magnitude
     bits |= 1u;  // x lies between it and the next: the odd one of the two
   }
+  // [round_to_odd]
+  // [bfloat16]
   const std::uint32_t lowest_kept = (bits >> 16) & 1u;
   const std::uint32_t kept = (bits + 0x7FFFu + lowest_kept) & 0xFFFF0000u;  // round half to even
   // [bfloat16]
