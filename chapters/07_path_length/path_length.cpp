@@ -43,6 +43,8 @@ constexpr std::uint64_t max_counting_work = 150'000'000;
 constexpr std::uint64_t max_width = 4096;
 constexpr std::uint64_t max_kernel = 511;
 constexpr std::uint64_t max_radius = 255;
+// A drawn graph stays legible: at most this many positions.
+constexpr std::size_t max_drawn_positions = 16;
 constexpr std::uint64_t max_timed_positions = 2048;
 constexpr std::size_t max_timed_lengths = 12;
 // A median needs enough repetitions that a few disturbed ones cannot move it.
@@ -208,6 +210,17 @@ Result compute(const Inputs& inputs) {
     }
   }
   if (inputs.timed) result.timing = timed(inputs);
+  if (inputs.drawn) {
+    const std::size_t n = inputs.lengths.front();
+    // The layers of Table 1, one each; the dilated convolution's second layer,
+    // whose taps are k apart (its first is the contiguous one).
+    for (const LayerType type : {LayerType::self_attention, LayerType::recurrent, LayerType::convolution,
+                                 LayerType::dilated_convolution, LayerType::restricted_self_attention}) {
+      const std::size_t level = type == LayerType::dilated_convolution ? 1 : 0;
+      result.drawn.push_back({type, attention::dilation_at(inputs.kernel, level, n),
+                              attention::layer_graph(type, n, inputs.kernel, inputs.radius, level)});
+    }
+  }
   return result;
 }
 
@@ -337,19 +350,43 @@ nlohmann::json timing_json(const Inputs& inputs, const Timing& timing) {
           {"comparison", comparison_json(timing)}};
 }
 
+// A drawn layer: its nodes, which of them hold the input and the output
+// positions (counted from 0), and its edges as [from, to] pairs of nodes.
+nlohmann::json drawn_json(const DrawnLayer& drawn) {
+  const attention::DependencyGraph& graph = drawn.graph;
+  nlohmann::json edges = nlohmann::json::array();
+  for (std::size_t from = 0; from < graph.node_count(); ++from) {
+    for (const std::size_t to : graph.readers[from]) edges.push_back({from, to});
+  }
+  const LayerRow& row = row_of(drawn.type);
+  return {{"layer", row.key},
+          {"name", row.name},
+          {"dilation", drawn.dilation},
+          {"edges", edges},
+          {"nodes", graph.node_count()},
+          {"inputs", graph.inputs},
+          {"outputs", graph.outputs}};
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Result& result) {
   const Inputs& inputs = result.inputs;
   nlohmann::json rows = nlohmann::json::array();
   for (const attention::LayerCount& count : result.counts) rows.push_back(count_json(count, inputs.width));
-  return {{"n", inputs.lengths},
-          {"d", inputs.width},
-          {"kernel", inputs.kernel},
-          {"radius", inputs.radius},
-          {"neighborhood", 2 * inputs.radius + 1},
-          {"rows", rows},
-          {"timing", result.timing ? timing_json(inputs, *result.timing) : nlohmann::json()}};  // null with --no-timing
+  nlohmann::json document = {{"n", inputs.lengths},
+                             {"d", inputs.width},
+                             {"kernel", inputs.kernel},
+                             {"radius", inputs.radius},
+                             {"neighborhood", 2 * inputs.radius + 1},
+                             {"rows", rows},
+                             {"timing", result.timing ? timing_json(inputs, *result.timing)
+                                                      : nlohmann::json()}};  // null with --no-timing
+  if (!result.drawn.empty()) {
+    nlohmann::json& drawn = document["drawn"] = {{"n", inputs.lengths.front()}, {"layers", nlohmann::json::array()}};
+    for (const DrawnLayer& layer : result.drawn) drawn["layers"].push_back(drawn_json(layer));
+  }
+  return document;
 }
 
 namespace {
@@ -505,6 +542,10 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                                   min_repeats, max_repeats, max_timing_work),
                       "INTEGER");
   command_line.flag("--no-timing", no_timing_, "count only; do not time the layers");
+  command_line.flag("--draw", draw_,
+                    fmt::format("also write to the JSON one layer of each type of Table 1 as a graph, at the first "
+                                "length of --n (at most {}): which input feeds which output",
+                                max_drawn_positions));
   command_line.excludes("--no-timing", {"--sweep", "--time-n", "--repeats"});
   command_line.excludes("--time-n", {"--sweep"});
 }
@@ -533,6 +574,12 @@ Inputs Flags::read() const {
                     inputs.kernel, max_kernel));
   }
   inputs.radius = static_cast<std::size_t>(program::parse_whole_number(radius_, "--radius", 1, max_radius));
+  inputs.drawn = draw_;
+  if (inputs.drawn && inputs.lengths.front() > max_drawn_positions) {
+    throw program::UsageError(
+        fmt::format("--draw: the first length of --n is {}; a drawn graph has at most {} positions",
+                    inputs.lengths.front(), max_drawn_positions));
+  }
   inputs.timed = !no_timing_;
   if (!inputs.timed) return inputs;
 

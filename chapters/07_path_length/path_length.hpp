@@ -36,6 +36,7 @@ struct Inputs {
   std::string sweep = "short";             // "short", "full", or "custom" for --time-n
   std::vector<std::size_t> timed_lengths;  // increasing
   std::size_t repeats = 7;
+  bool drawn = false;  // --draw: each layer's graph at the first length, for a figure
 };
 
 /// The two layers timed at one length n.
@@ -58,25 +59,34 @@ struct Timing {
                                            // book says it
 };
 
+/// One layer's graph, as a figure draws it: which input feeds which output.
+struct DrawnLayer {
+  attention::LayerType type;
+  std::size_t dilation = 1;  // the dilated convolution's second layer: taps k apart
+  attention::DependencyGraph graph;
+};
+
 /// Everything the tables and the JSON show.
 struct Result {
   Inputs inputs;
   std::vector<attention::LayerCount> counts;  // for each counted n, one per layer row
   std::optional<Timing> timing;               // empty when inputs.timed is false
+  std::vector<DrawnLayer> drawn;              // with --draw, one per layer of Table 1, at the first n
 };
 
 /// Counts every layer type at each length of @p inputs and, if inputs.timed,
 /// times self-attention against recurrence (which takes seconds).
 Result compute(const Inputs& inputs);
 
-/// The document --json prints ("timing" is null when nothing was timed).
+/// The document --json prints ("timing" is null when nothing was timed;
+/// "drawn" is there with --draw only).
 nlohmann::json to_json(const Result& result);
 
 /// The text the program prints without --json: the counts, then the timings.
 std::string tables(const Result& result);
 
-/// --n, --d, --kernel, --radius, --sweep, --time-n, --repeats and
-/// --no-timing, with their help and defaults; read() checks them after
+/// --n, --d, --kernel, --radius, --sweep, --time-n, --repeats, --no-timing
+/// and --draw, with their help and defaults; read() checks them after
 /// parsing and throws program::UsageError naming the flag.
 class Flags {
  public:
@@ -95,6 +105,7 @@ class Flags {
   std::string timed_lengths_;
   std::string repeats_ = "7";
   bool no_timing_ = false;
+  bool draw_ = false;
 };
 
 }  // namespace path_length

@@ -3,6 +3,7 @@
 // depths and path lengths against reach matrices composed here from each
 // layer's definition; the multiply-adds 2·n²·d and 2·n·d² equal at n = d; a
 // tiny timing's rows, counted work and verdicts against the chapter's rule;
+// the drawn graphs' taps at n = 8, read off the figure by hand;
 // and the flags' refusals, at the limits worked out by hand. Every expected
 // value has a reason of its own, not the program's output.
 #include <algorithm>
@@ -285,6 +286,39 @@ TEST_CASE("a tiny timing: each row's counted work and its verdict follow the cha
   }
   if (decided == 0) CHECK_THAT(timing.summary, Catch::StartsWith("The two layers were too close to call at every"));
   if (decided > 0 && changes == 0) CHECK_THAT(timing.summary, Catch::Contains("the curves do not cross"));
+}
+
+TEST_CASE("the drawn graphs at n = 8: the figure's dark taps, worked out by hand", "[ch07]") {
+  path_length::Inputs inputs = counting({8, 5}, 4, 3, 2);
+  inputs.drawn = true;
+  const path_length::Result result = path_length::compute(inputs);
+  REQUIRE(result.drawn.size() == 5);  // Table 1's layers; not the bidirectional one
+  // The inputs of output 4 (index 3), counted from 0, as the chapter's text reads them off the figure.
+  const auto taps_of_output_4 = [](const attention::DependencyGraph& graph) {
+    std::vector<std::size_t> taps;
+    for (std::size_t j = 0; j < graph.inputs.size(); ++j) {
+      const std::vector<std::size_t>& readers = graph.readers[graph.inputs[j]];
+      if (std::find(readers.begin(), readers.end(), graph.outputs[3]) != readers.end()) taps.push_back(j);
+    }
+    return taps;
+  };
+  CHECK(result.drawn[0].type == LayerType::self_attention);
+  CHECK(result.drawn[0].graph.edge_count() == 64);  // 8 × 8
+  CHECK(taps_of_output_4(result.drawn[0].graph) == std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(result.drawn[1].type == LayerType::recurrent);
+  CHECK(result.drawn[1].graph.edge_count() == 16);                                // x_t → h_t and h_(t−1) → h_t
+  CHECK(taps_of_output_4(result.drawn[1].graph) == std::vector<std::size_t>{3});  // x_4; h_3 carries the rest
+  CHECK(taps_of_output_4(result.drawn[2].graph) == std::vector<std::size_t>{2, 3, 4});  // k = 3: 3, 4 and 5
+  CHECK(result.drawn[3].type == LayerType::dilated_convolution);
+  CHECK(result.drawn[3].dilation == 3);
+  CHECK(taps_of_output_4(result.drawn[3].graph) == std::vector<std::size_t>{0, 3, 6});  // 1, 4 and 7
+  // Three taps for outputs 4 and 5 only; the others lose one to the padding (output 1 reads 1 and 4): 2 × 3 + 6 × 2.
+  CHECK(result.drawn[3].graph.edge_count() == 18);
+  CHECK(taps_of_output_4(result.drawn[4].graph) == std::vector<std::size_t>{1, 2, 3, 4, 5});  // R = 2: 2 to 6
+  CHECK(read({"--n", "16,400", "--draw", "--no-timing"}).drawn);
+  CHECK_THROWS_WITH(read({"--n", "17", "--draw"}), Catch::StartsWith("--draw: the first length of --n is 17"));
+  CHECK_FALSE(read({}).drawn);
+  CHECK(path_length::to_json(path_length::compute(counting({8}, 4, 3, 2))).count("drawn") == 0);
 }
 
 TEST_CASE("the flags read the lengths and the sweep and refuse what does not fit", "[ch07]") {

@@ -135,6 +135,43 @@ class CountedAgainstNumPy(ProgramTest):
         for kernel, radius, d in [(3, 1, 1), (5, 2, 8), (7, 3, 64), (9, 1, 3), (5, 7, 2)]:
             self.check([1, 2, 5, 9, 13, 27, 40], d, kernel, radius)
 
+    def test_the_drawn_graphs_join_what_each_definition_joins(self):
+        # --draw: one layer of each type of Table 1 at the first n, the dilated convolution's second layer
+        # (taps k apart). Each graph's edges between positions are those of the matrices above; the recurrent
+        # layer's are x_t → h_t and h_(t−1) → h_t, from a state h_0 that holds no position.
+        for n, kernel, radius in ((8, 3, 2), (1, 3, 1), (16, 5, 3)):
+            with self.subTest(n=n, kernel=kernel, radius=radius):
+                document = run_json("--n", f"{n},4", "--kernel", str(kernel), "--radius", str(radius),
+                                    "--no-timing", "--draw")
+                drawn = document["drawn"]
+                self.assertEqual(drawn["n"], n)
+                layers = {layer["layer"]: layer for layer in drawn["layers"]}
+                self.assertEqual(list(layers), [name for name in LAYERS if name != "bidirectional_recurrent"])
+                expected = {"self_attention": np.ones((n, n), dtype=bool),
+                            "convolutional": convolution(n, kernel),
+                            "convolutional_dilated": convolution(n, kernel, next(itertools.islice(
+                                dilations(n, kernel), 1, None))),
+                            "restricted_self_attention": restricted(n, radius)}
+                for name, reads in expected.items():
+                    layer = layers[name]
+                    self.assertEqual(layer["nodes"], 2 * n)
+                    position = {node: i for i, node in enumerate(layer["inputs"])}
+                    output = {node: i for i, node in enumerate(layer["outputs"])}
+                    drawn_reads = np.zeros((n, n), dtype=bool)
+                    for source, to in layer["edges"]:
+                        drawn_reads[output[to], position[source]] = True
+                    self.assertEqual(len(layer["edges"]), int(reads.sum()), name)  # no edge twice
+                    np.testing.assert_array_equal(drawn_reads, reads, err_msg=name)
+                self.assertEqual(layers["convolutional_dilated"]["dilation"], kernel if kernel < n else 1)
+                recurrent = layers["recurrent"]
+                self.assertEqual(recurrent["nodes"], 2 * n + 1)
+                start = (set(range(2 * n + 1)) - set(recurrent["inputs"]) - set(recurrent["outputs"])).pop()
+                states = [start, *recurrent["outputs"]]
+                self.assertCountEqual(map(tuple, recurrent["edges"]),
+                                      [(recurrent["inputs"][t], states[t + 1]) for t in range(n)]
+                                      + [(states[t], states[t + 1]) for t in range(n)])
+        self.assertNotIn("drawn", run_json("--n", "8", "--no-timing"))
+
     def test_longer_sequences(self):
         self.check([64, 100, 128], 512, 3, 4)
 
@@ -367,6 +404,7 @@ class BadInput(ProgramTest):
             (["--no-timing", "--sweep", "full"], "--no-timing"),
             (["--no-timing", "--repeats", "9"], "--no-timing"),
             (["--no-timing", "--time-n", "8"], "--no-timing"),
+            (["--n", "17,8", "--no-timing", "--draw"], "--draw: the first length of --n is 17; a drawn graph has at most 16"),
             (["--frobnicate"], "--frobnicate"),
             (["--n"], "--n"),
             (["--json", "extra"], "extra"),
@@ -377,7 +415,8 @@ class BadInput(ProgramTest):
 
     def test_help_is_not_an_error(self):
         self.assert_help_lists("--n", "--d", "--kernel", "--radius", "--sweep", "short|full", "--time-n", "--repeats",
-                               "7 to 15", "--no-timing", "--json", "--json-file")
+                               "7 to 15", "--no-timing", "--draw", "at most 16", "--json",
+                               "--json-file")
 
     def test_help_states_every_limit_of_the_lengths(self):
         # Each refusal of --n has its limit in --help: the range of each n, the count, and the graph search.
