@@ -2,7 +2,7 @@
 function of the step h, for the first gradient of every layer the chapter
 checks (the sweep of the default run). Large steps are off by the Taylor
 series' h² term; small steps by the rounding of the two losses, divided by 2h.
-The two meet near h ≈ ε^(1/3). Two grey guide lines show the slopes h² and ε/h.
+The two meet near h ≈ u^(1/3), u the spacing of doubles at 1. Two grey guide lines show the slopes h² and u/h.
 
 An error of exactly 0 (possible where a layer is linear in what is moved, as
 the embedding is) has no place on a logarithmic axis and is left out."""
@@ -34,13 +34,13 @@ axes.loglog(large, attention[0] / 30 * (large / steps[0]) ** 2, color="#777777",
 axes.text(large[2], attention[0] / 30 * (large[2] / steps[0]) ** 2 / 8, "slope h²", color="#555555", fontsize=9)
 small = steps[-5:]
 axes.loglog(small, attention[-1] / 30 * steps[-1] / small, color="#777777", linestyle=":", linewidth=1.5)
-axes.text(small[2], attention[-1] / 30 * steps[-1] / small[2] / 8, "slope ε/h", color="#555555", fontsize=9)
+axes.text(small[2], attention[-1] / 30 * steps[-1] / small[2] / 8, "slope u/h", color="#555555", fontsize=9)
 axes.invert_xaxis()
 axes.axvline(chosen, color="#d62728", linewidth=1, alpha=0.7)
 axes.axvline(np.cbrt(epsilon), color="#2ca02c", linewidth=1, alpha=0.7, linestyle="-.")
 axes.axhline(1e-7, color="#444444", linewidth=0.8)
 axes.text(steps[0], 1e-7, " 1e−7: the bound the tests hold", va="bottom", ha="left", color="#444444", fontsize=9)
-axes.set_xlabel(f"step h, smaller to the right (red: h = {chosen:g}, the check's step; green dash-dot: ε^(1/3))")
+axes.set_xlabel(f"step h, smaller to the right (red: h = {chosen:g}, the check's step; green dash-dot: u^(1/3))")
 axes.set_ylabel("max |analytic − numeric| / largest |entry|")
 axes.grid(which="major", color="#dddddd", linewidth=0.6)
 axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)

@@ -469,7 +469,7 @@ std::string sweep_table(const Result& result) {
     for (const auto& errors : sweep.errors) text += fmt::format("  {:>9}", error_text(errors[s]));
     text += '\n';
   }
-  text += fmt::format("Truncation grows as h², rounding as ε/h (ε = {:.2e}); they balance near h ≈ ε^(1/3) = {:.1e}.\n",
+  text += fmt::format("Truncation grows as h², rounding as u/h (u = {:.2e}); they balance near h ≈ u^(1/3) = {:.1e}.\n",
                       result.epsilon, result.cube_root_epsilon);
   return text;
 }
