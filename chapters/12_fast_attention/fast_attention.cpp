@@ -907,6 +907,7 @@ const std::vector<StepPair> step_pairs = {
     {"streaming_vs_eigen_products", "streaming", "streaming_eigen_products"},
     {"streaming_vs_teaching", "streaming", "teaching"},
     {"streaming_vs_numpy", "streaming", "numpy"},
+    {"causal_vs_streaming", "streaming_causal", "streaming"},
 };
 
 // The chapter's goals, judged on this run's numbers; none is asserted by a test.
@@ -1273,6 +1274,7 @@ nlohmann::json ratios_json(const Benchmark& benchmark) {
         float_products_row != nullptr ? percent(float_products_row, row_peak_gflops(benchmark, *float_products_row))
                                       : nlohmann::json();
     entry["numpy_gflops"] = numpy != nullptr ? optional_number(numpy->gflops) : nlohmann::json();
+    entry["products_gflops"] = products != nullptr ? optional_number(products->gflops) : nlohmann::json();
     // Counted, whether or not the method ran.
     for (const MethodRow& row : benchmark.rows) {
       if (row.n == n && (row.method == "teaching" || row.method == "streaming")) {

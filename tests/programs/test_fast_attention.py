@@ -198,7 +198,8 @@ class Benchmark(ProgramTest):
             for key, first, second in (("buffered_vs_teaching", "buffered", "teaching"),
                                        ("vectorised_exp_vs_buffered", "buffered_vectorised_exp", "buffered"),
                                        ("streaming_vs_eigen_products", "streaming", "streaming_eigen_products"),
-                                       ("streaming_vs_teaching", "streaming", "teaching")):
+                                       ("streaming_vs_teaching", "streaming", "teaching"),
+                                       ("causal_vs_streaming", "streaming_causal", "streaming")):
                 self.assertEqual(verdicts[key], faster_at(rows[first]["seconds_spread"], rows[second]["seconds_spread"]))
         self.assertEqual({goal["name"] for goal in document["goals"]},
                          {"streaming_vs_numpy", "streaming_1_5x_numpy", "products_at_half_peak", "memory_at_16384",
