@@ -241,7 +241,7 @@ const char* faster_key(Faster faster) {
   return "";
 }
 
-nlohmann::json count_json(const attention::LayerCount& count, std::uint64_t width) {
+nlohmann::json count_json(const attention::LayerCount& count, std::uint64_t width, std::size_t kernel) {
   const LayerRow& row = row_of(count.type);
   nlohmann::json to_last_output = nlohmann::json::array();  // null where no path leads
   for (const std::size_t distance : count.paths.to_last_output) {
@@ -266,6 +266,14 @@ nlohmann::json count_json(const attention::LayerCount& count, std::uint64_t widt
       {"table1",
        {{"complexity", row.table1_complexity}, {"sequential", row.table1_sequential}, {"path", row.table1_path}}},
   };
+  if (count.type == LayerType::dilated_convolution) {
+    // The gap between neighbouring taps in each layer of the stack, from the bottom.
+    std::vector<std::size_t> dilations;
+    for (std::size_t level = 0; level < count.layers; ++level) {
+      dilations.push_back(attention::dilation_at(kernel, level, count.positions));
+    }
+    entry["dilations"] = dilations;
+  }
   if (count.type == LayerType::self_attention || count.type == LayerType::restricted_self_attention) {
     // Not in "operations": Q = X W^Q, K = X W^K, V = X W^V, n·d² multiply-adds
     // each.
@@ -373,7 +381,8 @@ nlohmann::json drawn_json(const DrawnLayer& drawn) {
 nlohmann::json to_json(const Result& result) {
   const Inputs& inputs = result.inputs;
   nlohmann::json rows = nlohmann::json::array();
-  for (const attention::LayerCount& count : result.counts) rows.push_back(count_json(count, inputs.width));
+  for (const attention::LayerCount& count : result.counts)
+    rows.push_back(count_json(count, inputs.width, inputs.kernel));
   nlohmann::json document = {{"n", inputs.lengths},
                              {"d", inputs.width},
                              {"kernel", inputs.kernel},

@@ -125,6 +125,10 @@ class CountedAgainstNumPy(ProgramTest):
                     last = {"recurrent": [n - j for j in range(n)],
                             "bidirectional_recurrent": [n + 1 - j for j in range(n)]}.get(row["layer"], [path] * n)
                     self.assertEqual(row["paths_to_last_output"], last)
+                    if row["layer"] == "convolutional_dilated":  # the gaps of the stack the NumPy one stacked
+                        self.assertEqual(row["dilations"], list(itertools.islice(dilations(n, kernel), layers)))
+                    else:
+                        self.assertNotIn("dilations", row)
             self.assertEqual([row["layer"] for row in document["rows"][index * len(LAYERS):(index + 1) * len(LAYERS)]],
                              LAYERS)
 
