@@ -413,6 +413,12 @@ class AtStart(ProgramTest):
                           np.array(starts[f"pre_{norm}"]["median_gradients"]))
                 self.assertTrue(np.all(ratios > 1.0), ratios)
                 self.assertEqual(int(np.argmax(ratios)), LAYERS - 1, ratios)
+                # Seed by seed: at the last layer post-norm's gradient is the larger in every seed; at some
+                # earlier layer, in some seed, it is not.
+                post = np.array([entry["gradients"] for entry in starts[f"post_{norm}"]["seeds"]])
+                pre = np.array([entry["gradients"] for entry in starts[f"pre_{norm}"]["seeds"]])
+                self.assertTrue(np.all(post[:, -1] > pre[:, -1]), (post, pre))
+                self.assertFalse(np.all(post[:, :-1] > pre[:, :-1]), (post, pre))
 
 
 class CommandLine(ProgramTest):
