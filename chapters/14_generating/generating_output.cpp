@@ -158,6 +158,35 @@ nlohmann::json to_json(const Result& result) {
   return document;
 }
 
+namespace {
+
+// Can the seeds tell the groupings of @p by_groups apart on @p measure (its "best" and "worst" over the
+// seeds)? The book's spread rule (chapter 7's, for times): a grouping differs from the first only if every
+// seed's value with it lies beyond every seed's value with the first. @p what names one value, @p whats several.
+std::string seeds_verdict(const nlohmann::json& by_groups, const char* measure, const char* what, const char* whats) {
+  if (by_groups.empty()) return "";
+  const auto range = [&](const nlohmann::json& group) {
+    const double best = group[measure]["best"], worst = group[measure]["worst"];
+    return std::pair{std::min(best, worst), std::max(best, worst)};
+  };
+  const nlohmann::json& reference = by_groups.front();
+  const long long reference_heads = reference["key_value_heads"].get<long long>();
+  const auto [low, high] = range(reference);
+  for (const nlohmann::json& group : by_groups) {
+    const auto [group_low, group_high] = range(group);
+    if (group_high < low || group_low > high) {
+      return fmt::format("with h_kv = {} every seed's {} lies {} every seed's {} with h_kv = {}",
+                         group["key_value_heads"].get<long long>(), what, group_high < low ? "below" : "above", what,
+                         reference_heads);
+    }
+  }
+  return fmt::format("the seeds cannot tell the groupings apart: each one's {} over the seeds overlap those of "
+                     "h_kv = {}",
+                     whats, reference_heads);
+}
+
+}  // namespace
+
 nlohmann::json to_json(const SeedsResult& result) {
   nlohmann::json runs = nlohmann::json::array(), by_groups = nlohmann::json::array();
   std::vector<double> seconds_per_run;
@@ -188,31 +217,12 @@ nlohmann::json to_json(const SeedsResult& result) {
                             {"worst", *std::min_element(grammatical.begin(), grammatical.end())}};
     by_groups.push_back(first);
   }
-  // Can the seeds tell the groupings apart? The book's spread rule (chapter 7's, for times), on losses: one
-  // grouping is better than the first only if every seed's loss lies below every seed's loss of the first.
-  std::string verdict;
-  if (!by_groups.empty()) {
-    const nlohmann::json& reference = by_groups.front();
-    const long long reference_heads = reference["key_value_heads"].get<long long>();
-    const double best = reference["held_out_loss"]["best"], worst = reference["held_out_loss"]["worst"];
-    verdict = fmt::format("the seeds cannot tell the groupings apart: each one's losses over the seeds overlap "
-                          "those of h_kv = {}",
-                          reference_heads);
-    for (const nlohmann::json& group : by_groups) {
-      const double group_best = group["held_out_loss"]["best"], group_worst = group["held_out_loss"]["worst"];
-      if (group_worst < best || group_best > worst) {
-        verdict = fmt::format("with h_kv = {} every seed's loss lies {} every seed's loss with h_kv = {}",
-                              group["key_value_heads"].get<long long>(), group_worst < best ? "below" : "above",
-                              reference_heads);
-        break;
-      }
-    }
-  }
   return {{"inputs", inputs_json(result.inputs)},
           {"seeds", result.inputs.seeds},
           {"runs", runs},
           {"by_key_value_heads", by_groups},
-          {"verdict", verdict},
+          {"verdict", seeds_verdict(by_groups, "held_out_loss", "loss", "losses")},
+          {"grammatical_verdict", seeds_verdict(by_groups, "grammatical", "grammatical share", "grammatical shares")},
           {"seconds", {{"per_run", seconds_per_run}, {"median", attention::median(seconds_per_run)}}}};
 }
 

@@ -487,6 +487,11 @@ class GeneratingTest(ProgramTest):
             return [row["held_out_loss"] for row in runs if row["key_value_heads"] == heads]
         apart = max(losses(1)) < min(losses(4)) or min(losses(1)) > max(losses(4))
         self.assertEqual("cannot tell" not in seeds["verdict"], apart, seeds["verdict"])
+        def shares(heads):
+            return [row["grammatical"] for row in runs if row["key_value_heads"] == heads]
+        apart = max(shares(1)) < min(shares(4)) or min(shares(1)) > max(shares(4))
+        self.assertEqual("cannot tell" not in seeds["grammatical_verdict"], apart, seeds["grammatical_verdict"])
+        self.assertIn("grammatical share", seeds["grammatical_verdict"])
         # A row of the table is that seed and h_kv trained alone.
         alone = document("--model-seed", "2", "--kv-heads", "1", "--training-steps", "50")
         self.assertEqual(alone["parameters"], runs[3]["parameters"])
