@@ -450,8 +450,12 @@
     return 'literal';
   }
 
+  // Controls are numbered in the order the page builds them, so that the page
+  // comes out the same at every load (the browser check keys its pictures on it).
+  let controlsMade = 0;
+
   function controlNode(control, onChange) {
-    const id = `control-${Math.random().toString(36).slice(2, 10)}`;
+    const id = `control-${++controlsMade}`;
     const label = element('label', { for: id, text: control.label });
     let input;
     if (control.type === 'select') {

@@ -46,10 +46,14 @@
 // 10 s for the API page, on this book's 2-core machine). So captures are kept
 // in the book's cache, under a hash of everything the picture is made from:
 // the page's address, the width and scheme, Chromium's version, this file,
-// and the content of every local file the page loaded (its HTML, styles,
-// scripts, figures, the WebAssembly module). A page none of whose files
-// changed is not captured again; its picture is copied from the cache. Every
-// check above still runs on every page. The cache is the folder screenshots/
+// the content of every local file the page loaded (its HTML, styles,
+// scripts, figures, fonts) and the page as its scripts left it at the moment
+// of the capture (its serialised DOM: every number and mark the interactive
+// figures drew). The WebAssembly module is not in the key: it changes with
+// any chapter's C++, and what it computes for a page is in that page's DOM.
+// A page whose files and drawing did not change is not captured again; its
+// picture is copied from the cache. Every check above still runs on every
+// page. The cache is the folder screenshots/
 // of the book's cache, which tools/cached_command.py finds and prunes ($BOOK_CACHE_DIR,
 // else $XDG_CACHE_HOME/attention-compiled or ~/.cache/attention-compiled;
 // files not used for 14 days are removed). The system's fonts are not in the
@@ -637,8 +641,29 @@ function requestedFile(urlStr, ctx) {
   return null;
 }
 
+// The page as its scripts drew it, without what differs from load to load and is not the page's content: the
+// address the check serves the book from, what the theme sets as the page scrolls (the classes scroll-current,
+// scrolled, active and show-back-to-top, an emptied style), how many times the figures updated and how long the
+// last update took (data-updates, data-milliseconds) and a time the page measured and shows
+// (a data-measured number: a picture kept from an earlier load shows an earlier measurement).
+const SCROLL_CLASSES = new Set(['scroll-current', 'scrolled', 'active', 'show-back-to-top']);
+function drawnPage(html, origin) {
+  return html
+    .split(origin).join('')
+    .replace(/ class="([^"]*)"/g, (_, classes) => {
+      const kept = classes.split(/\s+/).filter((name) => name && !SCROLL_CLASSES.has(name));
+      return kept.length ? ` class="${kept.join(' ')}"` : '';
+    })
+    .replace(/ style=""/g, '')
+    .replace(/ data-(milliseconds|updates)="[^"]*"/g, '')
+    .replace(/(<[^>]* data-measured="[^"]*")[^>]*>[^<]*</g, '$1><');
+}
+
+// The page's module: the chapters' C++ compiled to WebAssembly (docs/CMakeLists.txt).
+const PAGE_MODULE = path.join('_static', 'page', 'book_module.js');
+
 // The cache key of one picture: what it is made from (see the top of this file).
-function screenshotKey(ctx, { url, requested, width, scheme }) {
+function screenshotKey(ctx, { url, requested, width, scheme, drawn }) {
   const hash = crypto.createHash('sha256');
   // The page by its file in the site, as each file it asked for below: a clone in another folder takes the same
   // picture, whether the page was served or opened as a file.
@@ -650,9 +675,12 @@ function screenshotKey(ctx, { url, requested, width, scheme }) {
     if (address.startsWith('data:')) { parts.push(address); continue; }
     if (address.startsWith('blob:')) continue;
     const file = requestedFile(address, ctx);
-    parts.push(file ? `${path.relative(ctx.root, file)} ${hashFile(file)}` : address);
+    const name = file ? path.relative(ctx.root, file) : null;
+    if (name === PAGE_MODULE) { parts.push(name); continue; }  // what it computed is in `drawn`
+    parts.push(file ? `${name} ${hashFile(file)}` : address);
   }
   for (const part of parts.sort()) hash.update(`${part}\n`);
+  hash.update(drawn);
   return hash.digest('hex');
 }
 
@@ -772,8 +800,15 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
     // background tab's full-page capture comes out garbled. Light, then dark.
     await oneAtATime(async () => {
       await page.bringToFront();
-      const picture = (scheme, file) =>
-        screenshotCached(page, ctx, { key: screenshotKey(ctx, { url, requested, width, scheme }), file, stats: ctx.screenshots });
+      const picture = async (scheme, file) => {
+        // From the top of the page, as a reader arrives: the checks above scrolled it, and the theme draws a
+        // scrolled page with a button (back to top) that a full-page picture would show.
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.waitForTimeout(100);
+        const drawn = drawnPage(await page.content(), ctx.origin);
+        const key = screenshotKey(ctx, { url, requested, width, scheme, drawn });
+        await screenshotCached(page, ctx, { key, file, stats: ctx.screenshots });
+      };
       if (!width) {
         await picture('light', shot);
         return;
