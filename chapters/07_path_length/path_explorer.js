@@ -44,7 +44,7 @@
   Book.figure('path_explorer', {
     program: 'path_length',
     controls: [
-      { name: 'n', label: 'sequence length n (--n)', type: 'range', flag: '--n', min: 1, max: 32, step: 1, value: 16 },
+      { name: 'n', label: 'sequence length n (--n)', type: 'range', flag: '--n', min: 1, max: 64, step: 1 },
       { name: 'kernel', label: 'kernel width k (--kernel)', type: 'range', flag: '--kernel', min: 3, max: 15, step: 2 },
       { name: 'radius', label: 'radius R (--radius)', type: 'range', flag: '--radius', min: 1, max: 8, step: 1 },
       { name: 'd', label: 'width d (--d)', type: 'select', flag: '--d', options: [['16', '16'], ['64', '64'], ['512', '512']] },
