@@ -105,14 +105,16 @@ void draw_and_run_the_layers(const Inputs& inputs, Result& result) {
   result.window_bias = attention::random_normal_matrix(generator, 1, c, window_scale);
 
   // clang-format off
-  // [two_layers]
+  // [one_vector_layer]
   result.sentence_vectors = attention::embedding_lookup(result.word_vectors, numbers);  // same word, same row
   result.one_outputs =                                                                // reads one vector
       attention::each_row_through_layer(result.sentence_vectors, result.one_weights, result.one_bias);
+  // [one_vector_layer]
+  // [window_layer]
   result.window_inputs = attention::windows(result.sentence_vectors, inputs.radius);  // neighbours side by side
   result.window_outputs =                                                             // reads the window
       attention::each_row_through_layer(result.window_inputs, result.window_weights, result.window_bias);
-  // [two_layers]
+  // [window_layer]
   // clang-format on
 
   for (std::size_t w = 0; w < result.distinct_words.size(); ++w) {
