@@ -642,11 +642,21 @@ function requestedFile(urlStr, ctx) {
 }
 
 // The page as its scripts drew it, without what differs from load to load and is not the page's content: the
-// address the check serves the book from, what the theme sets as the page scrolls (the classes scroll-current,
-// scrolled, active and show-back-to-top, an emptied style), how many times the figures updated and how long the
-// last update took (data-updates, data-milliseconds) and a time the page measured and shows
-// (a data-measured number: a picture kept from an earlier load shows an earlier measurement).
+// address the check serves the book from; what the theme sets as the page scrolls (the classes scroll-current,
+// scrolled, active and show-back-to-top, an emptied style); how many times the figures updated and how long the
+// last update took (data-updates, data-milliseconds); a time the page measured and shows (a data-measured
+// number); and the inside of a figure that trains a model in a worker (chapters 11, 13, 14 and 16), whose picture
+// shows one moment of a training that goes on while the page is open. A picture kept from an earlier load shows
+// an earlier measurement or moment; what every figure computes is compared with the native program on every run.
 const SCROLL_CLASSES = new Set(['scroll-current', 'scrolled', 'active', 'show-back-to-top']);
+
+// In the page: the document as its scripts left it, the figures that train in a worker emptied.
+function drawnCopy() {
+  const copy = document.documentElement.cloneNode(true);
+  for (const figure of copy.querySelectorAll('.interactive[data-runs="worker"]')) figure.replaceChildren();
+  return copy.outerHTML;
+}
+
 function drawnPage(html, origin) {
   return html
     .split(origin).join('')
@@ -805,7 +815,7 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
         // scrolled page with a button (back to top) that a full-page picture would show.
         await page.evaluate(() => window.scrollTo(0, 0));
         await page.waitForTimeout(100);
-        const drawn = drawnPage(await page.content(), ctx.origin);
+        const drawn = drawnPage(await page.evaluate(drawnCopy), ctx.origin);
         const key = screenshotKey(ctx, { url, requested, width, scheme, drawn });
         await screenshotCached(page, ctx, { key, file, stats: ctx.screenshots });
       };
