@@ -212,13 +212,14 @@ Result compute(const Inputs& inputs) {
   if (inputs.timed) result.timing = timed(inputs);
   if (inputs.drawn) {
     const std::size_t n = inputs.lengths.front();
-    // The layers of Table 1, one each; the dilated convolution's second layer,
-    // whose taps are k apart (its first is the contiguous one).
-    for (const LayerType type : {LayerType::self_attention, LayerType::recurrent, LayerType::convolution,
-                                 LayerType::dilated_convolution, LayerType::restricted_self_attention}) {
-      const std::size_t level = type == LayerType::dilated_convolution ? 1 : 0;
-      result.drawn.push_back({type, attention::dilation_at(inputs.kernel, level, n),
-                              attention::layer_graph(type, n, inputs.kernel, inputs.radius, level)});
+    // The rows of the table that are in Table 1, one layer each; the dilated
+    // convolution's second layer, whose taps are k apart (its first is the
+    // contiguous one).
+    for (const LayerRow& row : layer_rows) {
+      if (row.type == LayerType::bidirectional_recurrent) continue;  // not in Table 1
+      const std::size_t level = row.type == LayerType::dilated_convolution ? 1 : 0;
+      result.drawn.push_back({row.type, attention::dilation_at(inputs.kernel, level, n),
+                              attention::layer_graph(row.type, n, inputs.kernel, inputs.radius, level)});
     }
   }
   return result;
