@@ -23,7 +23,9 @@
     whole. A title that matches no table, or more than one, stops the build.
 
 ``.. listing:: /path/from/the/repository`` with ``:marker: name``
-    ``literalinclude`` of the lines between two ``[name]`` markers. With
+    ``literalinclude`` of the lines between two ``[name]`` markers. Markers
+    may nest: a listing leaves out the lines of the markers inside it, so a
+    few lines within a longer listing can be shown on their own. With
     ``:collapsed: <summary>``, the listing is folded behind that one line.
     With ``:numpy: numpy_file.py``, the listing shows in two tabs, C++ and
     NumPy, the NumPy tab holding the lines between the two ``# [name]``
@@ -278,6 +280,11 @@ class Output(SphinxDirective):
         return container
 
 
+# A line that is only a marker, ``// [name]`` or ``# [name]``: a listing that
+# holds a shorter one leaves its markers out.
+NESTED_MARKER = re.compile(r"^\s*(//|#)\s*\[\w+\]\s*$")
+
+
 class Listing(LiteralInclude):
     """literalinclude of the lines between two ``[marker]`` lines, dedented."""
 
@@ -304,7 +311,12 @@ class Listing(LiteralInclude):
         self.options.update({"start-after": tag, "end-before": tag, "dedent": None})
         self.options.setdefault("language", "cpp")
         self.options.setdefault("caption", path.lstrip("/"))
-        return self._fold(super().run(), summary)
+        listing = super().run()
+        for block in (node for top in listing for node in top.findall(nodes.literal_block)):
+            code = "".join(line for line in block.rawsource.splitlines(keepends=True) if not NESTED_MARKER.match(line))
+            block.rawsource = code
+            block.children = [nodes.Text(code)]
+        return self._fold(listing, summary)
 
     @staticmethod
     def _fold(listing: list[nodes.Node], summary: str | None) -> list[nodes.Node]:

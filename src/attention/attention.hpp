@@ -71,9 +71,11 @@ AttentionSteps<Scalar> scaled_dot_product_attention(const MatrixOf<Scalar>& quer
   const Scalar d_k = static_cast<Scalar>(queries.cols());
   steps.scaled_scores = options.scale ? MatrixOf<Scalar>(steps.scores / std::sqrt(d_k))
                                       : steps.scores;
+  // [mask]
   const Scalar fill = static_cast<Scalar>(options.fill);  // −∞ unless told otherwise
   steps.masked_scores = options.mask ? apply_mask(steps.scaled_scores, *options.mask, fill)
                                      : steps.scaled_scores;
+  // [mask]
   steps.weights = softmax_rows(steps.masked_scores);
   steps.output = steps.weights * values;
   // [attention]

@@ -99,6 +99,9 @@ PAGES = {
     "numpy_marker_not_checked": (".. listing:: /src/attention/scores.hpp\n   :marker: scores_pair_by_pair\n"
                                  "   :numpy: /numpy/numpy_dot_product.py\n",
                                  "the NumPy listing [scores_pair_by_pair] of /numpy/numpy_dot_product.py was not checked"),
+    "nested_markers": (".. listing:: /src/attention/attention.hpp\n   :marker: attention\n\n"
+                       ".. listing:: /src/attention/attention.hpp\n   :marker: mask\n\n"
+                       ".. toctree::\n   :hidden:\n\n   chapters/summed\n", None),
     "answers": ("Why?\n\n.. answers::\n\n   1. Because :value:`dot_product:/scores/0/2`.\n\n"
                 ".. toctree::\n\n   chapters/summed\n", None),
     "empty_answers": ("Why?\n\n.. answers::\n", "index.rst:6: answers: has no content"),
@@ -148,6 +151,20 @@ class BuildFailsOnMissingInputs(unittest.TestCase):
         self.assertIn("return queries * keys.transpose();", html.unescape(text))  # the C++ tab, shown
         self.assertRegex(page_html, r'<div[^>]*aria-labelledby="tab-0-TnVtUHk="[^>]*hidden="true"')  # NumPy: hidden
         self.assertIn("return queries @ keys.T", html.unescape(text))
+
+    def test_a_listing_leaves_out_the_markers_of_a_listing_inside_it(self):
+        """attention.hpp's [attention] holds [mask]: the longer listing has the masked lines but not their markers,
+        and the shorter one has those lines alone."""
+        page_html = self.check("nested_markers")
+        listings = [html.unescape(re.sub(r"<[^>]+>", "", block))
+                    for block in re.findall(r'<div class="highlight"><pre>(.*?)</pre>', page_html, re.S)]
+        self.assertEqual(len(listings), 2)
+        whole, mask = listings
+        self.assertNotIn("[mask]", whole)
+        self.assertIn(mask, whole)
+        self.assertTrue(whole.startswith("steps.scores = scores(queries, keys);"), whole)
+        self.assertEqual(mask.count("\n"), 3, mask)
+        self.assertTrue(mask.startswith("const Scalar fill"), mask)
 
     def test_the_page_loads_nothing_from_outside(self):
         """The tabs' and copy buttons' scripts and styles come from the book's own _static folder."""
