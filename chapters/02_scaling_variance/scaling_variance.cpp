@@ -164,10 +164,14 @@ nlohmann::json to_json(const Result& result) {
                          {"mean_raw", row.mean_raw},
                          {"var_raw", row.var_raw},
                          {"sd_raw", std::sqrt(row.var_raw)},
+                         // The gap q·k₁ − q·k₂ between two scores: d_k products of variance 2
+                         {"sd_gap_theory", std::sqrt(2.0 * static_cast<double>(row.width))},
                          {"var_theory", row.width},
                          {"var_scaled", row.var_scaled},
                          {"var_scaled_theory", 1},
-                         {"var_scaled_sd", row.var_scaled_sd}});
+                         {"var_scaled_sd", row.var_scaled_sd},
+                         // How many typical swings the scaled variance lies from its theory, 1, either way
+                         {"swings_from_theory", std::abs(row.var_scaled - 1.0) / row.var_scaled_sd}});
   }
   return {
       {"seed", result.inputs.seed},

@@ -93,6 +93,9 @@ class AgreesWithNumPy(ProgramTest):
                 self.assertTrue(math.isclose(row["var_raw"], variance, rel_tol=1e-9), (row["var_raw"], variance))
                 self.assertTrue(math.isclose(row["var_scaled"], scaled, rel_tol=1e-9), (row["var_scaled"], scaled))
                 self.assertEqual(row["sd_raw"], math.sqrt(row["var_raw"]))
+                self.assertEqual(row["sd_gap_theory"], math.sqrt(2 * width))
+                swing = math.sqrt((2 + 6 / width) / samples)
+                self.assertAlmostEqual(row["swings_from_theory"], abs(scaled - 1) / swing, delta=1e-6)
                 self.assertEqual(row["var_theory"], width)
                 self.assertEqual(row["var_scaled_theory"], 1)
                 self.assertAlmostEqual(row["var_scaled_sd"], math.sqrt((2 + 6 / width) / samples), delta=1e-15)
@@ -100,6 +103,28 @@ class AgreesWithNumPy(ProgramTest):
 
     def test_the_published_run(self):
         self.assert_agrees(1, 4000, [2, 64, 512])
+
+    def test_the_published_seeds_lie_between_one_and_two_swings_below_1(self):
+        """The chapter counts swings at the widest d_k: seed 1 and seed 2 each lie more than one typical swing
+        below 1 and less than two, both the same way. Counted here from NumPy's variances."""
+        for seed in (1, 2):
+            document = run_json("--seed", str(seed), "--samples", "4000", "--dk", "2,64,512")
+            expected, _ = experiment(seed, 4000, [2, 64, 512])
+            scaled = expected[2][3]
+            swings = (1 - scaled) / math.sqrt((2 + 6 / 512) / 4000)
+            with self.subTest(seed=seed):
+                self.assertTrue(1 < swings < 2, swings)
+                self.assertAlmostEqual(document["rows"][2]["swings_from_theory"], swings, delta=1e-6)
+
+    def test_the_gap_between_two_scores_has_variance_two_d_k(self):
+        """What sd_gap_theory rests on, drawn in NumPy: q·k₁ − q·k₂ for one query and two independent keys has
+        variance 2·d_k. The measured variance over 40,000 draws lands within 5 of its standard errors, √(2/N)
+        relative for a normal variable (about 0.7 % here; the gap is a sum of 64 products, close to normal)."""
+        rng = np.random.default_rng(2)
+        width, draws = 64, 40_000
+        q, k1, k2 = (rng.standard_normal((draws, width)) for _ in range(3))
+        gaps = np.einsum("ij,ij->i", q, k1) - np.einsum("ij,ij->i", q, k2)
+        self.assertLess(abs(gaps.var() / (2 * width) - 1), 5 * math.sqrt(2 / draws))
 
     def test_other_seeds_sizes_and_widths(self):
         for seed, samples, widths in [(2, 4000, [2, 64, 512]), (0, 300, [1, 3, 17, 100]), (4294967295, 50, [7]),
