@@ -564,6 +564,7 @@
     let programDefaults = {};  // the program's defaults, flag → text, once asked for
     let module = null;
     let loaded = false;  // the plotting library (and the module, if the page calls it) has loaded
+    let drawnWidth = null;  // the width of the figure's box when it was last drawn
     let worker = definition.worker ? startWorker() : null;
     root.dataset.runs = worker ? 'worker' : 'page';
 
@@ -640,6 +641,8 @@
       } else {
         showError(null);
         root.classList.remove('interactive-has-error');
+        drawnWidth = root.clientWidth;
+        root.dataset.drawnWidth = String(drawnWidth);
         definition.render(response.json, view, current);
         root.dataset.state = 'ready';
       }
@@ -715,11 +718,16 @@
       if (status) status.textContent = `The interactive figure could not start: ${failure.message}`;
       root.dataset.state = 'error';
     });
+    // A figure is drawn to fit its box, so it is drawn again when the box's width changes: the window was
+    // resized, or the page's scrollbar came or went as the page grew.
     let resizing = null;
-    window.addEventListener('resize', () => {
+    new ResizeObserver(() => {
+      if (drawnWidth === null || root.clientWidth === drawnWidth) return;
       clearTimeout(resizing);
-      resizing = setTimeout(() => { if (root.dataset.state === 'ready') schedule(); }, 150);
-    });
+      resizing = setTimeout(() => {
+        if (root.dataset.state === 'ready' && root.clientWidth !== drawnWidth) schedule();
+      }, 150);
+    }).observe(root);
   }
 
   const pending = [];

@@ -75,6 +75,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import http from 'node:http';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -92,7 +93,11 @@ const PAGE_TIMEOUT_MS = 30_000;     // budget for loading one page, and for one 
 const CHECK_TIMEOUT_MS = 360_000;   // whole budget for one page's check (screenshots wait their turn)
 const SCREENSHOT_TIMEOUT_MS = 120_000;  // a full-page capture of the 28,000 px API page is slow on a busy machine
 const IMAGE_TIMEOUT_MS = 10_000;    // wait for <img> loads after scrolling
-const CONCURRENCY = 3;             // pages checked side by side; screenshots still one at a time
+const FIGURES_TIMEOUT_MS = 15_000;  // wait for the interactive figures to be drawn before the pictures
+// Pages checked side by side (screenshots still one at a time): one per processor, at most 3. On a 2-processor
+// machine, 3 kept both busy with Chromium's processes competing, and cost more processor time than 2 for a
+// check no quicker (README, "The browser check"). BOOK_BROWSER_PAGES=N sets it, to measure.
+const CONCURRENCY = Number(process.env.BOOK_BROWSER_PAGES) || Math.min(3, os.availableParallelism());
 const EXCLUDED_FILES = new Set(['genindex.html', 'search.html', 'py-modindex.html']);
 const EXCLUDED_DIRS = new Set(['_static', '_sources', '_images']);
 const FILE_ENTRY = 'index.html (file://)';
@@ -370,6 +375,15 @@ function checkLink(root, url) {
 // In-page probes (run inside Chromium)
 // ---------------------------------------------------------------------------
 
+// Every interactive figure drawn at the width its box now has, or showing its error. A figure that trains in a
+// worker goes on drawing; its first drawing is enough.
+function figuresSettled() {
+  return [...document.querySelectorAll('div.interactive')].every((root) =>
+    root.dataset.state === 'error' ||
+    (root.dataset.drawnWidth !== undefined &&
+      (root.dataset.runs === 'worker' || (root.dataset.state === 'ready' && Number(root.dataset.drawnWidth) === root.clientWidth))));
+}
+
 // Scroll through the page so lazy images start loading, then wait (bounded)
 // for every <img> to settle and report the ones that did not load.
 async function probeImages(timeoutMs) {
@@ -645,15 +659,19 @@ function requestedFile(urlStr, ctx) {
 // address the check serves the book from; what the theme sets as the page scrolls (the classes scroll-current,
 // scrolled, active and show-back-to-top, an emptied style); how many times the figures updated and how long the
 // last update took (data-updates, data-milliseconds); a time the page measured and shows (a data-measured
-// number); and the inside of a figure that trains a model in a worker (chapters 11, 13, 14 and 16), whose picture
-// shows one moment of a training that goes on while the page is open. A picture kept from an earlier load shows
+// number); and the inside and the data- attributes of a figure that trains a model in a worker (chapters 11, 13,
+// 14 and 16), whose picture shows one moment of a training that goes on while the page is open. A picture kept from an earlier load shows
 // an earlier measurement or moment; what every figure computes is compared with the native program on every run.
 const SCROLL_CLASSES = new Set(['scroll-current', 'scrolled', 'active', 'show-back-to-top']);
 
-// In the page: the document as its scripts left it, the figures that train in a worker emptied.
+// In the page: the document as its scripts left it, the figures that train in a worker emptied, and stripped of
+// what their training sets on them (data-state, busy or ready, and the arguments of the step drawn last).
 function drawnCopy() {
   const copy = document.documentElement.cloneNode(true);
-  for (const figure of copy.querySelectorAll('.interactive[data-runs="worker"]')) figure.replaceChildren();
+  for (const figure of copy.querySelectorAll('.interactive[data-runs="worker"]')) {
+    figure.replaceChildren();
+    for (const { name } of [...figure.attributes]) if (name.startsWith('data-') && name !== 'data-figure') figure.removeAttribute(name);
+  }
   return copy.outerHTML;
 }
 
@@ -808,6 +826,10 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
 
     // Full-page screenshots, one at a time and of the tab in front: a
     // background tab's full-page capture comes out garbled. Light, then dark.
+    // The figures drawn, at the width of their box (a figure drawn before the page's scrollbar came is drawn
+    // again): the pictures show what a reader sees once the page has settled. A figure that never settles is
+    // the interactive check's to report, below; the pictures do not wait for it past the timeout.
+    await page.waitForFunction(figuresSettled, null, { timeout: FIGURES_TIMEOUT_MS }).catch(() => {});
     await oneAtATime(async () => {
       await page.bringToFront();
       const picture = async (scheme, file) => {
