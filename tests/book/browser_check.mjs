@@ -96,7 +96,7 @@ const IMAGE_TIMEOUT_MS = 10_000;    // wait for <img> loads after scrolling
 const FIGURES_TIMEOUT_MS = 15_000;  // wait for the interactive figures to be drawn before the pictures
 // Pages checked side by side (screenshots still one at a time): one per processor, at most 3. On a 2-processor
 // machine, 3 kept both busy with Chromium's processes competing, and cost more processor time than 2 for a
-// check no quicker (README, "The browser check"). BOOK_BROWSER_PAGES=N sets it, to measure.
+// check no quicker (README, under tools/run-tests). BOOK_BROWSER_PAGES=N sets it, to measure.
 const CONCURRENCY = Number(process.env.BOOK_BROWSER_PAGES) || Math.min(3, os.availableParallelism());
 const EXCLUDED_FILES = new Set(['genindex.html', 'search.html', 'py-modindex.html']);
 const EXCLUDED_DIRS = new Set(['_static', '_sources', '_images']);
@@ -660,8 +660,9 @@ function requestedFile(urlStr, ctx) {
 // scrolled, active and show-back-to-top, an emptied style); how many times the figures updated and how long the
 // last update took (data-updates, data-milliseconds); a time the page measured and shows (a data-measured
 // number); and the inside and the data- attributes of a figure that trains a model in a worker (chapters 11, 13,
-// 14 and 16), whose picture shows one moment of a training that goes on while the page is open. A picture kept from an earlier load shows
-// an earlier measurement or moment; what every figure computes is compared with the native program on every run.
+// 14 and 16), whose picture shows one moment of a training that goes on while the page is open. A picture kept
+// from an earlier load shows an earlier measurement or moment; what every figure computes is compared with the
+// native program on every run.
 const SCROLL_CLASSES = new Set(['scroll-current', 'scrolled', 'active', 'show-back-to-top']);
 
 // In the page: the document as its scripts left it, the figures that train in a worker emptied, and stripped of
