@@ -720,11 +720,14 @@
     });
     // A figure is drawn to fit its box, so it is drawn again when the box's width changes: the window was
     // resized, or the page's scrollbar came or went as the page grew.
+    // data-resizing is there while a redraw waits for the width to settle.
     let resizing = null;
     new ResizeObserver(() => {
       if (drawnWidth === null || root.clientWidth === drawnWidth) return;
       clearTimeout(resizing);
+      root.dataset.resizing = '';
       resizing = setTimeout(() => {
+        delete root.dataset.resizing;
         if (root.dataset.state === 'ready' && root.clientWidth !== drawnWidth) schedule();
       }, 150);
     }).observe(root);

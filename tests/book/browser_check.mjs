@@ -375,13 +375,16 @@ function checkLink(root, url) {
 // In-page probes (run inside Chromium)
 // ---------------------------------------------------------------------------
 
-// Every interactive figure drawn at the width its box now has, or showing its error. A figure that trains in a
-// worker goes on drawing; its first drawing is enough.
+// Every interactive figure drawn at the width its box now has, with no redraw waiting for a width to settle
+// (data-resizing), or showing its error. A figure that trains in a worker goes on drawing; its first drawing is
+// enough.
 function figuresSettled() {
   return [...document.querySelectorAll('div.interactive')].every((root) =>
     root.dataset.state === 'error' ||
     (root.dataset.drawnWidth !== undefined &&
-      (root.dataset.runs === 'worker' || (root.dataset.state === 'ready' && Number(root.dataset.drawnWidth) === root.clientWidth))));
+      (root.dataset.runs === 'worker' ||
+        (root.dataset.state === 'ready' && root.dataset.resizing === undefined &&
+          Number(root.dataset.drawnWidth) === root.clientWidth))));
 }
 
 // Scroll through the page so lazy images start loading, then wait (bounded)
@@ -827,10 +830,12 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
 
     // Full-page screenshots, one at a time and of the tab in front: a
     // background tab's full-page capture comes out garbled. Light, then dark.
-    // The figures drawn, at the width of their box (a figure drawn before the page's scrollbar came is drawn
-    // again): the pictures show what a reader sees once the page has settled. A figure that never settles is
-    // the interactive check's to report, below; the pictures do not wait for it past the timeout.
-    await page.waitForFunction(figuresSettled, null, { timeout: FIGURES_TIMEOUT_MS }).catch(() => {});
+    // Each picture waits for the figures to be drawn at the width of their box (a figure drawn before the
+    // page's scrollbar came, or while switching the scheme took it away for a moment, is drawn again): the
+    // pictures show what a reader sees once the page has settled. A figure that never settles is the
+    // interactive check's to report, below; the pictures do not wait for it past the timeout.
+    const figuresDrawn = () => page.waitForFunction(figuresSettled, null, { timeout: FIGURES_TIMEOUT_MS }).catch(() => {});
+    await figuresDrawn();
     await oneAtATime(async () => {
       await page.bringToFront();
       const picture = async (scheme, file) => {
@@ -838,6 +843,7 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
         // scrolled page with a button (back to top) that a full-page picture would show.
         await page.evaluate(() => window.scrollTo(0, 0));
         await page.waitForTimeout(100);
+        await figuresDrawn();
         const drawn = drawnPage(await page.evaluate(drawnCopy), ctx.origin);
         const key = screenshotKey(ctx, { url, requested, width, scheme, drawn });
         await screenshotCached(page, ctx, { key, file, stats: ctx.screenshots });
