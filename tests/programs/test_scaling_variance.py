@@ -44,6 +44,11 @@ def experiment(seed: int, samples: int, widths: list[int]):
     return rows, dot_products
 
 
+def typical_swing(width: int, samples: int) -> float:
+    """How far the scaled variance typically lands from 1 over seeds, in theory: √((2 + 6/d_k) / N)."""
+    return math.sqrt((2 + 6 / width) / samples)
+
+
 class Reimplementation(unittest.TestCase):
     """The NumPy stream itself, against the JavaScript test vector of tests/unit/test_random.cpp."""
 
@@ -94,11 +99,11 @@ class AgreesWithNumPy(ProgramTest):
                 self.assertTrue(math.isclose(row["var_scaled"], scaled, rel_tol=1e-9), (row["var_scaled"], scaled))
                 self.assertEqual(row["sd_raw"], math.sqrt(row["var_raw"]))
                 self.assertEqual(row["sd_gap_theory"], math.sqrt(2 * width))
-                swing = math.sqrt((2 + 6 / width) / samples)
-                self.assertAlmostEqual(row["swings_from_theory"], abs(scaled - 1) / swing, delta=1e-6)
+                self.assertAlmostEqual(row["swings_from_theory"], abs(scaled - 1) / typical_swing(width, samples),
+                                       delta=1e-6)
                 self.assertEqual(row["var_theory"], width)
                 self.assertEqual(row["var_scaled_theory"], 1)
-                self.assertAlmostEqual(row["var_scaled_sd"], math.sqrt((2 + 6 / width) / samples), delta=1e-15)
+                self.assertAlmostEqual(row["var_scaled_sd"], typical_swing(width, samples), delta=1e-15)
         return document, dot_products
 
     def test_the_published_run(self):
@@ -111,7 +116,7 @@ class AgreesWithNumPy(ProgramTest):
             document = run_json("--seed", str(seed), "--samples", "4000", "--dk", "2,64,512")
             expected, _ = experiment(seed, 4000, [2, 64, 512])
             scaled = expected[2][3]
-            swings = (1 - scaled) / math.sqrt((2 + 6 / 512) / 4000)
+            swings = (1 - scaled) / typical_swing(512, 4000)
             with self.subTest(seed=seed):
                 self.assertTrue(1 < swings < 2, swings)
                 self.assertAlmostEqual(document["rows"][2]["swings_from_theory"], swings, delta=1e-6)
