@@ -87,15 +87,29 @@ def program_hash(program: pathlib.Path) -> str:
 _pruned = functools.cache(folder_of)  # each folder made and pruned once per process
 
 
+def answer_path(folder: str, program, question) -> pathlib.Path:
+    """Where the answer to @p question (JSON) asked of these bytes of @p program is kept, in the cache's
+    folder @p folder (made, and pruned, if need be). Raises OSError where there is no cache to be had."""
+    name = hashlib.sha256(json.dumps([program_hash(program), question]).encode()).hexdigest()
+    return _pruned(folder) / f"{name}.json"
+
+
+def keep_answer(path: pathlib.Path, result) -> None:
+    """Keeps @p result (JSON) at @p path, from answer_path()."""
+    try:
+        store(path, json.dumps(result).encode())
+    except OSError as error:  # a cache that cannot be written only costs time
+        print(f"cached_command.py: not cached: {error}", file=sys.stderr)
+
+
 def program_answer(folder: str, program, question, answer, keep=lambda result: True, again=False):
     """What answer() gives for @p question (JSON) asked of @p program: read from the
     cache's folder @p folder if the same bytes of the program were asked the same
     before (and not @p again), else computed, and kept there if keep(result). The
     result is JSON (lists, dictionaries, strings, numbers). Returns (result,
     whether it was read)."""
-    name = hashlib.sha256(json.dumps([program_hash(program), question]).encode()).hexdigest()
     try:
-        kept = _pruned(folder) / f"{name}.json"
+        kept = answer_path(folder, program, question)
     except OSError:  # no cache to be had: only costs time
         return answer(), False
     if kept.is_file() and not again:
@@ -103,10 +117,7 @@ def program_answer(folder: str, program, question, answer, keep=lambda result: T
         return json.loads(kept.read_text()), True
     result = answer()
     if keep(result):
-        try:
-            store(kept, json.dumps(result).encode())
-        except OSError as error:  # a cache that cannot be written only costs time
-            print(f"cached_command.py: not cached: {error}", file=sys.stderr)
+        keep_answer(kept, result)
     return result, False
 
 

@@ -2,13 +2,18 @@
 and checking that bad input is refused the way the book promises (one line on
 stderr naming the flag, exit status 2, nothing on stdout)."""
 import atexit
+import functools
 import json
 import os
+import pathlib
 import socket
 import subprocess
 import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
+import cached_command  # noqa: E402  (the book's cache: where it is, how it is pruned and written)
 
 PROGRAM = os.environ.get("BOOK_PROGRAM", "")
 # The sanitizer build's programs serve many runs from one start
@@ -82,14 +87,67 @@ WIDE_PROCESSOR_NAME = ("Intel(R) Xeon(R) Platinum 8488C Processor with a Name Lo
                        + "X" * 120 + " @ 9.99GHz")
 
 
-def run_program(program: str, arguments, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Runs @p program with @p arguments, capturing its output as text: a
-    process of its own, or a child of its run server (USE_RUN_SERVER)."""
-    if not USE_RUN_SERVER:
-        return start_program(program, arguments, timeout)
+def serve(program: str, arguments, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Runs @p program with @p arguments as a child of its run server, capturing its output as text."""
     if program not in _servers:
         _servers[program] = RunServer(program)
     return _servers[program].run(arguments, timeout)
+
+
+# What a program's run may depend on besides its bytes and its arguments: the environment variables it
+# reads (src/attention/stopwatch.hpp, chapters/12_fast_attention) or the sanitizers read, and the machine
+# it reads about (its processor's name, its processors, its caches: src/attention/tile_shape.hpp).
+RUN_ENVIRONMENT = ("BOOK_PROCESSOR_NAME", "BOOK_PEAK_GFLOPS", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS")
+
+
+@functools.cache
+def machine() -> list:
+    """The machine as a program may see it, for a kept run's key."""
+    names = [line for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")]
+    caches = sorted(str(path) + "=" + path.read_text().strip()
+                    for path in pathlib.Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"))
+    sizes = [os.sysconf(name) if name in os.sysconf_names else None
+             for name in ("SC_LEVEL1_DCACHE_SIZE", "SC_LEVEL2_CACHE_SIZE")]
+    return [names[:1], len(os.sched_getaffinity(0)), os.cpu_count(), caches, sizes]
+
+
+def run_context() -> list:
+    """What a sanitized run's answer depends on besides the program's bytes and the question asked."""
+    return [machine(), [[name, os.environ.get(name)] for name in RUN_ENVIRONMENT]]
+
+
+def keeps_its_answer(arguments) -> bool:
+    """Whether a run's answer may be kept: not if an argument names a file or a folder (its content, or
+    what the run writes there, is not in the key)."""
+    return not any("/" in argument or os.path.exists(argument) for argument in arguments)
+
+
+def passed_cleanly(answer: dict) -> bool:
+    """A run worth keeping: it ended as the book's programs end (0, or 2 for bad input), no sanitizer spoke."""
+    return answer["returncode"] in (0, 2) and "Sanitizer" not in answer["stderr"] \
+        and "runtime error" not in answer["stderr"]
+
+
+def run_program(program: str, arguments, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Runs @p program with @p arguments, capturing its output as text: a
+    process of its own, or, in the sanitizer build (USE_RUN_SERVER), a child of
+    its run server. There a run that the same bytes of the program made
+    before, with the same arguments, on this machine, is read back from the
+    book's cache (the folder sanitized-runs/ of tools/cached_command.py)
+    instead of run again: the `ci` build runs every one of them, and any
+    change to a program is another key, so the sanitizers check every run of
+    a changed program. A run that failed or named a file is not kept."""
+    if not USE_RUN_SERVER:
+        return start_program(program, arguments, timeout)
+    if not keeps_its_answer(arguments):
+        return serve(program, arguments, timeout)
+
+    def answer() -> dict:
+        served = serve(program, arguments, timeout)
+        return {"returncode": served.returncode, "stdout": served.stdout, "stderr": served.stderr}
+    kept, _ = cached_command.program_answer("sanitized-runs", program, [run_context(), list(arguments)], answer,
+                                            keep=passed_cleanly)
+    return subprocess.CompletedProcess([program, *arguments], kept["returncode"], kept["stdout"], kept["stderr"])
 
 
 def on_a_terminal(program: str, arguments, timeout: float = 120) -> tuple[int, str, str]:

@@ -20,13 +20,15 @@ runs a program again whenever it changes), so each run is not started a second
 time here. Elsewhere (the sanitizer build, which renders nothing) the program
 runs.
 
-Where the book was rendered, page_call's answers are also kept in the book's cache (the folder
+page_call's answers are also kept in the book's cache (the folder
 page-answers/ of tools/cached_command.py), under a hash of page_call's own bytes
 and the call: a later run with the same page_call (a fresh clone builds the
 same bytes from the same sources) compares the same answers without computing
 them again; the trainings of chapters 11 and 13 to 16 are most of this test's
 time. A page_call changed in any way (any chapter's computation is in it) is
-another key."""
+another key. Under the sanitizers the key also holds what a run may read
+besides its arguments (harness.run_context()), and an answer is kept only once
+page_call has exited cleanly: a leak shows only then."""
 import json
 import os
 import pathlib
@@ -36,7 +38,7 @@ import subprocess
 import sys
 import unittest
 
-from harness import run_program, start_program
+from harness import run_context, run_program, start_program
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
 import cached_command  # noqa: E402  (the book's cache: where it is, how it is pruned and written)
@@ -63,18 +65,27 @@ class PageCall:
     this test's time under the sanitizers. It must print nothing on stderr and
     exit with status 0 (checked by finish())."""
 
-    def __init__(self, use_cache: bool = False):
+    def __init__(self):
         self.process = subprocess.Popen([PAGE_CALL, "--each"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, text=True)
-        self.use_cache = use_cache
+        self.unchecked = []  # (where, answer): under the sanitizers, kept once the process exits cleanly
 
     def __call__(self, name, arguments) -> dict:
         """page_call's answer, from the cache if these bytes of page_call gave it before (see the top)."""
-        if not self.use_cache:
-            return self.ask(name, arguments)
-        answer, _ = cached_command.program_answer("page-answers", PAGE_CALL, [name, list(arguments)],
-                                                  lambda: self.ask(name, arguments),
-                                                  keep=lambda answer: answer.get("status") in (0, 2))
+        if not SLOW:
+            answer, _ = cached_command.program_answer("page-answers", PAGE_CALL, [name, list(arguments)],
+                                                      lambda: self.ask(name, arguments),
+                                                      keep=lambda answer: answer.get("status") in (0, 2))
+            return answer
+        # A leak shows only when the process exits (finish()): until then no answer is known to be clean.
+        question = [name, list(arguments), run_context()]
+        answer, read = cached_command.program_answer("page-answers", PAGE_CALL, question,
+                                                     lambda: self.ask(name, arguments), keep=lambda answer: False)
+        if not read and answer.get("status") in (0, 2):
+            try:
+                self.unchecked.append((cached_command.answer_path("page-answers", PAGE_CALL, question), answer))
+            except OSError:  # no cache to be had: only costs time
+                pass
         return answer
 
     def ask(self, name, arguments) -> dict:
@@ -90,6 +101,8 @@ class PageCall:
         _, stderr = self.process.communicate(timeout=120)
         if self.process.returncode != 0 or stderr:
             raise AssertionError(f"page_call --each: status {self.process.returncode}, stderr {stderr!r}")
+        for where, answer in self.unchecked:
+            cached_command.keep_answer(where, answer)
 
 
 def canonical(document) -> str:
@@ -131,7 +144,7 @@ class PageEntry(unittest.TestCase):
         listed = start_program(PAGE_CALL, ["--list"], timeout=120)
         assert listed.returncode == 0, listed.stderr
         cls.programs = listed.stdout.split()
-        cls.page_call = PageCall(use_cache=OUTPUTS is not None)
+        cls.page_call = PageCall()
 
     @classmethod
     def tearDownClass(cls):
