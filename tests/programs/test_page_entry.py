@@ -36,7 +36,9 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 import unittest
+from unittest import mock
 
 from harness import run_context, run_program, start_program
 
@@ -274,6 +276,48 @@ class PageEntry(unittest.TestCase):
                 self.assertEqual(answer, {"status": 2, "error": printed.stderr[len(prefix):-1]})
                 checked += 1
         self.assertGreaterEqual(checked, 8)
+
+
+# A stand-in for page_call --each: answers every call with status 0, then exits with STATUS, writing STDERR.
+STAND_IN = """import sys
+for line in sys.stdin:
+    print('{"status": 0, "json": {}}', flush=True)
+sys.stderr.write(STDERR)
+sys.exit(STATUS)
+"""
+
+
+class KeptUnderTheSanitizers(unittest.TestCase):
+    """Under the sanitizers, page_call's answers are kept only once it has exited cleanly."""
+
+    def answers_kept(self, status: int, stderr: str) -> list:
+        with tempfile.TemporaryDirectory() as folder:
+            script = pathlib.Path(folder) / "page_call"
+            script.write_text(f"#!{sys.executable}\nSTATUS, STDERR = {status}, {stderr!r}\n{STAND_IN}")
+            script.chmod(0o755)
+            with mock.patch.dict(os.environ, {"BOOK_CACHE_DIR": folder}), \
+                    mock.patch(f"{__name__}.PAGE_CALL", str(script)), mock.patch(f"{__name__}.SLOW", True):
+                cached_command._pruned.cache_clear()
+                cached_command.program_hash.cache_clear()
+                try:
+                    page_call = PageCall()
+                    self.assertEqual(page_call("softmax", ["--json"]), {"status": 0, "json": {}})
+                    kept = pathlib.Path(folder) / "page-answers"
+                    self.assertEqual(list(kept.glob("*.json")), [])  # not before page_call has exited
+                    try:
+                        page_call.finish()
+                    except AssertionError:
+                        pass
+                    return list(kept.glob("*.json"))
+                finally:
+                    cached_command._pruned.cache_clear()
+                    cached_command.program_hash.cache_clear()
+
+    def test_an_answer_is_kept_once_page_call_exits_cleanly(self):
+        self.assertEqual(len(self.answers_kept(0, "")), 1)
+
+    def test_no_answer_is_kept_when_page_call_reports_a_leak(self):
+        self.assertEqual(self.answers_kept(23, "==1==ERROR: LeakSanitizer: detected memory leaks"), [])
 
 
 if __name__ == "__main__":
