@@ -40,10 +40,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from harness import run_context, run_program, start_program
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
-import cached_command  # noqa: E402  (the book's cache: where it is, how it is pruned and written)
+from harness import cached_command, run_context, run_program, start_program
 
 PAGE_CALL = os.environ.get("BOOK_PAGE_CALL", "")
 # Under the sanitizers (every memory access checked, about 25 times slower) the runs that take long, chapter 11's trainings, are left
