@@ -4,9 +4,13 @@ for every run that times nothing (untimed.stamp), and what is made from a timed
 chapter's numbers (its figures, its NumPy checks) waits for every timed run
 (timed.stamp). So nothing else of the build shares the machine with a timed run,
 and tools/capture_run.py can keep its timings. A run that times nothing waits
-for neither: it runs while the compiler works."""
+for neither: it runs while the compiler works. A timed run waits for every
+program and library of the book (book_compiled), and the test programs, which
+the book does not need, wait for every run: tools/build-book compiles none of
+them, and a build of everything compiles them after the runs."""
 import json
 import os
+import re
 import subprocess
 import unittest
 from pathlib import Path
@@ -21,13 +25,21 @@ def inputs_of(output: str) -> set[str]:
     result = subprocess.run(["ninja", "-C", str(BUILD), "-t", "query", output], capture_output=True, text=True,
                             timeout=60, check=True)
     lines = result.stdout.splitlines()
-    start = lines.index("  input: CUSTOM_COMMAND") + 1
+    start = next(index for index, line in enumerate(lines) if line.startswith("  input: ")) + 1
     inputs = set()
     for line in lines[start:]:
         if not line.startswith("    "):
             break
         inputs.add(line.strip().removeprefix("|| ").removeprefix("| "))
     return inputs
+
+
+def test_programs() -> set[str]:
+    """The name of every program the build links in tests/, from `ninja -t targets all`."""
+    result = subprocess.run(["ninja", "-C", str(BUILD), "-t", "targets", "all"], capture_output=True, text=True,
+                            timeout=60, check=True)
+    return {match[1] for match in re.finditer(r"^tests/\S+: CXX_EXECUTABLE_LINKER__(\w+)_\w+$", result.stdout,
+                                              re.MULTILINE)}
 
 
 def chapters():
@@ -55,6 +67,18 @@ class BuildOrder(unittest.TestCase):
         self.assertLessEqual(timed_outputs, inputs_of(f"{GENERATED}/timed.stamp"))
         self.assertLessEqual(untimed_outputs, inputs_of(f"{GENERATED}/untimed.stamp"))
         self.assertNotIn(f"{GENERATED}/timed.stamp", inputs_of(f"{GENERATED}/untimed.stamp"))
+
+    def test_the_book_needs_no_test_program_and_the_test_programs_wait_for_every_run(self):
+        programs = test_programs()
+        self.assertLessEqual({"unit_tests", "chapter_tests", "page_call"}, programs)
+        for program in sorted(programs):
+            with self.subTest(program=program):
+                self.assertIn("docs/book_runs_in_order", inputs_of(f"cmake_object_order_depends_target_{program}"))
+        compiled = inputs_of("docs/book_compiled")
+        self.assertIn("bin/dot_product", compiled)
+        self.assertEqual({path for path in compiled if path.startswith("tests/")}, set())
+        timed = [name for _, runs in chapters() for name, times_something in runs.items() if times_something]
+        self.assertIn("docs/book_compiled", inputs_of(f"{GENERATED}/outputs/{timed[0]}.command"))
 
     def test_what_is_made_from_a_timed_chapter_waits_for_every_timed_run(self):
         checked = 0
