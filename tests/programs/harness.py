@@ -14,6 +14,7 @@ import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tools"))
 import cached_command  # noqa: E402  (the book's cache: where it is, how it is pruned and written)
+from capture_run import this_machine  # noqa: E402  (the processor and how many, as a kept timing's key holds them)
 
 PROGRAM = os.environ.get("BOOK_PROGRAM", "")
 # The sanitizer build's programs serve many runs from one start
@@ -102,13 +103,13 @@ RUN_ENVIRONMENT = ("BOOK_PROCESSOR_NAME", "BOOK_PEAK_GFLOPS", "ASAN_OPTIONS", "U
 
 @functools.cache
 def machine() -> list:
-    """The machine as a program may see it, for a kept run's key."""
-    names = [line for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")]
+    """The machine as a program may see it, for a kept run's key: what a kept timing's key holds, and the
+    processors this process may use and the processor's caches."""
     caches = sorted(str(path) + "=" + path.read_text().strip()
                     for path in pathlib.Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"))
     sizes = [os.sysconf(name) if name in os.sysconf_names else None
              for name in ("SC_LEVEL1_DCACHE_SIZE", "SC_LEVEL2_CACHE_SIZE")]
-    return [names[:1], len(os.sched_getaffinity(0)), os.cpu_count(), caches, sizes]
+    return [this_machine(), len(os.sched_getaffinity(0)), caches, sizes]
 
 
 def run_context() -> list:
