@@ -71,16 +71,18 @@ class PageCall:
 
     def __call__(self, name, arguments) -> dict:
         """page_call's answer, from the cache if these bytes of page_call gave it before (see the top)."""
-        if not SLOW:
-            answer, _ = cached_command.program_answer("page-answers", PAGE_CALL, [name, list(arguments)],
-                                                      lambda: self.ask(name, arguments),
-                                                      keep=lambda answer: answer.get("status") in (0, 2))
-            return answer
-        # A leak shows only when the process exits (finish()): until then no answer is known to be clean.
-        question = [name, list(arguments), run_context()]
+        question = [name, list(arguments)]
+        if SLOW:
+            question.append(run_context())
+
+        def clean(answer) -> bool:
+            return answer.get("status") in (0, 2)
+        # Under the sanitizers a leak shows only when the process exits (finish()): until then no answer is
+        # known to be clean, so none is kept here.
         answer, read = cached_command.program_answer("page-answers", PAGE_CALL, question,
-                                                     lambda: self.ask(name, arguments), keep=lambda answer: False)
-        if not read and answer.get("status") in (0, 2):
+                                                     lambda: self.ask(name, arguments),
+                                                     keep=lambda answer: clean(answer) and not SLOW)
+        if SLOW and not read and clean(answer):
             try:
                 self.unchecked.append((cached_command.answer_path("page-answers", PAGE_CALL, question), answer))
             except OSError:  # no cache to be had: only costs time
