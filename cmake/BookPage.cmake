@@ -30,7 +30,8 @@ endforeach()
 get_target_property(program_sources program SOURCES)
 list(TRANSFORM program_sources PREPEND ${PROJECT_SOURCE_DIR}/src/ OUTPUT_VARIABLE page_program_sources)
 get_property(page_chapter_sources GLOBAL PROPERTY BOOK_PAGE_SOURCES)
-set(page_sources ${page_program_sources} ${page_chapter_sources} ${PROJECT_SOURCE_DIR}/src/page/book_module.cpp)
+set(page_sources ${page_program_sources} ${page_chapter_sources} ${PROJECT_SOURCE_DIR}/src/page/book_module.cpp
+    ${PROJECT_SOURCE_DIR}/src/page/fmt_library.cpp)
 
 set(page_launcher ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
 if(CCACHE)
@@ -38,8 +39,9 @@ if(CCACHE)
 endif()
 # -Os and WebAssembly's own exceptions (-fwasm-exceptions, in Chromium since
 # version 95 and in Node since 17) keep the module about a third smaller than
-# -O2 with emscripten's JavaScript exceptions.
-set(page_compile_flags -fwasm-exceptions -DFMT_HEADER_ONLY -DEIGEN_MPL2_ONLY
+# -O2 with emscripten's JavaScript exceptions. fmt's compiled part is compiled
+# once, in src/page/fmt_library.cpp, not in every object (FMT_HEADER_ONLY).
+set(page_compile_flags -fwasm-exceptions -DEIGEN_MPL2_ONLY
     -Wall -Wextra -Werror
     -I${page_include_dir} -I/usr/include/eigen3 -I${PROJECT_SOURCE_DIR}/src -I${PROJECT_SOURCE_DIR})
 
