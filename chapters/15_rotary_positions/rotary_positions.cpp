@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "attention/batch_gradient.hpp"
@@ -44,6 +45,8 @@ attention::AdamSettings Inputs::faster_adam() {
 }
 
 namespace {
+
+const double full_turn = 2.0 * std::acos(-1.0);  // radians
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -206,14 +209,10 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
   }
   // How far each pair of the head turns between offset `back` and the rival, and how far that is from a whole
   // number of turns; pair 0 turns 1 radian per position.
-  const double full_turn = 2.0 * std::acos(-1.0);
-  const Eigen::Index head_width = inputs.shape.d_model / inputs.shape.heads;
-  for (Eigen::Index i = 0; 2 * i < head_width; ++i) {
-    const double pair_turn =
-        static_cast<double>(run.rival_offset - inputs.back) * attention::angular_frequency(i, head_width);
-    if (i == 0) run.turn_between = pair_turn, run.full_turns = std::llround(pair_turn / full_turn);
-    run.pair_turns_from_answer.push_back(std::abs(pair_turn - std::round(pair_turn / full_turn) * full_turn));
-  }
+  const Eigen::Index gap = run.rival_offset - inputs.back;
+  run.turn_between = static_cast<double>(gap);
+  run.full_turns = std::llround(run.turn_between / full_turn);
+  run.pair_turns_from_answer = pair_turns_from_whole(gap, inputs.shape.d_model / inputs.shape.heads);
   double trained = 0.0, beyond = 0.0;
   for (Eigen::Index t = 0; t < inputs.tested_length; ++t) {
     const double share = right[static_cast<std::size_t>(t)] / static_cast<double>(inputs.tested);
@@ -229,10 +228,37 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
   return run;
 }
 
+std::vector<double> pair_turns_from_whole(Eigen::Index gap, Eigen::Index head_width) {
+  std::vector<double> from_whole;
+  for (Eigen::Index i = 0; 2 * i < head_width; ++i) {
+    const double pair_turn = static_cast<double>(gap) * attention::angular_frequency(i, head_width);
+    from_whole.push_back(std::abs(pair_turn - std::round(pair_turn / full_turn) * full_turn));
+  }
+  return from_whole;
+}
+
+std::optional<NearAlike> trained_near_alike(const Inputs& inputs) {
+  std::optional<NearAlike> near;
+  double nearest = std::numeric_limits<double>::infinity();
+  for (Eigen::Index offset = 0; offset < inputs.longest_trained; ++offset) {
+    const auto gap = static_cast<double>(offset - inputs.back);  // pair 0's turn: 1 radian per position
+    const double whole_turns = std::round(gap / full_turn);
+    if (whole_turns == 0.0 || std::abs(gap - whole_turns * full_turn) >= nearest) continue;
+    nearest = std::abs(gap - whole_turns * full_turn);
+    near = NearAlike{offset, gap, {}};
+  }
+  if (near) {
+    near->pair_turns_from_answer =
+        pair_turns_from_whole(near->offset - inputs.back, inputs.shape.d_model / inputs.shape.heads);
+  }
+  return near;
+}
+
 Result compute(const Inputs& inputs, const Progress& progress) {
   Result result;
   result.inputs = inputs;
   result.turn = turn(inputs);
+  result.trained_near_alike = trained_near_alike(inputs);
   {
     attention::NumpyGenerator generator(1);
     attention::TokenClassifierWeights weights = attention::initial_token_classifier(inputs.shape, generator);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,9 +90,20 @@ struct TrainedRun {
   double seconds = 0.0;
 };
 
+/// An offset whose turn, in a head's fastest pair, nearly matches offset `back`'s.
+struct NearAlike {
+  Eigen::Index offset = 0;
+  double turn_between = 0.0;                   // how far pair 0 turns between offset `back` and it, in radians
+  std::vector<double> pair_turns_from_answer;  // for every pair of the head: how far (radians, ≥ 0) that turn is
+                                               // from a whole number of turns
+};
+
 struct Result {
   Inputs inputs;
   Turn turn;
+  // Among the offsets training asks about (0 … longest_trained − 1, but `back`), the one whose pair-0 turn from
+  // `back` is nearest a whole number of turns, not 0; none if no trained offset turns as much as half a turn.
+  std::optional<NearAlike> trained_near_alike;
   std::vector<TrainedRun> runs;  // for each scheme, for each seed
   long long parameters = 0;
 };
@@ -102,6 +114,10 @@ using Progress = program::StepProgress;  // step, steps, seconds so far
 Turn turn(const Inputs& inputs);
 /// One model trained on the task with @p scheme and @p seed, then tested.
 TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_t seed, const Progress& progress = {});
+/// How far each pair of a head @p head_width wide turns over @p gap positions, from a whole number of turns.
+std::vector<double> pair_turns_from_whole(Eigen::Index gap, Eigen::Index head_width);
+/// The trained offset that looks most like offset `back` to a head's fastest pair (Result::trained_near_alike).
+std::optional<NearAlike> trained_near_alike(const Inputs& inputs);
 /// Everything inputs ask for: the turn, and (unless told not to) one training per scheme and seed.
 Result compute(const Inputs& inputs, const Progress& progress = {});
 

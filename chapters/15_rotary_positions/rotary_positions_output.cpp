@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -242,6 +243,12 @@ nlohmann::json to_json(const Result& result) {
           {"pair_turns_from_answer", summary.first->pair_turns_from_answer}}}};
   }
   json["schemes"] = by_scheme;
+  json["trained_near_alike"] = nullptr;
+  if (const std::optional<NearAlike>& near = result.trained_near_alike) {
+    json["trained_near_alike"] = {{"offset", near->offset},
+                                  {"turn_between", near->turn_between},
+                                  {"pair_turns_from_answer", near->pair_turns_from_answer}};
+  }
   if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {
     json["better_beyond"] = better_beyond(result);
     json["holds_further"] = holds_further(result);

@@ -7,6 +7,7 @@
 // determinism; compute()'s plan; and the flags' refusals. Every expected value
 // has a reason of its own, not the program's output.
 #include <cmath>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -262,6 +263,36 @@ TEST_CASE("compute trains each scheme for each seed as train does alone", "[ch15
   const rotary_positions::Result turn_only = rotary_positions::compute(inputs);
   CHECK(turn_only.runs.empty());
   CHECK(turn_only.turn.scores == result.turn.scores);
+}
+
+TEST_CASE("among the trained offsets, six places beyond `back` look most like it to the fastest pair", "[ch15]") {
+  // The default task trains offsets 0 to 15 with back 3: gaps −3 to 12. Pair 0 turns 1 radian per place, and 2π is
+  // about 6.283: the gap 6 is 0.283 from one whole turn, 12 is 0.566 from two, and no gap from −3 to 3 makes half a
+  // turn. So offset 9. Pair 1 of a 16-wide head turns 6 · 10000^(−1/8), about 1.90 radians: far from a whole turn.
+  const rotary_positions::Inputs inputs;
+  const std::optional<rotary_positions::NearAlike> found = rotary_positions::trained_near_alike(inputs);
+  REQUIRE(found.has_value());
+  const rotary_positions::NearAlike& near = *found;
+  CHECK(near.offset == 9);
+  CHECK(near.turn_between == 6.0);
+  REQUIRE(near.pair_turns_from_answer.size() == 8);
+  CHECK(near.pair_turns_from_answer[0] == Approx(full_turn - 6.0).margin(1e-12));
+  CHECK(near.pair_turns_from_answer[1] == Approx(6.0 * omega(1, 16)).margin(1e-12));
+  CHECK(near.pair_turns_from_answer[1] > 1.8);
+  // A longer training reaches the gap 12 but not 19 (three turns, 0.150 off): the gap 6 stays the nearest.
+  rotary_positions::Inputs longer = inputs;
+  longer.longest_trained = 22;
+  CHECK(rotary_positions::trained_near_alike(longer).value().offset == 9);
+  longer.longest_trained = 23;  // offset 22, the gap 19, is now trained
+  CHECK(rotary_positions::trained_near_alike(longer).value().offset == 22);
+  // Offsets 0 to 5 with back 3: gaps −3 to 2, none as much as half a turn (π ≈ 3.14), so none.
+  rotary_positions::Inputs shorter = inputs;
+  shorter.longest_trained = 6;
+  CHECK_FALSE(rotary_positions::trained_near_alike(shorter).has_value());
+  // compute() carries it.
+  rotary_positions::Inputs turn_only = inputs;
+  turn_only.train = false;
+  CHECK(rotary_positions::compute(turn_only).trained_near_alike.value().offset == 9);
 }
 
 TEST_CASE("the flags read a turn and a training and refuse what does not fit", "[ch15]") {
