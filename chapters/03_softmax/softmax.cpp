@@ -208,8 +208,11 @@ SaturationResult saturation_of(const SaturationInputs& inputs) {
   result.largest_large_added = largest_of(result.weights_large_added);
   result.largest_divided = largest_of(result.weights_divided);
   result.largest_divided_added = largest_of(result.weights_divided_added);
+  // [sensitivity]
+  // How fast slot two's weight (index 1) moves with its own score: w₂ (1 − w₂).
   result.sensitivity_large = result.weights_large(1) * (1.0 - result.weights_large(1));
   result.sensitivity_divided = result.weights_divided(1) * (1.0 - result.weights_divided(1));
+  // [sensitivity]
   result.sensitivity_divided_per_unit = result.sensitivity_divided / divide;
   if (!std::isfinite(result.sensitivity_divided_per_unit)) {
     throw program::UsageError(fmt::format(
@@ -296,6 +299,7 @@ nlohmann::json toy_json(const ToyResult& toy) {
       {"scale", toy.inputs.scale},
       {"causal", toy.inputs.causal},
       {"d_k", toy.d_k},
+      {"d_v", tokens.values.cols()},
       {"sqrt_d_k", toy.sqrt_d_k},
       {"scores", program::matrix_json(main_pass.steps.scores)},
   };
