@@ -268,12 +268,15 @@ nlohmann::json count_json(const attention::LayerCount& count, std::uint64_t widt
        {{"complexity", row.table1_complexity}, {"sequential", row.table1_sequential}, {"path", row.table1_path}}},
   };
   if (count.type == LayerType::dilated_convolution) {
-    // The gap between neighbouring taps in each layer of the stack, from the bottom.
-    std::vector<std::size_t> dilations;
+    // The gap between neighbouring taps in each layer of the stack, from the bottom, and how far an output
+    // away from the sentence's ends reaches each way after each layer: each adds (k − 1)/2 gaps.
+    std::vector<std::size_t> dilations, reach;
     for (std::size_t level = 0; level < count.layers; ++level) {
       dilations.push_back(attention::dilation_at(kernel, level, count.positions));
+      reach.push_back((reach.empty() ? 0 : reach.back()) + (kernel - 1) / 2 * dilations.back());
     }
     entry["dilations"] = dilations;
+    entry["reach"] = reach;
   }
   if (count.type == LayerType::self_attention || count.type == LayerType::restricted_self_attention) {
     // Not in "operations": Q = X W^Q, K = X W^K, V = X W^V, n·d² multiply-adds

@@ -126,9 +126,14 @@ class CountedAgainstNumPy(ProgramTest):
                             "bidirectional_recurrent": [n + 1 - j for j in range(n)]}.get(row["layer"], [path] * n)
                     self.assertEqual(row["paths_to_last_output"], last)
                     if row["layer"] == "convolutional_dilated":  # the gaps of the stack the NumPy one stacked
-                        self.assertEqual(row["dilations"], list(itertools.islice(dilations(n, kernel), layers)))
+                        gaps = list(itertools.islice(dilations(n, kernel), layers))
+                        self.assertEqual(row["dilations"], gaps)
+                        # Away from the ends, each layer's taps reach (k − 1)/2 of its gaps further each way.
+                        self.assertEqual(row["reach"], list(itertools.accumulate((kernel - 1) // 2 * gap
+                                                                                 for gap in gaps)))
                     else:
                         self.assertNotIn("dilations", row)
+                        self.assertNotIn("reach", row)
             self.assertEqual([row["layer"] for row in document["rows"][index * len(LAYERS):(index + 1) * len(LAYERS)]],
                              LAYERS)
 
@@ -222,6 +227,12 @@ class WorkedExample(ProgramTest):
         self.assertEqual(rows["self_attention"]["paths_to_last_output"][1], 1)
         self.assertEqual(rows["convolutional"]["layers"], 49)  # ⌈49 / 1⌉: one position each way per layer
         self.assertEqual(rows["restricted_self_attention"]["layers"], 25)  # ⌈49 / 2⌉
+        # The dilated stack: gaps 1, 3, 9, 27 (the powers of 3 below 50), then 1, 3, 9 again. With k = 3 each
+        # layer reaches one gap further each way: 1, 4, 13, 40, 41, 44, 53. The last output must reach 49
+        # positions back; six layers reach 44, seven 53.
+        self.assertEqual(rows["convolutional_dilated"]["dilations"], [1, 3, 9, 27, 1, 3, 9])
+        self.assertEqual(rows["convolutional_dilated"]["reach"], [1, 4, 13, 40, 41, 44, 53])
+        self.assertEqual(rows["convolutional_dilated"]["layers"], 7)
         # The attention core, 2·n²·d, against the recurrence, 2·n·d²: n/d of it.
         self.assertEqual(rows["self_attention"]["operations"], 2 * 50 * 50 * 512)
         self.assertEqual(rows["recurrent"]["operations"], 2 * 50 * 512 * 512)
