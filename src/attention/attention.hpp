@@ -77,7 +77,9 @@ AttentionSteps<Scalar> scaled_dot_product_attention(const MatrixOf<Scalar>& quer
                                      : steps.scaled_scores;
   // [mask]
   steps.weights = softmax_rows(steps.masked_scores);
+  // [weighted_sum]
   steps.output = steps.weights * values;
+  // [weighted_sum]
   // [attention]
   // clang-format on
   return steps;

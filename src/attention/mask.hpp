@@ -53,11 +53,13 @@ inline Mask band_mask(Eigen::Index tokens, Eigen::Index radius) {
     throw std::invalid_argument("band_mask: the radius must not be negative");
   }
   Mask allowed(tokens, tokens);
+  // [band_mask]
   for (Eigen::Index i = 0; i < tokens; ++i) {
     for (Eigen::Index j = 0; j < tokens; ++j) {
       allowed(i, j) = (i > j ? i - j : j - i) <= radius;
     }
   }
+  // [band_mask]
   return allowed;
 }
 

@@ -65,10 +65,12 @@ MatrixOf<Scalar> softmax_rows(const MatrixOf<Scalar>& scores) {
     return weights;
   }
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    // [empty_row]
     const Scalar largest = scores.row(i).maxCoeff();
     if (largest == -std::numeric_limits<Scalar>::infinity()) {
       continue;  // every key masked: the row stays all 0
     }
+    // [empty_row]
     // clang-format off
     // [softmax_row]
     const RowVectorOf<Scalar> exponentials =
