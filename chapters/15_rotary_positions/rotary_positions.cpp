@@ -243,8 +243,9 @@ std::optional<NearAlike> trained_near_alike(const Inputs& inputs) {
   for (Eigen::Index offset = 0; offset < inputs.longest_trained; ++offset) {
     const auto gap = static_cast<double>(offset - inputs.back);  // pair 0's turn: 1 radian per position
     const double whole_turns = std::round(gap / full_turn);
-    if (whole_turns == 0.0 || std::abs(gap - whole_turns * full_turn) >= nearest) continue;
-    nearest = std::abs(gap - whole_turns * full_turn);
+    const double from_whole = std::abs(gap - whole_turns * full_turn);
+    if (whole_turns == 0.0 || from_whole >= nearest) continue;
+    nearest = from_whole;
     near = NearAlike{offset, gap, {}};
   }
   if (near) {
