@@ -67,7 +67,6 @@ NOT_CHAPTER_PROGRAMS = {
 # command to type as it stands.
 PATTERNS = {
     "build/bin/dot_product --q … --k …": "'…' stands for the matrices of the figure",
-    "build/bin/positional_encoding --order …": "'…' stands for the order the reader picks",
     "build/bin/training --steps N --log-every 25": "N stands for a number of steps",
 }
 
