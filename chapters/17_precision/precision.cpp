@@ -147,6 +147,7 @@ Result compute(const Inputs& inputs) {
       // The softmax's denominator is e^M · L; its relative error against the double one:
       sum.normalizer_error = std::abs(
           std::exp(sum.maximum - row.reference.maximum + std::log(sum.sum) - std::log(row.reference.sum)) - 1.0);
+      sum.spacing = spacing_at(sum.sum, setup.sum);  // a term below half of it is lost
       row.sums.push_back(sum);
     }
     result.rows.push_back(row);

@@ -55,7 +55,10 @@ nlohmann::json to_json(const Result& result) {
   for (const LengthRow& row : result.rows) {
     nlohmann::json sums = nlohmann::json::array();
     for (const RunningSum& sum : row.sums) {
-      sums.push_back({{"sum", sum.sum}, {"maximum", sum.maximum}, {"normalizer_error", sum.normalizer_error}});
+      sums.push_back({{"sum", sum.sum},
+                      {"maximum", sum.maximum},
+                      {"normalizer_error", sum.normalizer_error},
+                      {"spacing", sum.spacing}});
     }
     rows.push_back({{"n", row.n},
                     {"reference_sum", row.reference.sum},

@@ -177,6 +177,12 @@ TEST_CASE("each row is the first n scores against the double reference", "[ch17]
       // The softmax's denominator e^M L against the double one: |e^M L / (e^M_ref L_ref) − 1|.
       const double ratio = std::exp(sum.maximum - row.reference.maximum) * sum.sum / row.reference.sum;
       CHECK(sum.normalizer_error == Approx(std::abs(ratio - 1.0)).margin(1e-14));
+      // The spacing at L: L = m · 2^e with m in [1/2, 1), so L lies in [2^(e−1), 2^e), where a format with p
+      // fraction bits holds numbers 2^(e − 1 − p) apart (p = 23 for float, 7 for bfloat16).
+      int exponent = 0;
+      std::frexp(sum.sum, &exponent);
+      const int fraction_bits = inputs.setups[s].sum == NumberFormat::bfloat16 ? 7 : 23;
+      CHECK(sum.spacing == std::ldexp(1.0, exponent - 1 - fraction_bits));
     }
     // A float sum of float terms loses at most about n · 2^−24 of L, relatively.
     CHECK(row.sums[0].normalizer_error < static_cast<double>(row.n) * std::ldexp(1.0, -24));
