@@ -345,7 +345,8 @@ TEST_CASE("each seed of the table is that seed trained alone and the summary spa
   inputs.seeds = {3, 1};
   const training::SeedsResult over = training::compute_over_seeds(inputs);
   REQUIRE(over.runs.size() == 2);
-  double sharpest_min = 1e9, sharpest_max = -1e9, least_min = 1e9, least_max = -1e9, accuracy_min = 1e9;
+  double sharpest_min = 1e9, sharpest_max = -1e9, least_min = 1e9, least_max = -1e9, accuracy_min = 1e9,
+         least_peak_max = -1.0;
   long long wrong = 0, neighbour = 0, nowhere = 0, above_half = 0, at_99 = 0, at_100 = 0;
   for (std::size_t s = 0; s < 2; ++s) {
     const training::SeedRun& run = over.runs[s];
@@ -365,6 +366,8 @@ TEST_CASE("each seed of the table is that seed trained alone and the summary spa
     sharpest_max = std::max(sharpest_max, std::max(heads[0], heads[1]));
     least_min = std::min(least_min, std::min(heads[0], heads[1]));
     least_max = std::max(least_max, std::min(heads[0], heads[1]));
+    const std::vector<double>& peaks = run.source_peak[0];  // the less sharp head's share of rows peaking right
+    least_peak_max = std::max(least_peak_max, heads[0] < heads[1] ? peaks[0] : peaks[1]);
     accuracy_min = std::min(accuracy_min, run.final_accuracy);
     above_half += std::min(heads[0], heads[1]) > 0.5 ? 1 : 0;
     at_99 += run.first_step_at_99 ? 1 : 0;
@@ -375,6 +378,7 @@ TEST_CASE("each seed of the table is that seed trained alone and the summary spa
   CHECK(over.summary.sharpest_weight_max == sharpest_max);
   CHECK(over.summary.other_weight_min == least_min);
   CHECK(over.summary.other_weight_max == least_max);
+  CHECK(over.summary.other_peak_max == least_peak_max);
   CHECK(over.summary.final_accuracy_min == accuracy_min);
   CHECK(over.summary.wrong_digits == wrong);
   CHECK(over.summary.wrong_from_neighbour == neighbour);

@@ -360,6 +360,7 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
     summary.other_weight_min = first ? least : std::min(summary.other_weight_min, least);
     summary.other_weight_max = first ? least : std::max(summary.other_weight_max, least);
     summary.other_peak_min = first ? least_peak : std::min(summary.other_peak_min, least_peak);
+    summary.other_peak_max = first ? least_peak : std::max(summary.other_peak_max, least_peak);
     summary.final_accuracy_min = first ? run.final_accuracy : std::min(summary.final_accuracy_min, run.final_accuracy);
     first = false;
     if (least > 0.5) ++summary.seeds_with_every_head_above_half;
@@ -505,6 +506,7 @@ nlohmann::json to_json(const SeedsResult& result) {
         {"other_weight_min", program::number_json(summary.other_weight_min)},
         {"other_weight_max", program::number_json(summary.other_weight_max)},
         {"other_peak_min", program::number_json(summary.other_peak_min)},
+        {"other_peak_max", program::number_json(summary.other_peak_max)},
         {"seeds_with_every_head_above_half", summary.seeds_with_every_head_above_half},
         {"seeds_at_99", summary.seeds_at_99},
         {"seeds_at_100", summary.seeds_at_100},

@@ -115,6 +115,7 @@ struct SeedsResult {
     double sharpest_peak_min = 0.0;  // over seeds, the share of rows that head's largest weight is right
     double other_weight_min = 0.0, other_weight_max = 0.0;  // over seeds, of the smallest weight of a head
     double other_peak_min = 0.0;  // over seeds, the share of rows that head's largest weight is right
+    double other_peak_max = 0.0;  // … and its largest
     long long seeds_with_every_head_above_half = 0;  // seeds in which every head puts more than 0.5 there
     long long seeds_at_99 = 0, seeds_at_100 = 0;     // seeds that reached 99 % (100 %) at a logged step
     std::optional<long long> last_first_step_at_99;  // the latest step at which a seed first reached 99 %

@@ -120,6 +120,9 @@ class TrainingTest(ProgramTest):
         self.assertEqual(summary["sharpest_weight_max"], max(sharpest))
         self.assertEqual(summary["other_weight_min"], min(least))
         self.assertEqual(summary["other_weight_max"], max(least))
+        least_peaks = [np.ravel(run["source_peak"])[np.argmin(np.ravel(run["source_weight"]))] for run in runs]
+        self.assertEqual(summary["other_peak_min"], min(least_peaks))
+        self.assertEqual(summary["other_peak_max"], max(least_peaks))
         self.assertEqual(summary["seeds_with_every_head_above_half"], sum(value > 0.5 for value in least))
         self.assertEqual(summary["seeds_at_99"], len(runs))
         self.assertEqual(summary["seeds_at_100"], len(runs))
