@@ -48,6 +48,16 @@ namespace {
 
 const double full_turn = 2.0 * std::acos(-1.0);  // radians
 
+// How far each pair of a head head_width wide turns over gap positions, from a whole number of turns.
+std::vector<double> pair_turns_from_whole(Eigen::Index gap, Eigen::Index head_width) {
+  std::vector<double> from_whole;
+  for (Eigen::Index i = 0; 2 * i < head_width; ++i) {
+    const double pair_turn = static_cast<double>(gap) * attention::angular_frequency(i, head_width);
+    from_whole.push_back(std::abs(pair_turn - std::round(pair_turn / full_turn) * full_turn));
+  }
+  return from_whole;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -226,15 +236,6 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
                             : 0.0;
   run.seconds = seconds_since(start);
   return run;
-}
-
-std::vector<double> pair_turns_from_whole(Eigen::Index gap, Eigen::Index head_width) {
-  std::vector<double> from_whole;
-  for (Eigen::Index i = 0; 2 * i < head_width; ++i) {
-    const double pair_turn = static_cast<double>(gap) * attention::angular_frequency(i, head_width);
-    from_whole.push_back(std::abs(pair_turn - std::round(pair_turn / full_turn) * full_turn));
-  }
-  return from_whole;
 }
 
 std::optional<NearAlike> trained_near_alike(const Inputs& inputs) {

@@ -114,8 +114,6 @@ using Progress = program::StepProgress;  // step, steps, seconds so far
 Turn turn(const Inputs& inputs);
 /// One model trained on the task with @p scheme and @p seed, then tested.
 TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_t seed, const Progress& progress = {});
-/// How far each pair of a head @p head_width wide turns over @p gap positions, from a whole number of turns.
-std::vector<double> pair_turns_from_whole(Eigen::Index gap, Eigen::Index head_width);
 /// The trained offset that looks most like offset `back` to a head's fastest pair (Result::trained_near_alike).
 std::optional<NearAlike> trained_near_alike(const Inputs& inputs);
 /// Everything inputs ask for: the turn, and (unless told not to) one training per scheme and seed.
