@@ -515,6 +515,8 @@ nlohmann::json format_sweep_json(const Result& result) {
           {"gradient", "Q"},
           {"steps", result.format_sweep.steps},
           {"formats", curves},
+          {"cube_root_of_spacing_ratio",
+           result.format_sweep.curves[1].cube_root_of_spacing / result.format_sweep.curves[0].cube_root_of_spacing},
           {"best_step_ratio", result.format_sweep.curves[1].best_step / result.format_sweep.curves[0].best_step},
           {"best_error_ratio", result.format_sweep.curves[1].best_error / result.format_sweep.curves[0].best_error},
           {"inputs",

@@ -341,6 +341,12 @@ class FloatAndDouble(ProgramTest):
         self.assertAlmostEqual(sweep["best_step_ratio"] / (single["best_step"] / double["best_step"]), 1.0,
                                delta=1e-12)
 
+    def test_the_dotted_lines_lie_the_cube_root_of_two_to_the_29_apart(self):
+        # A float keeps 23 fraction bits and a double 52: float's spacing is 2^29 times a
+        # double's, and the ratio of the cube roots of the two spacings is 2^(29/3).
+        sweep = run_json()["format_sweep"]
+        self.assertAlmostEqual(sweep["cube_root_of_spacing_ratio"], 2 ** (29 / 3), delta=1e-9 * 2 ** (29 / 3))
+
     def test_the_tables_show_both_formats(self):
         text = run().stdout
         self.assertIn("The attention check's dQ in double and in float", text)
