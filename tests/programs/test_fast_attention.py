@@ -216,6 +216,14 @@ class Benchmark(ProgramTest):
         for goal in document["goals"]:
             self.assertIn(goal["verdict"], {"met", "not met", "too close to call", "no data"})
             self.assertEqual(goal["met"], {"met": True, "not met": False}.get(goal["verdict"]))
+        # The causal goal, as the chapter states it: at the largest n, the causal kernel's whole spread
+        # below 0.6 times the unmasked kernel's.
+        self.assertEqual(document["causal_goal_share"], 0.6)
+        rows = {row["method"]: row for row in document["rows"] if row["n"] == 64}
+        share_of_unmasked = [0.6 * seconds for seconds in rows["streaming"]["seconds_spread"]]
+        causal = next(goal for goal in document["goals"] if goal["name"] == "causal_half")
+        self.assertEqual(causal["verdict"], {"faster": "met", "slower": "not met"}.get(
+            faster_at(rows["streaming_causal"]["seconds_spread"], share_of_unmasked), "too close to call"))
 
         ceilings = document["ceilings"]
         self.assertEqual(ceilings["peak_one_thread"]["gflops"], document["peak_gflops_one_thread"])
