@@ -1049,8 +1049,39 @@ std::string summary_of(const Benchmark& benchmark) {
 constexpr const char* eigen_dgemm_name = "dgemm through Eigen";
 constexpr const char* numpy_dgemm_name = "dgemm through NumPy";
 
+// The peaks of one thread and of the run's threads, measured (again), each kept where it is higher than before.
+void measure_the_peaks(Benchmark& benchmark) {
+  Ceilings& ceilings = benchmark.ceilings;
+  const unsigned threads = benchmark.inputs.threads;
+  const attention::MultiplyAddPeak one_thread = peak_of(1);
+  if (one_thread.flops > ceilings.peak_one_thread.flops) ceilings.peak_one_thread = one_thread;
+  const attention::MultiplyAddPeak all_threads = threads == 1 ? ceilings.peak_one_thread : peak_of(threads);
+  if (all_threads.flops > ceilings.peak.flops) ceilings.peak = all_threads;
+  // More threads can do no less than one; on a busy machine their tries rarely all find a free processor at once.
+  if (ceilings.peak.flops < ceilings.peak_one_thread.flops) ceilings.peak = ceilings.peak_one_thread;
+  benchmark.peak_gflops_one_thread = ceilings.peak_one_thread.flops / 1e9;
+  benchmark.peak_gflops = ceilings.peak.flops / 1e9;
+}
+
+// Whether any rate of the run passes the peak of its threads.
+bool a_rate_passes_the_peak(const Benchmark& benchmark) {
+  const auto passes = [](double gflops, double peak) { return attention::against_peak(gflops, peak).above_peak; };
+  for (const MethodRow& row : benchmark.rows) {
+    if (!row.samples.empty() &&
+        passes(row.multiply_add_flops / row.time.median / 1e9, row_peak_gflops(benchmark, row))) {
+      return true;
+    }
+  }
+  const Ceilings& ceilings = benchmark.ceilings;
+  return (ceilings.eigen_dgemm_gflops && passes(*ceilings.eigen_dgemm_gflops, benchmark.peak_gflops_one_thread)) ||
+         (ceilings.numpy_dgemm_gflops && passes(*ceilings.numpy_dgemm_gflops, benchmark.peak_gflops));
+}
+
 // Every rate held against the peak of its threads: a rate above it is kept out of the tables and listed as a bug.
+// Another program that shares the processor can only make the peak look lower than it is, never higher: so where
+// a rate passes it, the peak is measured again, up to three times, before the rate is called a bug.
 void hold_rates_to_the_peak(Benchmark& benchmark) {
+  for (int again = 0; again < 3 && a_rate_passes_the_peak(benchmark); ++again) measure_the_peaks(benchmark);
   const auto check = [&](const std::string& what, double gflops, double peak) -> std::optional<double> {
     if (!attention::against_peak(gflops, peak).above_peak) return gflops;
     benchmark.above_peak.push_back({what, gflops, peak});
@@ -1079,12 +1110,7 @@ Benchmark benchmarked(const BenchmarkInputs& inputs, const Progress& progress) {
   benchmark.inputs = inputs;
   benchmark.machine = attention::processor_name();
   Ceilings& ceilings = benchmark.ceilings;
-  ceilings.peak_one_thread = peak_of(1);
-  ceilings.peak = inputs.threads == 1 ? ceilings.peak_one_thread : peak_of(inputs.threads);
-  // More threads can do no less than one; on a busy machine their tries rarely all find a free processor at once.
-  if (ceilings.peak.flops < ceilings.peak_one_thread.flops) ceilings.peak = ceilings.peak_one_thread;
-  benchmark.peak_gflops_one_thread = ceilings.peak_one_thread.flops / 1e9;
-  benchmark.peak_gflops = ceilings.peak.flops / 1e9;
+  measure_the_peaks(benchmark);
   ceilings.dgemm_n = static_cast<std::size_t>(dgemm_n);
   ceilings.eigen_dgemm_gflops = eigen_dgemm_gflops();
   if (inputs.python.empty()) benchmark.numpy.reason = "--no-numpy was given";
