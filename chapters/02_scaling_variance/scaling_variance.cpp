@@ -144,8 +144,10 @@ Result compute(const Inputs& inputs) {
       x = attention::random_dot_product(generator, width);
     }
     const double var_raw = attention::population_variance(dot_products);
+    // [scaled_variance]
     // Var(q·k / √d_k) = Var(q·k) / d_k
     const double var_scaled = var_raw / static_cast<double>(width);
+    // [scaled_variance]
     rows.push_back({width, attention::mean(dot_products), var_raw, var_scaled,
                     typical_swing(width, samples)});
     if (width == largest && histogram.width == 0) {

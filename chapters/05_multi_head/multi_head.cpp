@@ -57,9 +57,10 @@ LayerCost layer_cost(std::uint64_t n, std::uint64_t d_model, std::uint64_t h, st
   // Concat (n × h·d_v) times W^O
   cost.output_projection =
       n * (h * d_v) * d_model;
+  // one e^x per entry of each head's n × n scores
+  cost.exponentials = h * n * n;
   // [layer_cost]
   // clang-format on
-  cost.exponentials = h * n * n;  // one e^x per entry of each head's n × n scores
   return cost;
 }
 
