@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 #include <utility>
@@ -193,6 +194,9 @@ SaturationResult saturation_of(const SaturationInputs& inputs) {
   require_finite(divided, "--divide", fmt::format("--scores divided by {}", inputs.divide_text));
   require_finite(scores_added, "--add", "slot two of --scores plus --add");
   require_finite(divided_added, "--add", "slot two of the divided scores plus --add");
+  Eigen::RowVectorXd descending = scores;
+  std::sort(descending.begin(), descending.end(), std::greater<>());
+  result.lead = descending(0) - descending(1);
   result.divided = divided;
   result.scores_added = scores_added;
   result.divided_added = divided_added;
@@ -324,6 +328,7 @@ nlohmann::json saturation_json(const SaturationResult& result) {
   return {{"saturation",
            {
                {"scores", vector(result.inputs.scores)},
+               {"lead", result.lead},
                {"divide", result.inputs.divide},
                {"add", result.inputs.add},
                {"divided", vector(result.divided)},

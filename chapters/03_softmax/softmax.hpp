@@ -113,6 +113,7 @@ struct SaturationResult {
   SaturationInputs inputs;
   Eigen::RowVectorXd divided, scores_added, divided_added;
   Eigen::RowVectorXd weights_large, weights_large_added, weights_divided, weights_divided_added;
+  double lead = 0.0;                                // the highest score minus the next highest (0 for a tie)
   double large_change = 0.0, divided_change = 0.0;  // of slot two's weight
   double divided_change_over_large_change = 0.0;    // inf if the large side's weight does not move
   Largest largest_large, largest_large_added, largest_divided, largest_divided_added;

@@ -220,6 +220,13 @@ TEST_CASE("saturation: dividing the scores lets slot two's weight move", "[ch03]
   CHECK(result.sensitivity_divided_per_unit == Approx(result.sensitivity_divided / 8).epsilon(1e-15));
 }
 
+TEST_CASE("saturation: the lead is the highest score minus the next highest wherever they stand", "[ch03]") {
+  CHECK(saturation_result({8, 4, 0}, 8, 0.5).lead == 4.0);
+  CHECK(saturation_result({1, 5, 3}, 8, 0.5).lead == 2.0);  // the highest is not in slot one
+  CHECK(saturation_result({-2, -7}, 8, 0.5).lead == 5.0);   // negative scores
+  CHECK(saturation_result({3, 0, 3}, 8, 0.5).lead == 0.0);  // a tie for the top
+}
+
 TEST_CASE("saturation: the textbook formula gives NaN where e to the s overflows and the stable one does not",
           "[ch03]") {
   const softmax::SaturationResult result = saturation_result({1000, 0, -1000}, 8, 0.5);
