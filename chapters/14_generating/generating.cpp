@@ -301,11 +301,15 @@ class Reader {
 };
 
 // What the book shows of one chosen word: the model's own probabilities (T = 1, every word), the probability
-// it was drawn with, and where the position that chose it looked.
-GeneratedWord described(Eigen::Index word, const attention::DecodingStep& step, const attention::Vector& drawn_from) {
+// it was drawn with and its stretch of the line from 0 to 1, and where the position that chose it looked.
+GeneratedWord described(const attention::DrawnWord& drawn, const attention::DecodingStep& step,
+                        const attention::Vector& drawn_from) {
+  const Eigen::Index word = drawn.word;
   GeneratedWord generated;
   generated.word = word;
   generated.drawn_with = drawn_from(word);
+  generated.u = drawn.u;
+  for (Eigen::Index before = 0; before < word; ++before) generated.stretch_from += drawn_from(before);  // as drawn
   const attention::Vector model = attention::sampling_probabilities(step.logits, {1.0, 0});
   generated.probability = model(word);
   generated.top = top_three(model);
@@ -332,10 +336,10 @@ Generation generate(const attention::TokenClassifierWeights& weights, Eigen::Ind
   for (const Eigen::Index word : prompt) step = reader.read(word);  // the prompt, one word at a time
   for (long long s = 0; s < steps && !generation.ended; ++s) {
     const attention::Vector probabilities = attention::sampling_probabilities(step.logits, sampling);
-    const Eigen::Index word = attention::draw_word(probabilities, draws);
-    GeneratedWord generated = described(word, step, probabilities);
-    generation.ended = word == end_token();
-    if (!generation.ended) step = reader.read(word);  // the new word joins what the model reads
+    const attention::DrawnWord drawn = attention::draw_word(probabilities, draws);
+    GeneratedWord generated = described(drawn, step, probabilities);
+    generation.ended = drawn.word == end_token();
+    if (!generation.ended) step = reader.read(drawn.word);  // the new word joins what the model reads
     generated.cache_numbers = reader.cache_numbers();
     generation.words.push_back(std::move(generated));
   }

@@ -68,8 +68,10 @@ struct Inputs {
 /// One word of the generated sentence.
 struct GeneratedWord {
   Eigen::Index word = 0;
-  double probability = 0.0;                          // that the model gives it: softmax of the scores
-  double drawn_with = 0.0;                           // … after T and top-k (1 when greedy)
+  double probability = 0.0;   // that the model gives it: softmax of the scores
+  double drawn_with = 0.0;    // … after T and top-k (1 when greedy)
+  std::optional<double> u;    // the uniform number that drew it; none when greedy
+  double stretch_from = 0.0;  // where its stretch of the line from 0 to 1 starts: the words before it, drawn_with
   std::vector<std::pair<Eigen::Index, double>> top;  // the three words the model gives most, with their probabilities
   std::vector<std::vector<std::vector<double>>> attention;  // [layer][head]: over the positions before it
   long long cache_numbers = 0;                              // numbers in the cache after this step (0 without one)

@@ -115,6 +115,7 @@ void check_against_the_whole_pass(const attention::TokenClassifierWeights& weigh
       logits.maxCoeff(&best);
       CHECK(word.word == best);
       CHECK(word.drawn_with == 1.0);
+      CHECK_FALSE(word.u.has_value());  // nothing drawn
     } else {
       // A draw: the first word at which the running sum of the probabilities exceeds u, NumPy's rng.random().
       const Vector chances = drawing_probabilities(logits, sampling.temperature, sampling.top_k);
@@ -124,6 +125,12 @@ void check_against_the_whole_pass(const attention::TokenClassifierWeights& weigh
       while (drawn + 1 < chances.size() && !(u < (running += chances(drawn)))) ++drawn;
       CHECK(word.word == drawn);
       CHECK(word.drawn_with == Approx(chances(word.word)).margin(1e-12));
+      // The u that drew it, and the word's stretch of the line: u falls inside it.
+      REQUIRE(word.u.has_value());
+      CHECK(*word.u == u);
+      CHECK(word.stretch_from == Approx(chances.head(word.word).sum()).margin(1e-12));
+      CHECK(word.stretch_from <= u);
+      CHECK(u < word.stretch_from + word.drawn_with);
       if (sampling.top_k > 0) CHECK((chances.array() > 0.0).count() == sampling.top_k);
     }
     // The three likeliest words, likeliest first.

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -75,16 +76,22 @@ inline Vector sampling_probabilities(const Vector& logits, const SamplingSetting
   return probabilities;
 }
 
+/// @brief A drawn word, and the uniform number that chose it.
+struct DrawnWord {
+  Eigen::Index word = 0;    ///< the word
+  std::optional<double> u;  ///< the uniform number in [0, 1) that chose it; none when nothing was drawn
+};
+
 /// @brief Draws a word with the given probabilities: the first word at which their running sum exceeds u.
 ///
 /// u is one uniform number in [0, 1) from @p generator (`rng.random()` in
 /// NumPy). A one-hot distribution (greedy decoding) draws nothing.
 /// @param probabilities one per word, adding up to 1
 /// @param generator the stream of draws
-/// @return the word
-inline Eigen::Index draw_word(const Vector& probabilities, NumpyGenerator& generator) {
+/// @return the word, and u if one was drawn
+inline DrawnWord draw_word(const Vector& probabilities, NumpyGenerator& generator) {
   Eigen::Index only = 0;
-  if (probabilities.maxCoeff(&only) == 1.0) return only;
+  if (probabilities.maxCoeff(&only) == 1.0) return {only, std::nullopt};
   const double u = generator.next_double();
   double running = 0.0;
   Eigen::Index last_possible = 0;
@@ -92,9 +99,8 @@ inline Eigen::Index draw_word(const Vector& probabilities, NumpyGenerator& gener
     if (probabilities(word) == 0.0) continue;
     running += probabilities(word);
     last_possible = word;
-    if (u < running) return word;
+    if (u < running) return {word, u};
   }
-  return last_possible;  // u fell in the rounding left at the top of the running sum
+  return {last_possible, u};  // u fell in the rounding left at the top of the running sum
 }
-
 }  // namespace attention

@@ -197,12 +197,13 @@ def sampling_probabilities(logits, temperature, top_k):
 
 
 def draw(probabilities, generator):
-    """The first word whose running sum of probabilities exceeds u = generator.random(); a distribution with all
-    of it on one word draws no u."""
+    """The first word whose running sum of probabilities exceeds u = generator.random(), and u; a distribution
+    with all of it on one word draws no u (None)."""
     if probabilities.max() == 1.0:
-        return int(np.argmax(probabilities))
-    above = np.flatnonzero(generator.random() < np.cumsum(probabilities))
-    return int(above[0]) if above.size else int(np.flatnonzero(probabilities)[-1])
+        return int(np.argmax(probabilities)), None
+    u = generator.random()
+    above = np.flatnonzero(u < np.cumsum(probabilities))
+    return (int(above[0]) if above.size else int(np.flatnonzero(probabilities)[-1])), u
 
 
 def parameters_of_the_shape(key_value_heads):
@@ -334,7 +335,17 @@ class GeneratingTest(ProgramTest):
             model = softmax(logits[t])
             chances = sampling_probabilities(logits[t], inputs["temperature"], inputs["top_k"])
             with self.subTest(run=run_label(inputs), step=s):
-                self.assertEqual(word["number"], draw(chances, rng))
+                number, u = draw(chances, rng)
+                self.assertEqual(word["number"], number)
+                if u is None:
+                    self.assertNotIn("u", word)
+                    self.assertNotIn("stretch", word)
+                else:  # u, and the word's stretch of the line, which u falls in
+                    self.assertEqual(word["u"], u)
+                    np.testing.assert_allclose(word["stretch"], [chances[:number].sum(), chances[:number + 1].sum()],
+                                               rtol=0, atol=1e-9)
+                    self.assertLessEqual(word["stretch"][0], u)
+                    self.assertLess(u, word["stretch"][1])
                 self.assertAlmostEqual(word["probability"], model[word["number"]], delta=1e-9)
                 self.assertAlmostEqual(word["drawn_with"], chances[word["number"]], delta=1e-9)
                 likeliest = np.argsort(-model, kind="stable")[:3]

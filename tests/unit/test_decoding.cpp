@@ -204,7 +204,7 @@ TEST_CASE("draw_word follows its probabilities: counted over many draws, and wit
   std::vector<double> counts(4, 0.0);
   constexpr int draws = 20000;
   for (int d = 0; d < draws; ++d)
-    counts[static_cast<std::size_t>(attention::draw_word(probabilities, generator))] += 1.0;
+    counts[static_cast<std::size_t>(attention::draw_word(probabilities, generator).word)] += 1.0;
   CHECK(counts[1] == 0.0);  // a word of probability 0 is never drawn
   // Binomial standard deviations: √(0.6 · 0.4 / 20000) ≈ 0.0035; six of them.
   CHECK(counts[0] / draws == Approx(0.1).margin(0.021));
@@ -212,9 +212,14 @@ TEST_CASE("draw_word follows its probabilities: counted over many draws, and wit
   CHECK(counts[3] / draws == Approx(0.3).margin(0.021));
   // The rule, with u from np.random.default_rng(7).random() = 0.6250955...: running sums 0.1, 0.7 → word 2.
   attention::NumpyGenerator seven(7);
-  CHECK(attention::draw_word(probabilities, seven) == 2);
+  const attention::DrawnWord drawn = attention::draw_word(probabilities, seven);
+  CHECK(drawn.word == 2);
+  REQUIRE(drawn.u.has_value());
+  CHECK(*drawn.u == 0.625095466604667);  // NumPy's number, printed to the digits that give it back
   // A one-hot distribution draws nothing from the generator.
   attention::NumpyGenerator untouched(7), reference(7);
-  CHECK(attention::draw_word((attention::Vector(3) << 0, 1, 0).finished(), untouched) == 1);
+  const attention::DrawnWord only = attention::draw_word((attention::Vector(3) << 0, 1, 0).finished(), untouched);
+  CHECK(only.word == 1);
+  CHECK_FALSE(only.u.has_value());
   CHECK(untouched.next_uint64() == reference.next_uint64());
 }
