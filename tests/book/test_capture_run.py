@@ -158,11 +158,12 @@ class CaptureRun(unittest.TestCase):
         before, spent = capture_run.busy_seconds(), time.process_time()
         if before is None:
             self.skipTest("no /proc/stat here")
-        deadline = time.monotonic() + 0.3
-        while time.monotonic() < deadline:
+        # Spin until this process itself has spent 0.3 s of processor time: on a busy machine a
+        # wall-clock deadline could pass with little of it spent here.
+        deadline = spent + 0.3
+        while time.process_time() < deadline:
             pass
         spent = time.process_time() - spent
-        self.assertGreater(spent, 0.1)
         self.assertGreaterEqual(capture_run.busy_seconds() - before, 0.5 * spent)
 
     def test_this_machine_names_the_processor_and_how_many(self):
