@@ -39,7 +39,7 @@
         min: 0, max: 2, step: 0.1, value: 1, help: '0: always the likeliest word' },
       { name: 'top_k', label: 'Top-k (--top-k)', type: 'range', flag: '--top-k', min: 0, max: 10, step: 1, value: 5,
         help: 'draw among the k likeliest words; 0: among all' },
-      { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', value: '6',
+      { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', value: '3',
         help: 'of the draws', samples: ['1', '7'], bad: ['-1', '18446744073709551616'] },
       { name: 'again', label: 'Start again', type: 'button', onClick: () => { steps = 1; } },
     ],
@@ -78,7 +78,11 @@
       const how = inputs.temperature === 0 ? ['the likeliest word (T = 0)']
         : ['drawn at T = ', view.number(inputs.temperature, '/inputs/temperature'), ' among ',
           ...(inputs.top_k === 0 ? ['every word'] : ['the ', view.number(inputs.top_k, '/inputs/top_k'), ' likeliest']),
-          ', with probability ', view.number(newest.drawn_with, `${at}/drawn_with`, 3)];
+          ', with probability ', view.number(newest.drawn_with, `${at}/drawn_with`, 3),
+          // A draw: the u that chose the word, inside the word's stretch of the line from 0 to 1.
+          ...(newest.u === undefined ? [] : ['; u = ', view.number(newest.u, `${at}/u`, 3),
+            ' fell in its stretch, from ', view.number(newest.stretch[0], `${at}/stretch/0`, 3),
+            ' to ', view.number(newest.stretch[1], `${at}/stretch/1`, 3)])];
       const top = element('table', { class: 'next-word-top' }, [
         element('caption', { text: 'The model’s likeliest three' }),
         ...newest.top.map((candidate, i) => {
