@@ -9,8 +9,9 @@
 /// q · W_q, so W_q is d_k × d_a.
 ///
 /// Two facts follow from the formula and are checked by the tests. Every
-/// score lies strictly between −‖v‖₁ and ‖v‖₁, since each tanh does, however
-/// large q and k are: the scores cannot grow with d_k the way unscaled dot
+/// score lies within [−‖v‖₁, ‖v‖₁], since each tanh does, however large q and
+/// k are (strictly inside in exact arithmetic; in double, tanh rounds to ±1
+/// for large arguments, so huge q and k reach the bound): the scores cannot grow with d_k the way unscaled dot
 /// products do (chapter 2). And nothing in it is one matrix product: each of
 /// the n × m pairs needs its own d_a-wide tanh, which is why the paper calls
 /// the dot product "much faster and more space-efficient in practice".

@@ -71,9 +71,9 @@ MatrixOf<typename Parameter::Scalar> central_differences(
   return gradient;
 }
 
-/// @brief How far a gradient is from a reference: max |a − b| over the entries, divided by the largest |b|.
+/// @brief How far a gradient is from a reference: max |a − b| over the entries, divided by the largest |a| or |b|.
 ///
-/// The error is measured against the largest entry of the reference rather
+/// The error is measured against the largest entry of either gradient rather
 /// than entry by entry: an entry near 0 has a finite-difference error of the
 /// same absolute size as the others, so entry by entry it would look large
 /// for no fault of the gradient. Both exactly 0 gives 0. It is computed in

@@ -12,10 +12,11 @@
 ///
 /// The library's layers keep a W^K and a W^V in every head. A grouped model is
 /// that layer with the group's matrices held equal: share_key_value_heads()
-/// makes them equal, and training keeps them so by updating only the group's
-/// first head (grouped_parameter_blocks()) with the sum of the group's
-/// gradients (sum_key_value_gradients()): a weight used by several heads gets
-/// the sum of what each use asks of it. The forward pass still computes a
+/// makes them equal. Training updates only the group's first head
+/// (grouped_parameter_blocks()) with the sum of the group's gradients
+/// (sum_key_value_gradients()): a weight used by several heads gets the sum of
+/// what each use asks of it. After every step the caller copies that head to
+/// the rest of the group again with share_key_value_heads() (chapter 14 does). The forward pass still computes a
 /// group's keys once per head, which costs time but changes no number; the
 /// decoder's cache (kv_cache.hpp) stores them once per group.
 #pragma once

@@ -210,6 +210,7 @@ inline DependencyGraph restricted_attention_graph(std::size_t positions, std::si
 /// @param level ℓ, counted from 0 at the bottom of the stack
 /// @param positions n
 /// @return k^(ℓ mod M), where 1, k, …, k^(M−1) are the powers of k below n (M = 1 if n ≤ 1)
+/// @throws std::invalid_argument if @p kernel is below 2
 inline std::size_t dilation_at(std::size_t kernel, std::size_t level, std::size_t positions) {
   if (kernel < 2) throw std::invalid_argument("dilation_at: the kernel must be at least 2");
   std::size_t powers_below_n = 1;  // M: 1 is always one of them

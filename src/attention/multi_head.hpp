@@ -101,7 +101,8 @@ inline Eigen::Index head_width(Eigen::Index d_model, Eigen::Index heads) {
 /// @param options scaling, mask and fill, for every head (see AttentionOptions)
 /// @return each head's projections and attention steps, the concatenation, and the output
 /// @throws std::invalid_argument if there is no head, if a matrix does not fit the inputs or the
-///         other matrices, or for anything scaled_dot_product_attention() refuses
+///         other matrices, for anything scaled_dot_product_attention() refuses, or, with
+///         options.rotary, if there are fewer keys than queries or a head's d_k is not positive and even
 inline MultiHeadSteps multi_head_attention(const Matrix& queries, const Matrix& keys, const Matrix& values,
                                            const MultiHeadWeights& weights, const AttentionOptions& options = {}) {
   if (weights.heads.empty()) {

@@ -39,7 +39,8 @@ struct SamplingSettings {
 /// @param logits the decoder's scores, one per word
 /// @param settings T and k
 /// @return one probability per word; they add up to 1
-/// @throws std::invalid_argument if T is negative or not finite, k is negative, or there is no score
+/// @throws std::invalid_argument if T is negative or not finite, k is negative, or there is no score;
+///         with T > 0, also if a logit it keeps is NaN or +∞, or every logit is −∞ (from softmax_rows())
 inline Vector sampling_probabilities(const Vector& logits, const SamplingSettings& settings) {
   if (logits.size() == 0) throw std::invalid_argument("sampling_probabilities: there is no score");
   if (!(settings.temperature >= 0.0) || !std::isfinite(settings.temperature)) {

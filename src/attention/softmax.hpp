@@ -1,5 +1,5 @@
 /// @file softmax.hpp
-/// @brief Softmax along each row: scores in, weights that are positive and sum to 1 out.
+/// @brief Softmax along each row: scores in, weights that are non-negative and sum to 1 out (a fully masked row: all 0).
 #pragma once
 
 #include <cmath>

@@ -1,5 +1,5 @@
 /// @file stopwatch.hpp
-/// @brief Timing two computations in turns, on this machine, for summarize_timings() and compare_timings().
+/// @brief Timing computations (two or more) in turns, on this machine, for summarize_timings() and compare_timings().
 ///
 /// One call of a small computation is too short to time, so each repetition
 /// times enough calls to last at least a minimum time and divides. The two

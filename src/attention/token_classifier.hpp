@@ -97,11 +97,11 @@ inline Matrix first_layer_input(const Matrix& embedding, const std::vector<Eigen
 
 /// @brief Every intermediate of one forward pass.
 struct TokenClassifierSteps {
-  Matrix input;                           ///< embedding rows + positional encoding, n × d_model
+  Matrix input;                           ///< the embedding rows, plus PE(pos) with Positions::added, n × d_model
   std::vector<EncoderLayerSteps> layers;  ///< each encoder layer's steps (their attention weights are the maps)
   LayerNormSteps final_norm;              ///< pre-norm LayerNorm only: the norm of the last layer's output
   RmsNormSteps final_rms_norm;            ///< pre-norm RMSNorm only: the norm of the last layer's output
-  Matrix logits;                          ///< n × C: the last layer's output · W_out + b_out
+  Matrix logits;  ///< n × C: the last layer's output (after final_norm in a pre-norm stack) · W_out + b_out
 };
 
 /// @brief Fresh weights: normal draws scaled by 1/√(fan-in), norm gains 1, LayerNorm biases 0, other biases 0.
