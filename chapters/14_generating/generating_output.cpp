@@ -91,20 +91,20 @@ nlohmann::json generation_json(const Generation& generation) {
       top.push_back({{"word", tokens()[static_cast<std::size_t>(candidate)]}, {"probability", probability}});
     std::vector<std::string> read_words;
     for (const Eigen::Index w : read) read_words.push_back(tokens()[static_cast<std::size_t>(w)]);
-    nlohmann::json described = {{"word", tokens()[static_cast<std::size_t>(word.word)]},
-                                {"number", word.word},
-                                {"probability", word.probability},
-                                {"drawn_with", word.drawn_with},
-                                {"top", top},
-                                {"reads", read_words},
-                                {"attention", word.attention},
-                                {"cache_numbers", word.cache_numbers},
-                                {"cache_bytes", word.cache_numbers * static_cast<long long>(sizeof(double))}};
+    nlohmann::json entry = {{"word", tokens()[static_cast<std::size_t>(word.word)]},
+                            {"number", word.word},
+                            {"probability", word.probability},
+                            {"drawn_with", word.drawn_with},
+                            {"top", top},
+                            {"reads", read_words},
+                            {"attention", word.attention},
+                            {"cache_numbers", word.cache_numbers},
+                            {"cache_bytes", word.cache_numbers * static_cast<long long>(sizeof(double))}};
     if (word.u) {  // a draw: u, and the word's stretch of the line, which u fell in
-      described["u"] = *word.u;
-      described["stretch"] = {word.stretch_from, word.stretch_from + word.drawn_with};
+      entry["u"] = *word.u;
+      entry["stretch"] = {word.stretch_from, word.stretch_from + word.drawn_with};
     }
-    words.push_back(std::move(described));
+    words.push_back(std::move(entry));
     read.push_back(word.word);
   }
   // For the last word: the word each head of each layer put its largest weight on.
