@@ -1,18 +1,17 @@
-# book_chapter(): everything one chapter adds to the build.
+# book_chapter(): everything one chapter adds to the build (the chapter's folder,
+# chapters/NN_slug, says the rest; see the function below):
 #
-#   book_chapter(PROGRAM dot_product LABEL ch01 SOURCES main.cpp FIGURES ch01_scores_heatmap)
-#
-# - builds the program into bin/<PROGRAM>;
-# - runs it as runs.json (beside the chapter's CMakeLists.txt) lists, capturing
-#   the printed tables and the --json document of each run for the book;
-# - draws each figure with figures/<FIGURE>.py from those JSON documents;
-# - registers tests/programs/test_<PROGRAM>.py with CTest under LABEL;
-# - compiles its SOURCES other than main.cpp once, as the object library
-#   <PROGRAM>_computation (listed in the global property
+# - builds the program into bin/<slug>;
+# - runs it as the folder's runs.json lists, capturing the printed tables and
+#   the --json document of each run for the book;
+# - draws each figure with figures/chNN_*.py from those JSON documents;
+# - registers tests/programs/test_<slug>.py with CTest under the label chNN;
+# - compiles its sources other than main.cpp and its tests once, as the object
+#   library <slug>_computation (listed in the global property
 #   BOOK_COMPUTATION_TARGETS), which the program and tests/ page_call link;
 #   and adds them to BOOK_PAGE_SOURCES, which the page's module is built from;
 # - leaves its test_*.cpp, the Catch2 tests of that computation, to
-#   tests/CMakeLists.txt (the program chapter_tests), under LABEL.
+#   tests/CMakeLists.txt (the program chapter_tests), under chNN.
 
 set(BOOK_GENERATED_DIR ${PROJECT_BINARY_DIR}/book/generated)
 set(BOOK_OUTPUTS_DIR ${BOOK_GENERATED_DIR}/outputs)
@@ -104,38 +103,62 @@ function(book_compile_quickly)
   endforeach()
 endfunction()
 
-# book_chapter([SPEED] [FMA] [PAGE_SPEED] [PROGRAM name] [LABEL chNN] [SOURCES ...] [FIGURES ...]),
-# called from chapters/NN_slug/CMakeLists.txt. What is not given follows from the folder's
-# name: the program is the slug, the label chNN, the sources every .cpp file of the folder
-# (main.cpp among them), and the figures every figures/chNN_*.py. SPEED compiles the
-# program and its computation at the build type's full optimisation, for a chapter whose
-# runs time something or train; FMA does the same for a chapter whose numbers would move
-# without -O3's fused multiply-adds; without either (in the sanitizer build, without SPEED) they are compiled quickly
-# (book_compile_quickly, above). PAGE_SPEED compiles the computation for speed in the page's module
-# (cmake/BookPage.cmake).
+# book_chapter([DIRECTORY chapters/NN_slug]): the chapter in that folder (by default the
+# folder of the CMakeLists.txt that calls it; the top-level CMakeLists.txt calls it so
+# for a chapter folder with no CMakeLists.txt of its own). Everything follows from the
+# folder's name and its files: the program is the slug, the label chNN, the sources every
+# .cpp file of the folder but its tests, and the figures every figures/chNN_*.py. A
+# folder without main.cpp gets src/program/chapter_main.cpp as its main(), which runs the
+# command line its sources registered with program::register_chapter().
+#
+# The folder's runs.json may say how the chapter is compiled, "compile": [...]:
+# "SPEED" compiles the program and its computation at the build type's full
+# optimisation, for a chapter whose runs time something or train; "FMA" does the same
+# for a chapter whose printed numbers are those of the fused multiply-adds -O3 forms,
+# and would move without them; without either (in the sanitizer build, without SPEED)
+# they are compiled quickly (book_compile_quickly, above). "PAGE_SPEED" compiles the
+# computation for speed in the page's module (cmake/BookPage.cmake).
 function(book_chapter)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "SPEED;FMA;PAGE_SPEED" "PROGRAM;LABEL" "SOURCES;FIGURES")
-  cmake_path(GET CMAKE_CURRENT_SOURCE_DIR FILENAME folder)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "DIRECTORY" "")
+  if(NOT arg_DIRECTORY)
+    set(arg_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
+  endif()
+  set(chapter_dir ${arg_DIRECTORY})
+  cmake_path(GET chapter_dir FILENAME folder)
   if(NOT folder MATCHES "^([0-9][0-9])_([a-z0-9_]+)$")
     message(FATAL_ERROR "book_chapter: the folder ${folder} is not named NN_slug (two digits, an underscore, a slug)")
   endif()
   set(number ${CMAKE_MATCH_1})
-  if(NOT arg_PROGRAM)
-    set(arg_PROGRAM ${CMAKE_MATCH_2})
+  set(arg_PROGRAM ${CMAKE_MATCH_2})
+  set(arg_LABEL ch${number})
+  file(GLOB arg_SOURCES RELATIVE ${chapter_dir} CONFIGURE_DEPENDS ${chapter_dir}/*.cpp)
+  list(FILTER arg_SOURCES EXCLUDE REGEX "^test_")  # the chapter's Catch2 tests (below), not its program
+  list(SORT arg_SOURCES)
+  file(GLOB figure_scripts RELATIVE ${PROJECT_SOURCE_DIR}/figures CONFIGURE_DEPENDS
+       ${PROJECT_SOURCE_DIR}/figures/ch${number}_*.py)
+  list(SORT figure_scripts)
+  list(TRANSFORM figure_scripts REPLACE "\\.py$" "" OUTPUT_VARIABLE arg_FIGURES)
+
+  set(runs_file ${chapter_dir}/runs.json)
+  if(NOT EXISTS ${runs_file})
+    message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): no runs.json in ${folder}")
   endif()
-  if(NOT arg_LABEL)
-    set(arg_LABEL ch${number})
-  endif()
-  if(NOT arg_SOURCES)
-    file(GLOB arg_SOURCES RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
-    list(FILTER arg_SOURCES EXCLUDE REGEX "^test_")  # the chapter's Catch2 tests (below), not its program
-    list(SORT arg_SOURCES)
-  endif()
-  if(NOT arg_FIGURES)
-    file(GLOB figure_scripts RELATIVE ${PROJECT_SOURCE_DIR}/figures CONFIGURE_DEPENDS
-         ${PROJECT_SOURCE_DIR}/figures/ch${number}_*.py)
-    list(SORT figure_scripts)
-    list(TRANSFORM figure_scripts REPLACE "\\.py$" "" OUTPUT_VARIABLE arg_FIGURES)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${runs_file})
+  file(READ ${runs_file} runs_json)
+  foreach(option SPEED FMA PAGE_SPEED)
+    set(arg_${option} FALSE)
+  endforeach()
+  string(JSON compile_count ERROR_VARIABLE no_compile_setting LENGTH "${runs_json}" compile)
+  if(NOT no_compile_setting AND compile_count GREATER 0)
+    math(EXPR last_option "${compile_count} - 1")
+    foreach(index RANGE ${last_option})
+      string(JSON option GET "${runs_json}" compile ${index})
+      if(NOT option MATCHES "^(SPEED|FMA|PAGE_SPEED)$")
+        message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): runs.json's \"compile\" lists ${option}; "
+                            "expected SPEED, FMA or PAGE_SPEED")
+      endif()
+      set(arg_${option} TRUE)
+    endforeach()
   endif()
   set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_LABELS ${arg_LABEL})
   # The chapter's computation (its sources but main.cpp), compiled once: the
@@ -144,18 +167,25 @@ function(book_chapter)
   # second time. An object library, not a static one: a static library's
   # objects that nothing refers to, such as the page's registrations, would be
   # left out of the link.
-  if(NOT "main.cpp" IN_LIST arg_SOURCES)
-    message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): SOURCES has no main.cpp")
-  endif()
   set(computation_sources ${arg_SOURCES})
   list(REMOVE_ITEM computation_sources main.cpp)
-  add_executable(${arg_PROGRAM} main.cpp)
+  if("main.cpp" IN_LIST arg_SOURCES)
+    add_executable(${arg_PROGRAM} ${chapter_dir}/main.cpp)
+  elseif(computation_sources)
+    add_executable(${arg_PROGRAM} ${PROJECT_SOURCE_DIR}/src/program/chapter_main.cpp)
+    target_compile_definitions(${arg_PROGRAM} PRIVATE BOOK_CHAPTER_PROGRAM="${arg_PROGRAM}")
+  else()
+    message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): no .cpp file in ${folder}")
+  endif()
   target_link_libraries(${arg_PROGRAM} PRIVATE program)
+  set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_TARGETS ${arg_PROGRAM})  # docs/CMakeLists.txt: book_compiled
   if(computation_sources)
+    list(TRANSFORM computation_sources PREPEND ${chapter_dir}/)
     add_library(${arg_PROGRAM}_computation OBJECT ${computation_sources})
     target_link_libraries(${arg_PROGRAM}_computation PUBLIC program)
     target_link_libraries(${arg_PROGRAM} PRIVATE ${arg_PROGRAM}_computation)
     set_property(GLOBAL APPEND PROPERTY BOOK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
+    set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_TARGETS ${arg_PROGRAM}_computation)
   endif()
   if(NOT arg_SPEED AND (NOT arg_FMA OR BOOK_SANITIZE))
     book_compile_quickly(${arg_PROGRAM})
@@ -166,17 +196,16 @@ function(book_chapter)
   endif()
   # The same sources, for em++ to compile into the page's module.
   foreach(source IN LISTS computation_sources)
-    cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} OUTPUT_VARIABLE absolute_source)
-    set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SOURCES ${absolute_source})
+    set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SOURCES ${source})
     if(arg_PAGE_SPEED)  # compiled for speed, not size, in the page's module (cmake/BookPage.cmake)
-      set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SPEED_SOURCES ${absolute_source})
+      set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SPEED_SOURCES ${source})
     endif()
   endforeach()
 
   # The chapter's Catch2 tests of its computation, in-process: test_*.cpp beside
   # it. tests/CMakeLists.txt compiles every chapter's into one program,
   # chapter_tests, linked with their computations.
-  file(GLOB chapter_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/test_*.cpp)
+  file(GLOB chapter_tests CONFIGURE_DEPENDS ${chapter_dir}/test_*.cpp)
   if(chapter_tests)
     if(NOT computation_sources)
       message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): test_*.cpp, but no computation besides main.cpp to test")
@@ -200,9 +229,6 @@ function(book_chapter)
   if(NOT BOOK_RENDER)
     return()
   endif()
-  set(runs_file ${CMAKE_CURRENT_SOURCE_DIR}/runs.json)
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${runs_file})
-  file(READ ${runs_file} runs_json)
   string(JSON run_count LENGTH "${runs_json}" runs)
   set(run_outputs "")
   set(chapter_times_something FALSE)
@@ -287,7 +313,7 @@ function(book_chapter)
   # program's numbers (tools/check_numpy_listings.py). A difference stops the
   # build; what passed is written to generated/numpy/, and the book shows
   # only a NumPy listing found there. A listing may import another chapter's.
-  file(GLOB numpy_listings CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/numpy_*.py)
+  file(GLOB numpy_listings CONFIGURE_DEPENDS ${chapter_dir}/numpy_*.py)
   file(GLOB every_numpy_listing CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/chapters/*/numpy_*.py)
   set(numpy_checks "")
   foreach(listing IN LISTS numpy_listings)

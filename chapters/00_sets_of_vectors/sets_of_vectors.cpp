@@ -18,8 +18,8 @@
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/matrix_text.hpp"
-#include "program/page_program.hpp"
 #include "program/real_number.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/text.hpp"
 #include "program/usage_error.hpp"
@@ -410,8 +410,24 @@ Inputs Flags::read() const {
 
 namespace {
 
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_chapter_for_page<Flags>("sets_of_vectors", compute, to_json);
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// With no arguments: four words (cat, dog, apple, pear) as one-hot vectors and
+// as illustrative embeddings, with the dot product and the distance between
+// every pair; the frames a 25 ms window moved by 10 ms cuts from one second of
+// speech; and "I saw a saw" through a fully connected layer that reads one
+// vector at a time, then through one that reads a window of three.
+// --words and --embeddings change the vocabulary; --seconds, --window-ms and
+// --hop-ms the recording; --sentence, --width, --tags, --radius, --seed and
+// --longest the layers; --json prints the same values as one JSON document.
+[[maybe_unused]] const bool registered =
+    program::register_chapter<Flags>("sets_of_vectors",
+                                     "Chapter 0 of Attention, Compiled: sets of vectors in, sets of vectors out. Words "
+                                     "and speech as vectors, and why a layer that reads one vector at a time cannot "
+                                     "tell the two saws of \"I saw a saw\" apart.",
+                                     compute, to_json, tables);
 
 }  // namespace
 

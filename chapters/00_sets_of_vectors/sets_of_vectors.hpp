@@ -8,7 +8,7 @@
 // own gives equal words equal outputs ("I saw a saw"), where a window of
 // neighbours does not, at a cost in weights that grows with the window.
 // to_json() and tables() show the result; Flags reads the command line into
-// Inputs. main.cpp and the page (program/page_program.hpp) both go through these.
+// Inputs. The command line and the page (program/run_chapter.hpp, register_chapter) both go through these.
 #pragma once
 
 #include <cstdint>

@@ -9,7 +9,7 @@
 #include "attention/scores.hpp"
 #include "program/json_output.hpp"
 #include "program/matrix_text.hpp"
-#include "program/page_program.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/toy.hpp"
 #include "program/usage_error.hpp"
@@ -216,9 +216,17 @@ Inputs Flags::read() const {
 
 namespace {
 
-// The page's way in: the same flags and checks, the JSON --json prints.
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_chapter_for_page<Flags>("dot_product", compute, to_json);
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// With no arguments: the book's toy sentence "cat eat fish" (src/program/toy.hpp),
+// its queries and keys, every score spelled out as a dot product, and the score table QKᵀ.
+// --q and --k replace the queries and keys; --json prints the same values as JSON.
+[[maybe_unused]] const bool registered =
+    program::register_chapter<Flags>("dot_product",
+                                     "Chapter 1 of Attention, Compiled: the dot product and the score matrix QKᵀ.",
+                                     compute, to_json, tables);
 
 }  // namespace
 }  // namespace dot_product

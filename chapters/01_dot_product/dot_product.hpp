@@ -4,8 +4,8 @@
 // queries and keys typed directly), makes Q = X W^Q, K = X W^K, V = X W^V,
 // and returns the score table QKᵀ from the library's attention::scores();
 // to_json() and tables() show it; Flags reads
-// the command line into Inputs. main.cpp and the page
-// (program/page_program.hpp) both go through these.
+// the command line into Inputs. The command line and the page (program/run_chapter.hpp,
+// register_chapter) both go through these.
 #pragma once
 
 #include <optional>

@@ -9,7 +9,7 @@
 #include "attention/mulberry32.hpp"
 #include "attention/variance.hpp"
 #include "program/integer_list.hpp"
-#include "program/page_program.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/usage_error.hpp"
 
@@ -227,9 +227,21 @@ Inputs Flags::read() const {
 
 namespace {
 
-// The page's way in: the same flags and checks, the JSON --json prints.
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_chapter_for_page<Flags>("scaling_variance", compute, to_json);
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// With no arguments: footnote 4 of the paper as an experiment, run the way the
+// hand-worked lesson (see the preface) runs it. For d_k = 2, 64 and 512 it draws 4000 random pairs of
+// a query q and a key k (seed 1), takes each q·k, and measures the variance of
+// those dot products, before and after dividing them by √d_k.
+// --seed, --samples and --dk change the experiment; --histogram adds the
+// distribution of q·k at the largest d_k; --json prints the values as JSON.
+[[maybe_unused]] const bool registered =
+    program::register_chapter<Flags>("scaling_variance",
+                                     "Chapter 2 of Attention, Compiled: why the scores are divided by √d_k. Measures "
+                                     "the variance of q·k for random q and k, before and after the division.",
+                                     compute, to_json, tables);
 
 }  // namespace
 }  // namespace scaling_variance

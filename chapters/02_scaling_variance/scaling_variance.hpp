@@ -4,7 +4,7 @@
 // draws random pairs (q, k) from the library's mulberry32 stream and measures
 // the variance of q·k before and after dividing by √d_k; to_json() and
 // tables() show the result; Flags reads the command line into Inputs.
-// main.cpp and the page (program/page_program.hpp) both go through these.
+// The command line and the page (program/run_chapter.hpp, register_chapter) both go through these.
 #pragma once
 
 #include <cstddef>

@@ -14,8 +14,8 @@
 #include "program/json_output.hpp"
 #include "program/largest_weight.hpp"
 #include "program/matrix_text.hpp"
-#include "program/page_program.hpp"
 #include "program/real_number.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/text.hpp"
 #include "program/usage_error.hpp"
@@ -658,8 +658,38 @@ Inputs Flags::read() const {
 
 namespace {
 
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_chapter_for_page<Flags>("softmax", compute, to_json);
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// Two demonstrations; the flags choose which one runs.
+//
+// - The toy (no arguments, or any of --q --k --v --tokens --no-scale): the
+//   book's sentence "cat eat fish" (src/program/toy.hpp) through the whole
+//   formula softmax(QKᵀ/√d_k)V, one table per box of the paper's Figure 2
+//   (left), then the same vectors with and without the scale, side by side.
+//   --no-scale makes softmax(QKᵀ)V the main result.
+// - The saturation demo (any of --scores --divide --add): one row of scores s
+//   against the same row divided by --divide, with --add added to slot two on
+//   both sides (after the division on the divided side, as the hand-worked
+//   lesson does); then the textbook formula e^s / Σ e^s against the stable one on s.
+//
+// --json prints the same values as one JSON document. The toy: `weights` and
+// `output` at the top level (of the scaled run, or the unscaled one with
+// --no-scale), every step of both runs under `scaled` and `unscaled`. The
+// saturation demo: everything under `saturation`, including `sweep`, the
+// weights for 41 added amounts from 0 to 2 (or to --add, if it lies outside).
+// A value that is not finite (e^s that overflows, the textbook formula's NaN)
+// is written as the string "inf", "-inf" or "NaN"; slots count from 1.
+[[maybe_unused]] const bool registered = program::register_chapter<Flags>(
+    "softmax",
+    "Chapter 3 of Attention, Compiled: softmax and the weighted sum.\n"
+    "Two demonstrations. With no arguments, or with --q --k --v --tokens --no-scale: the toy through the whole\n"
+    "formula softmax(QKᵀ/√d_k)V, step by step, and the same vectors with and without the scale. With any of\n"
+    "--scores --divide --add: the saturation demo, one row of scores against the same row divided, with an amount\n"
+    "added to slot two on both sides (default: 8,4,0 against 8,4,0 / 8, adding 0.5). The two sets of flags do not\n"
+    "mix. --json prints the same values as one JSON document; the saturation demo's are under \"saturation\".",
+    compute, to_json, tables);
 
 }  // namespace
 

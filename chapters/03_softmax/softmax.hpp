@@ -7,7 +7,7 @@
 // row of scores against the same row divided, with an amount added to slot two
 // on both sides, and the textbook formula e^s / Σ e^s against the stable one.
 // to_json() and tables() show the result; Flags reads the command line into
-// Inputs. main.cpp and the page (program/page_program.hpp) both go through these.
+// Inputs. The command line and the page (program/run_chapter.hpp, register_chapter) both go through these.
 #pragma once
 
 #include <string>

@@ -16,8 +16,8 @@
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/matrix_text.hpp"
-#include "program/page_program.hpp"
 #include "program/real_number.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/text.hpp"
 #include "program/usage_error.hpp"
@@ -471,8 +471,23 @@ Inputs Flags::read() const {
 
 namespace {
 
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_chapter_for_page<Flags>("masking", compute, to_json);
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// With no arguments: the book's toy sentence "cat eat fish" under the decoder's
+// causal mask. Each token may look at itself and the tokens before it; every
+// other scaled score is set to −∞ before the softmax, so its weight is exactly 0.
+// Then the same inputs with finite fills (−1e9, −1000, −10) in place of −∞, to
+// show how much weight each one lets through.
+// --mask chooses the mask (none, causal, band:R, pad:N), --fill the value
+// written into masked scores; --q, --k, --v and --tokens change the inputs;
+// --json prints the same values as one JSON document.
+[[maybe_unused]] const bool registered =
+    program::register_chapter<Flags>("masking",
+                                     "Chapter 4 of Attention, Compiled: masking. Which keys each query may look at, "
+                                     "and why the scores of the others are set to -inf before the softmax.",
+                                     compute, to_json, tables);
 
 }  // namespace
 

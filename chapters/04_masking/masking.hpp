@@ -5,8 +5,8 @@
 // (−∞ unless told otherwise) before the softmax; then the same inputs and mask
 // with finite fills (−1e9, −1000, −10) in place of −∞, to show how much weight
 // each lets through. to_json() and tables() show the result; Flags reads the
-// command line into Inputs. main.cpp and the page (program/page_program.hpp)
-// both go through these.
+// command line into Inputs. The command line and the page (program/run_chapter.hpp, register_chapter) both
+// go through these.
 #pragma once
 
 #include <limits>

@@ -3,7 +3,7 @@
 // compute() draws the input X and every weight matrix from chapter 2's
 // generator and runs the library's multi_head_attention() on them; to_json()
 // and tables() show the result; Flags reads the command line into Inputs.
-// main.cpp and the page (program/page_program.hpp) both go through these.
+// The command line and the page (program/run_chapter.hpp, register_chapter) both go through these.
 #pragma once
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 // checks, and PE(pos) · PE(pos + k). The permutation: self-attention on the
 // same tokens in two orders, without and with the encoding added. to_json()
 // and tables() show the result; Flags reads the command line into Inputs.
-// main.cpp and the page (program/page_program.hpp) both go through these.
+// The command line and the page (program/run_chapter.hpp, register_chapter) both go through these.
 #pragma once
 
 #include <cstdint>

@@ -20,7 +20,7 @@
 #include "attention/recurrent_layer.hpp"
 #include "attention/stopwatch.hpp"
 #include "program/integer_list.hpp"
-#include "program/page_program.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/text.hpp"
 #include "program/timing_report.hpp"
@@ -631,9 +631,30 @@ Inputs Flags::read() const {
 
 namespace {
 
-// The page's way in: the same flags and checks, the JSON --json prints.
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_chapter_for_page<Flags>("path_length", compute, to_json);
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// With no arguments: a sequence of n = 50 positions (the 50-word sentence of
+// the hand-worked lesson), vectors of width d = 512 (d_model of the paper's base
+// model), convolutions of kernel width 3 and restricted attention of radius 2.
+// For each layer type of the paper's Table 1 the program builds the layer's
+// dependency graph, stacks layers until every output depends on every input,
+// and counts by breadth-first search the maximum path length between an input
+// and an output position; it also counts the multiply-adds of one layer and
+// the longest chain of steps that must wait for one another. Then it times one
+// self-attention layer against one recurrent layer on this machine at a few
+// lengths n (a couple of seconds), and says at which n each was faster.
+// --n, --d, --kernel and --radius change what is counted; --sweep, --time-n
+// and --repeats what is timed; --no-timing only counts; --json prints the same
+// values as one JSON document.
+[[maybe_unused]] const bool registered = program::register_chapter<Flags>(
+    "path_length",
+    "Chapter 7 of Attention, Compiled: self-attention against recurrence. Counts, on each layer type's dependency "
+    "graph, the maximum path length between an input and an output position, the multiply-adds of one layer and its "
+    "sequential steps; then times one self-attention layer against one recurrent layer on this machine and says at "
+    "which n each was faster, or that the two were too close to call.",
+    compute, to_json, tables);
 
 }  // namespace
 }  // namespace path_length

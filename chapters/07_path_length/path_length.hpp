@@ -9,8 +9,8 @@
 // Unless told not to, it then times one self-attention layer against one
 // recurrent layer on this machine at a few lengths n and says at which n each
 // was faster (src/attention/timing_comparison.hpp). to_json() and tables()
-// show the result; Flags reads the command line into Inputs. main.cpp and the
-// page (program/page_program.hpp) both go through these.
+// show the result; Flags reads the command line into Inputs. The command line and
+// the page (program/run_chapter.hpp, register_chapter) both go through these.
 #pragma once
 
 #include <cstddef>

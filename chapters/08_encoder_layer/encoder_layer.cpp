@@ -15,8 +15,8 @@
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/matrix_text.hpp"
-#include "program/page_program.hpp"
 #include "program/real_number.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/toy.hpp"
 #include "program/usage_error.hpp"
@@ -513,8 +513,26 @@ Inputs Flags::read() const {
   return inputs;
 }
 
-// The page's way in: the same flags and computation, the JSON handed back.
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_chapter_for_page<Flags>("encoder_layer", compute, to_json);
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// With no arguments: the NumPy walkthrough of the graph chapter (a chapter of a
+// Thai-language book; see the preface), reproduced digit for digit: x = arange(24)/10 as 4 tokens of 6 channels, and W_q, W_k, W_v =
+// 0.5 × normal draws (6 × 3 each) from np.random.default_rng(1337), through a
+// C++ port of NumPy's generator. Head 1 of layer 1 under a causal mask is
+// printed as NumPy prints it; then the whole encoder layer on the same x:
+// multi-head self-attention (communicate), the position-wise feed-forward
+// network (think), each with a residual connection and LayerNorm (§3.1).
+//
+// --example toy takes "cat eat fish"; --x and --tokens any input; --seed,
+// --heads, --d-ff, --layers, --scale and --causal change the layer. --json
+// prints every intermediate as one JSON document.
+[[maybe_unused]] const bool registered = program::register_chapter<Flags>(
+    "encoder_layer",
+    "Chapter 8 of Attention, Compiled: one encoder layer. Tokens communicate (multi-head self-attention), then "
+    "each thinks alone (a feed-forward network); each sub-layer is wrapped as LayerNorm(x + Sublayer(x)). Weights "
+    "are NumPy's draws from np.random.default_rng(--seed).",
+    compute, to_json, tables);
 
 }  // namespace encoder_layer

@@ -4,8 +4,8 @@
 // src/attention/numpy_random.hpp), runs the graph chapter's walkthrough (one causal
 // head, printed as NumPy prints) and a stack of encoder layers
 // (src/attention/encoder_layer.hpp) on the same input; to_json() and tables()
-// show the result; Flags reads the command line into Inputs. main.cpp and the
-// page (program/page_program.hpp) both go through these.
+// show the result; Flags reads the command line into Inputs. The command line and
+// the page (program/run_chapter.hpp, register_chapter) both go through these.
 #pragma once
 
 #include <cstdint>

@@ -19,7 +19,7 @@
 #include "program/json_output.hpp"
 #include "program/largest_weight.hpp"
 #include "program/matrix_text.hpp"
-#include "program/page_program.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/text.hpp"
 #include "program/timing_report.hpp"
@@ -641,8 +641,23 @@ Inputs Flags::read() const {
 
 namespace {
 
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_chapter_for_page<Flags>("other_layers", compute, to_json);
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// With no arguments: the toy sentence "cat eat fish" scored by additive
+// attention, vᵀ tanh(q W_q + k W_k), beside scaled dot-product attention on the
+// same vectors, then the two scorings timed against each other on this
+// machine (--no-timing skips that). --demo cross: encoder–decoder attention,
+// a 3-word target asking a 4-word source. --demo convolution: a 1-D
+// convolution, and the same numbers from multi-head self-attention with one
+// head per kernel offset. --json prints the same values as one JSON document.
+[[maybe_unused]] const bool registered =
+    program::register_chapter<Flags>("other_layers",
+                                     "Chapter 9 of Attention, Compiled: other scores and other layers. Additive "
+                                     "attention, encoder-decoder (cross) attention, and a convolution computed as "
+                                     "multi-head self-attention.",
+                                     compute, to_json, tables);
 
 }  // namespace
 

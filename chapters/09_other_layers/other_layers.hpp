@@ -10,7 +10,7 @@
 //   convolution  a 1-D convolution, and the same numbers from a multi-head
 //                self-attention layer with one head per kernel offset.
 // to_json() and tables() show the result; Flags reads the command line into
-// Inputs. main.cpp and the page (program/page_program.hpp) both go through these.
+// Inputs. The command line and the page (program/run_chapter.hpp, register_chapter) both go through these.
 #pragma once
 
 #include <cstddef>

@@ -26,8 +26,8 @@
 #include "attention/random_weights.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
-#include "program/page_program.hpp"
 #include "program/real_number.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/text.hpp"
 #include "program/usage_error.hpp"
@@ -713,8 +713,27 @@ Inputs Flags::read() const {
 
 namespace {
 
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_chapter_for_page<Flags>("backward_pass", compute, to_json);
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// With no arguments: the book's toy sentence "cat eat fish" through scaled
+// dot-product attention, with the loss chosen as one entry of the output,
+// L = O[cat][d1]. Its gradient dO has a single 1, and the program follows it
+// back through the formula: dV = Wᵀ·dO, dW = dO·Vᵀ, the softmax's
+// dS = W ⊙ (dW − rowsum(dW ⊙ W)), dQ = dS·K/√d_k and dK = dSᵀ·Q/√d_k.
+// Then every backward pass of the library against central finite
+// differences on random inputs, and the error against the step h.
+//
+// --causal masks the future; --row and --column choose the entry; --q, --k,
+// --v and --tokens change the inputs; --seed, --step, --length and --d-model
+// change the random check. --json prints the same values as one JSON document.
+[[maybe_unused]] const bool registered = program::register_chapter<Flags>(
+    "backward_pass",
+    "Chapter 10 of Attention, Compiled: the backward pass. One entry of the output is the loss; its gradient is "
+    "followed back through attention to Q, K and V, and every layer's gradient is checked against central finite "
+    "differences.",
+    compute, to_json, tables);
 
 }  // namespace
 

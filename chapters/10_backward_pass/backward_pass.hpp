@@ -16,7 +16,7 @@
 // show where the best step of each format lies.
 //
 // to_json() and tables() show the result; Flags reads the command line into
-// Inputs. main.cpp and the page (program/page_program.hpp) both go through these.
+// Inputs. The command line and the page (program/run_chapter.hpp, register_chapter) both go through these.
 #pragma once
 
 #include <cstdint>

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <new>
 #include <string>
@@ -34,9 +35,9 @@
 #include "attention/worker_threads.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
-#include "program/page_program.hpp"
 #include "program/processors.hpp"
 #include "program/real_number.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/timing_report.hpp"
 #include "program/usage_error.hpp"
@@ -1812,9 +1813,51 @@ Inputs Flags::read() const {
 
 namespace {
 
-// The page's way in: the same flags and checks, the JSON --json prints.
-[[maybe_unused]] const bool registered_for_the_page = program::register_chapter_for_page<Flags>(
-    "fast_attention", [](const Inputs& inputs) { return compute(inputs); }, to_json);
+// What compute() reports on the progress line: the sweep's estimate before it starts and the progress line while it
+// runs, where stderr is a terminal (nothing otherwise).
+Progress progress_on(program::ProgressLine& line) {
+  Progress progress;
+  if (!line.shown()) return progress;
+  progress.estimate = [](double seconds, std::size_t from_n) {
+    std::cerr << fmt::format("This sweep will take about {} on this machine (estimated from one call of each "
+                             "method at n = {}).\n",
+                             program::duration_text(seconds), from_n);
+  };
+  progress.update = [&line](const ProgressReport& report) {
+    line.update(fmt::format("n = {} ({} of {}), {}: {} so far{}", report.n, report.length_index + 1, report.lengths,
+                            report.step, program::duration_text(report.seconds),
+                            report.seconds_left ? ", about " + program::duration_text(*report.seconds_left) + " left"
+                                                : std::string()));
+  };
+  return progress;
+}
+
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// With no arguments: the toy sentence (cat, eat, fish) through the streaming
+// kernel one key at a time, with the running maximum, the running sum and the
+// output so far after every tile, and the output against the teaching
+// version's. --q, --k, --v, --tokens, --tile, --query-tile and --mask change
+// the example. With --n, a benchmark instead: the teaching version, each fast
+// step and NumPy timed at each length n (--d, --threads, --reps,
+// --memory-limit, --python, --no-numpy), with the memory each needs and the
+// ceilings measured in the same run. --json prints the same values as one
+// JSON document.
+//
+// When stderr is a terminal, and nowhere otherwise: a sweep with a length of
+// 4096 or more first says there about how long it will take, and while a
+// benchmark runs a progress line shows the length, the repetition, the time so
+// far and the time left (progress_on(), above). The page's entry shows neither.
+// (The JSON holds the estimate either way.)
+[[maybe_unused]] const bool registered = program::register_chapter<Flags>(
+    "fast_attention",
+    "Chapter 12 of Attention, Compiled: attention without the n x n matrix. Traces the streaming kernel (tiles of "
+    "keys, an online softmax) on a small example, or with --n times the teaching version, each fast step and NumPy "
+    "on this machine. The full sweep of the book (--n 256,...,16384 --reps 5) takes several minutes; it says how "
+    "long before it starts.",
+    compute, to_json, tables, progress_on);
 
 }  // namespace
 }  // namespace fast_attention

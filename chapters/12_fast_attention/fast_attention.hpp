@@ -11,8 +11,8 @@
 // needs, beside two ceilings measured in the same run: the processor's
 // multiply-add peak and a large matrix product (dgemm) through Eigen and
 // through NumPy. A long sweep reports its progress (Progress). to_json() and tables()
-// show the result; Flags reads the command line into Inputs. main.cpp and the
-// page (program/page_program.hpp) both go through these.
+// show the result; Flags reads the command line into Inputs. The command line and
+// the page (program/run_chapter.hpp, register_chapter) both go through these.
 #pragma once
 
 #include <cstddef>

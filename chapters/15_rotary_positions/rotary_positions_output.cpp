@@ -13,7 +13,7 @@
 #include "attention/timing_comparison.hpp"
 #include "program/integer_list.hpp"
 #include "program/matrix_text.hpp"
-#include "program/page_program.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/text.hpp"
 #include "program/usage_error.hpp"
@@ -430,9 +430,23 @@ Inputs Flags::read() const {
   return inputs;
 }
 
-// The page's way in: the same flags, the same computation.
-[[maybe_unused]] const bool registered_for_the_page = program::register_chapter_for_page<Flags>(
-    "rotary_positions", [](const Inputs& inputs) { return compute(inputs); },
-    [](const Result& result) { return to_json(result); });
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// With no arguments: turns the toy's query of "fish", (1, 1), and key of "cat", (2, 0), by their positions and
+// prints their score at several pairs of positions (equal offsets, equal scores); then trains the book's small
+// Transformer, with the causal mask, to say the digit that stood 3 places back, once with chapter 6's added
+// positions, once with rotary ones and once with none, on sequences of 4 to 16 digits, and tests it on 32.
+// --q, --k and --placements change the turn; --schemes, --seeds, --back, --longest-trained and --tested-length
+// change the training; --no-training trains nothing; --json prints it all as one JSON document.
+//
+// While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
+[[maybe_unused]] const bool registered = program::register_chapter<Flags>(
+    "rotary_positions",
+    "Chapter 15 of Attention, Compiled: rotary positions turn each query and key by its position, so that a "
+    "score depends on the offset between two words; a small Transformer trained on short sequences with added, "
+    "rotary or no positions, and tested on longer ones.",
+    compute, [](const Result& result) { return to_json(result); }, tables, program::step_progress);
 
 }  // namespace rotary_positions

@@ -11,7 +11,7 @@
 #include "norm_placement.hpp"
 #include "program/integer_list.hpp"
 #include "program/matrix_text.hpp"
-#include "program/page_program.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/text.hpp"
 #include "program/usage_error.hpp"
@@ -277,9 +277,23 @@ Inputs Flags::read() const {
   return inputs;
 }
 
-// The page's way in: the same flags, the same computation.
-[[maybe_unused]] const bool registered_for_the_page = program::register_chapter_for_page<Flags>(
-    "norm_placement", [](const Inputs& inputs) { return compute(inputs); },
-    [](const Result& result) { return to_json(result); });
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// With no arguments: trains the book's small Transformer, four layers deep, to reverse eight digits, in each of
+// four layouts (the norm after each residual sum, as the paper, or before each sub-layer; LayerNorm or
+// RMSNorm), without and with a warm-up of the learning rate, at one learning rate and one seed, and prints
+// which runs learned the task. --layouts, --warmups, --rates and --seeds make the grid (every combination);
+// --training-steps and --layers change each run; --json prints it all as one JSON document, every run's loss
+// along the way included.
+//
+// While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
+[[maybe_unused]] const bool registered = program::register_chapter<Flags>(
+    "norm_placement",
+    "Chapter 16 of Attention, Compiled: a stack of layers trained with the norm after each residual sum "
+    "(post-norm, the paper's) or before each sub-layer (pre-norm), LayerNorm or RMSNorm, with and without a "
+    "warm-up of the learning rate, over learning rates and seeds.",
+    compute, [](const Result& result) { return to_json(result); }, tables, program::step_progress);
 
 }  // namespace norm_placement

@@ -8,8 +8,8 @@
 
 #include "precision.hpp"
 #include "program/integer_list.hpp"
-#include "program/page_program.hpp"
 #include "program/real_number.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/text.hpp"
 #include "program/usage_error.hpp"
@@ -178,8 +178,18 @@ Inputs Flags::read() const {
   return inputs;
 }
 
-// The page's way in: the same flags, the same computation.
-[[maybe_unused]] const bool registered_for_the_page =
-    program::register_chapter_for_page<Flags>("precision", compute, to_json);
+// The program's command line and the page's entry, registered once (program::register_chapter(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the command line
+// and prints; --json-file writes the JSON document from the same run as the tables.
+//
+// With no arguments: adds 1 a thousand times, from 0, in double, float and bfloat16, and prints where each
+// total stops growing; then keeps the online softmax's running sum (chapter 12) of 16 to 65536 normal scores
+// with its terms and its sum in float or bfloat16, and prints the relative error of the softmax's denominator
+// against double. --count, --n, --seed and --spread change them; --json prints it all as one JSON document.
+[[maybe_unused]] const bool registered = program::register_chapter<Flags>(
+    "precision",
+    "Chapter 17 of Attention, Compiled: adding in double, float and bfloat16, and the online softmax's running sum "
+    "kept in each: where a sum kept in too few bits stops growing.",
+    compute, to_json, tables);
 
 }  // namespace precision

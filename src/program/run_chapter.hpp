@@ -5,13 +5,17 @@
 // both, from that one run). Bad input gets one line on stderr and exit status 2
 // (CommandLine::run). The page reaches the same flags and the same computation
 // through register_chapter_for_page() (program/page_program.hpp).
+// register_chapter(), at the end, registers both in one call, so that the
+// chapter needs no main.cpp of its own (program/registered_chapters.hpp).
 #pragma once
 
 #include <string>
 
 #include "program/command_line.hpp"
 #include "program/json_flags.hpp"
+#include "program/page_program.hpp"
 #include "program/progress_line.hpp"
+#include "program/registered_chapters.hpp"
 
 namespace program {
 
@@ -61,6 +65,46 @@ auto showing_progress(Compute compute, MakeProgress make_progress) {
     line.clear();
     return result;
   };
+}
+
+/// A chapter in the book's usual shape, registered once, beside its
+/// compute(), for both its front ends: the command line of run_chapter(),
+/// which the program's main() runs (src/program/chapter_main.cpp), and the
+/// page's entry of register_chapter_for_page(). The arguments are
+/// run_chapter()'s. Returns true, so that a chapter registers at namespace
+/// scope:
+///   const bool registered = program::register_chapter<Flags>(
+///       "dot_product", "Chapter 1 of ...", compute, to_json, tables);
+/// The page's module registers only the page's entry: it has no command line.
+template <class Flags, class Compute, class ToJson, class Tables>
+bool register_chapter(const std::string& name, [[maybe_unused]] const std::string& description, Compute compute,
+                      ToJson to_json, [[maybe_unused]] Tables tables) {
+  register_chapter_for_page<Flags>(name, compute, to_json);
+#ifndef __EMSCRIPTEN__
+  register_chapter_main(name, [=](int argc, char** argv) {
+    return run_chapter<Flags>(argc, argv, name, description, compute, to_json, tables);
+  });
+#endif
+  return true;
+}
+
+/// The same for a computation that trains, compute(inputs, progress): the
+/// command line shows the progress line of @p make_progress(line) while it
+/// runs (showing_progress(), above), and the page calls compute(inputs, {}),
+/// with no progress:
+///   const bool registered = program::register_chapter<Flags>(
+///       "norm_placement", "Chapter 16 of ...", compute, to_json, tables, program::step_progress);
+template <class Flags, class Compute, class ToJson, class Tables, class MakeProgress>
+bool register_chapter(const std::string& name, [[maybe_unused]] const std::string& description, Compute compute,
+                      ToJson to_json, [[maybe_unused]] Tables tables, [[maybe_unused]] MakeProgress make_progress) {
+  register_chapter_for_page<Flags>(
+      name, [compute](const auto& inputs) { return compute(inputs, {}); }, to_json);
+#ifndef __EMSCRIPTEN__
+  register_chapter_main(name, [=](int argc, char** argv) {
+    return run_chapter<Flags>(argc, argv, name, description, showing_progress(compute, make_progress), to_json, tables);
+  });
+#endif
+  return true;
 }
 
 }  // namespace program
