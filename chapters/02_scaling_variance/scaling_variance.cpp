@@ -162,18 +162,22 @@ Result compute(const Inputs& inputs) {
 nlohmann::json to_json(const Result& result) {
   nlohmann::json json_rows = nlohmann::json::array();
   for (const Row& row : result.rows) {
-    json_rows.push_back({{"dk", row.width},
-                         {"mean_raw", row.mean_raw},
-                         {"var_raw", row.var_raw},
-                         {"sd_raw", std::sqrt(row.var_raw)},
-                         // The gap q·k₁ − q·k₂ between two scores: d_k products of variance 2
-                         {"sd_gap_theory", std::sqrt(2.0 * static_cast<double>(row.width))},
-                         {"var_theory", row.width},
-                         {"var_scaled", row.var_scaled},
-                         {"var_scaled_theory", 1},
-                         {"var_scaled_sd", row.var_scaled_sd},
-                         // How many typical swings the scaled variance lies from its theory, 1, either way
-                         {"swings_from_theory", std::abs(row.var_scaled - 1.0) / row.var_scaled_sd}});
+    json_rows.push_back(
+        {{"dk", row.width},
+         {"mean_raw", row.mean_raw},
+         // How far the mean of N dot products typically lands from 0: each has variance
+         // d_k, so their mean has variance d_k / N, under footnote 4's assumption
+         {"mean_sd_theory", std::sqrt(static_cast<double>(row.width) / static_cast<double>(result.inputs.samples))},
+         {"var_raw", row.var_raw},
+         {"sd_raw", std::sqrt(row.var_raw)},
+         // The gap q·k₁ − q·k₂ between two scores: d_k products of variance 2
+         {"sd_gap_theory", std::sqrt(2.0 * static_cast<double>(row.width))},
+         {"var_theory", row.width},
+         {"var_scaled", row.var_scaled},
+         {"var_scaled_theory", 1},
+         {"var_scaled_sd", row.var_scaled_sd},
+         // How many typical swings the scaled variance lies from its theory, 1, either way
+         {"swings_from_theory", std::abs(row.var_scaled - 1.0) / row.var_scaled_sd}});
   }
   return {
       {"seed", result.inputs.seed},

@@ -6,6 +6,10 @@
     runs). The pointer is an RFC 6901 JSON pointer; the optional format is a
     Python format spec such as ``.4f``. Without one, a number is rounded once
     to 4 decimals and trailing zeros are dropped, as the programs' tables do.
+    Two formats count: ``count`` writes how many entries a list holds ("5"),
+    and ``word`` writes a whole number, or a list's count, as a word ("five",
+    up to twenty; digits beyond), for "five seeds" read from the run that
+    trained them.
 
 ``:refused:`command```
     A command the book shows in a sentence and says is refused: the same
@@ -123,6 +127,8 @@ def format_value(value, spec: str | None) -> str:
     formatNumber in docs/_static/interactive.js); tests/book/test_number_text.py
     holds this function to the cases in tests/number_text_cases.json, which the
     page's and the programs' tests share."""
+    if spec in ("count", "word"):
+        return _counted(value, spec)
     if isinstance(value, list) and value and all(_is_number(entry) for entry in value):
         return "(" + ", ".join(format_value(entry, spec) for entry in value) + ")"
     if isinstance(value, str) and value in NON_FINITE:
@@ -141,6 +147,24 @@ def format_value(value, spec: str | None) -> str:
     if text.startswith("-") and not re.search(r"[1-9]", text.partition("e")[0]):
         text = text[1:]  # no "-0", "-0.0%", "-0.0e+00"
     return text.replace("-", MINUS)
+
+
+NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+                "sixteen seventeen eighteen nineteen twenty").split()
+
+
+def _counted(value, spec: str) -> str:
+    """The formats ``count`` (a list's entries, in digits) and ``word`` (a whole number, or a list's entries,
+    as a word up to twenty)."""
+    if spec == "count" and not isinstance(value, list):
+        raise ValueError(f"the format count counts a list's entries; {json.dumps(value)[:60]} is not a list")
+    if isinstance(value, list):
+        value = len(value)
+    if not (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        raise ValueError(f"the format word writes a whole number or a list's count; {json.dumps(value)[:60]} is neither")
+    if spec == "word" and value < len(NUMBER_WORDS):
+        return NUMBER_WORDS[value]
+    return str(value)
 
 
 # The JSON's names for the numbers that are not finite, as the book writes them.

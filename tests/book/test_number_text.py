@@ -33,6 +33,19 @@ class NumberText(unittest.TestCase):
     def test_a_vector_reads_as_its_entries(self):
         self.assertEqual(format_value([0.5, -0.00001, 1e15], None), "(0.5, 0, 1e15)")
 
+    def test_count_and_word_count_a_list_and_name_a_whole_number(self):
+        self.assertEqual(format_value([1, 2, 3, 4, 5], "count"), "5")
+        self.assertEqual(format_value([], "count"), "0")
+        self.assertEqual(format_value([1, 2, 3, 4, 5], "word"), "five")
+        self.assertEqual(format_value([{"seed": 1}, {"seed": 2}], "word"), "two")
+        self.assertEqual(format_value(15, "word"), "fifteen")
+        self.assertEqual(format_value(20, "word"), "twenty")
+        self.assertEqual(format_value(21, "word"), "21")
+        self.assertEqual(format_value(0, "word"), "zero")
+        for value, spec in ((5, "count"), (2.5, "word"), (-1, "word"), (True, "word"), ("five", "word")):
+            with self.subTest(value=value, spec=spec), self.assertRaises(ValueError):
+                format_value(value, spec)
+
 
 if __name__ == "__main__":
     unittest.main()

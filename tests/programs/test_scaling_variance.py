@@ -99,6 +99,7 @@ class AgreesWithNumPy(ProgramTest):
                 self.assertTrue(math.isclose(row["var_scaled"], scaled, rel_tol=1e-9), (row["var_scaled"], scaled))
                 self.assertEqual(row["sd_raw"], math.sqrt(row["var_raw"]))
                 self.assertEqual(row["sd_gap_theory"], math.sqrt(2 * width))
+                self.assertAlmostEqual(row["mean_sd_theory"], math.sqrt(width / samples), delta=1e-15)
                 self.assertAlmostEqual(row["swings_from_theory"], abs(scaled - 1) / typical_swing(width, samples),
                                        delta=1e-6)
                 self.assertEqual(row["var_theory"], width)
@@ -130,6 +131,23 @@ class AgreesWithNumPy(ProgramTest):
         q, k1, k2 = (rng.standard_normal((draws, width)) for _ in range(3))
         gaps = np.einsum("ij,ij->i", q, k1) - np.einsum("ij,ij->i", q, k2)
         self.assertLess(abs(gaps.var() / (2 * width) - 1), 5 * math.sqrt(2 / draws))
+
+    def test_the_mean_of_n_dot_products_swings_by_the_root_of_d_k_over_n(self):
+        """What mean_sd_theory rests on, drawn in NumPy: the mean of N dot products of width d_k, repeated over
+        4,000 draws of the N, has standard deviation √(d_k/N). The measured one lands within 5 of its standard
+        errors, √(1/(2·draws)) relative for a normal variable (about 1.1 % here)."""
+        rng = np.random.default_rng(5)
+        width, samples, draws = 16, 50, 4_000
+        q, k = (rng.standard_normal((draws, samples, width)) for _ in range(2))
+        means = np.einsum("dsi,dsi->ds", q, k).mean(axis=1)
+        self.assertLess(abs(means.std() / math.sqrt(width / samples) - 1), 5 * math.sqrt(1 / (2 * draws)))
+
+    def test_the_published_means_lie_within_one_swing_of_0(self):
+        """The chapter says each row's mean lies within one typical swing of 0; counted from NumPy's means."""
+        expected, _ = experiment(1, 4000, [2, 64, 512])
+        for width, mean, _, _ in expected:
+            with self.subTest(dk=width):
+                self.assertLess(abs(mean), math.sqrt(width / 4000))
 
     def test_other_seeds_sizes_and_widths(self):
         for seed, samples, widths in [(2, 4000, [2, 64, 512]), (0, 300, [1, 3, 17, 100]), (4294967295, 50, [7]),
