@@ -6,7 +6,7 @@
 #   the --json document of each run for the book;
 # - draws each figure with figures/chNN_*.py from those JSON documents;
 # - registers tests/programs/test_<slug>.py with CTest under the label chNN;
-# - compiles its sources other than main.cpp and its tests once, as the object
+# - compiles its sources other than its tests once, as the object
 #   library <slug>_computation (listed in the global property
 #   BOOK_COMPUTATION_TARGETS), which the program and tests/ page_call link;
 #   and adds them to BOOK_PAGE_SOURCES, which the page's module is built from;
@@ -107,9 +107,9 @@ endfunction()
 # folder of the CMakeLists.txt that calls it; the top-level CMakeLists.txt calls it so
 # for a chapter folder with no CMakeLists.txt of its own). Everything follows from the
 # folder's name and its files: the program is the slug, the label chNN, the sources every
-# .cpp file of the folder but its tests, and the figures every figures/chNN_*.py. A
-# folder without main.cpp gets src/program/chapter_main.cpp as its main(), which runs the
-# command line its sources registered with program::register_chapter().
+# .cpp file of the folder but its tests, and the figures every figures/chNN_*.py. The
+# program's main() is src/program/chapter_main.cpp, which runs the command line the
+# chapter's sources registered with program::register_chapter().
 #
 # The folder's runs.json may say how the chapter is compiled, "compile": [...]:
 # "SPEED" compiles the program and its computation at the build type's full
@@ -120,10 +120,16 @@ endfunction()
 # computation for speed in the page's module (cmake/BookPage.cmake).
 function(book_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "DIRECTORY" "")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "book_chapter(${arg_UNPARSED_ARGUMENTS}): book_chapter takes only DIRECTORY; how the "
+                        "chapter is compiled goes in its runs.json (\"compile\"), and the rest follows from its folder")
+  endif()
   if(NOT arg_DIRECTORY)
     set(arg_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
   endif()
-  set(chapter_dir ${arg_DIRECTORY})
+  cmake_path(ABSOLUTE_PATH arg_DIRECTORY BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} NORMALIZE
+             OUTPUT_VARIABLE chapter_dir)
+  string(REGEX REPLACE "/$" "" chapter_dir ${chapter_dir})
   cmake_path(GET chapter_dir FILENAME folder)
   if(NOT folder MATCHES "^([0-9][0-9])_([a-z0-9_]+)$")
     message(FATAL_ERROR "book_chapter: the folder ${folder} is not named NN_slug (two digits, an underscore, a slug)")
@@ -161,38 +167,32 @@ function(book_chapter)
     endforeach()
   endif()
   set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_LABELS ${arg_LABEL})
-  # The chapter's computation (its sources but main.cpp), compiled once: the
+  # The chapter's computation (its sources), compiled once: the
   # program links it, and so does what calls the chapters' page programs
   # natively (tests/page/page_call.cpp), which used to compile every chapter a
   # second time. An object library, not a static one: a static library's
   # objects that nothing refers to, such as the page's registrations, would be
   # left out of the link.
-  set(computation_sources ${arg_SOURCES})
-  list(REMOVE_ITEM computation_sources main.cpp)
-  if("main.cpp" IN_LIST arg_SOURCES)
-    add_executable(${arg_PROGRAM} ${chapter_dir}/main.cpp)
-  elseif(computation_sources)
-    add_executable(${arg_PROGRAM} ${PROJECT_SOURCE_DIR}/src/program/chapter_main.cpp)
-    target_compile_definitions(${arg_PROGRAM} PRIVATE BOOK_CHAPTER_PROGRAM="${arg_PROGRAM}")
-  else()
+  if(NOT arg_SOURCES)
     message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): no .cpp file in ${folder}")
   endif()
-  target_link_libraries(${arg_PROGRAM} PRIVATE program)
-  set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_TARGETS ${arg_PROGRAM})  # docs/CMakeLists.txt: book_compiled
-  if(computation_sources)
-    list(TRANSFORM computation_sources PREPEND ${chapter_dir}/)
-    add_library(${arg_PROGRAM}_computation OBJECT ${computation_sources})
-    target_link_libraries(${arg_PROGRAM}_computation PUBLIC program)
-    target_link_libraries(${arg_PROGRAM} PRIVATE ${arg_PROGRAM}_computation)
-    set_property(GLOBAL APPEND PROPERTY BOOK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
-    set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_TARGETS ${arg_PROGRAM}_computation)
+  if("main.cpp" IN_LIST arg_SOURCES)
+    message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): ${folder}/main.cpp: a chapter registers its command line "
+                        "with program::register_chapter() (src/program/run_chapter.hpp) and has no main.cpp")
   endif()
+  add_executable(${arg_PROGRAM} ${PROJECT_SOURCE_DIR}/src/program/chapter_main.cpp)
+  target_compile_definitions(${arg_PROGRAM} PRIVATE BOOK_CHAPTER_PROGRAM="${arg_PROGRAM}")
+  target_link_libraries(${arg_PROGRAM} PRIVATE program)
+  list(TRANSFORM arg_SOURCES PREPEND ${chapter_dir}/ OUTPUT_VARIABLE computation_sources)
+  add_library(${arg_PROGRAM}_computation OBJECT ${computation_sources})
+  target_link_libraries(${arg_PROGRAM}_computation PUBLIC program)
+  target_link_libraries(${arg_PROGRAM} PRIVATE ${arg_PROGRAM}_computation)
+  set_property(GLOBAL APPEND PROPERTY BOOK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
+  # docs/CMakeLists.txt: what book_compiled waits for
+  set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_TARGETS ${arg_PROGRAM} ${arg_PROGRAM}_computation)
   if(NOT arg_SPEED AND (NOT arg_FMA OR BOOK_SANITIZE))
-    book_compile_quickly(${arg_PROGRAM})
-    if(computation_sources)
-      book_compile_quickly(${arg_PROGRAM}_computation)
-      set_property(GLOBAL APPEND PROPERTY BOOK_QUICK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
-    endif()
+    book_compile_quickly(${arg_PROGRAM} ${arg_PROGRAM}_computation)
+    set_property(GLOBAL APPEND PROPERTY BOOK_QUICK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
   endif()
   # The same sources, for em++ to compile into the page's module.
   foreach(source IN LISTS computation_sources)
@@ -207,9 +207,6 @@ function(book_chapter)
   # chapter_tests, linked with their computations.
   file(GLOB chapter_tests CONFIGURE_DEPENDS ${chapter_dir}/test_*.cpp)
   if(chapter_tests)
-    if(NOT computation_sources)
-      message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): test_*.cpp, but no computation besides main.cpp to test")
-    endif()
     list(SORT chapter_tests)
     foreach(source IN LISTS chapter_tests)  # each file with its label: "ch03|/…/test_softmax.cpp"
       set_property(GLOBAL APPEND PROPERTY BOOK_CHAPTER_TESTS "${arg_LABEL}|${source}")

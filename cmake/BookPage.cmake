@@ -1,5 +1,5 @@
 # The book's WebAssembly module (src/page/book_module.cpp): the shared program
-# code and every chapter's computation (its sources but main.cpp),
+# code and every chapter's computation (its sources),
 # compiled by Debian's emscripten into one self-contained JavaScript file: the
 # WebAssembly inside it as base64, so the page works from file://
 # (tools/link_page_module.py says why not emscripten's -sSINGLE_FILE).
@@ -25,7 +25,7 @@ foreach(library nlohmann CLI fmt)
 endforeach()
 
 # The sources of the `program` library (src/CMakeLists.txt), and the chapters'
-# computations: what book_chapter() collected (every source but main.cpp; the
+# computations: what book_chapter() collected (every source but the tests; the
 # objects page_call links natively, tests/CMakeLists.txt, are of the same sources).
 get_target_property(program_sources program SOURCES)
 list(TRANSFORM program_sources PREPEND ${PROJECT_SOURCE_DIR}/src/ OUTPUT_VARIABLE page_program_sources)

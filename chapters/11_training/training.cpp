@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iostream>
 #include <memory>
 #include <stdexcept>
 
@@ -13,8 +14,8 @@
 #include "attention/cross_entropy.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
-#include "program/page_program.hpp"
 #include "program/real_number.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/usage_error.hpp"
 
@@ -748,5 +749,45 @@ Inputs Flags::read() const {
       return result;
     },
     program::flag_defaults<Flags>("training"));
+
+// The program's command line, registered once (program::register_chapter_with_modes(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the
+// command line, and the lambda says which computation the flags ask for and prints it.
+//
+// With no arguments: 1000 Adam steps of 16 sequences on reversing 8 digits
+// (0 to 9), one encoder layer of two heads; it prints the loss and the
+// held-out accuracy as training goes, one held-out example and the learned
+// attention maps, whose right answer is the anti-diagonal. --task copy is the
+// contrast. --seeds 1,2,3 trains once per seed and prints, per seed and head,
+// how much weight lands on the right position. --json prints it all as one
+// JSON document; --weights adds every trained weight.
+//
+// While it trains, a progress line (step, loss, accuracy, time left) goes to
+// stderr when stderr is a terminal, and nowhere otherwise.
+[[maybe_unused]] const bool registered_command_line = program::register_chapter_with_modes<Flags>(
+    "training",
+    "Chapter 11 of Attention, Compiled: a small Transformer (embedding, sinusoidal positions, encoder layers of "
+    "two heads, a linear read-out) trained with Adam to reverse a sequence of digits; held-out accuracy and the "
+    "learned attention maps.",
+    [](Flags& flags, const program::JsonFlags& output) {
+      program::ProgressLine line;
+      Progress progress;
+      if (line.shown()) {
+        progress = [&line](long long step, long long steps, double loss, double accuracy, double seconds) {
+          const double left = seconds / static_cast<double>(step) * static_cast<double>(steps - step);
+          line.update(fmt::format("step {}/{}  loss {:.4f}  held-out accuracy {:.1f} %  {} left", step, steps, loss,
+                                  100.0 * accuracy, program::duration_text(left)));
+          if (step == steps) std::cerr << '\n';  // the last line stays on the terminal
+        };
+      }
+      const Inputs inputs = flags.read();
+      if (!inputs.seeds.empty()) {
+        const SeedsResult result = compute_over_seeds(inputs, progress);
+        output.print([&] { return to_json(result); }, [&] { return tables(result); });
+        return;
+      }
+      const Result result = compute(inputs, progress);
+      output.print([&] { return to_json(result); }, [&] { return tables(result); });
+    });
 
 }  // namespace training

@@ -1,6 +1,7 @@
 // Chapter 13's front ends: the JSON, the tables, the flags and the page's entry. The computation they
 // report is in sentences.cpp (training, the measures) and grammar.cpp (the language).
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <string>
@@ -13,8 +14,9 @@
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/kept_models.hpp"
-#include "program/page_program.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
+#include "program/trainings.hpp"
 #include "program/usage_error.hpp"
 #include "sentences.hpp"
 
@@ -535,5 +537,44 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
       return result;
     },
     program::flag_defaults<Flags>("sentences"));
+
+// The program's command line, registered once (program::register_chapter_with_modes(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the
+// command line, and the lambda says which computation the flags ask for and prints it.
+//
+// With no arguments: trains the book's small Transformer (chapter 11's token classifier) for 1500 steps to
+// tag the words of a small language stated in full, then prints its held-out accuracy beside the best a
+// layer that reads one word at a time can do, and how it reads "I saw a saw": the tags and each head's
+// attention. --task agreement trains it instead to give the verb after a subject the subject's number
+// across other nouns ("the key to the cabinets [verb]"). --sentence gives it your own words; --seeds
+// 1,2,3,4,5 trains once per seed; --language prints the grammar and trains nothing; --json prints it all
+// as one JSON document.
+//
+// While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
+[[maybe_unused]] const bool registered_command_line = program::register_chapter_with_modes<Flags>(
+    "sentences",
+    "Chapter 13 of Attention, Compiled: a small Transformer trained on a language stated in full, to tag every "
+    "word (\"I saw a saw\") or to give a verb its subject's number across other nouns; held-out accuracy, what "
+    "a layer that reads one word at a time can do, and where each head looks.",
+    [](Flags& flags, const program::JsonFlags& output) {
+      if (flags.language_only()) {
+        output.print([] { return language_json(); }, [] { return language_tables(); });
+        return;
+      }
+      program::ProgressLine line;
+      const Progress progress = program::step_progress(line);
+      const Inputs inputs = flags.read();
+      if (!inputs.seeds.empty()) {
+        const SeedsResult result = compute_over_seeds(inputs, progress);
+        output.print([&] { return to_json(result); }, [&] { return tables(result); });
+        return;
+      }
+      if (flags.model_for_the_page()) {
+        std::cout << to_json(saved(*train(inputs, progress))).dump() << '\n';
+        return;
+      }
+      const Result result = compute(inputs, progress);
+      output.print([&] { return to_json(result); }, [&] { return tables(result); });
+    });
 
 }  // namespace sentences

@@ -2,6 +2,7 @@
 // is in generating.cpp.
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <string>
@@ -15,11 +16,12 @@
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/kept_models.hpp"
-#include "program/page_program.hpp"
 #include "program/real_number.hpp"
+#include "program/run_chapter.hpp"
 #include "program/table.hpp"
 #include "program/text.hpp"
 #include "program/timing_report.hpp"
+#include "program/trainings.hpp"
 #include "program/usage_error.hpp"
 
 namespace generating {
@@ -631,5 +633,45 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
       return result;
     },
     program::flag_defaults<Flags>("generating"));
+
+// The program's command line, registered once (program::register_chapter_with_modes(),
+// src/program/run_chapter.hpp): the program's main() (src/program/chapter_main.cpp) reads the
+// command line, and the lambda says which computation the flags ask for and prints it.
+//
+// With no arguments: trains the book's small Transformer with the causal mask for 1500 steps to predict the
+// next word of chapter 13's language, prints its loss per word on held-out sentences and the share of the
+// sentences it writes that the grammar accepts, then writes a sentence one word at a time, reading the
+// earlier words through a cache of keys and values. --prompt starts the sentence; --temperature, --top-k and
+// --seed draw the words instead of taking the likeliest; --no-cache recomputes the whole prefix at each step;
+// --kv-heads shares the keys and values between query heads; --seeds 1,2,3,4,5 trains once per seed (and per
+// --kv-heads value); --benchmark times the cache against recomputing; --json prints it all as one JSON document.
+//
+// While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
+[[maybe_unused]] const bool registered_command_line = program::register_chapter_with_modes<Flags>(
+    "generating",
+    "Chapter 14 of Attention, Compiled: a small Transformer with the causal mask, trained to predict the next word "
+    "of a language stated in full, writes sentences one word at a time through a cache of keys and values; its "
+    "held-out loss, the share of its sentences the grammar accepts, and the cache against recomputing.",
+    [](Flags& flags, const program::JsonFlags& output) {
+      if (flags.benchmark()) {
+        const BenchmarkResult result = benchmark(flags.read_benchmark());
+        output.print([&] { return to_json(result); }, [&] { return tables(result); });
+        return;
+      }
+      program::ProgressLine line;
+      const Progress progress = program::step_progress(line);
+      const Inputs inputs = flags.read();
+      if (!inputs.seeds.empty()) {
+        const SeedsResult result = compute_over_seeds(inputs, progress);
+        output.print([&] { return to_json(result); }, [&] { return tables(result); });
+        return;
+      }
+      if (flags.model_for_the_page()) {
+        std::cout << to_json(saved(*train(inputs, progress))).dump() << '\n';
+        return;
+      }
+      const Result result = compute(inputs, progress);
+      output.print([&] { return to_json(result); }, [&] { return tables(result); });
+    });
 
 }  // namespace generating

@@ -11,7 +11,8 @@
 //        figure's controls start from these, docs/_static/interactive.js)
 //
 // Each chapter registers its program (chapters/NN_slug/slug.cpp, through
-// program::register_chapter_for_page), so this file lists none of them.
+// program::register_chapter, or program::register_page_program for a chapter
+// that keeps trained models between calls), so this file lists none of them.
 #include <exception>
 #include <string>
 #include <vector>

@@ -58,8 +58,9 @@ std::vector<std::string> page_program_names();
 /// program's name): its Flags (a class constructed from a CommandLine, whose
 /// read() gives the inputs), @p compute and @p to_json. The page then gets
 /// what --json prints, from the same flags and the same checks. Returns true,
-/// so that a chapter can register at namespace scope:
-///   const bool registered = program::register_chapter_for_page<Flags>("dot_product", compute, to_json);
+/// so that it can be called at namespace scope. A chapter calls it through
+/// program::register_chapter() (program/run_chapter.hpp), which registers its
+/// command line with it.
 template <class Flags, class Compute, class ToJson>
 bool register_chapter_for_page(const std::string& name, Compute compute, ToJson to_json) {
   return register_page_program(

@@ -1,12 +1,13 @@
-// A chapter program's main() in one call. The command line gets the program's
-// name and description, the chapter's flags and the output flags of
+// A chapter program's command line and its page entry, registered in one call,
+// register_chapter() (at the end). The command line (run_chapter()) gets the
+// program's name and description, the chapter's flags and the output flags of
 // program/json_flags.hpp; the run reads the flags, computes the chapter once
 // and prints its tables, or its JSON document with --json (with --json-file,
 // both, from that one run). Bad input gets one line on stderr and exit status 2
 // (CommandLine::run). The page reaches the same flags and the same computation
-// through register_chapter_for_page() (program/page_program.hpp).
-// register_chapter(), at the end, registers both in one call, so that the
-// chapter needs no main.cpp of its own (program/registered_chapters.hpp).
+// through register_chapter_for_page() (program/page_program.hpp). The
+// program's main() (src/program/chapter_main.cpp) runs the command line the
+// chapter registered (program/registered_chapters.hpp).
 #pragma once
 
 #include <string>
@@ -23,8 +24,8 @@ namespace program {
 /// different types (chapter 13: the language alone, one training, or several
 /// seeds): the command line of run_chapter(), below, and @p run(flags, output)
 /// computes what the flags ask for and prints it with output.print().
-///   return program::run_chapter_with_modes<training::Flags>(argc, argv, "training", "Chapter 11 of ...",
-///       [](training::Flags& flags, const program::JsonFlags& output) { ... });
+/// register_chapter_with_modes(), below, registers it as the program's command
+/// line.
 template <class Flags, class Run>
 int run_chapter_with_modes(int argc, char** argv, const std::string& name, const std::string& description, Run run) {
   CommandLine command_line{name, description};
@@ -38,10 +39,8 @@ int run_chapter_with_modes(int argc, char** argv, const std::string& name, const
 /// @p description in --help: its Flags (a class constructed from a
 /// CommandLine, whose read() gives the inputs), then --json and --json-file;
 /// the run calls @p compute on the inputs, then prints @p tables of the result,
-/// or @p to_json of it. Returns main()'s exit status:
-///   return program::run_chapter<dot_product::Flags>(argc, argv, "dot_product", "Chapter 1 of ...",
-///                                                    dot_product::compute, dot_product::to_json,
-///                                                    dot_product::tables);
+/// or @p to_json of it. Returns main()'s exit status. register_chapter(),
+/// below, registers it as the program's command line.
 template <class Flags, class Compute, class ToJson, class Tables>
 int run_chapter(int argc, char** argv, const std::string& name, const std::string& description, Compute compute,
                 ToJson to_json, Tables tables) {
@@ -102,6 +101,24 @@ bool register_chapter(const std::string& name, [[maybe_unused]] const std::strin
 #ifndef __EMSCRIPTEN__
   register_chapter_main(name, [=](int argc, char** argv) {
     return run_chapter<Flags>(argc, argv, name, description, showing_progress(compute, make_progress), to_json, tables);
+  });
+#endif
+  return true;
+}
+
+/// A chapter whose flags choose among results of different types, registered
+/// once, beside its compute(): the command line of run_chapter_with_modes(),
+/// which the program's main() runs (src/program/chapter_main.cpp). Such a
+/// chapter registers its page entry itself (register_page_program()), since
+/// the page keeps its trained models between calls. Returns true:
+///   const bool registered = program::register_chapter_with_modes<Flags>(
+///       "training", "Chapter 11 of ...", [](Flags& flags, const program::JsonFlags& output) { ... });
+template <class Flags, class Run>
+bool register_chapter_with_modes([[maybe_unused]] const std::string& name,
+                                 [[maybe_unused]] const std::string& description, [[maybe_unused]] Run run) {
+#ifndef __EMSCRIPTEN__
+  register_chapter_main(name, [=](int argc, char** argv) {
+    return run_chapter_with_modes<Flags>(argc, argv, name, description, run);
   });
 #endif
   return true;
