@@ -228,6 +228,7 @@ function(book_chapter)
   endif()
   string(JSON run_count LENGTH "${runs_json}" runs)
   set(run_outputs "")
+  set(untimed_run_outputs "")
   set(chapter_times_something FALSE)
   math(EXPR last_run "${run_count} - 1")
   foreach(index RANGE ${last_run})
@@ -272,8 +273,15 @@ function(book_chapter)
       set_property(GLOBAL APPEND PROPERTY BOOK_TIMED_OUTPUTS ${outputs})
     else()
       set_property(GLOBAL APPEND PROPERTY BOOK_UNTIMED_OUTPUTS ${outputs})
+      list(APPEND untimed_run_outputs ${outputs})
     endif()
   endforeach()
+  # The runs that time nothing get a target of their own: a target that holds a
+  # timed run waits for book_compiled, and so would every command it holds.
+  # Here they run as soon as their program is linked, beside the compiler.
+  if(chapter_times_something AND untimed_run_outputs)
+    add_custom_target(${arg_PROGRAM}_untimed_runs DEPENDS ${untimed_run_outputs})
+  endif()
   # What is made from the chapter's runs: after every timed run, if one of them is the chapter's.
   set(after_the_runs "")
   if(chapter_times_something)
