@@ -64,7 +64,6 @@ UNCHECKED = {
 
 # (term as the glossary spells it first, page): the words of the sentence that uses it ahead.
 NAMED_AHEAD = {
-    ("dot product", "chapters/00_preface/index"): "q · k is the dot product",
     ("self-attention", "chapters/00_preface/index"): "four texts written to teach self-attention",
     ("ReLU", "chapters/00_preface/index"): "softmax has been replaced with ReLU (chapter 3)",
     ("NaN", "chapters/02_scaling_variance/index"): "the measured variance infinite or NaN",
