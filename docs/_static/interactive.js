@@ -291,6 +291,15 @@
   }
 
   // Helpers a figure's render() draws with. Each slot is a named box inside the figure.
+  // A matrix helper's labels: one per row and one per column, or an error that says so.
+  function requireLabels(helper, name, matrix, rows, columns) {
+    const wanted = [matrix.length, matrix.length ? matrix[0].length : 0];
+    if (!Array.isArray(rows) || !Array.isArray(columns) || rows.length !== wanted[0] || columns.length !== wanted[1]) {
+      throw new Error(`view.${helper}('${name}'): needs rows and columns, a label for each of the ` +
+        `${wanted[0]} rows and ${wanted[1]} columns`);
+    }
+  }
+
   function makeView(root, drive) {
     const slot = (name) => {
       let box = root.querySelector(`[data-slot="${name}"]`);
@@ -316,6 +325,7 @@
       },
       // A matrix as a table of numbers: a row per row label, a column per column label.
       matrix(name, matrix, { title, rows, columns, pointer, decimals = 4 }) {
+        requireLabels('matrix', name, matrix, rows, columns);
         const table = element('table', { class: 'interactive-numbers' });
         if (title) table.append(element('caption', { text: title }));
         table.append(element('tr', {}, [element('th'), ...columns.map((label) => element('th', { text: label }))]));
@@ -415,6 +425,7 @@
       // A table of tokens against tokens as colours, each cell's number written in it.
       // `cell` fixes the side of a cell in pixels (say, to fit two maps side by side).
       heatmap(name, matrix, { rows, columns, title, label = 'weight', domain, cell }) {
+        requireLabels('heatmap', name, matrix, rows, columns);
         const cells = [];
         matrix.forEach((row, i) => row.forEach((value, j) => {
           if (typeof value === 'number') cells.push({ row: rows[i], column: columns[j], value });
@@ -643,14 +654,24 @@
         root.classList.remove('interactive-has-error');
         drawnWidth = root.clientWidth;
         root.dataset.drawnWidth = String(drawnWidth);
-        definition.render(response.json, view, current);
-        root.dataset.state = 'ready';
+        try {
+          definition.render(response.json, view, current);
+          root.dataset.state = 'ready';
+        } catch (failure) {
+          // The figure's own mistake (a view helper without the labels it needs, say): said in the
+          // figure and on the console, so the browser check fails with it at once.
+          console.error(`interactive figure ${name}: ${failure.message}`);
+          topError.textContent = `The figure could not draw the program's answer: ${failure.message}`;
+          topError.hidden = false;
+          root.classList.add('interactive-has-error');
+          root.dataset.state = 'error';
+        }
       }
       root.dataset.milliseconds = (performance.now() - started).toFixed(2);
       root.dataset.updates = String(Number(root.dataset.updates || '0') + 1);
       // A figure that goes on by itself (chapter 11's training) goes on while the reader can see
       // it: off screen it waits, so a page left open on other text does not keep computing.
-      if (response.status === 0 && definition.next && definition.next(response.json, current)) onceOnScreen(schedule);
+      if (root.dataset.state === 'ready' && definition.next && definition.next(response.json, current)) onceOnScreen(schedule);
     }
     let onScreen = false;
     let waitingForScreen = null;

@@ -227,7 +227,8 @@ def kept_tables_and_json(*arguments: str) -> tuple:
 class ProgramTest(unittest.TestCase):
     def assert_each_refused(self, cases):
         """Each (arguments, names) case is refused, as assert_refused() checks."""
-        self.assertGreaterEqual(len(cases), 10)
+        self.assertGreaterEqual(len(cases), 10, "assert_each_refused: ten bad inputs at least, one for each "
+                                "flag and kind of mistake")
         for arguments, names in cases:
             self.assert_refused(arguments, names)
 
