@@ -290,7 +290,6 @@
     return element(tag, { 'data-key': pointer, 'data-exact': exact, text: numberText(value, format) });
   }
 
-  // Helpers a figure's render() draws with. Each slot is a named box inside the figure.
   // A matrix helper's labels: one per row and one per column, or an error that says so.
   function requireLabels(helper, name, matrix, rows, columns) {
     const wanted = [matrix.length, matrix.length ? matrix[0].length : 0];
@@ -300,6 +299,7 @@
     }
   }
 
+  // Helpers a figure's render() draws with. Each slot is a named box inside the figure.
   function makeView(root, drive) {
     const slot = (name) => {
       let box = root.querySelector(`[data-slot="${name}"]`);
