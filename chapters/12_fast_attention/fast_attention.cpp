@@ -1467,6 +1467,17 @@ std::string optional_text(const std::optional<double>& value) {
   return value ? program::number_text(*value) : std::string("—");
 }
 
+// A tile's words, as the trace names them: "queries cat to eat, key fish".
+std::string tile_words(const std::vector<std::string>& queries, const std::vector<std::string>& keys,
+                       Eigen::Index first_query, Eigen::Index query_count, Eigen::Index first_key,
+                       Eigen::Index key_count) {
+  const std::string& first = queries[static_cast<std::size_t>(first_query)];
+  const std::string& last = queries[static_cast<std::size_t>(first_query + query_count - 1)];
+  const std::vector<std::string> key_names(keys.begin() + first_key, keys.begin() + first_key + key_count);
+  return fmt::format("{}, {} {}", query_count == 1 ? "query " + first : fmt::format("queries {} to {}", first, last),
+                     key_count == 1 ? "key" : "keys", fmt::join(key_names, ", "));
+}
+
 std::string trace_text(const Trace& trace) {
   const TraceInputs& inputs = trace.inputs;
   const auto& queries = inputs.example.query_labels;
@@ -1479,13 +1490,9 @@ std::string trace_text(const Trace& trace) {
   for (std::size_t s = 0; s < trace.steps.size(); ++s) {
     const TraceStep& step = trace.steps[s];
     const attention::StreamingTileState& tile = step.tile;
-    std::vector<std::string> key_names(keys.begin() + tile.first_key,
-                                       keys.begin() + tile.first_key + tile.scores.cols());
-    const std::string& first = queries[static_cast<std::size_t>(tile.first_query)];
-    const std::string& last = queries[static_cast<std::size_t>(tile.first_query + tile.scores.rows() - 1)];
-    text += fmt::format("\nTile {}: {}, {} {}\n", s + 1,
-                        tile.scores.rows() == 1 ? "query " + first : fmt::format("queries {} to {}", first, last),
-                        key_names.size() == 1 ? "key" : "keys", fmt::join(key_names, ", "));
+    text += fmt::format("\nTile {}: {}\n", s + 1,
+                        tile_words(queries, keys, tile.first_query, tile.scores.rows(), tile.first_key,
+                                   tile.scores.cols()));
     text += fmt::format("{:<8}  {:<24}  {:>8}  {:>8}  {:>8}  {}\n", "query", "scores", "M", "rescale", "L", "O / L");
     for (Eigen::Index i = 0; i < tile.scores.rows(); ++i) {
       const auto query = static_cast<std::size_t>(tile.first_query + i);
@@ -1501,10 +1508,16 @@ std::string trace_text(const Trace& trace) {
       text += line + "\n";
     }
   }
-  if (!trace.skipped.empty()) {
-    std::vector<std::string> pairs;
-    for (const auto& [q, k] : trace.skipped) pairs.push_back(fmt::format("({}, {})", q + 1, k + 1));
-    text += fmt::format("\nSkipped (query tile, key tile), wholly masked: {}\n", fmt::join(pairs, ", "));
+  // A skipped tile is named by its words, as a visited one is (its tile numbers are in the JSON).
+  const auto count = [](Eigen::Index first, Eigen::Index tile, std::size_t all) {
+    return std::min(tile, static_cast<Eigen::Index>(all) - first);
+  };
+  for (const auto& [query_tile, key_tile] : trace.skipped) {
+    const Eigen::Index first_query = query_tile * inputs.query_tile;
+    const Eigen::Index first_key = key_tile * inputs.key_tile;
+    text += fmt::format("\nSkipped, every score masked: {}\n",
+                        tile_words(queries, keys, first_query, count(first_query, inputs.query_tile, queries.size()),
+                                   first_key, count(first_key, inputs.key_tile, keys.size())));
   }
   text += "\n" + program::table("Output, streaming (O / L after the last tile)", trace.output, queries,
                                 program::numbered_labels("d", trace.output.cols()));

@@ -4,6 +4,7 @@ benchmark's document; bad input refused."""
 import json
 import math
 import os
+import re
 import resource
 import tempfile
 import unittest
@@ -122,6 +123,17 @@ class TraceAgainstNumPy(ProgramTest):
                 tiles = math.ceil(8 / tile)
                 self.assertEqual(trace["skipped"], [[i, j] for i in range(tiles) for j in range(tiles) if j > i])
                 self.assertEqual(trace["visited"] + len(trace["skipped"]), tiles * tiles)
+
+    def test_a_skipped_tile_is_named_by_its_words(self):
+        # Causal, tiles of two on the toy: queries cat and eat come before fish, so their tile against the key fish
+        # is all masked; one token per tile, the skipped pairs are the upper triangle, each key after its query.
+        text = run("--mask", "causal", "--tile", "2", "--query-tile", "2").stdout
+        self.assertEqual(re.findall(r"^Skipped.*$", text, re.MULTILINE),
+                         ["Skipped, every score masked: queries cat to eat, key fish"])
+        text = run("--mask", "causal", "--tile", "1", "--query-tile", "1").stdout
+        self.assertEqual(re.findall(r"^Skipped.*$", text, re.MULTILINE),
+                         [f"Skipped, every score masked: query {query}, key {key}"
+                          for query, key in (("cat", "eat"), ("cat", "fish"), ("eat", "fish"))])
 
     def test_tables_show_every_tile(self):
         text = run().stdout
