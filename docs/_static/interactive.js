@@ -645,28 +645,27 @@
       root.dataset.state = 'busy';
       const response = await callProgram(args);
       root.dataset.arguments = JSON.stringify(args);
-      if (response.status !== 0) {
-        showError(response.error);
-        root.classList.add('interactive-has-error');
-        root.dataset.state = 'error';
-      } else {
+      // What went wrong: the program's refusal, or the figure's own mistake in drawing the answer.
+      let problem = response.status === 0 ? null : response.error;
+      if (problem === null) {
         showError(null);
         root.classList.remove('interactive-has-error');
         drawnWidth = root.clientWidth;
         root.dataset.drawnWidth = String(drawnWidth);
         try {
           definition.render(response.json, view, current);
-          root.dataset.state = 'ready';
         } catch (failure) {
-          // The figure's own mistake (a view helper without the labels it needs, say): said in the
-          // figure and on the console, so the browser check fails with it at once.
+          // A view helper without the labels it needs, say: said in the figure and on the console,
+          // so the browser check fails with it at once.
           console.error(`interactive figure ${name}: ${failure.message}`);
-          topError.textContent = `The figure could not draw the program's answer: ${failure.message}`;
-          topError.hidden = false;
-          root.classList.add('interactive-has-error');
-          root.dataset.state = 'error';
+          problem = `The figure could not draw the program's answer: ${failure.message}`;
         }
       }
+      if (problem !== null) {
+        showError(problem);
+        root.classList.add('interactive-has-error');
+      }
+      root.dataset.state = problem === null ? 'ready' : 'error';
       root.dataset.milliseconds = (performance.now() - started).toFixed(2);
       root.dataset.updates = String(Number(root.dataset.updates || '0') + 1);
       // A figure that goes on by itself (chapter 11's training) goes on while the reader can see
