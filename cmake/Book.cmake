@@ -103,6 +103,114 @@ function(book_compile_quickly)
   endforeach()
 endfunction()
 
+# book_batches(<units> <names> <folder> <prefix> <size> <source>...): deals the
+# sources, in order, into translation units of <size> sources each,
+# <folder>/<prefix>_1.cpp, <prefix>_2.cpp, ..., each of which includes its
+# sources by their paths in the book's folder (so compile it with -I<the book's
+# folder>; a path CMake would write is absolute, and ccache would hash it, so a
+# clone in another folder would compile it again). Sets <units> to the units and
+# <names> to their sources' file names, one text per unit ("softmax.cpp masking.cpp").
+#
+# What the sources of a batch share, Eigen's kernels, nlohmann/json and the
+# library's functions, is parsed and compiled once a batch instead of once a
+# source (measured: chapters 0 to 4 under the sanitizers, one by one 45 s, as
+# one unit 20 s). A batch shares one anonymous namespace and the macros of its
+# sources: two sources may not define the same name outside their own
+# namespaces (the compiler says which).
+function(book_batches units_variable names_variable folder prefix size)
+  set(units "")
+  set(names "")
+  set(batch "")
+  set(number 0)
+  list(LENGTH ARGN left)
+  foreach(source IN LISTS ARGN)
+    list(APPEND batch ${source})
+    list(LENGTH batch count)
+    math(EXPR left "${left} - 1")
+    if(NOT (count EQUAL size OR left EQUAL 0))
+      continue()
+    endif()
+    math(EXPR number "${number} + 1")
+    set(file_names "")
+    set(content "// One translation unit of sources that book_batches() (cmake/Book.cmake) dealt together.\n")
+    foreach(member IN LISTS batch)
+      file(RELATIVE_PATH relative ${PROJECT_SOURCE_DIR} ${member})
+      string(APPEND content "#include \"${relative}\"\n")
+      cmake_path(GET member FILENAME file_name)
+      list(APPEND file_names ${file_name})
+    endforeach()
+    set(unit ${folder}/${prefix}_${number}.cpp)
+    file(CONFIGURE OUTPUT ${unit} CONTENT "${content}")  # written again only when it changes
+    list(APPEND units ${unit})
+    list(JOIN file_names " " file_names)
+    list(APPEND names "${file_names}")
+    set(batch "")
+  endforeach()
+  set(${units_variable} ${units} PARENT_SCOPE)
+  set(${names_variable} ${names} PARENT_SCOPE)
+endfunction()
+
+# The sanitizer build compiles the chapters' computations in batches
+# (book_batches, above): under AddressSanitizer and UndefinedBehaviorSanitizer
+# each source compiles for 5 to 50 s, most of it on what the chapters share.
+# A program links the batches that hold its chapter's sources, as objects, and
+# runs the chapter whose name it was built with (src/program/chapter_main.cpp);
+# what else it calls (chapter 14, chapter 13's parser) comes from a static
+# library of every batch, whose objects join the link only when called.
+# chapter_tests and page_call link every batch (BOOK_BATCHED_COMPUTATIONS,
+# tests/CMakeLists.txt). The batches of the chapters that train or time
+# something are compiled at the build type's level (-O1), where the checked
+# code runs longest; the others quickly (book_compile_quickly).
+set(BOOK_BATCH_SIZE 5 CACHE STRING
+  "How many sources the native builds compile as one translation unit where they batch (book_batches)")
+set(BOOK_BATCHED_COMPUTATIONS "")
+
+# book_batched_computations(): the batches of the sources every book_chapter()
+# call collected, linked into each program; called once they all have. Sets
+# BOOK_BATCHED_COMPUTATIONS, the batches' object libraries.
+function(book_batched_computations)
+  set(batches "")
+  foreach(kind IN ITEMS "" quick_)
+    string(TOUPPER "${kind}" prefix)
+    get_property(sources GLOBAL PROPERTY BOOK_BATCHED_${prefix}SOURCES)
+    book_batches(units names ${PROJECT_BINARY_DIR}/batches ${kind}computations ${BOOK_BATCH_SIZE} ${sources})
+    set(number 0)
+    foreach(unit IN LISTS units)
+      math(EXPR number "${number} + 1")
+      set(batch batched_${kind}computations_${number})
+      add_library(${batch} OBJECT ${unit})
+      target_include_directories(${batch} PRIVATE ${PROJECT_SOURCE_DIR})
+      target_link_libraries(${batch} PUBLIC program)
+      if(kind)
+        book_compile_quickly(${batch})
+      endif()
+      list(APPEND batches ${batch})
+    endforeach()
+    set(position 0)  # book_batches deals the sources in order, BOOK_BATCH_SIZE to a unit
+    foreach(source IN LISTS sources)
+      math(EXPR number "${position} / ${BOOK_BATCH_SIZE} + 1")
+      set("batch_of_${source}" batched_${kind}computations_${number})
+      math(EXPR position "${position} + 1")
+    endforeach()
+  endforeach()
+  list(TRANSFORM batches PREPEND "$<TARGET_OBJECTS:" OUTPUT_VARIABLE every_object)
+  list(TRANSFORM every_object APPEND ">")
+  add_library(batched_computations STATIC ${every_object})
+  target_link_libraries(batched_computations PUBLIC program)
+  get_property(computations GLOBAL PROPERTY BOOK_COMPUTATION_TARGETS)
+  foreach(computation IN LISTS computations)
+    string(REGEX REPLACE "_computation$" "" program ${computation})
+    get_target_property(sources ${computation} SOURCES)
+    set(own_batches "")
+    foreach(source IN LISTS sources)
+      list(APPEND own_batches ${batch_of_${source}})
+    endforeach()
+    list(REMOVE_DUPLICATES own_batches)
+    target_link_libraries(${program} PRIVATE ${own_batches} batched_computations)
+  endforeach()
+  set(BOOK_BATCHED_COMPUTATIONS ${batches} PARENT_SCOPE)
+endfunction()
+
 # book_chapter([DIRECTORY chapters/NN_slug]): the chapter in that folder (by default the
 # folder of the CMakeLists.txt that calls it; the top-level CMakeLists.txt calls it so
 # for a chapter folder with no CMakeLists.txt of its own). Everything follows from the
@@ -193,6 +301,19 @@ function(book_chapter)
   if(NOT arg_SPEED AND (NOT arg_FMA OR BOOK_SANITIZE))
     book_compile_quickly(${arg_PROGRAM} ${arg_PROGRAM}_computation)
     set_property(GLOBAL APPEND PROPERTY BOOK_QUICK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
+  endif()
+  if(BOOK_SANITIZE)
+    # In the sanitizer build every chapter's sources are compiled in batches
+    # instead (book_batched_computations, above), which the programs link: the
+    # chapter's target keeps its sources, and what they ask of the build, and
+    # compiles none of them.
+    set_source_files_properties(${computation_sources} PROPERTIES HEADER_FILE_ONLY ON)
+    set_target_properties(${arg_PROGRAM}_computation PROPERTIES LINKER_LANGUAGE CXX)
+    if(arg_SPEED)
+      set_property(GLOBAL APPEND PROPERTY BOOK_BATCHED_SOURCES ${computation_sources})
+    else()
+      set_property(GLOBAL APPEND PROPERTY BOOK_BATCHED_QUICK_SOURCES ${computation_sources})
+    endif()
   endif()
   # The same sources, for em++ to compile into the page's module.
   foreach(source IN LISTS computation_sources)

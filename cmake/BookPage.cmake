@@ -53,47 +53,26 @@ set(page_compile_flags -fwasm-exceptions -DEIGEN_MPL2_ONLY
 # chapter then shares.
 #
 # The sources are compiled in batches of BOOK_PAGE_BATCH_SIZE, each batch one
-# translation unit (build/page/batches/*.cpp, which includes them in order):
-# what the sources share, Eigen's kernels, nlohmann/json and the library's
-# functions, is then parsed and compiled once a batch instead of once a source.
+# translation unit (build/page/batches/*.cpp; book_batches() in cmake/Book.cmake).
 # Measured on the Intel machine, em++ compiling the 29 sources at -Os one by one
 # took 123 processor-seconds, all in one unit 50; the 10 sources at -O2, 82 and
 # 29. A batch of five keeps most of that and leaves a chapter's edit a short
 # recompile (tools/check-chapter). WebAssembly has no fused multiply-add, so no
-# number the page computes depends on what the compiler inlines where. A batch
-# shares one anonymous namespace and the macros of its sources: two chapters'
-# sources may not define the same name outside their own namespaces (the
-# compiler says which). A source the build writes (a chapter's models, below
-# book_models_for_the_page) and fmt's compiled part are compiled alone.
+# number the page computes depends on what the compiler inlines where. A source
+# the build writes (a chapter's models, below book_models_for_the_page) and
+# fmt's compiled part are compiled alone.
 set(BOOK_PAGE_BATCH_SIZE 5 CACHE STRING "How many sources em++ compiles as one translation unit of the page's module")
 get_property(page_speed_sources GLOBAL PROPERTY BOOK_PAGE_SPEED_SOURCES)
 
-# book_page_object(<name> <optimisation> <source>...): compiles the sources
-# into build/page/objects/<name>.o, as one translation unit; sets page_object.
-function(book_page_object name optimisation)
+# book_page_object(<name> <optimisation> <unit> <what>): compiles the unit into
+# build/page/objects/<name>.o, saying it compiles <what>; sets page_object.
+function(book_page_object name optimisation unit what)
   set(object ${page_dir}/objects/${name}.o)
-  list(LENGTH ARGN count)
-  if(count EQUAL 1)
-    set(unit ${ARGN})
-    file(RELATIVE_PATH relative ${PROJECT_SOURCE_DIR} ${unit})
-    set(comment " ${relative}")
-  else()
-    set(unit ${page_dir}/batches/${name}.cpp)
-    set(content "// One translation unit of the page's module, written by cmake/BookPage.cmake.\n")
-    set(comment "")
-    foreach(source IN LISTS ARGN)
-      file(RELATIVE_PATH relative ${PROJECT_SOURCE_DIR} ${source})
-      string(APPEND content "#include \"${relative}\"\n")  # found through -I<the book's folder>
-      cmake_path(GET source FILENAME file_name)
-      string(APPEND comment " ${file_name}")
-    endforeach()
-    file(CONFIGURE OUTPUT ${unit} CONTENT "${content}")  # written again only when it changes
-  endif()
   add_custom_command(OUTPUT ${object}
     COMMAND ${page_launcher} ${BOOK_EMXX} -std=c++20 ${optimisation} ${page_compile_flags} -MD -MF ${object}.d -c ${unit} -o ${object}
-    DEPENDS ${ARGN} ${unit}
+    DEPENDS ${unit}
     DEPFILE ${object}.d
-    COMMENT "em++ ${optimisation}${comment}"
+    COMMENT "em++ ${optimisation} ${what}"
     VERBATIM)
   set(page_object ${object} PARENT_SCOPE)
 endfunction()
@@ -101,20 +80,13 @@ endfunction()
 # book_page_batches(<prefix> <optimisation> <source>...): compiles the sources
 # in batches, <prefix>_1.o, <prefix>_2.o, ...; sets page_batch_objects.
 function(book_page_batches prefix optimisation)
+  book_batches(units names ${page_dir}/batches ${prefix} ${BOOK_PAGE_BATCH_SIZE} ${ARGN})
   set(objects "")
-  set(batch "")
   set(number 0)
-  list(LENGTH ARGN left)
-  foreach(source IN LISTS ARGN)
-    list(APPEND batch ${source})
-    list(LENGTH batch count)
-    math(EXPR left "${left} - 1")
-    if(count EQUAL BOOK_PAGE_BATCH_SIZE OR left EQUAL 0)
-      math(EXPR number "${number} + 1")
-      book_page_object(${prefix}_${number} ${optimisation} ${batch})
-      list(APPEND objects ${page_object})
-      set(batch "")
-    endif()
+  foreach(unit what IN ZIP_LISTS units names)
+    math(EXPR number "${number} + 1")
+    book_page_object(${prefix}_${number} ${optimisation} ${unit} "${what}")
+    list(APPEND objects ${page_object})
   endforeach()
   set(page_batch_objects ${objects} PARENT_SCOPE)
 endfunction()
@@ -126,7 +98,8 @@ foreach(source IN LISTS page_sources)
   cmake_path(IS_PREFIX PROJECT_BINARY_DIR "${source}" NORMALIZE written_by_the_build)
   if(written_by_the_build OR source STREQUAL "${PROJECT_SOURCE_DIR}/src/page/fmt_library.cpp")
     cmake_path(GET source STEM name)
-    book_page_object(${name} -Os ${source})
+    cmake_path(GET source FILENAME file_name)
+    book_page_object(${name} -Os ${source} ${file_name})
     list(APPEND page_alone_objects ${page_object})
   elseif(source IN_LIST page_speed_sources)
     list(APPEND speed_sources ${source})

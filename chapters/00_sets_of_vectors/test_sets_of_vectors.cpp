@@ -14,6 +14,10 @@
 #include "chapter_support.hpp"
 #include "sets_of_vectors.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_sets_of_vectors {
+
 namespace {
 
 using attention::Matrix;
@@ -180,3 +184,5 @@ TEST_CASE("the flags refuse what chapter 0 cannot use", "[ch00]") {
   CHECK_THROWS_WITH(read({"--sentence", "a,b,c,d,e,f,g,h,i,j,k,l,m"}), Catch::StartsWith("--sentence: 13 words"));
   CHECK_THROWS_WITH(read({"--radius", "17"}), Catch::StartsWith("--radius"));
 }
+
+}  // namespace test_sets_of_vectors

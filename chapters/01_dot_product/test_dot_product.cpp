@@ -17,6 +17,10 @@
 #include "dot_product.hpp"
 #include "program/command_line.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_dot_product {
+
 namespace {
 
 using attention::Matrix;
@@ -245,3 +249,5 @@ TEST_CASE("the flags refuse projections that do not fit and name the flag", "[ch
   CHECK_THROWS_WITH(read({"--x", "1,0", "--q", "1,0"}), Catch::Contains("excludes"));
   CHECK_THROWS_WITH(read({"--q", "1,0", "--k", "1,0,0"}), Catch::StartsWith("--k: keys have 3 entries per row"));
 }
+
+}  // namespace test_dot_product

@@ -20,6 +20,10 @@
 #include "program/command_line.hpp"
 #include "scaling_variance.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_scaling_variance {
+
 namespace {
 
 scaling_variance::Result run(std::uint32_t seed, std::size_t samples, std::vector<std::size_t> widths) {
@@ -198,3 +202,5 @@ TEST_CASE("the flags read the experiment and refuse a run too large", "[ch02]") 
   CHECK_THROWS_WITH(read({"--dk", "100001"}), Catch::StartsWith("--dk"));
   CHECK_THROWS_WITH(read({"--dk", "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1"}), Catch::StartsWith("--dk"));
 }
+
+}  // namespace test_scaling_variance

@@ -17,6 +17,10 @@
 #include "program/usage_error.hpp"
 #include "softmax.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_softmax {
+
 namespace {
 
 using attention::Matrix;
@@ -309,3 +313,5 @@ TEST_CASE("compute refuses what would overflow and names the flag", "[ch03]") {
   // Within range, no refusal.
   CHECK(refusal(saturation({8, 4, 0}, 8, 0.5)).empty());
 }
+
+}  // namespace test_softmax

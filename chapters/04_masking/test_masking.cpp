@@ -19,6 +19,10 @@
 #include "program/command_line.hpp"
 #include "program/usage_error.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_masking {
+
 namespace {
 
 using attention::Matrix;
@@ -239,3 +243,5 @@ TEST_CASE("the flags read the mask and refuse one that does not fit", "[ch04]") 
                     Catch::StartsWith("--mask: causal compares positions"));
   CHECK_THROWS_WITH(read({"--fill", "nan"}), Catch::StartsWith("--fill is 'nan'"));
 }
+
+}  // namespace test_masking

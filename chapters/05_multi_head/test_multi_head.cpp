@@ -20,6 +20,10 @@
 #include "multi_head.hpp"
 #include "program/command_line.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_multi_head {
+
 namespace {
 
 using attention::Matrix;
@@ -224,3 +228,5 @@ TEST_CASE("the flags read the sizes and refuse a split that does not divide", "[
   for (int i = 1; i < 65; ++i) many += ",a";
   CHECK_THROWS_WITH(read({"--tokens", many}), Catch::StartsWith("--tokens: 65 names is too many"));
 }
+
+}  // namespace test_multi_head

@@ -23,6 +23,10 @@
 #include "program/command_line.hpp"
 #include "program/usage_error.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_positional_encoding {
+
 namespace {
 
 using attention::Matrix;
@@ -299,3 +303,5 @@ TEST_CASE("the permutation refuses values whose weighted sum overflows", "[ch06]
              Catch::StartsWith("--v: the weighted sum of the values overflows"));
   CHECK(refusal(permutation_inputs(toy(), {2, 1, 0})).empty());
 }
+
+}  // namespace test_positional_encoding

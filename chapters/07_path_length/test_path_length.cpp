@@ -20,6 +20,10 @@
 #include "path_length.hpp"
 #include "program/usage_error.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_path_length {
+
 namespace {
 
 using attention::LayerCount;
@@ -352,3 +356,5 @@ TEST_CASE("the flags read the lengths and the sweep and refuse what does not fit
   CHECK_THROWS_AS(read({"--no-timing", "--sweep", "full"}), program::UsageError);
   CHECK_THROWS_AS(read({"--sweep", "full", "--time-n", "8"}), program::UsageError);
 }
+
+}  // namespace test_path_length

@@ -20,6 +20,10 @@
 #include "encoder_layer.hpp"
 #include "program/command_line.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_encoder_layer {
+
 namespace {
 
 using attention::Matrix;
@@ -277,3 +281,5 @@ TEST_CASE("the flags read the two examples and refuse what does not fit", "[ch08
   CHECK_THROWS_WITH(read({"--x", "1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16;17"}), Catch::StartsWith("--x is 17 × 1"));
   CHECK_THROWS_WITH(read({"--layers", "13"}), Catch::StartsWith("--layers"));
 }
+
+}  // namespace test_encoder_layer

@@ -16,6 +16,10 @@
 #include "other_layers.hpp"
 #include "program/usage_error.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_other_layers {
+
 namespace {
 
 using attention::Matrix;
@@ -254,3 +258,5 @@ TEST_CASE("compute refuses a cross-attention whose scores overflow", "[ch09]") {
   CHECK_THROWS_AS(cross(huge, huge), program::UsageError);
   CHECK_THROWS_WITH(cross(huge, huge), Catch::StartsWith("--source"));
 }
+
+}  // namespace test_other_layers

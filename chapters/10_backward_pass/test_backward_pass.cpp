@@ -18,6 +18,10 @@
 #include "chapter_support.hpp"
 #include "program/usage_error.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_backward_pass {
+
 namespace {
 
 using attention::Matrix;
@@ -247,3 +251,5 @@ TEST_CASE("compute refuses an output or a gradient that overflows", "[ch10]") {
   v << 1e308, -1e308;
   CHECK_THROWS_WITH(walk(tokens_of(q, k, v), 0, 0), Catch::StartsWith("--v: a gradient overflows"));
 }
+
+}  // namespace test_backward_pass

@@ -26,6 +26,10 @@
 #include "program/usage_error.hpp"
 #include "training.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_training {
+
 namespace {
 
 using training::Sequence;
@@ -430,3 +434,5 @@ TEST_CASE("the flags read the defaults and refuse what cannot be trained", "[ch1
   CHECK_THROWS_WITH(read({"--seeds", "1,2", "--weights"}), Catch::StartsWith("--seeds: --weights needs one run"));
   CHECK_THROWS_AS(read({"--seeds", "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1"}), program::UsageError);
 }
+
+}  // namespace test_training

@@ -21,6 +21,10 @@
 #include "fast_attention.hpp"
 #include "program/command_line.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_fast_attention {
+
 namespace {
 
 using attention::Matrix;
@@ -211,3 +215,5 @@ TEST_CASE("the trace's flags and the bad ones refused", "[ch12]") {
   // The kernel adds up values before it divides: a column whose sum passes the largest double is refused.
   CHECK_THROWS_WITH(read({"--v", "1.7e308;1.7e308;1"}), Catch::StartsWith("--v: the entries of column 1"));
 }
+
+}  // namespace test_fast_attention

@@ -29,6 +29,10 @@
 #include "program/usage_error.hpp"
 #include "sentences.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_sentences {
+
 namespace {
 
 using sentences::Sentence;
@@ -578,3 +582,5 @@ TEST_CASE("the flags fill in each task's defaults and refuse what cannot be trai
   CHECK_THROWS_AS(read({"--seeds", "1,2", "--seed", "3"}), program::UsageError);
   CHECK_THROWS_AS(read({"--seeds", "1,,2"}), program::UsageError);
 }
+
+}  // namespace test_sentences

@@ -24,6 +24,10 @@
 #include "generating.hpp"
 #include "program/usage_error.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_generating {
+
 namespace {
 
 using attention::Matrix;
@@ -412,3 +416,5 @@ TEST_CASE("the flags read a decoding and refuse what does not fit", "[ch14]") {
   CHECK_THROWS_WITH(read({"--seeds", "1,2", "--prompt", "the"}), Catch::StartsWith("--prompt excludes --seeds"));
   CHECK_THROWS_WITH(read({"--benchmark", "--no-cache"}), Catch::StartsWith("--no-cache excludes --benchmark"));
 }
+
+}  // namespace test_generating

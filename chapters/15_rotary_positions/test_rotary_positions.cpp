@@ -19,6 +19,10 @@
 #include "program/usage_error.hpp"
 #include "rotary_positions.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_rotary_positions {
+
 namespace {
 
 using attention::Vector;
@@ -326,3 +330,5 @@ TEST_CASE("the flags read a turn and a training and refuse what does not fit", "
   CHECK_THROWS_WITH(read({"--longest-trained", "20", "--tested-length", "19"}), Catch::StartsWith("--tested-length"));
   CHECK_THROWS_WITH(read({"--no-training", "--seeds", "2"}), Catch::Contains("--no-training"));
 }
+
+}  // namespace test_rotary_positions

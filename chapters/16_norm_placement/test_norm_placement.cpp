@@ -18,6 +18,10 @@
 #include "norm_placement.hpp"
 #include "program/usage_error.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_norm_placement {
+
 namespace {
 
 using attention::LayerLayout;
@@ -289,3 +293,5 @@ TEST_CASE("the flags read a grid and refuse what does not fit", "[ch16]") {
   CHECK_THROWS_WITH(read({"--row", "1e7"}), Catch::StartsWith("--row: entries must lie within"));
   CHECK_THROWS_WITH(read({"--no-training", "--seeds", "2"}), Catch::Contains("--no-training"));
 }
+
+}  // namespace test_norm_placement

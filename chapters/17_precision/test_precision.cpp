@@ -23,6 +23,10 @@
 #include "precision.hpp"
 #include "program/usage_error.hpp"
 
+// The file's own namespace: several chapters' tests are compiled as one translation
+// unit (tests/CMakeLists.txt), whose anonymous namespace they would otherwise share.
+namespace test_precision {
+
 namespace {
 
 using attention::NumberFormat;
@@ -301,3 +305,5 @@ TEST_CASE("compute and the flags refuse what does not fit", "[ch17]") {
   CHECK_THROWS_WITH(read({"--at", "21"}), Catch::StartsWith("--at: expected a number from -20 to 20"));
   CHECK_THROWS_WITH(read({"--difference", "backward"}), Catch::StartsWith("--difference: expected central or forward"));
 }
+
+}  // namespace test_precision
