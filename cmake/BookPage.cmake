@@ -117,7 +117,8 @@ list(APPEND page_objects ${page_batch_objects} ${page_alone_objects})
 # hands it the module linked from them, keyed on the objects' content, the
 # command, and the versions of emscripten, wasm-ld and wasm-opt.
 set(BOOK_PAGE_MODULE ${page_dir}/book_module.js)
-find_program(BOOK_WASM_LD wasm-ld REQUIRED)
+# Debian names it wasm-ld-14 (package lld-14, which emscripten brings); the package lld adds wasm-ld.
+find_program(BOOK_WASM_LD NAMES wasm-ld wasm-ld-14 REQUIRED)
 find_program(BOOK_WASM_OPT wasm-opt REQUIRED)
 file(REAL_PATH ${BOOK_WASM_LD} wasm_ld_binary)
 set(page_linker ${PROJECT_SOURCE_DIR}/tools/link_page_module.py)
