@@ -118,11 +118,13 @@ list(APPEND page_objects ${page_batch_objects} ${page_alone_objects})
 # command, and the versions of emscripten, wasm-ld and wasm-opt.
 set(BOOK_PAGE_MODULE ${page_dir}/book_module.js)
 # Debian names it wasm-ld-14 (package lld-14, which emscripten brings); the package lld adds wasm-ld.
-find_program(BOOK_WASM_LD NAMES wasm-ld wasm-ld-14 REQUIRED)
-find_program(BOOK_WASM_OPT wasm-opt REQUIRED)
-file(REAL_PATH ${BOOK_WASM_LD} wasm_ld_binary)
+# Looked up at every configuration (NO_CACHE): the cache key reads the file, and a path kept from an
+# earlier configuration may since have gone with its package.
+find_program(wasm_ld NAMES wasm-ld wasm-ld-14 REQUIRED NO_CACHE)
+find_program(wasm_opt wasm-opt REQUIRED NO_CACHE)
+file(REAL_PATH ${wasm_ld} wasm_ld_binary)
 set(page_linker ${PROJECT_SOURCE_DIR}/tools/link_page_module.py)
-set(page_link_inputs /usr/share/emscripten/emscripten-version.txt ${wasm_ld_binary} ${BOOK_WASM_OPT} ${page_linker}
+set(page_link_inputs /usr/share/emscripten/emscripten-version.txt ${wasm_ld_binary} ${wasm_opt} ${page_linker}
     ${page_objects})
 list(TRANSFORM page_link_inputs PREPEND "--input=" OUTPUT_VARIABLE page_link_input_arguments)
 add_custom_command(OUTPUT ${BOOK_PAGE_MODULE}
