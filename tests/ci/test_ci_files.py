@@ -146,6 +146,24 @@ class TheReadmesCommands(unittest.TestCase):
                 self.assertEqual(len(result.stderr.splitlines()), 1, result.stderr)
                 self.assertIn("--only", result.stderr)
 
+    def test_install_dependencies_refuses_what_it_does_not_know(self):
+        # Refused before anything is installed: the real script, run with arguments it does not take.
+        for arguments in (["--books"], ["--book", "--book"], ["tests"]):
+            with self.subTest(arguments=arguments):
+                result = subprocess.run([str(SOURCE / "tools" / "install-dependencies"), *arguments],
+                                        capture_output=True, text=True, timeout=60)
+                self.assertEqual(result.returncode, 2)
+                self.assertEqual(result.stdout, "")
+                self.assertEqual(len(result.stderr.splitlines()), 1, result.stderr)
+                self.assertIn(" ".join(arguments), result.stderr)
+
+    def test_the_book_installs_its_own_packages_and_the_tests_all(self):
+        # tools/build-book asks for the book's packages alone; tools/run-tests, for everything.
+        self.assertIn("tools/install-dependencies --book\n", (SOURCE / "tools" / "build-book").read_text())
+        result, commands = run_tests_commands()
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(commands[0], "install-dependencies")
+
     def test_the_github_test_job_runs_the_test_command_in_its_parts(self):
         self.assertTrue(WORKFLOWS, "no workflow in .github/workflows/")
         jobs = {}
