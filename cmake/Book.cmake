@@ -70,8 +70,11 @@ endfunction()
 # programs at BOOK_QUICK_SANITIZED_OPTIMIZATION, and the FMA chapters with them:
 # it is not compiled for this processor, so nothing is fused at any level. Under
 # AddressSanitizer, -O1 costs GCC about twice what -Og does on the unit tests'
-# large functions (measured: unit_tests_1.cpp 218 s at -O1, 101 s at -Og); the
-# chapters that train keep -O1, where the checked code runs longest.
+# large functions (measured: unit_tests_1.cpp 218 s at -O1, 101 s at -Og). The
+# chapters that train are compiled quickly there too, in their batches
+# (book_batched_computations, below): measured without ccache, the whole
+# sanitizer build took 459 processor-seconds where it took 558 with their
+# batches at -O1, and its tests 58 s where they took 52.
 set(BOOK_QUICK_OPTIMIZATION -Og CACHE STRING
   "Optimisation of the programs that time nothing, in a Release or RelWithDebInfo build (empty: the build type's own)")
 set(BOOK_QUICK_SANITIZED_OPTIMIZATION -Og CACHE STRING
@@ -156,11 +159,10 @@ endfunction()
 # A program links the batches that hold its chapter's sources, as objects, and
 # runs the chapter whose name it was built with (src/program/chapter_main.cpp);
 # what else it calls (chapter 14, chapter 13's parser) comes from a static
-# library of every batch, whose objects join the link only when called.
+# library of every batch, every_batch, whose objects join the link only when called.
 # chapter_tests and page_call link every batch (BOOK_BATCHED_COMPUTATIONS,
-# tests/CMakeLists.txt). The batches of the chapters that train or time
-# something are compiled at the build type's level (-O1), where the checked
-# code runs longest; the others quickly (book_compile_quickly).
+# tests/CMakeLists.txt). Every batch is compiled quickly (book_compile_quickly,
+# above, says why).
 set(BOOK_BATCH_SIZE 5 CACHE STRING
   "How many sources the native builds compile as one translation unit where they batch (book_batches)")
 set(BOOK_BATCHED_COMPUTATIONS "")
@@ -169,34 +171,29 @@ set(BOOK_BATCHED_COMPUTATIONS "")
 # call collected, linked into each program; called once they all have. Sets
 # BOOK_BATCHED_COMPUTATIONS, the batches' object libraries.
 function(book_batched_computations)
+  get_property(sources GLOBAL PROPERTY BOOK_BATCHED_SOURCES)
+  book_batches(units names ${PROJECT_BINARY_DIR}/batches computations ${BOOK_BATCH_SIZE} ${sources})
   set(batches "")
-  foreach(kind IN ITEMS "" quick_)
-    string(TOUPPER "${kind}" prefix)
-    get_property(sources GLOBAL PROPERTY BOOK_BATCHED_${prefix}SOURCES)
-    book_batches(units names ${PROJECT_BINARY_DIR}/batches ${kind}computations ${BOOK_BATCH_SIZE} ${sources})
-    set(number 0)
-    foreach(unit IN LISTS units)
-      math(EXPR number "${number} + 1")
-      set(batch batched_${kind}computations_${number})
-      add_library(${batch} OBJECT ${unit})
-      target_include_directories(${batch} PRIVATE ${PROJECT_SOURCE_DIR})
-      target_link_libraries(${batch} PUBLIC program)
-      if(kind)
-        book_compile_quickly(${batch})
-      endif()
-      list(APPEND batches ${batch})
-    endforeach()
-    set(position 0)  # book_batches deals the sources in order, BOOK_BATCH_SIZE to a unit
-    foreach(source IN LISTS sources)
-      math(EXPR number "${position} / ${BOOK_BATCH_SIZE} + 1")
-      set("batch_of_${source}" batched_${kind}computations_${number})
-      math(EXPR position "${position} + 1")
-    endforeach()
+  foreach(unit IN LISTS units)
+    list(LENGTH batches number)
+    math(EXPR number "${number} + 1")
+    set(batch batched_computations_${number})
+    add_library(${batch} OBJECT ${unit})
+    target_include_directories(${batch} PRIVATE ${PROJECT_SOURCE_DIR})
+    target_link_libraries(${batch} PUBLIC program)
+    book_compile_quickly(${batch})
+    list(APPEND batches ${batch})
+  endforeach()
+  set(position 0)  # book_batches deals the sources in order, BOOK_BATCH_SIZE to a unit
+  foreach(source IN LISTS sources)
+    math(EXPR number "${position} / ${BOOK_BATCH_SIZE} + 1")
+    set("batch_of_${source}" batched_computations_${number})
+    math(EXPR position "${position} + 1")
   endforeach()
   list(TRANSFORM batches PREPEND "$<TARGET_OBJECTS:" OUTPUT_VARIABLE every_object)
   list(TRANSFORM every_object APPEND ">")
-  add_library(batched_computations STATIC ${every_object})
-  target_link_libraries(batched_computations PUBLIC program)
+  add_library(every_batch STATIC ${every_object})
+  target_link_libraries(every_batch PUBLIC program)
   get_property(computations GLOBAL PROPERTY BOOK_COMPUTATION_TARGETS)
   foreach(computation IN LISTS computations)
     string(REGEX REPLACE "_computation$" "" program ${computation})
@@ -206,7 +203,7 @@ function(book_batched_computations)
       list(APPEND own_batches ${batch_of_${source}})
     endforeach()
     list(REMOVE_DUPLICATES own_batches)
-    target_link_libraries(${program} PRIVATE ${own_batches} batched_computations)
+    target_link_libraries(${program} PRIVATE ${own_batches} every_batch)
   endforeach()
   set(BOOK_BATCHED_COMPUTATIONS ${batches} PARENT_SCOPE)
 endfunction()
@@ -309,11 +306,7 @@ function(book_chapter)
     # compiles none of them.
     set_source_files_properties(${computation_sources} PROPERTIES HEADER_FILE_ONLY ON)
     set_target_properties(${arg_PROGRAM}_computation PROPERTIES LINKER_LANGUAGE CXX)
-    if(arg_SPEED)
-      set_property(GLOBAL APPEND PROPERTY BOOK_BATCHED_SOURCES ${computation_sources})
-    else()
-      set_property(GLOBAL APPEND PROPERTY BOOK_BATCHED_QUICK_SOURCES ${computation_sources})
-    endif()
+    set_property(GLOBAL APPEND PROPERTY BOOK_BATCHED_SOURCES ${computation_sources})
   endif()
   # The same sources, for em++ to compile into the page's module.
   foreach(source IN LISTS computation_sources)
