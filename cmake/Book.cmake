@@ -111,8 +111,9 @@ endfunction()
 # <folder>/<prefix>_1.cpp, <prefix>_2.cpp, ..., each of which includes its
 # sources by their paths in the book's folder (so compile it with -I<the book's
 # folder>; a path CMake would write is absolute, and ccache would hash it, so a
-# clone in another folder would compile it again). Sets <units> to the units and
-# <names> to their sources' file names, one text per unit ("softmax.cpp masking.cpp").
+# clone in another folder would compile it again). Sets <units> to the units,
+# <names> to their sources' file names, one text per unit ("softmax.cpp masking.cpp"),
+# and, for each source, <units>_of_<source> to the unit that holds it.
 #
 # What the sources of a batch share, Eigen's kernels, nlohmann/json and the
 # library's functions, is parsed and compiled once a batch instead of once a
@@ -136,13 +137,14 @@ function(book_batches units_variable names_variable folder prefix size)
     math(EXPR number "${number} + 1")
     set(file_names "")
     set(content "// One translation unit of sources that book_batches() (cmake/Book.cmake) dealt together.\n")
+    set(unit ${folder}/${prefix}_${number}.cpp)
     foreach(member IN LISTS batch)
       file(RELATIVE_PATH relative ${PROJECT_SOURCE_DIR} ${member})
       string(APPEND content "#include \"${relative}\"\n")
       cmake_path(GET member FILENAME file_name)
       list(APPEND file_names ${file_name})
+      set("${units_variable}_of_${member}" ${unit} PARENT_SCOPE)
     endforeach()
-    set(unit ${folder}/${prefix}_${number}.cpp)
     file(CONFIGURE OUTPUT ${unit} CONTENT "${content}")  # written again only when it changes
     list(APPEND units ${unit})
     list(JOIN file_names " " file_names)
@@ -175,20 +177,13 @@ function(book_batched_computations)
   book_batches(units names ${PROJECT_BINARY_DIR}/batches computations ${BOOK_BATCH_SIZE} ${sources})
   set(batches "")
   foreach(unit IN LISTS units)
-    list(LENGTH batches number)
-    math(EXPR number "${number} + 1")
-    set(batch batched_computations_${number})
+    cmake_path(GET unit STEM stem)  # computations_1, ...
+    set(batch batched_${stem})
     add_library(${batch} OBJECT ${unit})
     target_include_directories(${batch} PRIVATE ${PROJECT_SOURCE_DIR})
     target_link_libraries(${batch} PUBLIC program)
     book_compile_quickly(${batch})
     list(APPEND batches ${batch})
-  endforeach()
-  set(position 0)  # book_batches deals the sources in order, BOOK_BATCH_SIZE to a unit
-  foreach(source IN LISTS sources)
-    math(EXPR number "${position} / ${BOOK_BATCH_SIZE} + 1")
-    set("batch_of_${source}" batched_computations_${number})
-    math(EXPR position "${position} + 1")
   endforeach()
   list(TRANSFORM batches PREPEND "$<TARGET_OBJECTS:" OUTPUT_VARIABLE every_object)
   list(TRANSFORM every_object APPEND ">")
@@ -200,7 +195,8 @@ function(book_batched_computations)
     get_target_property(sources ${computation} SOURCES)
     set(own_batches "")
     foreach(source IN LISTS sources)
-      list(APPEND own_batches ${batch_of_${source}})
+      cmake_path(GET units_of_${source} STEM stem)
+      list(APPEND own_batches batched_${stem})
     endforeach()
     list(REMOVE_DUPLICATES own_batches)
     target_link_libraries(${program} PRIVATE ${own_batches} every_batch)
