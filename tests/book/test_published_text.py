@@ -1,4 +1,4 @@
-"""The rendered book speaks to its readers. Two checks of its text:
+"""The rendered book speaks to its readers. Three checks of its text:
 
 - No working labels. The book's sources are named as a reader can find them
   (an author and a title, or "a Thai-language web lesson ..."), never by the
@@ -11,6 +11,10 @@
   a character reST does not accept before a role) instead of rendered.
 - The landing page's list of the chapters that work the toy sentence holds:
   each chapter it names does work *cat eat fish*.
+- No closing quotation mark drawn as an opening one. Sphinx curls a straight
+  quote by the text around it, and a quote typed right after a role (a live
+  value) has no text before it, so it curls the wrong way: *wrote
+  "the book"* came out as “the book“. The sources type such quotes curled.
 
 The patterns are tested on planted examples first, so that a check that finds
 nothing is known to be able to find something."""
@@ -58,6 +62,29 @@ def working_labels(text: str) -> list[str]:
             around = " ".join(text[max(0, match.start() - 50):match.end() + 50].split())
             found.append(f"{why}: ...{around}...")
     return found
+
+
+# An opening quotation mark after a letter, digit or closing mark, and before a space or punctuation: it closes
+# a quotation, drawn the wrong way round.
+BACKWARD_QUOTE = re.compile(r"(?<=[^\s(\[—–-])“(?=[\s.,;:!?)]|$)")
+
+
+def backward_quotes(text: str) -> list[str]:
+    """Each closing quotation mark drawn as an opening one in @p text, with the words around it."""
+    return [" ".join(text[max(0, match.start() - 50):match.end() + 20].split()) for match in BACKWARD_QUOTE.finditer(text)]
+
+
+class BackwardQuotes(unittest.TestCase):
+    def test_a_closing_quote_drawn_as_an_opening_one_is_found(self):
+        # As chapter 14 printed a live value in quotes, its provenance note after the word.
+        planted = "heads 1 to 4 looked hardest at\n“isbuild/bin/generating –json, /generation/last_looks_at/0/0“,"
+        self.assertEqual(len(backward_quotes(planted)), 1)
+        self.assertTrue(backward_quotes("The model wrote “the big book“: the same sentence."))
+
+    def test_quotes_the_right_way_round_are_not(self):
+        for fine in ("the grammar allows “is” there", "(“the”, “a”)", "—“so”", "a word such as “the”.", "“Yes.”"):
+            with self.subTest(text=fine):
+                self.assertEqual(backward_quotes(fine), [])
 
 
 class PatternsFindPlantedLabels(unittest.TestCase):
@@ -115,6 +142,12 @@ class RenderedBook(unittest.TestCase):
         for page in pages:
             found += [f"{page.relative_to(self.html)}: {label}" for label in working_labels(page_text(page.read_text()))]
         self.assertEqual(found, [], "working labels in the rendered book:\n" + "\n".join(found))
+
+    def test_no_closing_quote_is_drawn_as_an_opening_one(self):
+        found = []
+        for page in sorted(self.html.rglob("*.html")):
+            found += [f"{page.relative_to(self.html)}: ...{around}..." for around in backward_quotes(page_text(page.read_text()))]
+        self.assertEqual(found, [], "closing quotation marks drawn as opening ones:\n" + "\n".join(found))
 
     def test_the_chapters_the_landing_page_names_work_the_toy(self):
         text = " ".join(page_text((self.html / "index.html").read_text()).split())

@@ -431,6 +431,8 @@ class JudgmentsInTheProse(ProgramTest):
         change_ratio = (divided_added[1] - divided[1]) / (large_added[1] - large[1])
         self.assertAlmostEqual(saturation["slot_two"]["divided_change_over_large_change"], change_ratio, delta=1e-9)
         self.assertGreater(change_ratio, 1)  # "moves the weights less" on the saturated side
+        # Chapter 2: per unit of the original scores (divided by 8), "a little farther, not ten times".
+        self.assertTrue(1 < change_ratio / 8 < 2, change_ratio / 8)
         s_large, s_divided = large[1] * (1 - large[1]), divided[1] * (1 - divided[1])
         sensitivity = saturation["sensitivity"]
         self.assertAlmostEqual(sensitivity["divided_over_large"], s_divided / s_large, delta=1e-9)
