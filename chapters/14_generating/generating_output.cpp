@@ -244,6 +244,9 @@ nlohmann::json to_json(const BenchmarkResult& result) {
                        {"recomputed_last", timing_json(length.recomputed_last)},
                        {"cached_multiply_adds", length.cached_multiply_adds},
                        {"recomputed_multiply_adds", length.recomputed_multiply_adds},
+                       // How many times the cache's work recomputing takes, by the clock and by the count.
+                       {"recomputed_over_cached_time", length.recomputed.median / length.cached.median},
+                       {"recomputed_over_cached_count", length.recomputed_multiply_adds / length.cached_multiply_adds},
                        {"cached_share_of_peak", length.cached_rate.share},
                        {"recomputed_share_of_peak", length.recomputed_rate.share},
                        {"above_peak", length.cached_rate.above_peak || length.recomputed_rate.above_peak},

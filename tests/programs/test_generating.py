@@ -459,6 +459,9 @@ class GeneratingTest(ProgramTest):
                 with self.subTest(key_value_heads=key_value_heads, n=n):
                     self.assertEqual(length["cached_multiply_adds"], cached)
                     self.assertEqual(length["recomputed_multiply_adds"], recomputed)
+                    self.assertAlmostEqual(length["recomputed_over_cached_count"], recomputed / cached, delta=1e-9)
+                    self.assertAlmostEqual(length["recomputed_over_cached_time"],
+                                           length["recomputed"]["median"] / length["cached"]["median"], delta=1e-9)
                     self.assertEqual(length["cache_numbers"], cache_numbers(n, key_value_heads))
                     self.assertEqual(length["cache_bytes"], 8 * cache_numbers(n, key_value_heads))
                     self.assertIn(length["faster"], ("cache", "recompute", "too close to call"))
