@@ -174,6 +174,18 @@ class EncoderLayer(ProgramTest):
                     self.assertGreater(variance, 0.999)
                     self.assertLessEqual(variance, 1.0 + 1e-12)
 
+    def test_the_stacks_rows_grow_more_alike_layer_by_layer(self):
+        # The chapter says so of its six-layer run (the book's --layers 6): the largest difference between two
+        # rows' entries, worked out here from each layer's output, falls at every layer.
+        document = run_json("--layers", "6")
+        largest = []
+        for layer in document["layers"]:
+            output = np.array(layer["output"])
+            largest.append(float(np.abs(output[:, None, :] - output[None, :, :]).max()))
+        self.assertEqual(len(largest), 6)
+        for before, after in zip(largest, largest[1:]):
+            self.assertLess(after, before, largest)
+
     def test_the_feed_forward_network_is_per_token(self):
         for arguments in ([], ["--example", "toy"], ["--layers", "2", "--seed", "5"]):
             with self.subTest(arguments=arguments):
