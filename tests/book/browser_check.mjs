@@ -52,8 +52,8 @@
 // figures drew). The WebAssembly module is not in the key: it changes with
 // any chapter's C++, and what it computes for a page is in that page's DOM.
 // A page whose files and drawing did not change is not captured again; its
-// picture is copied from the cache. Every check above still runs on every
-// page. The cache is the folder screenshots/
+// picture is copied from the cache (a check that runs makes every check above;
+// a page's pass may be kept whole, below). The cache is the folder screenshots/
 // of the book's cache, which tools/cached_command.py finds and prunes ($BOOK_CACHE_DIR,
 // else $XDG_CACHE_HOME/attention-compiled or ~/.cache/attention-compiled;
 // files not used for 14 days are removed). The system's fonts are not in the
@@ -62,6 +62,19 @@
 // The native programs' answers to the figures' settings are kept the same way,
 // in the folder native-answers/, under a hash of the program's bytes and its
 // arguments (interactive_check.mjs, useNativeCache).
+//
+// A page's whole check at one width that passed is kept too, in the folder
+// browser-passes/, and not made again while nothing it rests on has changed:
+// the check's own files (this one, interactive_check.mjs, number_text.mjs),
+// Chromium's version, whether --bin was given, the page's HTML, every file of
+// the site's _static folder, the content of every local file the page loaded
+// (the WebAssembly module among them), the anchors of every page it links to,
+// and, for a page with an interactive figure, the native programs' bytes. The check is deterministic for given inputs (its "random"
+// settings come from a seeded generator), so a kept pass is the pass it would
+// make again. The record brings back what the check reported: the page's
+// height, its figures' lines and its pictures (from the screenshot cache). A
+// check that failed is never kept, and index.html over file:// is always
+// checked. BOOK_CHECK_AGAIN=1 in the environment checks every page again.
 //
 // Output: `FAIL <page>: <what>` lines on stderr, a summary on stdout ending
 // with `N passed, M failed` (pages). Exit 0 if all pass, 1 if any fail,
@@ -154,6 +167,7 @@ function parseArgs(argv) {
   return {
     site: fs.realpathSync(site), screenshots: path.resolve(opts.screenshots), page: opts.page ?? '',
     cache: path.resolve(folder('screenshots')), nativeCache: opts.bin ? path.resolve(folder('native-answers')) : null,
+    passes: path.resolve(folder('browser-passes')),
     bin: opts.bin ? path.resolve(opts.bin) : null,
   };
 }
@@ -716,6 +730,113 @@ function screenshotKey(ctx, { url, requested, width, scheme, drawn }) {
   return hash.digest('hex');
 }
 
+// Kept passes (see the top of this file)
+// ---------------------------------------------------------------------------
+
+const CHECK_FILES = ['browser_check.mjs', 'interactive_check.mjs', 'number_text.mjs'];
+
+function hashText(text) {
+  return crypto.createHash('sha256').update(text).digest('hex');
+}
+
+// The anchors of a page a link points at, as what a kept pass rests on.
+function anchorsHash(file) {
+  return hashText(JSON.stringify([...anchorsOf(file)].sort()));
+}
+
+// Every native program, once per check: a figure's numbers are held to them.
+let binHash = null;
+function programsHash(bin) {
+  if (binHash === null) {
+    const names = fs.readdirSync(bin).filter((name) => fs.statSync(path.join(bin, name)).isFile()).sort();
+    binHash = hashText(names.map((name) => `${name} ${hashFile(path.join(bin, name))}`).join('\n'));
+  }
+  return binHash;
+}
+
+// Every file of the site's _static folder but the page's module (held by its hash in each record): the theme's
+// and the book's scripts and styles, a figure's worker among them, whether or not a page's own requests showed it.
+function staticHash(root) {
+  const names = [];
+  const walk = (dir, rel) => {
+    for (const ent of fs.readdirSync(dir, { withFileTypes: true })) {
+      const relPath = `${rel}/${ent.name}`;
+      if (ent.isDirectory()) {
+        if (relPath !== '_static/page') walk(path.join(dir, ent.name), relPath);
+      } else if (ent.isFile()) names.push(`${relPath} ${hashFile(path.join(dir, ent.name))}`);
+    }
+  };
+  walk(path.join(root, '_static'), '_static');
+  return hashText(names.sort().join('\n'));
+}
+
+function passFile(ctx, { label, width }) {
+  // With --bin or without it: a pass without it drove no figure.
+  const key = hashText(JSON.stringify([ctx.chromiumVersion, ctx.checkFilesHash, ctx.staticHash, Boolean(ctx.bin), label,
+    width, hashFile(path.join(ctx.root, label))]));
+  return path.join(ctx.passDir, `${key}.json`);
+}
+
+// The kept pass of this page at this width, if nothing it rests on changed; else null.
+function keptPass(ctx, job) {
+  if (!ctx.passDir || process.env.BOOK_CHECK_AGAIN) return null;
+  const file = passFile(ctx, job);
+  let record;
+  try {
+    record = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+  for (const [name, hash] of Object.entries(record.files)) {
+    const loaded = path.join(ctx.root, name);
+    if (!fs.existsSync(loaded) || hashFile(loaded) !== hash) return null;
+  }
+  for (const [name, hash] of Object.entries(record.anchors)) {
+    const target = path.join(ctx.root, name);
+    if (!fs.existsSync(target) || anchorsHash(target) !== hash) return null;
+  }
+  if (record.programs !== null && (!ctx.bin || record.programs !== programsHash(ctx.bin))) return null;
+  if (!record.pictures.every(({ key }) => fs.existsSync(path.join(ctx.cacheDir, `${key}.png`)))) return null;
+  const now = new Date();
+  fs.utimesSync(file, now, now);
+  return record;
+}
+
+// What the check of a page that passed reported, brought back: its pictures, its height and its figures' lines.
+function replayPass(ctx, job, record) {
+  for (const { name, key } of record.pictures) {
+    fs.copyFileSync(path.join(ctx.cacheDir, `${key}.png`), path.join(path.dirname(job.shot), name));
+    ctx.screenshots.fromCache++;
+  }
+  if (record.height !== null && job.heights) job.heights.set(job.label, record.height);
+  ctx.figureReports.push(...record.figureLines.map((line) => ({ label: job.label, width: job.width, line })));
+  ctx.keptPasses++;
+}
+
+function keepPass(ctx, job, { requested, linked, pictures, figureLines }) {
+  if (!ctx.passDir) return;
+  const files = {};
+  for (const address of requested) {
+    const file = requestedFile(address, ctx);
+    if (file) files[path.relative(ctx.root, file)] = hashFile(file);
+  }
+  const anchors = {};
+  for (const file of linked) anchors[path.relative(ctx.root, file)] = anchorsHash(file);
+  const record = {
+    files, anchors, pictures, figureLines,
+    programs: figureLines.length && ctx.bin ? programsHash(ctx.bin) : null,
+    height: job.width === 1280 && job.heights?.has(job.label) ? job.heights.get(job.label) : null,
+  };
+  try {
+    fs.mkdirSync(ctx.passDir, { recursive: true });
+    const file = passFile(ctx, job);
+    fs.writeFileSync(`${file}.${process.pid}.partial`, JSON.stringify(record));
+    fs.renameSync(`${file}.${process.pid}.partial`, file);
+  } catch {
+    /* a cache that cannot be written only costs time */
+  }
+}
+
 // Copy the picture from the cache if it is there; else capture it and keep it.
 async function screenshotCached(page, ctx, { key, file, stats }) {
   const cached = path.join(ctx.cacheDir, `${key}.png`);
@@ -753,6 +874,9 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
   const page = await context.newPage();
   page.setDefaultTimeout(PAGE_TIMEOUT_MS);
   const badUrls = new Set(); // URLs already reported by the network checks
+  const linked = new Set(); // the pages its links point at, whose anchors were checked
+  const pictures = []; // { name, key } of each picture, in the screenshot cache
+  const figureLines = [];
 
   // Network: anything not local was blocked by the context route (see main);
   // report it here, once, for the page that asked for it.
@@ -817,6 +941,8 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
         seen.add(u.href);
         const err = checkLink(ctx.root, u);
         if (err) fail(`broken link href="${raw}": ${err}`);
+        const target = siteFile(ctx.root, u.pathname).file;
+        if (target && /\.html?$/i.test(target)) linked.add(target);
       }
     }
 
@@ -847,6 +973,7 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
         const drawn = drawnPage(await page.evaluate(drawnCopy), ctx.origin);
         const key = screenshotKey(ctx, { url, requested, width, scheme, drawn });
         await screenshotCached(page, ctx, { key, file, stats: ctx.screenshots });
+        pictures.push({ name: path.basename(file), key });
       };
       if (!width) {
         await picture('light', shot);
@@ -866,6 +993,7 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
     if (ctx.bin && width) {
       const report = await checkFiguresOfPage(page, ctx.bin, width, fail);
       ctx.figureReports.push(...report.map((line) => ({ label, width, line })));
+      figureLines.push(...report);
     }
   };
 
@@ -876,7 +1004,7 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
   } finally {
     await page.close().catch(() => {});
   }
-  return { label, failures };
+  return { label, failures, record: { requested, linked, pictures, figureLines } };
 }
 
 // ---------------------------------------------------------------------------
@@ -895,6 +1023,8 @@ async function main() {
   const started = Date.now();
   const figureReports = []; // one line per interactive figure and width (--bin)
   let server, browser, stats;
+  let jobCount = 0;
+  let keptCount = 0;
 
   const cleanup = async () => {
     await browser?.close().catch(() => {});
@@ -913,6 +1043,8 @@ async function main() {
     const ctx = {
       origin, root: opts.site, cacheDir: opts.cache,
       checkHash: hashFile(fileURLToPath(import.meta.url)),
+      checkFilesHash: hashText(CHECK_FILES.map((name) => hashFile(path.join(path.dirname(fileURLToPath(import.meta.url)), name))).join(' ')),
+      passDir: opts.passes, keptPasses: 0, staticHash: staticHash(opts.site),
       screenshots: { taken: 0, fromCache: 0, takenFiles: [] },
       bin: opts.bin, figureReports,
     };
@@ -958,11 +1090,20 @@ async function main() {
     }
     const worker = async () => {
       for (let job = jobs.shift(); job; job = jobs.shift()) {
+        const kept = keptPass(ctx, job);
+        if (kept) {
+          replayPass(ctx, job, kept);
+          results.set(job.label, results.get(job.label) ?? []);
+          continue;
+        }
         const r = await checkPage(contexts[job.width], ctx, job);
         results.set(job.label, [...(results.get(job.label) ?? []), ...r.failures]);
+        if (r.failures.length === 0) keepPass(ctx, job, r.record);
       }
     };
+    jobCount = jobs.length;
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    keptCount = ctx.keptPasses;
 
     // The book must also read from disk: index.html over file://.
     const fileShot = path.join(opts.screenshots, screenshotName('index_file.html', usedNames));
@@ -1006,6 +1147,8 @@ async function main() {
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   process.stdout.write(`screenshots: ${opts.screenshots}: ${stats?.taken ?? 0} taken, ${stats?.fromCache ?? 0} ` +
     `from the cache ${opts.cache} (${secs} s)\n`);
+  process.stdout.write(`pages checked at a width: ${jobCount - keptCount} checked, ${keptCount} kept from an earlier ` +
+    `pass in ${opts.passes} (nothing they rest on changed; BOOK_CHECK_AGAIN=1 checks them again)\n`);
   // Which pictures were new, when few were: a page taken again at every build has something in it that changes.
   if (stats?.taken && stats.taken <= 12) process.stdout.write(`taken: ${stats.takenFiles.sort().join(', ')}\n`);
   if (opts.bin) {
