@@ -66,15 +66,17 @@
 // A page's whole check at one width that passed is kept too, in the folder
 // browser-passes/, and not made again while nothing it rests on has changed:
 // the check's own files (this one, interactive_check.mjs, number_text.mjs),
-// Chromium's version, whether --bin was given, the page's HTML, every file of
-// the site's _static folder, the content of every local file the page loaded
-// (the WebAssembly module among them), the anchors of every page it links to,
-// and, for a page with an interactive figure, the native programs' bytes. The check is deterministic for given inputs (its "random"
-// settings come from a seeded generator), so a kept pass is the pass it would
-// make again. The record brings back what the check reported: the page's
-// height, its figures' lines and its pictures (from the screenshot cache). A
-// check that failed is never kept, and index.html over file:// is always
-// checked. BOOK_CHECK_AGAIN=1 in the environment checks every page again.
+// Chromium's and Node's versions, the pinned npm packages, whether --bin was
+// given, the page's HTML, every file of the site's _static folder, the
+// content of every local file the page loaded (the WebAssembly module among
+// them), the anchors of every page it links to, and, for a page with an
+// interactive figure, the native programs' bytes. The check is deterministic
+// for given inputs (its "random" settings come from a seeded generator), so a
+// kept pass is the pass it would make again. The record brings back what the
+// check reported: the page's height, its figures' lines and its pictures
+// (from the screenshot cache). A check that failed is never kept, and
+// index.html over file:// is always checked. BOOK_CHECK_AGAIN=1 in the
+// environment checks every page again.
 //
 // Output: `FAIL <page>: <what>` lines on stderr, a summary on stdout ending
 // with `N passed, M failed` (pages). Exit 0 if all pass, 1 if any fail,
@@ -770,10 +772,16 @@ function staticHash(root) {
   return hashText(names.sort().join('\n'));
 }
 
+// Node's version and the pinned npm packages (playwright-core among them), which drive the check.
+function toolsHash() {
+  const lock = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'tools', 'package-lock.json');
+  return hashText(JSON.stringify([process.version, fs.existsSync(lock) ? hashFile(lock) : null]));
+}
+
 function passFile(ctx, { label, width }) {
   // With --bin or without it: a pass without it drove no figure.
-  const key = hashText(JSON.stringify([ctx.chromiumVersion, ctx.checkFilesHash, ctx.staticHash, Boolean(ctx.bin), label,
-    width, hashFile(path.join(ctx.root, label))]));
+  const key = hashText(JSON.stringify([ctx.chromiumVersion, ctx.checkFilesHash, ctx.toolsHash, ctx.staticHash,
+    Boolean(ctx.bin), label, width, hashFile(path.join(ctx.root, label))]));
   return path.join(ctx.passDir, `${key}.json`);
 }
 
@@ -1044,7 +1052,7 @@ async function main() {
       origin, root: opts.site, cacheDir: opts.cache,
       checkHash: hashFile(fileURLToPath(import.meta.url)),
       checkFilesHash: hashText(CHECK_FILES.map((name) => hashFile(path.join(path.dirname(fileURLToPath(import.meta.url)), name))).join(' ')),
-      passDir: opts.passes, keptPasses: 0, staticHash: staticHash(opts.site),
+      passDir: opts.passes, keptPasses: 0, staticHash: staticHash(opts.site), toolsHash: toolsHash(),
       screenshots: { taken: 0, fromCache: 0, takenFiles: [] },
       bin: opts.bin, figureReports,
     };
