@@ -18,6 +18,7 @@
 
 The patterns are tested on planted examples first, so that a check that finds
 nothing is known to be able to find something."""
+import functools
 import html
 import os
 import re
@@ -129,6 +130,14 @@ class PatternsFindPlantedLabels(unittest.TestCase):
                 self.assertEqual(working_labels(page_text(example)), [])
 
 
+@functools.cache
+def rendered_texts(root: Path) -> dict[str, str]:
+    """The text of every page and every SVG figure of the rendered book at @p root, by its path there: read once
+    for all the checks."""
+    return {str(page.relative_to(root)): page_text(page.read_text())
+            for page in sorted([*root.rglob("*.html"), *root.rglob("*.svg")])}
+
+
 class RenderedBook(unittest.TestCase):
     def setUp(self):
         self.html = Path(os.environ.get("BOOK_HTML_DIR", ""))
@@ -136,17 +145,14 @@ class RenderedBook(unittest.TestCase):
             self.fail(f"no rendered book at BOOK_HTML_DIR={self.html}: build it first")
 
     def test_no_working_labels_in_the_rendered_book(self):
-        pages = sorted([*self.html.rglob("*.html"), *self.html.rglob("*.svg")])
+        pages = rendered_texts(self.html)
         self.assertGreater(len(pages), 10)
-        found = []
-        for page in pages:
-            found += [f"{page.relative_to(self.html)}: {label}" for label in working_labels(page_text(page.read_text()))]
+        found = [f"{name}: {label}" for name, text in pages.items() for label in working_labels(text)]
         self.assertEqual(found, [], "working labels in the rendered book:\n" + "\n".join(found))
 
     def test_no_closing_quote_is_drawn_as_an_opening_one(self):
-        found = []
-        for page in sorted(self.html.rglob("*.html")):
-            found += [f"{page.relative_to(self.html)}: ...{around}..." for around in backward_quotes(page_text(page.read_text()))]
+        pages = {name: text for name, text in rendered_texts(self.html).items() if name.endswith(".html")}
+        found = [f"{name}: ...{around}..." for name, text in pages.items() for around in backward_quotes(text)]
         self.assertEqual(found, [], "closing quotation marks drawn as opening ones:\n" + "\n".join(found))
 
     def test_the_chapters_the_landing_page_names_work_the_toy(self):
