@@ -60,6 +60,8 @@ UNCHECKED = {
     "projection": "an everyday word",
     "mask": "an everyday word",
     "query": "an everyday word",
+    "double": "an everyday verb ('double every key'); the preface names chapter 17 at its first use as a format",
+    "float": "an everyday verb; as a format, used from chapter 3 on beside 'double', which the preface introduces",
 }
 
 # (term as the glossary spells it first, page): the words of the sentence that uses it ahead.
