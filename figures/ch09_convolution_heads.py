@@ -19,7 +19,9 @@ for axes, head in zip(axes_row[0], heads):
     axes.set_yticks(range(len(positions)), positions, fontsize=8)
     axes.xaxis.tick_top()
     offset = head["offset"]
-    axes.set_title(f"head δ = {offset:+d}: key i{offset:+d}", fontsize=10)
+    axes.set_xlabel("key position j", fontsize=9)
+    axes.xaxis.set_label_position("top")
+    axes.set_title(f"head δ = {offset:+d}: key i{offset:+d}".replace("-", "−"), fontsize=10)
     for i, row in enumerate(weights):
         if not row.any():
             axes.text(len(positions) / 2 - 0.5, i, "no key: zero padding", ha="center", va="center", fontsize=7,

@@ -1,8 +1,9 @@
 """Chapter 10: the attention check's dQ against central differences, run once
 in double and once in float (every number of the check in that format), for
-steps h from 10^-0.5 down to 10^-12, on log-log axes. To the right of each dip
-the error is the central difference's own, about h^2; to the left it is the
-rounding of the two losses, about the format's spacing divided by h. The
+steps h from 10^-0.5 down to 10^-12, on log-log axes, the smaller steps to the
+right. To the left of each dip (large steps) the error is the central
+difference's own, about h^2; to the right (small steps) it is the rounding of
+the two losses, about the format's spacing divided by h. The
 dotted lines mark the cube root of each format's spacing at 1, where the two
 meet; the open circle marks each format's best step.
 

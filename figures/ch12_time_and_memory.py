@@ -3,7 +3,10 @@ length n, on log-log axes, from the benchmark run of the build. Left, the
 median time with its spread as a bar; right, the extra memory each method
 needs beyond its inputs and output (counted from the buffers it allocates;
 NumPy's measured with tracemalloc). A method skipped for its memory has no
-time at that n, but its counted memory is drawn, hollow."""
+time at that n, but its counted memory is drawn, hollow. A method whose
+memory is the same as one drawn before it (the causal kernel's is the
+streaming kernel's) is drawn dashed, with a larger hollow marker, so that
+both lines show."""
 from figure_style import arguments, load_run, plt, save
 
 options = arguments(__doc__)
@@ -21,6 +24,7 @@ rows = run["rows"]
 lengths = run["n"]
 
 figure, (timed, memory) = plt.subplots(1, 2, figsize=(11, 4.3))
+drawn = {}  # a memory curve, as a tuple of byte counts: the method that drew it first
 for method, style in STYLES.items():
     mine = [row for row in rows if row["method"] == method]
     timed_rows = [row for row in mine if row["seconds_median"] is not None]
@@ -31,7 +35,11 @@ for method, style in STYLES.items():
         timed.errorbar([row["n"] for row in timed_rows], medians, yerr=[below, above], capsize=3, markersize=5,
                        **style)
     if mine:
-        memory.plot([row["n"] for row in mine], [row["peak_extra_bytes"] for row in mine], **style)
+        curve = tuple(row["peak_extra_bytes"] for row in mine)
+        first = drawn.setdefault(curve, method)
+        twin = {} if first == method else dict(linestyle="--", markerfacecolor="none", markersize=9,
+                                                label=f"{style['label']} (same as {STYLES[first]['label']})")
+        memory.plot([row["n"] for row in mine], list(curve), **{**style, **twin})
         skipped = [row for row in mine if row["skipped"]]
         if skipped:
             memory.plot([row["n"] for row in skipped], [row["peak_extra_bytes"] for row in skipped], linestyle="none",
@@ -49,6 +57,7 @@ for axes in (timed, memory):
     axes.set_xlabel("n, queries and keys")
     axes.grid(True, color="#eeeeee")
 timed.legend(loc="upper left", frameon=False, fontsize=8)
+memory.legend(loc="upper left", frameon=False, fontsize=7)
 figure.tight_layout()
 save(figure, options.out)
 

@@ -31,7 +31,9 @@ series = [("model", "the model", "#1f77b4"), ("nearest_noun", "rule: last noun",
 for offset, (key, name, colour) in zip((-width / 2, width / 2), series):
     values = [100.0 * group[key] for group in groups]
     bars = accuracy_axes.bar(x + offset, values, width, color=colour, label=name)
-    accuracy_axes.bar_label(bars, [f"{value:.0f}" for value in values], fontsize=7, padding=1)
+    # A whole number only where it is exact: 99.7 printed as 100 would hide the one mistake.
+    labels = [f"{value:.0f}" if value in (0.0, 100.0) else f"{value:.1f}" for value in values]
+    accuracy_axes.bar_label(bars, labels, fontsize=7, padding=1)
 accuracy_axes.set_xticks(x, [f"{group['label']}\n({group['count']})" for group in groups], fontsize=9)
 accuracy_axes.set_xlabel("attractors (sentences)", fontsize=9)
 accuracy_axes.set_ylabel("held-out accuracy (%)", fontsize=9)

@@ -33,6 +33,7 @@ for axes, (weights, title, to_previous) in zip(axes_row[0], panels):
     axes.set_xticks(range(n), words, fontsize=10)
     axes.set_xlabel("the word read", fontsize=8)
     axes.xaxis.tick_top()
+    axes.xaxis.set_label_position("top")
     axes.tick_params(length=0)
 axes_row[0][0].set_yticks(range(n), rows, fontsize=10)
 for label, word in zip(axes_row[0][0].get_yticklabels(), words):

@@ -33,7 +33,7 @@ for i in range(len(layouts)):
         loss = losses[i][j]
         axes.text(j, i - 0.12, f"{int(learned[i, j])} of {seeds}", ha="center", va="center", fontsize=11,
                   color="white" if dark else "black", fontweight="bold")
-        axes.text(j, i + 0.22, "stopped" if loss is None else f"loss {loss:.2g}", ha="center", va="center", fontsize=8,
+        axes.text(j, i + 0.22, "stopped" if loss is None else f"loss {loss:.3g}".replace("-", "−"), ha="center", va="center", fontsize=8,
                   color="white" if dark else "#333333")
 axes.set_xticks(range(len(columns)),
                 [f"{'no warm-up' if w == 0 else f'warm-up {w}'}\nrate {r:g}" for w, r in columns], fontsize=9)

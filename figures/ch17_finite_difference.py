@@ -1,8 +1,9 @@
 """Chapter 17: the central difference (e^(1 + h) - e^(1 - h)) / 2h against
 the true derivative e, every number rounded to double, float or bfloat16,
-for steps h from 10^-0.5 down to 10^-12, on log-log axes. To the right of
-each dip the error is the formula's own, about h^2 / 6; to the left it is
-rounding, about the format's spacing divided by h. The dotted lines mark
+for steps h from 10^-0.5 down to 10^-12, on log-log axes, the smaller steps to
+the right. To the left of each dip (large steps) the error is the formula's
+own, about h^2 / 6; to the right (small steps) it is rounding, about the
+format's spacing divided by h. The dotted lines mark
 the cube root of each format's spacing at 1, where the two meet."""
 from figure_style import arguments, load_run, plt, save, step_axes
 
@@ -16,5 +17,6 @@ for curve in run["curves"]:
     errors = [max(error, 1e-17) for error in curve["errors"]]
     axes.loglog(run["steps"], errors, marker="o", markersize=3, color=colour, label=curve["format"])
     axes.axvline(curve["root"], color=colour, linestyle=":", linewidth=1)
-step_axes(axes, "step h", "relative error of the derivative", "lower left")
+step_axes(axes, "step h, smaller to the right (dotted: cube root of the spacing)", "relative error of the derivative",
+          "lower left")
 save(figure, options.out)

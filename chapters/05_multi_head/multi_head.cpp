@@ -150,7 +150,7 @@ std::string cost_text(const LayerCost& multi, const LayerCost& single, std::uint
     return row(stage, growth, program::grouped_digits(a), program::grouped_digits(b));
   };
   return fmt::format("The cost of this layer for n = {} tokens, in multiply-adds\n", n) +
-         row("", "grows", fmt::format("{} heads of {}", multi.heads, multi.d_k),
+         row("", "grows", fmt::format("{} head{} of {}", multi.heads, multi.heads == 1 ? "" : "s", multi.d_k),
              fmt::format("1 head of {}", single.d_k)) +
          counts("projections Q_i, K_i, V_i = X·W", "n", multi.projections, single.projections) +
          counts("scores Q_i K_iᵀ", "n²", multi.scores, single.scores) +
@@ -162,8 +162,8 @@ std::string cost_text(const LayerCost& multi, const LayerCost& single, std::uint
 
 std::string sizes_text(const Result& result) {
   const Inputs& inputs = result.inputs;
-  return fmt::format("d_model = {}, h = {} heads\nd_k = d_v = d_model / h = {} / {} = {}\n\n", inputs.d_model,
-                     inputs.heads, inputs.d_model, inputs.heads, result.width);
+  return fmt::format("d_model = {}, h = {} head{}\nd_k = d_v = d_model / h = {} / {} = {}\n\n", inputs.d_model,
+                     inputs.heads, inputs.heads == 1 ? "" : "s", inputs.d_model, inputs.heads, result.width);
 }
 
 // [A | B | C]: three matrices with as many rows, side by side.
