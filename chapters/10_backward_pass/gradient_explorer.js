@@ -38,7 +38,7 @@
         ...(json.causal ? [[json.masked_entries, '/masked_entries'], '; the largest |dS| among them: ',
           [json.largest_masked_score_gradient, '/largest_masked_score_gradient'], '.'] : []),
       ]);
-      // dS as a map: red where raising the score would raise the loss, blue where it would lower it.
+      // dS as a map: blue where raising the score would raise L, red where it would lower it.
       const cells = [];
       g.scores.forEach((row, i) => row.forEach((value, j) => {
         cells.push({ row: rows[i], column: keys[j], value, masked: !json.mask[i][j] });
@@ -47,7 +47,7 @@
       const output = view.slot('loss').parentElement;
       const size = Math.max(34, Math.min(64, Math.floor((output.clientWidth - 80) / keys.length)));
       view.plot('scores_map', {
-        title: 'dS, the gradient of each scaled score (dashed: masked, exactly 0)',
+        title: 'dS, the gradient of each scaled score (blue: raising the score raises L; red: lowers it; dashed: masked, exactly 0)',
         width: 80 + size * keys.length,
         height: 40 + size * rows.length,
         marginLeft: 70,

@@ -69,7 +69,7 @@
       const size = Math.max(24, Math.min(40, Math.floor((view.slot('grid').parentElement.clientWidth - 80) / keys.length)));
       view.plot('grid', {
         caption: `Tile ${index + 1} of ${steps.length} visited` +
-          (trace.skipped.length ? `; ${trace.skipped.length} skipped (wholly masked, hatched white)` : ''),
+          (trace.skipped.length ? `; ${trace.skipped.length} skipped (wholly masked, crossed)` : ''),
         width: 80 + size * keys.length,
         height: 40 + size * queries.length,
         marginLeft: 60,

@@ -33,7 +33,7 @@
         arrow(placed.turned_query, `q at ${placed.query_position}`, '#1f77b4'),
         arrow(placed.turned_key, `k at ${placed.key_position}`, '#d62728'),
       ];
-      const reach = Math.max(1e-9, ...arrows.map((a) => Math.hypot(a.x2, a.y2))) * 1.25;
+      const reach = Math.max(1e-9, ...arrows.map((a) => Math.hypot(a.x2, a.y2))) * 1.45;
       view.plot('arrows', {
         title: 'The first pair of coordinates, before (faded) and after the turn',
         width: 280,
@@ -44,7 +44,9 @@
           window.Plot.ruleX([0], { stroke: '#cccccc' }),
           window.Plot.ruleY([0], { stroke: '#cccccc' }),
           window.Plot.arrow(arrows, { x1: 0, y1: 0, x2: 'x2', y2: 'y2', stroke: 'colour', strokeWidth: 2 }),
-          window.Plot.text(arrows, { x: 'x2', y: 'y2', text: 'label', fill: 'colour', dy: -8 }),
+          // Each label just past its arrow's tip, along the arrow, so that no label sits on an arrow.
+          ...['start', 'end'].map((side) => window.Plot.text(arrows.filter((a) => (a.x2 < 0) === (side === 'end')),
+            { x: (a) => a.x2 * 1.15, y: (a) => a.y2 * 1.15, text: 'label', fill: 'colour', textAnchor: side })),
         ],
       });
       const points = turn.offsets.map((o, i) => ({ offset: o, score: turn.scores[i] }));

@@ -34,12 +34,14 @@
         marks: [
           window.Plot.ruleY([json.uniform_loss], { stroke: '#777777', strokeDasharray: '5 4' }),
           window.Plot.line(points, { x: 'step', y: 'loss', stroke: run.learned ? '#1f77b4' : '#d62728', strokeWidth: 1.8 }),
+          // The untrained model's loss, at step 0: where the run starts from.
+          window.Plot.dot([{ step: 0, loss: run.untrained_loss }], { x: 'step', y: 'loss', fill: '#555555', r: 4 }),
         ],
       });
       const ending = run.final_loss === null ? ['the loss stopped being a number']
         : ['the final loss is ', [run.final_loss, '/runs/0/final_loss']];
       view.sentence('result', [
-        'Untrained, the loss is ', [run.untrained_loss, '/runs/0/untrained_loss'], '; after ',
+        'Untrained (the dot at step 0), the loss is ', [run.untrained_loss, '/runs/0/untrained_loss'], '; after ',
         [json.inputs.training_steps, '/inputs/training_steps'], ' steps ', ...ending,
         ', and the share of held-out digits said right is ', [run.accuracy, '/runs/0/accuracy'], '. ',
         run.learned ? 'It learned the task.' : 'It did not learn the task.',
