@@ -59,7 +59,7 @@
 
       // The measured variances against the theory: d_k before the division, 1 after.
       const labels = rows.map((row) => String(row.dk));
-      const x = { domain: labels, label: 'd_k', padding: 0.3 };
+      const x = { domain: labels, label: 'dₖ', padding: 0.3 };  // not d_k: Plot cuts the underscore off
       // Plot's own title is a page heading (h2): each plot's title is a sentence above it.
       view.sentence('raw-title', ['Variance of q·k (dots) against d_k, the theory (rules); logarithmic axis:']);
       view.plot('raw', {
@@ -108,7 +108,7 @@
       });
       view.plot('histogram-scaled', {
         height: 150, marginLeft: 48,
-        x: { label: 'q·k / √d_k' }, y: { label: 'count', grid: true },
+        x: { label: 'q·k / √dₖ' }, y: { label: 'count', grid: true },
         marks: [
           window.Plot.rectY(bins, { x1: 'scaled1', x2: 'scaled2', y: 'count', fill: 'darkorange', inset: 0.5 }),
           window.Plot.ruleY([0]),

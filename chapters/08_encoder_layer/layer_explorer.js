@@ -28,7 +28,7 @@
       const output = view.slot('summary').parentElement;
       view.sentence('summary', [
         [json.n, '/n'], ' tokens of d_model = ', [json.d_model, '/d_model'], ', ', [json.h, '/h'],
-        ' heads of d_k = ', [json.d_k, '/d_k'], ', d_ff = ', [json.d_ff, '/d_ff'], ', ',
+        json.h === 1 ? ' head of d_k = ' : ' heads of d_k = ', [json.d_k, '/d_k'], ', d_ff = ', [json.d_ff, '/d_ff'], ', ',
         [json.layers_count, '/layers_count'], json.layers_count === 1 ? ' layer' : ' layers',
         json.causal ? ' with causal attention' : '', '; weights 0.5 × draws of default_rng(', [json.seed, '/seed'], ').',
       ]);
