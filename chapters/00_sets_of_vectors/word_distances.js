@@ -11,13 +11,13 @@
   const moveFirst = (values, set) => set('embeddings', withFirstRow(values.embeddings, [values.first_x, values.first_y]));
   const largest = (...matrices) => Math.max(1e-9, ...matrices.flat(2).filter((v) => typeof v === 'number'));
 
-  // "cat → dog 0.1414, → apple 0.9899: nearer dog", every number from the JSON.
+  // "With the embeddings, cat to dog: 0.1414; cat to apple: 0.9899. cat is nearer to dog.", every number from the JSON.
   const comparison = (json, encoding) => {
     const [first, second, third] = json.words;
     const distances = json[encoding].distances;
     const nearer = json[encoding].nearer;
     return [
-      `${first} to ${second}: `, [distances[0][1], `/${encoding}/distances/0/1`],
+      `${encoding === 'one_hot' ? 'With one-hot vectors' : 'With the embeddings'}, ${first} to ${second}: `, [distances[0][1], `/${encoding}/distances/0/1`],
       `; ${first} to ${third}: `, [distances[0][2], `/${encoding}/distances/0/2`],
       nearer === 'neither' ? '. Neither is nearer.' : `. ${first} is nearer to ${nearer}.`,
     ];
@@ -66,7 +66,7 @@
       // difference FMA makes stays relative; a dot product can cancel to 0 in one build
       // and to 1e-17 in the other.
       view.matrix('embedding_table', json.embedding.distances, {
-        title: 'Embeddings: distances', rows: words, columns: words, pointer: '/embedding/distances',
+        title: 'Embeddings: distances, to four decimals', rows: words, columns: words, pointer: '/embedding/distances',
       });
     },
   });

@@ -122,11 +122,11 @@
         height: 90 + 22 * leaks.length,
         marginLeft: 70,
         marginRight: 70,
-        x: { type: 'log', domain: [smallest / 3, 1.5], label: 'largest masked weight', grid: true },
+        x: { type: 'log', domain: [smallest / 3, 1.5], label: 'largest masked weight', grid: true, tickFormat: Book.powerOfTen },
         y: { domain: leaks.map((d) => d.label), label: 'fill' },
         marks: [
           window.Plot.dot(positive, { x: 'largest_masked_weight', y: 'label', fill: '#d62728', r: 5 }),
-          window.Plot.text(positive, { x: 'largest_masked_weight', y: 'label', text: (d) => d.largest_masked_weight.toExponential(2), dx: 8, textAnchor: 'start' }),
+          window.Plot.text(positive, { x: 'largest_masked_weight', y: 'label', text: (d) => Book.formatNumber(d.largest_masked_weight, '.2e'), dx: 8, textAnchor: 'start' }),
           window.Plot.text(zero, { x: smallest / 3, y: 'label', text: () => 'exactly 0', textAnchor: 'start', dx: 4, fill: 'currentColor' }),
         ],
       });

@@ -58,7 +58,9 @@
         if (i > 0) wavelengths.push(', ');
         wavelengths.push([pair.wavelength_over_2pi, `/pairs/${i}/wavelength_over_2pi`]);
       });
-      wavelengths.push('; each is ', [json.wavelength_ratio, '/wavelength_ratio'], ' times the one before.');
+      // With one pair (d_model = 2) there is no "one before".
+      if (json.pairs.length > 1) wavelengths.push('; each is ', [json.wavelength_ratio, '/wavelength_ratio'], ' times the one before.');
+      else wavelengths.push('.');
       view.sentence('wavelengths', wavelengths);
     },
   });

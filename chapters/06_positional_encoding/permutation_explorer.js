@@ -6,15 +6,22 @@
   const orders = [
     ['3,2,1', 'fish eat cat'], ['2,3,1', 'eat fish cat'], ['3,1,2', 'fish cat eat'],
     ['1,3,2', 'cat fish eat'], ['2,1,3', 'eat cat fish'], ['1,2,3', 'cat eat fish (unchanged)'],
+    ['typed', 'as typed below'],
   ];
+  // The select writes the --order text; the text, typed, moves the select back.
+  const orderChoice = (text) => {
+    const order = text.replace(/\s/g, '');
+    return orders.some(([value]) => value === order && value !== 'typed') ? order : 'typed';
+  };
   const columns = (matrix) => matrix[0].map((_, j) => `y${j + 1}`);
 
   Book.figure('permutation_explorer', {
     program: 'positional_encoding',
     controls: [
-      { name: 'preset', label: 'new order', type: 'select', options: orders, value: (defaults) => defaults['--order'],
-        changed: (values, set) => set('order', values.preset) },
+      { name: 'preset', label: 'new order', type: 'select', options: orders, value: (defaults) => orderChoice(defaults['--order']),
+        changed: (values, set) => { if (values.preset !== 'typed') set('order', values.preset); } },
       { name: 'order', label: 'each token\'s old place, in the new order (--order)', type: 'text', flag: '--order',
+        changed: (values, set) => set('preset', orderChoice(values.order)),
         samples: ['2,3,1', '1,2,3'], bad: ['1,1,2', '4,2,1'], help: 'places from 1, separated by ,' },
     ],
     render(json, view) {

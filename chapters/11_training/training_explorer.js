@@ -23,7 +23,7 @@
       { name: 'learning_rate', label: 'Learning rate', type: 'select', flag: '--learning-rate',
         changed: restart, options: [['0.001', '0.001'], ['0.003', '0.003'], ['0.006', '0.006']] },
       { name: 'restart', label: 'Train again from step 0', type: 'button', onClick: restart },
-      { name: 'pause', label: 'Pause or go on', type: 'button', onClick: () => { paused = !paused; } },
+      { name: 'pause', label: 'Pause', type: 'button', onClick: () => { paused = !paused; } },
     ],
     arguments(values) {
       return ['--task', values.task, '--seed', values.seed, '--learning-rate', values.learning_rate,
@@ -63,10 +63,17 @@
         '. Held-out sequence: ', json.example.input.join(' '), ' → ', json.example.prediction.join(' '),
         ` (right answer ${json.example.target.join(' ')}).`,
       ]);
-      const milliseconds = Number(view.slot('summary').closest('.interactive').dataset.milliseconds);
-      view.sentence('speed', [Number.isFinite(milliseconds) && milliseconds > 0
-        ? `Training in this page: ${Math.round((1000 * CHUNK) / milliseconds)} steps per second (the last ${CHUNK} steps took ${Math.round(milliseconds)} ms, held-out evaluation included).`
-        : 'Training in this page…']);
+      // The run's own clock (the C++'s, over every step trained so far), so that a call that trains
+      // nothing (a press once the run is done, a redraw for a new width) leaves the speed as it was.
+      view.slot('speed').replaceChildren(Book.element('p', { class: 'interactive-sentence' }, json.seconds > 0
+        ? [`Training in this page: ${Math.round(json.steps / json.seconds)} steps per second (`,
+          view.measured(json.seconds, '/seconds', `${Math.round(1000 * json.seconds)} ms`),
+          ` for the ${json.steps} steps so far, held-out evaluation included).`]
+        : ['Training in this page…']));
+      // The pause button says what a press does, and is dimmed once the run has reached its last step.
+      const pause = view.slot('summary').closest('.interactive').querySelector('[data-control="pause"]');
+      pause.setAttribute('aria-disabled', String(json.steps >= TOTAL));
+      pause.textContent = json.steps >= TOTAL ? 'Done' : paused ? 'Go on' : 'Pause';
     },
     next(json) {
       if (paused || json.steps >= TOTAL) return false;

@@ -32,7 +32,7 @@
       { name: 'mask', label: 'Mask (--mask)', type: 'select', flag: '--mask',
         options: [['none', 'none'], ['causal', 'causal']] },
       { name: 'step', label: 'Show the state after tile', type: 'range', min: 1, max: 64, step: 1, value: 2,
-        help: 'past the last tile, the last state is shown' },
+        help: 'from the first tile to the last of this example' },
       { name: 'tokens', label: 'Tokens (--tokens)', type: 'text', flag: '--tokens',
         samples: ['a,b,c'], bad: ['a,b'] },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q',
@@ -46,6 +46,13 @@
       const trace = json.trace;
       const steps = trace.steps;
       const index = Math.min(Number(current.step), steps.length) - 1;
+      // The slider runs from the first tile to the last of this example, so that all of its travel shows a tile.
+      const slider = view.slot('grid').closest('.interactive').querySelector('[data-control="step"]');
+      if (slider.max !== String(steps.length)) {
+        slider.max = String(steps.length);
+        slider.value = String(index + 1);
+        slider.parentElement.querySelector('output').textContent = slider.value;
+      }
       const step = steps[index];
       const base = `/trace/steps/${index}`;
       const queries = trace.query_tokens;

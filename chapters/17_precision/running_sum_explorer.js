@@ -20,7 +20,6 @@
         }
       });
       // Ticks at the powers of ten, written as the tables write them (1e−6, not 1µ).
-      const power = (value) => `1e${Math.round(Math.log10(value))}`.replace('-', '−');
       const exponents = points.map((point) => Math.log10(point.error));
       const low = Math.floor(Math.min(...exponents));
       const powers = Array.from({ length: Math.ceil(Math.max(...exponents)) - low + 1 }, (_, i) => 10 ** (low + i));
@@ -31,7 +30,7 @@
         x: { type: 'log', label: 'n, scores summed →', grid: true },
         marginTop: 28,
         y: { type: 'log', label: '↑ relative error', grid: true, domain: [powers[0], powers[powers.length - 1]],
-          ticks: powers, tickFormat: power },
+          ticks: powers, tickFormat: Book.powerOfTen },
         color: { domain: json.setups.map((s) => s.name), range: COLOURS, legend: true },
         marks: [
           window.Plot.line(points, { x: 'n', y: 'error', stroke: 'setup', strokeWidth: 1.6 }),

@@ -8,8 +8,6 @@
 // tables write them: the tables' four decimals would show 1.2e-11 as 0.
 (function () {
   const COLOURS = ['#1f77b4', '#2ca02c', '#d62728'];
-  // Axis labels at every third power of ten, written as the tables write them.
-  const power = (value) => `1e${Math.round(Math.log10(value))}`.replace('-', '−');
   Book.figure('step_explorer', {
     program: 'precision',
     // The predicted step is a cube root (std::cbrt), whose last bit the browser's C library and the
@@ -42,10 +40,11 @@
           ' against the step h; dashed: the predicted best step',
         height: 300,
         marginLeft: 52,
+        // Ticks at every third power of ten.
         x: { type: 'log', domain: [1e-12, 1], reverse: true, label: 'step h, smaller to the right →',
-          ticks: [1e-12, 1e-9, 1e-6, 1e-3, 1], tickFormat: power, grid: true },
+          ticks: [1e-12, 1e-9, 1e-6, 1e-3, 1], tickFormat: Book.powerOfTen, grid: true },
         y: { type: 'log', label: '↑ relative error', domain: [bottom, 3],
-          ticks: [1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 1].filter((tick) => tick > bottom), tickFormat: power,
+          ticks: [1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 1].filter((tick) => tick > bottom), tickFormat: Book.powerOfTen,
           grid: true },
         color: { domain: names, range: COLOURS, legend: true },
         marks: [

@@ -269,6 +269,12 @@
     return signed(value, text);
   }
 
+  // A power of ten as a log axis's tick: 1e−6, 1e3, 1e0 (Plot's own ticks would write 1µ and 1k).
+  function powerOfTen(value) {
+    const exponent = Math.round(Math.log10(value));
+    return `1e${exponent < 0 ? '−' : ''}${Math.abs(exponent)}`;
+  }
+
   function element(tag, attributes = {}, children = []) {
     const node = document.createElement(tag);
     for (const [key, value] of Object.entries(attributes)) {
@@ -430,20 +436,32 @@
         matrix.forEach((row, i) => row.forEach((value, j) => {
           if (typeof value === 'number') cells.push({ row: rows[i], column: columns[j], value });
         }));
-        const size = cell ?? Math.max(34, Math.min(64, Math.floor(((root.clientWidth || 360) - 80) / columns.length)));
+        // Cells as wide as the figure has room for (the row labels' 70 px and 10 px
+        // on the right taken off), between 20 and 64 px; the numbers in them are
+        // written smaller when a cell is narrow, so that neighbours never touch.
+        const room = Math.max(280, (root.clientWidth || 360) - 8);
+        const size = cell ?? Math.max(20, Math.min(64, Math.floor((room - 80) / columns.length)));
+        const longestNumber = Math.max(1, ...cells.map((d) => numberText(d.value, 3).length));
+        const fontSize = Math.max(7, Math.min(10, Math.floor((size - 4) / (0.6 * longestNumber))));
+        // Column labels wider than a cell are turned, so that they do not run into each other.
+        const longestLabel = Math.max(1, ...columns.map((column) => String(column).length));
+        const turned = longestLabel * 6 > size - 4;
+        const labelHeight = turned ? Math.ceil(longestLabel * 6 * Math.SQRT1_2) + 8 : 0;
         this.plot(name, {
           title,
           width: 80 + size * columns.length,
-          height: 40 + size * rows.length,
+          height: 40 + labelHeight + size * rows.length,
           marginLeft: 70,
+          marginRight: 10,
+          marginTop: 30 + labelHeight,
           padding: 0.04,
-          x: { domain: columns, axis: 'top', label: null },
+          x: { domain: columns, axis: 'top', label: null, ...(turned ? { tickRotate: -45 } : {}) },
           y: { domain: rows, label: null },
           color: { scheme: 'blues', domain: domain ?? [0, 1], legend: false, label },
           marks: [
             window.Plot.cell(cells, { x: 'column', y: 'row', fill: 'value', inset: 0.5 }),
             window.Plot.text(cells, {
-              x: 'column', y: 'row', text: (d) => numberText(d.value, 3),
+              x: 'column', y: 'row', text: (d) => numberText(d.value, 3), fontSize,
               fill: (d) => (d.value - (domain ? domain[0] : 0)) / ((domain ? domain[1] - domain[0] : 1) || 1) > 0.55 ? 'white' : 'black',
             }),
           ],
@@ -769,6 +787,7 @@
     element,  // element(tag, attributes, children): a figure's own markup, built as the frame builds its own
     numberText,  // numberText(value, decimals): a number as the tables write it
     formatNumber,  // formatNumber(value, spec): a number as the prose's :value: role with that format writes it
+    powerOfTen,  // powerOfTen(value): a log axis's tick at a power of ten, as 1e−6
   };
   document.addEventListener('DOMContentLoaded', start);
 })();

@@ -19,7 +19,7 @@ const document = {
 };
 vm.runInNewContext(fs.readFileSync(path.join(repository, 'docs', '_static', 'interactive.js'), 'utf8'),
   { window, document, console });
-const { numberText, formatNumber } = window.Book;
+const { numberText, formatNumber, powerOfTen } = window.Book;
 
 const failures = [];
 let count = 0;
@@ -39,6 +39,10 @@ for (const { value, format, text, why } of cases.formats) {
     got = `(threw: ${error.message})`;
   }
   check(`formatNumber(${JSON.stringify(value)}, ${JSON.stringify(format)})`, got, text, why);
+}
+// A log axis's ticks: the exponent written out with the book's minus sign, never an SI prefix.
+for (const [value, text] of [[1e-6, '1e−6'], [1e-12, '1e−12'], [1, '1e0'], [1000, '1e3'], [0.09999999999999999, '1e−1']]) {
+  check(`powerOfTen(${value})`, powerOfTen(value), text, 'a tick at a power of ten');
 }
 // A format the book does not use is refused, not guessed at.
 for (const [value, format] of [[1.5, '.3'], [1.5, 'x'], [1.5, ','], ['abc', '.1e']]) {
