@@ -1,0 +1,43 @@
+"""Chapter 3: each value and each output as a point whose two numbers are its
+coordinates. An output is a weighted average of the values, so it lies inside
+the shape a rubber band stretched around the value points would make (their
+convex region): a triangle when the values are three corners, a segment for
+the toy, whose values lie on one line."""
+import numpy as np
+
+from figure_style import arguments, load_run, plt, save
+
+options = arguments(__doc__)
+triangle = load_run(options.outputs, "softmax_triangle")
+panels = [
+    (triangle, "values " + ", ".join(f"({first:g}, {second:g})" for first, second in triangle["values"])),
+    (load_run(options.outputs, "softmax"), "the toy's values: one line"),
+]
+
+figure, axes = plt.subplots(1, 2, figsize=(8.4, 4.2), sharey=True, layout="constrained")
+for axis, (run, title) in zip(axes, panels):
+    values = np.array(run["values"])
+    outputs = np.array(run["output"])
+    tokens = run["query_tokens"]
+    # The rubber band: the values' corners in order around their centre (for three
+    # points on one line, the band is the segment they span).
+    centre = values.mean(axis=0)
+    order = np.argsort(np.arctan2(values[:, 1] - centre[1], values[:, 0] - centre[0]))
+    band = values[order]
+    axis.fill(band[:, 0], band[:, 1], color="#c6dbef", edgecolor="#6baed6", linewidth=2.5, label="the band around the values")
+    axis.scatter(values[:, 0], values[:, 1], s=70, color="#08519c", zorder=3, label="values")
+    axis.scatter(outputs[:, 0], outputs[:, 1], s=70, marker="x", color="#d62728", linewidths=2, zorder=3, label="outputs")
+    for token, value, output in zip(tokens, values, outputs):
+        axis.annotate(f"{token}'s value", value, xytext=(6, 6), textcoords="offset points", fontsize=9, color="#08519c")
+        axis.annotate(f"{token}'s output", output, xytext=(-6, -12), textcoords="offset points", fontsize=9,
+                      color="#d62728", ha="right")
+    axis.set_title(title)
+    axis.set_xlim(-0.45, 1.45)
+    axis.set_ylim(-0.3, 1.3)
+    axis.set_aspect("equal")
+    axis.set_xlabel("first number")
+    axis.grid(True, color="#eeeeee")
+    axis.spines[["top", "right"]].set_visible(False)
+axes[0].set_ylabel("second number")
+axes[0].legend(loc="lower left", frameon=False, fontsize=9)
+save(figure, options.out)
