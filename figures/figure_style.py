@@ -60,3 +60,59 @@ def save(figure, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(figure)
+
+
+def layer_diagram(axes, layout: str, norm: str = "LayerNorm") -> None:
+    """One encoder layer as boxes from left to right, the residual routes as
+    arcs above them (chapters 8 and 16). `layout` is "post" (the paper's:
+    each sum, then its norm) or "pre" (the norm before each sub-layer, the
+    sums left alone)."""
+    attention, network = "multi-head\nattention", "feed-forward\nnetwork"
+    # Each step: a box's label, or "+" for a residual sum; `routes` pairs the
+    # step whose output a route leaves from with the sum it joins; `named` is
+    # the step whose output the formulas name (y in post-norm, h in pre-norm).
+    if layout == "post":
+        steps = ["x", attention, "+", norm, network, "+", norm, "output"]
+        routes = [(0, 2), (3, 5)]
+        named = (3, "y")
+    elif layout == "pre":
+        steps = ["x", norm, attention, "+", norm, network, "+", "output"]
+        routes = [(0, 3), (3, 6)]
+        named = (3, "h")
+    else:
+        raise ValueError(f"layout must be 'post' or 'pre', not {layout!r}")
+    colours = {norm: "#fdd0a2", attention: "#c6dbef", network: "#c7e9c0"}
+    width, gap = 1.25, 0.45
+    centres = []
+    x = 0.0
+    for step in steps:
+        size = 0.42 if step == "+" else (0.3 if step == "x" else 0.85 if step == "output" else width)
+        centres.append((x + size / 2, size))
+        x += size + gap
+    for (left, left_size), (right, right_size) in zip(centres, centres[1:]):
+        axes.annotate("", xy=(right - right_size / 2, 0), xytext=(left + left_size / 2, 0),
+                      arrowprops={"arrowstyle": "->", "color": "#444444", "lw": 1.3})
+    step, name = named
+    wire_middle = (centres[step][0] + centres[step][1] / 2 + centres[step + 1][0] - centres[step + 1][1] / 2) / 2
+    axes.text(wire_middle, -0.2, name, ha="center", va="center", fontsize=11, style="italic")
+    for step, (centre, size) in zip(steps, centres):
+        if step == "+":
+            axes.add_patch(plt.Circle((centre, 0), size / 2, facecolor="white", edgecolor="#444444", lw=1.3))
+            axes.text(centre, 0, "+", ha="center", va="center", fontsize=14)
+        elif step in ("x", "output"):
+            axes.text(centre, 0, step, ha="center", va="center", fontsize=12, style="italic")
+        else:
+            axes.add_patch(matplotlib.patches.FancyBboxPatch(
+                (centre - size / 2, -0.42), size, 0.84, boxstyle="round,pad=0.02,rounding_size=0.08",
+                facecolor=colours[step], edgecolor="#444444", lw=1.0))
+            axes.text(centre, 0, step, ha="center", va="center", fontsize=9.5)
+    for source, sum_step in routes:
+        start = centres[source][0] + centres[source][1] / 2 + gap / 2
+        end = centres[sum_step][0]
+        axes.plot([start, start, end], [0, 0.8, 0.8], color="#c0392b", lw=1.3)
+        axes.annotate("", xy=(end, 0.21), xytext=(end, 0.8),
+                      arrowprops={"arrowstyle": "->", "color": "#c0392b", "lw": 1.3})
+    axes.set_xlim(-0.1, x - gap + 0.1)
+    axes.set_ylim(-0.55, 1.0)
+    axes.set_aspect("equal")
+    axes.axis("off")
