@@ -1,15 +1,23 @@
-// Chapter 3's toy, interactive: choose the word that asks, move cat's query
-// (two sliders rewrite the first row of --q), leave out the division by
+// Chapter 3's toy, interactive: choose the word that asks, move its query
+// (two sliders rewrite its row of --q), leave out the division by
 // √d_k (--no-scale) and hide the next words (--causal, the mask of chapter 4).
 // The chapter's program (softmax) runs the whole formula
 // softmax(QKᵀ/√d_k)V, and always both ways, with and without the division;
 // the page shows the run the toggle asks for and the two side by side.
 (function () {
   const rows = (text) => text.split(';');
-  const withFirstRow = (text, entries) => [entries.join(','), ...rows(text).slice(1)].join(';');
-  // An entry of the first row of a matrix's text (say, the program's default --q), for a slider.
-  const firstRowEntry = (text, j) => rows(text)[0].split(',')[j].trim();
-  const moveCat = (values, set) => set('q', withFirstRow(values.q, [values.cat_x, values.cat_y]));
+  const withRow = (text, i, entries) => rows(text).map((row, k) => (k === i ? entries.join(',') : row)).join(';');
+  // Entry j of row i of a matrix's text (say, the program's default --q), for a slider.
+  const rowEntry = (text, i, j) => (rows(text)[i] ?? '').split(',')[j]?.trim();
+  // The sliders edit the asking word's row of --q; choosing another word puts its row on them.
+  const moveQuery = (values, set) => set('q', withRow(values.q, Number(values.asking), [values.query_x, values.query_y]));
+  const showQuery = (values, set) => {
+    const [x, y] = [0, 1].map((j) => rowEntry(values.q, Number(values.asking), j));
+    if (x !== undefined && y !== undefined) {
+      set('query_x', x);
+      set('query_y', y);
+    }
+  };
   const largest = (matrix) => Math.max(...matrix.flat().filter((v) => typeof v === 'number'));
 
   // Two slots side by side (wrapping on a narrow screen), inside one slot.
@@ -40,15 +48,15 @@
   Book.figure('softmax_toy', {
     program: 'softmax',
     controls: [
-      { name: 'asking', label: 'the word that asks', type: 'select', value: '0',
+      { name: 'asking', label: 'the word that asks', type: 'select', value: '0', changed: showQuery,
         options: [['0', 'cat (row 1)'], ['1', 'eat (row 2)'], ['2', 'fish (row 3)']] },
-      { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, changed: moveCat,
-        value: (defaults) => firstRowEntry(defaults['--q'], 0) },
-      { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, changed: moveCat,
-        value: (defaults) => firstRowEntry(defaults['--q'], 1) },
+      { name: 'query_x', label: "the asking word's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5,
+        changed: moveQuery, value: (defaults) => rowEntry(defaults['--q'], 0, 0) },
+      { name: 'query_y', label: "the asking word's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5,
+        changed: moveQuery, value: (defaults) => rowEntry(defaults['--q'], 0, 1) },
       { name: 'no_scale', label: 'leave out ÷√d_k (--no-scale)', type: 'checkbox', flag: '--no-scale', value: false },
       { name: 'causal', label: 'hide the next words (--causal)', type: 'checkbox', flag: '--causal', value: false },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q',
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: showQuery,
         help: 'rows by ;, entries by ,', samples: ['1,0;0,1;5,5', '3,0;0,1;1,1'], bad: ['1,0;0,1;1', '1,0;0,x;1,1'] },
     ],
     render(json, view, values) {
