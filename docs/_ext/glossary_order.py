@@ -69,7 +69,6 @@ NAMED_AHEAD = {
     ("self-attention", "chapters/00_preface/index"): "four texts written to teach self-attention",
     ("ReLU", "chapters/00_preface/index"): "softmax has been replaced with ReLU (chapter 3)",
     ("NaN", "chapters/02_scaling_variance/index"): "the measured variance infinite or NaN",
-    ("NaN", "chapters/03_softmax/index"): "so it gives the NaN below the same way on every build",
     ("encoder–decoder attention", "chapters/05_multi_head/index"): "so it can compute encoder–decoder attention",
     ("residual connection", "chapters/05_multi_head/index"): "goes through a residual connection, layer normalisation",
     ("layer normalisation", "chapters/05_multi_head/index"): "a residual connection, layer normalisation and a feed-forward network",
