@@ -3,7 +3,7 @@ scored against as arrows, each labelled with its score q·k: at a right angle
 0, opposite negative, the same way positive, and larger for the longer key."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import arguments, load_run, plt, save, with_minus_signs
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "dot_product_one_query")
@@ -19,7 +19,7 @@ for key, score in zip(keys, scores):
     colour = "#2ca02c" if score > 0 else ("#d62728" if score < 0 else "#7f7f7f")
     axes.annotate("", xy=key, xytext=(0, 0),
                   arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": 2, "shrinkA": 0, "shrinkB": 0})
-    label = f"k = ({key[0]:g}, {key[1]:g})\nq·k = {score:g}".replace("-", "\N{MINUS SIGN}")
+    label = with_minus_signs(f"k = ({key[0]:g}, {key[1]:g})\nq·k = {score:g}")
     offset = np.array([0.0, 0.32]) if key[1] >= 0 and abs(key[0]) < 0.5 else np.array([0.0, -0.55])
     if key[0] == query[0] and key[1] == query[1]:
         offset = np.array([0.0, 0.35])

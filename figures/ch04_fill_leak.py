@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import arguments, load_run, plt, save, with_minus_signs
 
 # The two runs, as runs.json names them, each drawn with its own marker and colour.
 SERIES = (
@@ -70,13 +70,13 @@ def bound_curves(double_limit: float, samples: int = 1200) -> dict:
 
 
 def _label(point: dict) -> str:
-    fill = f"{point['fill']:g}".replace("-", "−")
-    weight = f"{point['weight']:.1e}".replace("-", "−") if point["weight"] > 0 else "exactly 0"
+    fill = with_minus_signs(f"{point['fill']:g}")
+    weight = with_minus_signs(f"{point['weight']:.1e}") if point["weight"] > 0 else "exactly 0"
     return f"{point['name']}, fill {fill}: {weight}"
 
 
 def _power_of_ten(exponent: float) -> str:
-    return "1" if exponent == 0 else f"10$^{{{exponent:.0f}}}$".replace("-", "−")
+    return "1" if exponent == 0 else with_minus_signs(f"10$^{{{exponent:.0f}}}$")
 
 
 def build_figure(runs: dict):

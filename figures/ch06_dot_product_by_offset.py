@@ -4,7 +4,7 @@ for every pos from 0 to 127 and reports its smallest and largest value for
 each k; the two coincide, so each curve is the same for every pos."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import arguments, load_run, plt, save, with_minus_signs
 
 options = arguments(__doc__)
 runs = [load_run(options.outputs, "positional_encoding_heatmap"), load_run(options.outputs, "positional_encoding")]
@@ -14,7 +14,7 @@ for run, colour in zip(runs, ("#1f77b4", "#d62728")):
     similarity = run["similarity"]
     offsets = np.array(similarity["offsets"])
     axes.fill_between(offsets, similarity["smallest"], similarity["largest"], color=colour, alpha=0.25, linewidth=0)
-    spread = f"{similarity['largest_spread']:.0e}".replace("-", "−")
+    spread = with_minus_signs(f"{similarity['largest_spread']:.0e}")
     axes.plot(offsets, similarity["at_position_0"], color=colour, linewidth=1.5,
               label=f"d_model = {run['d_model']}: PE(0) · PE(k); over every pos ≤ {similarity['grid_positions'] - 1}"
                     f" it varies by at most {spread}")

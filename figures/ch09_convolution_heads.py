@@ -3,7 +3,7 @@ convolution. Head δ puts weight exactly 1 on the key δ positions from the
 query, and none elsewhere; where that key is beyond the ends, the row is empty."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import arguments, load_run, plt, save, with_minus_signs
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "other_layers_convolution")
@@ -21,7 +21,7 @@ for axes, head in zip(axes_row[0], heads):
     offset = head["offset"]
     axes.set_xlabel("key position j", fontsize=9)
     axes.xaxis.set_label_position("top")
-    axes.set_title(f"head δ = {offset:+d}: key i{offset:+d}".replace("-", "−"), fontsize=10)
+    axes.set_title(with_minus_signs(f"head δ = {offset:+d}: key i{offset:+d}"), fontsize=10)
     for i, row in enumerate(weights):
         if not row.any():
             axes.text(len(positions) / 2 - 0.5, i, "no key: zero padding", ha="center", va="center", fontsize=7,

@@ -6,7 +6,7 @@ the digits (at least 90 % of held-out digits right), the shade the same;
 below it, the seeds' median final loss."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import arguments, load_run, plt, save, with_minus_signs
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "norm_placement_grid")
@@ -33,7 +33,7 @@ for i in range(len(layouts)):
         loss = losses[i][j]
         axes.text(j, i - 0.12, f"{int(learned[i, j])} of {seeds}", ha="center", va="center", fontsize=11,
                   color="white" if dark else "black", fontweight="bold")
-        axes.text(j, i + 0.22, "stopped" if loss is None else f"loss {loss:.3g}".replace("-", "−"), ha="center", va="center", fontsize=8,
+        axes.text(j, i + 0.22, "stopped" if loss is None else with_minus_signs(f"loss {loss:.3g}"), ha="center", va="center", fontsize=8,
                   color="white" if dark else "#333333")
 axes.set_xticks(range(len(columns)),
                 [f"{'no warm-up' if w == 0 else f'warm-up {w}'}\nrate {r:g}" for w, r in columns], fontsize=9)

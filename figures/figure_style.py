@@ -56,6 +56,12 @@ def step_axes(axes, xlabel: str, ylabel: str, legend_loc: str) -> None:
     axes.spines[["top", "right"]].set_visible(False)
 
 
+def with_minus_signs(text: str) -> str:
+    """A number's text with the book's minus sign, U+2212, for each hyphen-minus,
+    as the prose and the page write numbers."""
+    return text.replace("-", "\N{MINUS SIGN}")
+
+
 def save(figure, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
