@@ -17,8 +17,12 @@ using attention::rounded;
 
 // The gap from x (positive) to the next number the format holds above it.
 double spacing_at(double x, NumberFormat format) {
+  // clang-format off
+  // [spacing]
   const int exponent = std::ilogb(x);
   return std::ldexp(1.0, exponent - attention::fraction_bits(format));
+  // [spacing]
+  // clang-format on
 }
 
 }  // namespace

@@ -50,7 +50,11 @@ struct KeyValueCache {
 /// @return the count; times the bytes of a number (8 for a double) gives the cache's memory
 inline long long key_value_cache_numbers(long long layers, long long positions, long long key_value_heads,
                                          long long head_width) {
+  // clang-format off
+  // [cache_numbers]
   return 2 * layers * positions * key_value_heads * head_width;
+  // [cache_numbers]
+  // clang-format on
 }
 
 /// @brief An empty cache with room for @p capacity positions, allocated once.
