@@ -200,7 +200,10 @@ def value_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     # on a tap (a focusable element), not in a title attribute only a mouse reaches.
     node = live_value("", classes=["live-value"])
     node += nodes.inline(shown, shown, classes=["live-number"])
-    node += nodes.inline("", f"{command} --json, {pointer}", classes=["provenance"])
+    # The command as typed: Sphinx's smart quotes would turn its -- into a dash
+    # and its ' into a curly quote, and the program would refuse it.
+    node += nodes.inline("", f"{command} --json, {pointer}", classes=["provenance"],
+                         support_smartquotes=False)
     return [node], []
 
 

@@ -11,6 +11,9 @@
   a character reST does not accept before a role) instead of rendered.
 - The landing page's list of the chapters that work the toy sentence holds:
   each chapter it names does work *cat eat fish*.
+- Every live value's note gives its command as typed: a dash where the
+  command has "--", or a curly quote where it has "'", and the command a
+  reader copies is refused.
 - No closing quotation mark drawn as an opening one. Sphinx curls a straight
   quote by the text around it, and a quote typed right after a role (a live
   value) has no text before it, so it curls the wrong way: *wrote
@@ -73,6 +76,29 @@ BACKWARD_QUOTE = re.compile(r"(?<=[^\s(\[—–-])“(?=[\s.,;:!?)]|$)")
 def backward_quotes(text: str) -> list[str]:
     """Each closing quotation mark drawn as an opening one in @p text, with the words around it."""
     return [" ".join(text[max(0, match.start() - 50):match.end() + 20].split()) for match in BACKWARD_QUOTE.finditer(text)]
+
+
+# The note under a live value: the command that printed it, then its JSON pointer.
+PROVENANCE = re.compile(r'<span class="provenance">([^<]*)</span>')
+TYPOGRAPHIC = re.compile("[\u2013\u2014\u2018\u2019\u201c\u201d]")
+
+
+def commands_not_as_typed(markup: str) -> list[str]:
+    """Each live value's note in the HTML @p markup whose command holds a dash or a curly quote, which a
+    shell passes on as it is and the program refuses."""
+    return [html.unescape(note) for note in PROVENANCE.findall(markup) if TYPOGRAPHIC.search(html.unescape(note))]
+
+
+class CommandsAsTyped(unittest.TestCase):
+    def test_a_dash_or_a_curly_quote_in_a_note_is_found(self):
+        for planted in ('<span class="provenance">build/bin/dot_product \u2013json, /queries/0</span>',
+                        "<span class=\"provenance\">build/bin/generating --prompt \u2018the key\u2019 --json, /x</span>"):
+            with self.subTest(planted=planted):
+                self.assertEqual(len(commands_not_as_typed(planted)), 1)
+
+    def test_a_command_as_typed_is_not(self):
+        fine = "<span class=\"provenance\">build/bin/generating --prompt 'the key' --json, /generation/0</span>"
+        self.assertEqual(commands_not_as_typed(fine), [])
 
 
 class BackwardQuotes(unittest.TestCase):
@@ -149,6 +175,11 @@ class RenderedBook(unittest.TestCase):
         self.assertGreater(len(pages), 10)
         found = [f"{name}: {label}" for name, text in pages.items() for label in working_labels(text)]
         self.assertEqual(found, [], "working labels in the rendered book:\n" + "\n".join(found))
+
+    def test_every_live_value_gives_its_command_as_typed(self):
+        found = [f"{page.relative_to(self.html)}: {note}" for page in sorted(self.html.rglob("*.html"))
+                 for note in commands_not_as_typed(page.read_text())]
+        self.assertEqual(found, [], "commands not as typed under live values:\n" + "\n".join(found))
 
     def test_no_closing_quote_is_drawn_as_an_opening_one(self):
         pages = {name: text for name, text in rendered_texts(self.html).items() if name.endswith(".html")}
