@@ -71,7 +71,7 @@
           ` for the ${json.steps} steps so far, held-out evaluation included).`]
         : ['Training in this page…']));
       // The pause button says what a press does, and is dimmed once the run has reached its last step.
-      const pause = view.slot('summary').closest('.interactive').querySelector('[data-control="pause"]');
+      const pause = view.control('pause');
       pause.setAttribute('aria-disabled', String(json.steps >= TOTAL));
       pause.textContent = json.steps >= TOTAL ? 'Done' : paused ? 'Go on' : 'Pause';
     },

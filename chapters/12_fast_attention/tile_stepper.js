@@ -47,7 +47,7 @@
       const steps = trace.steps;
       const index = Math.min(Number(current.step), steps.length) - 1;
       // The slider runs from the first tile to the last of this example, so that all of its travel shows a tile.
-      const slider = view.slot('grid').closest('.interactive').querySelector('[data-control="step"]');
+      const slider = view.control('step');
       if (slider.max !== String(steps.length)) {
         slider.max = String(steps.length);
         slider.value = String(index + 1);

@@ -54,8 +54,7 @@
       const newest = words[last];
       const at = `/generation/words/${last}`;
       ended = generation.ended;
-      const root = view.slot('sentence').closest('.interactive');
-      const nextButton = root.querySelector('[data-control="next"]');
+      const nextButton = view.control('next');
       nextButton.setAttribute('aria-disabled', String(ended || steps >= MOST_WORDS));
 
       // The sentence: the prompt, then the words written, the newest marked.

@@ -317,6 +317,13 @@
     };
     return {
       slot,
+      // A control's own element (its input, select or button), for a figure whose drawing
+      // changes it: a button's text or dimming, a slider's range.
+      control(name) {
+        const input = root.querySelector(`[data-control="${name}"]`);
+        if (!input) throw new Error(`view.control('${name}'): the figure has no such control`);
+        return input;
+      },
       numberText,
       formatNumber,
       // One number, as an element to place in a figure's own drawing: to `format` decimals (4 if
