@@ -75,16 +75,16 @@ def layer_diagram(axes, layout: str, norm: str = "LayerNorm") -> None:
     sums left alone)."""
     attention, network = "multi-head\nattention", "feed-forward\nnetwork"
     # Each step: a box's label, or "+" for a residual sum; `routes` pairs the
-    # step whose output a route leaves from with the sum it joins; `named` is
-    # the step whose output the formulas name (y in post-norm, h in pre-norm).
+    # step whose output a route leaves from with the sum it joins. The second
+    # route leaves from the first half's result, which the formulas name.
     if layout == "post":
         steps = ["x", attention, "+", norm, network, "+", norm, "output"]
         routes = [(0, 2), (3, 5)]
-        named = (3, "y")
+        name = "y"
     elif layout == "pre":
         steps = ["x", norm, attention, "+", norm, network, "+", "output"]
         routes = [(0, 3), (3, 6)]
-        named = (3, "h")
+        name = "h"
     else:
         raise ValueError(f"layout must be 'post' or 'pre', not {layout!r}")
     colours = {norm: "#fdd0a2", attention: "#c6dbef", network: "#c7e9c0"}
@@ -98,8 +98,8 @@ def layer_diagram(axes, layout: str, norm: str = "LayerNorm") -> None:
     for (left, left_size), (right, right_size) in zip(centres, centres[1:]):
         axes.annotate("", xy=(right - right_size / 2, 0), xytext=(left + left_size / 2, 0),
                       arrowprops={"arrowstyle": "->", "color": "#444444", "lw": 1.3})
-    step, name = named
-    wire_middle = (centres[step][0] + centres[step][1] / 2 + centres[step + 1][0] - centres[step + 1][1] / 2) / 2
+    half = routes[1][0]
+    wire_middle = (centres[half][0] + centres[half][1] / 2 + centres[half + 1][0] - centres[half + 1][1] / 2) / 2
     axes.text(wire_middle, -0.2, name, ha="center", va="center", fontsize=11, style="italic")
     for step, (centre, size) in zip(steps, centres):
         if step == "+":
