@@ -214,13 +214,23 @@ _kept_printed: dict = {}
 
 def kept_tables_and_json(*arguments: str) -> tuple:
     """One run's printed tables and the JSON document it wrote beside them (--json-file), kept as kept_json()
-    keeps its runs."""
+    keeps its runs. Under the sanitizers the pair is also kept in the book's cache, as run_program() keeps a
+    run: the file's name, a new one for each run, is not part of the question (the run must not print it)."""
     if arguments not in _kept_printed:
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "run.json")
-            printed = run(*arguments, "--json-file", path).stdout
-            with open(path) as file:
-                _kept_printed[arguments] = printed, json.load(file)
+        def answer() -> dict:
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "run.json")
+                result = run(*arguments, "--json-file", path)
+                return {"returncode": result.returncode, "stdout": result.stdout, "stderr": result.stderr,
+                        "written": pathlib.Path(path).read_text(), "named_the_file": folder in result.stdout}
+
+        if USE_RUN_SERVER and keeps_its_answer(arguments):
+            kept, _ = cached_command.program_answer(
+                "sanitized-runs", PROGRAM, [run_context(), list(arguments), "--json-file"], answer,
+                keep=lambda answer: passed_cleanly(answer) and not answer["named_the_file"])
+        else:
+            kept = answer()
+        _kept_printed[arguments] = kept["stdout"], json.loads(kept["written"])
     return _kept_printed[arguments]
 
 

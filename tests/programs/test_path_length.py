@@ -3,13 +3,12 @@ dependency graphs, and one self-attention layer timed against one recurrent laye
 import itertools
 import json
 import os
-import tempfile
 import unittest
 from pathlib import Path
 
 import numpy as np
 
-from harness import WIDE_PROCESSOR_NAME, ProgramTest, run, run_json
+from harness import WIDE_PROCESSOR_NAME, ProgramTest, kept_tables_and_json, run, run_json
 
 CHAPTER = Path(__file__).resolve().parents[2] / "chapters" / "07_path_length"
 LAYERS = ["self_attention", "recurrent", "bidirectional_recurrent", "convolutional", "convolutional_dilated",
@@ -187,10 +186,7 @@ class CountedAgainstNumPy(ProgramTest):
     def test_the_lengths_the_book_invites(self):
         # The chapter's "try it": --n 8,64,512 --kernel 7, a little more graph search than n = 512 alone.
         # One run, for the tables and (--json-file) the JSON: n = 512 takes about a second.
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "run.json"
-            printed = run("--n", f"8,64,{LONGEST}", "--kernel", "7", "--no-timing", "--json-file", str(path)).stdout
-            document = json.loads(path.read_text())
+        printed, document = kept_tables_and_json("--n", f"8,64,{LONGEST}", "--kernel", "7", "--no-timing")
         self.assertEqual((document["n"], document["kernel"], document["radius"]), ([8, 64, LONGEST], 7, 2))
         expected = {n: expected_rows(n, 512, 7, 2) for n in (8, 64)}
         for row in document["rows"]:
@@ -352,10 +348,7 @@ class Timing(ProgramTest):
         self.check_comparison(full)
 
     def test_the_printed_tables_and_summary_come_from_the_same_run_as_the_json(self):
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder, "run.json")
-            printed = run("--n", "6", "--d", "8", "--time-n", "4,8,300", "--json-file", str(path)).stdout
-            document = json.loads(path.read_text())
+        printed, document = kept_tables_and_json("--n", "6", "--d", "8", "--time-n", "4,8,300")
         self.assertEqual(document["n"], [6])
         timing = document["timing"]
         self.check_comparison(timing)
