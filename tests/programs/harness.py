@@ -113,7 +113,7 @@ def machine() -> list:
 
 
 def run_context() -> list:
-    """What a sanitized run's answer depends on besides the program's bytes and the question asked."""
+    """What a kept run's answer depends on besides the program's bytes and the question asked."""
     return [machine(), [[name, os.environ.get(name)] for name in RUN_ENVIRONMENT]]
 
 
@@ -129,24 +129,30 @@ def passed_cleanly(answer: dict) -> bool:
         and "runtime error" not in answer["stderr"]
 
 
+# Where the tests' runs are kept (tools/cached_command.py): the two builds' programs are other bytes.
+KEPT_RUNS = "sanitized-runs" if USE_RUN_SERVER else "program-runs"
+
+
 def run_program(program: str, arguments, timeout: float = 60) -> subprocess.CompletedProcess:
     """Runs @p program with @p arguments, capturing its output as text: a
     process of its own, or, in the sanitizer build (USE_RUN_SERVER), a child of
-    its run server. There a run that the same bytes of the program made
-    before, with the same arguments, on this machine, is read back from the
-    book's cache (the folder sanitized-runs/ of tools/cached_command.py)
-    instead of run again: the `ci` build runs every one of them, and any
-    change to a program is another key, so the sanitizers check every run of
-    a changed program. A run that failed or named a file is not kept."""
-    if not USE_RUN_SERVER:
+    its run server. A run that the same bytes of the program made before, with
+    the same arguments, on this machine, is read back from the book's cache
+    (the folder KEPT_RUNS of tools/cached_command.py) instead of run again: any
+    change to a program is another key, so the tests run every run of a
+    changed program, and a machine with no cache runs every one. A run that
+    failed or named a file is not kept."""
+    def launch() -> subprocess.CompletedProcess:
+        if USE_RUN_SERVER:
+            return serve(program, arguments, timeout)
         return start_program(program, arguments, timeout)
     if not keeps_its_answer(arguments):
-        return serve(program, arguments, timeout)
+        return launch()
 
     def answer() -> dict:
-        served = serve(program, arguments, timeout)
-        return {"returncode": served.returncode, "stdout": served.stdout, "stderr": served.stderr}
-    kept, _ = cached_command.program_answer("sanitized-runs", program, [run_context(), list(arguments)], answer,
+        ran = launch()
+        return {"returncode": ran.returncode, "stdout": ran.stdout, "stderr": ran.stderr}
+    kept, _ = cached_command.program_answer(KEPT_RUNS, program, [run_context(), list(arguments)], answer,
                                             keep=passed_cleanly)
     return subprocess.CompletedProcess([program, *arguments], kept["returncode"], kept["stdout"], kept["stderr"])
 
@@ -214,8 +220,8 @@ _kept_printed: dict = {}
 
 def kept_tables_and_json(*arguments: str) -> tuple:
     """One run's printed tables and the JSON document it wrote beside them (--json-file), kept as kept_json()
-    keeps its runs. Under the sanitizers the pair is also kept in the book's cache, as run_program() keeps a
-    run: the file's name, a new one for each run, is not part of the question (the run must not print it)."""
+    keeps its runs, and kept in the book's cache as run_program() keeps a run: the file's name, a new one for
+    each run, is not part of the question (a run that prints it is not kept)."""
     if arguments not in _kept_printed:
         def answer() -> dict:
             with tempfile.TemporaryDirectory() as folder:
@@ -224,9 +230,9 @@ def kept_tables_and_json(*arguments: str) -> tuple:
                 return {"returncode": result.returncode, "stdout": result.stdout, "stderr": result.stderr,
                         "written": pathlib.Path(path).read_text(), "named_the_file": folder in result.stdout}
 
-        if USE_RUN_SERVER and keeps_its_answer(arguments):
+        if keeps_its_answer(arguments):
             kept, _ = cached_command.program_answer(
-                "sanitized-runs", PROGRAM, [run_context(), list(arguments), "--json-file"], answer,
+                KEPT_RUNS, PROGRAM, [run_context(), list(arguments), "--json-file"], answer,
                 keep=lambda answer: passed_cleanly(answer) and not answer["named_the_file"])
         else:
             kept = answer()
