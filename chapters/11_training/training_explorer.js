@@ -65,11 +65,11 @@
       ]);
       // The run's own clock (the C++'s, over every step trained so far), so that a call that trains
       // nothing (a press once the run is done, a redraw for a new width) leaves the speed as it was.
-      view.slot('speed').replaceChildren(Book.element('p', { class: 'interactive-sentence' }, json.seconds > 0
+      view.sentence('speed', json.seconds > 0
         ? [`Training in this page: ${Math.round(json.steps / json.seconds)} steps per second (`,
           view.measured(json.seconds, '/seconds', `${Math.round(1000 * json.seconds)} ms`),
           ` for the ${json.steps} steps so far, held-out evaluation included).`]
-        : ['Training in this page…']));
+        : ['Training in this page…']);
       // The pause button says what a press does, and is dimmed once the run has reached its last step.
       const pause = view.control('pause');
       pause.setAttribute('aria-disabled', String(json.steps >= TOTAL));

@@ -50,8 +50,7 @@
       const slider = view.control('step');
       if (slider.max !== String(steps.length)) {
         slider.max = String(steps.length);
-        slider.value = String(index + 1);
-        slider.parentElement.querySelector('output').textContent = slider.value;
+        view.setControl('step', String(index + 1));
       }
       const step = steps[index];
       const base = `/trace/steps/${index}`;

@@ -306,7 +306,7 @@
   }
 
   // Helpers a figure's render() draws with. Each slot is a named box inside the figure.
-  function makeView(root, drive) {
+  function makeView(root, drive, set) {
     const slot = (name) => {
       let box = root.querySelector(`[data-slot="${name}"]`);
       if (!box) {
@@ -323,6 +323,12 @@
         const input = root.querySelector(`[data-control="${name}"]`);
         if (!input) throw new Error(`view.control('${name}'): the figure has no such control`);
         return input;
+      },
+      // Sets a control as moving it would (a slider's shown value too), without asking the
+      // program again: for a drawing that keeps a control in step with what it drew.
+      setControl(name, value) {
+        this.control(name);
+        set(name, value);
       },
       numberText,
       formatNumber,
@@ -596,7 +602,7 @@
       }
       schedule();
     };
-    const view = makeView(root, drive);
+    const view = makeView(root, drive, set);
     let programDefaults = {};  // the program's defaults, flag → text, once asked for
     let module = null;
     let loaded = false;  // the plotting library (and the module, if the page calls it) has loaded
