@@ -123,6 +123,11 @@ def keeps_its_answer(arguments) -> bool:
     return not any("/" in argument or os.path.exists(argument) for argument in arguments)
 
 
+def answer_of(result: subprocess.CompletedProcess) -> dict:
+    """A run's answer as the book's cache keeps it."""
+    return {"returncode": result.returncode, "stdout": result.stdout, "stderr": result.stderr}
+
+
 def passed_cleanly(answer: dict) -> bool:
     """A run worth keeping: it ended as the book's programs end (0, or 2 for bad input), no sanitizer spoke."""
     return answer["returncode"] in (0, 2) and "Sanitizer" not in answer["stderr"] \
@@ -148,12 +153,8 @@ def run_program(program: str, arguments, timeout: float = 60) -> subprocess.Comp
         return start_program(program, arguments, timeout)
     if not keeps_its_answer(arguments):
         return launch()
-
-    def answer() -> dict:
-        ran = launch()
-        return {"returncode": ran.returncode, "stdout": ran.stdout, "stderr": ran.stderr}
-    kept, _ = cached_command.program_answer(KEPT_RUNS, program, [run_context(), list(arguments)], answer,
-                                            keep=passed_cleanly)
+    kept, _ = cached_command.program_answer(KEPT_RUNS, program, [run_context(), list(arguments)],
+                                            lambda: answer_of(launch()), keep=passed_cleanly)
     return subprocess.CompletedProcess([program, *arguments], kept["returncode"], kept["stdout"], kept["stderr"])
 
 
@@ -227,8 +228,8 @@ def kept_tables_and_json(*arguments: str) -> tuple:
             with tempfile.TemporaryDirectory() as folder:
                 path = os.path.join(folder, "run.json")
                 result = run(*arguments, "--json-file", path)
-                return {"returncode": result.returncode, "stdout": result.stdout, "stderr": result.stderr,
-                        "written": pathlib.Path(path).read_text(), "named_the_file": folder in result.stdout}
+                return answer_of(result) | {"written": pathlib.Path(path).read_text(),
+                                            "named_the_file": folder in result.stdout}
 
         if keeps_its_answer(arguments):
             kept, _ = cached_command.program_answer(
