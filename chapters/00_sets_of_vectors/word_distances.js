@@ -4,11 +4,8 @@
 // embedding; the text fields take any words and any embeddings. The one-hot
 // table does not move: it cannot, whatever the words are.
 (function () {
-  const rows = (text) => text.split(';');
-  const withFirstRow = (text, entries) => [entries.join(','), ...rows(text).slice(1)].join(';');
-  // An entry of the first row of a matrix's text (say, the program's default --q), for a slider.
-  const firstRowEntry = (text, j) => rows(text)[0].split(',')[j].trim();
-  const moveFirst = (values, set) => set('embeddings', withFirstRow(values.embeddings, [values.first_x, values.first_y]));
+  const first = Book.firstRowSliders({ field: 'embeddings', flag: '--embeddings', names: ['first_x', 'first_y'],
+    labels: ["first word's embedding, entry 1", "first word's embedding, entry 2"], min: -1, max: 1, step: 0.05 });
   const largest = (...matrices) => Math.max(1e-9, ...matrices.flat(2).filter((v) => typeof v === 'number'));
 
   // "With the embeddings, cat to dog: 0.1414; cat to apple: 0.9899. cat is nearer to dog.", every number from the JSON.
@@ -29,11 +26,8 @@
     // does not, so a distance can differ in its last bit.
     tolerance: 1e-12,
     controls: [
-      { name: 'first_x', label: "first word's embedding, entry 1", type: 'range', min: -1, max: 1, step: 0.05,
-        value: (defaults) => firstRowEntry(defaults['--embeddings'], 0), changed: moveFirst },
-      { name: 'first_y', label: "first word's embedding, entry 2", type: 'range', min: -1, max: 1, step: 0.05,
-        value: (defaults) => firstRowEntry(defaults['--embeddings'], 1), changed: moveFirst },
-      { name: 'embeddings', label: 'Embeddings (--embeddings)', type: 'text', flag: '--embeddings',
+      ...first.sliders,
+      { name: 'embeddings', label: 'Embeddings (--embeddings)', type: 'text', flag: '--embeddings', changed: first.follow,
         help: 'one row per word: rows by ;, entries by ,',
         samples: ['0.25,0.85;0.8,0.3;0.2,0.9;0.3,0.7', '1;2;3;4', '1,0,0;0,1,0;0,0,1;1,1,1'],
         bad: ['1,0;0,1', '1,0;0,x;1,1;0,0'] },
@@ -47,7 +41,7 @@
       // first word and watch its distances change.
       if (json.embedding.vectors.every((vector) => vector.length === 2)) {
         view.scatter('plane', json.embedding.vectors, {
-          labels: words, movable: 0, title: `The embeddings in the plane: drag ${words[0]}`,
+          labels: words, movable: 0, title: `The embeddings in the plane (entry 1 across, entry 2 up): drag ${words[0]}`,
           moved: (x, y) => view.drive({ first_x: x, first_y: y }),
         });
       } else {

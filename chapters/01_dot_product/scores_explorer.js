@@ -2,29 +2,23 @@
 // the score table QKᵀ that the chapter's program (dot_product) computes from
 // them. Two sliders move cat's query; the text fields take any matrices.
 (function () {
-  const rows = (text) => text.split(';');
-  const withFirstRow = (text, entries) => [entries.join(','), ...rows(text).slice(1)].join(';');
-  // An entry of the first row of a matrix's text (say, the program's default --q), for a slider.
-  const firstRowEntry = (text, j) => rows(text)[0].split(',')[j].trim();
-  const moveCat = (values, set) => set('q', withFirstRow(values.q, [values.cat_x, values.cat_y]));
+  const cat = Book.firstRowSliders({ field: 'q', flag: '--q', names: ['cat_x', 'cat_y'],
+    labels: ["cat's query, entry 1", "cat's query, entry 2"], min: -3, max: 3, step: 0.5 });
   const minimum = (matrix) => Math.min(...matrix.flat().filter((v) => typeof v === 'number'));
   const maximum = (matrix) => Math.max(...matrix.flat().filter((v) => typeof v === 'number'));
 
   Book.figure('scores_explorer', {
     program: 'dot_product',
     controls: [
-      { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, changed: moveCat,
-        value: (defaults) => firstRowEntry(defaults['--q'], 0) },
-      { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, changed: moveCat,
-        value: (defaults) => firstRowEntry(defaults['--q'], 1) },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q',
+      ...cat.sliders,
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: cat.follow,
         help: 'rows by ;, entries by ,' },
       { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k' },
     ],
     render(json, view) {
       const tokens = json.query_tokens;
       view.heatmap('heatmap', json.scores, {
-        rows: json.query_tokens, columns: json.key_tokens, label: 'score',
+        rows: json.query_tokens, columns: json.key_tokens, label: 'score', title: 'Scores QKᵀ, darker for larger',
         domain: [Math.min(0, minimum(json.scores)), Math.max(1e-9, maximum(json.scores))],
       });
       view.matrix('table', json.scores, {

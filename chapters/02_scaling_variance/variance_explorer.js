@@ -64,7 +64,7 @@
       view.sentence('raw-title', ['Variance of q·k (dots) against d_k, the theory (rules); logarithmic axis:']);
       view.plot('raw', {
         height: 220, marginLeft: 56, x,
-        y: { type: 'log', label: 'variance', grid: true },
+        y: { type: 'log', label: 'variance', grid: true, nice: true },
         marks: [
           window.Plot.tickY(rows, { x: (d) => String(d.dk), y: 'var_theory', stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 2 }),
           window.Plot.dot(rows, { x: (d) => String(d.dk), y: 'var_raw', fill: 'steelblue', r: 5 }),

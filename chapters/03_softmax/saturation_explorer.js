@@ -12,7 +12,7 @@
   Book.figure('saturation_explorer', {
     program: 'softmax',
     controls: [
-      { name: 'add', label: 'add to slot two (--add)', type: 'range', flag: '--add', min: 0, max: 2, step: 0.1 },
+      { name: 'add', label: 'add to slot two (--add)', type: 'range', flag: '--add', min: 0.1, max: 2, step: 0.1 },
       { name: 'scores', label: 'scores (--scores)', type: 'text', flag: '--scores',
         help: 'separated by ,', samples: ['8,4,0,2', '3,3,3'], bad: ['8', '8,x,0'] },
       { name: 'divide', label: 'divide by (--divide)', type: 'text', flag: '--divide',

@@ -50,9 +50,9 @@
     controls: [
       { name: 'asking', label: 'the word that asks', type: 'select', value: '0', changed: showQuery,
         options: [['0', 'cat (row 1)'], ['1', 'eat (row 2)'], ['2', 'fish (row 3)']] },
-      { name: 'query_x', label: "the asking word's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5,
+      { name: 'query_x', label: "the asking word's query, entry 1", type: 'range', min: -5, max: 5, step: 0.5,
         changed: moveQuery, value: (defaults) => rowEntry(defaults['--q'], 0, 0) },
-      { name: 'query_y', label: "the asking word's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5,
+      { name: 'query_y', label: "the asking word's query, entry 2", type: 'range', min: -5, max: 5, step: 0.5,
         changed: moveQuery, value: (defaults) => rowEntry(defaults['--q'], 0, 1) },
       { name: 'no_scale', label: 'leave out ÷√d_k (--no-scale)', type: 'checkbox', flag: '--no-scale', value: false },
       { name: 'causal', label: 'hide the next words (--causal)', type: 'checkbox', flag: '--causal', value: false },

@@ -52,7 +52,7 @@
       { name: 'kind', label: 'Mask', type: 'select', value: (defaults) => maskKind(defaults['--mask']), changed: composeMask,
         options: [['none', 'none'], ['causal', 'causal'], ['band', 'band of radius R'], ['pad', 'padding: N real keys']] },
       { name: 'parameter', label: 'R or N', type: 'range', min: 0, max: 4, step: 1, value: 1, changed: composeMask,
-        help: 'the band\'s radius, or how many keys are real' },
+        help: 'the band\'s radius, or how many keys are real (none and causal have neither)' },
       { name: 'mask', label: 'Mask (--mask)', type: 'text', flag: '--mask', changed: readMask,
         samples: ['band:0', 'pad:2', 'none'], bad: ['band:-1', 'diagonal'],
         help: 'none, causal, band:R or pad:N' },
@@ -143,7 +143,7 @@
           parts.push([entry.query, `${pointer}/query`], ' gives ', [entry.key, `${pointer}/key`],
             ', which it must not see, a weight too small for four decimals (in the plot)');
         }
-        if (typeof entry.smallest_gap === 'number') parts.push('; gap ', [entry.smallest_gap, `${pointer}/smallest_gap`, 2]);
+        if (typeof entry.smallest_gap === 'number') parts.push('; gap (largest allowed score minus the fill, least over the rows) ', [entry.smallest_gap, `${pointer}/smallest_gap`, 2]);
         parts.push('.');
         view.sentence(name, parts);
         return name;

@@ -24,7 +24,7 @@
   };
   const readHeads = (values, set) => {
     const h = Number(values.heads);
-    if (Number.isInteger(h) && h >= 1 && h <= MAX_HEADS) set('heads_slider', h);
+    if (Number.isInteger(h) && h >= 1 && h <= MAX_HEADS && Number(values.d_model) % h === 0) set('heads_slider', h);
   };
 
   Book.figure('heads_explorer', {

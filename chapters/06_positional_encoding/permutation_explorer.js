@@ -41,7 +41,8 @@
         [json.without_positions.largest_output_difference, '/without_positions/largest_output_difference'],
         ', with positions ',
         [json.with_positions.largest_output_difference, '/with_positions/largest_output_difference'],
-        ` (in the output of ${json.with_positions.largest_output_difference_token}).`,
+        json.with_positions.largest_output_difference > 0
+          ? ` (in the output of ${json.with_positions.largest_output_difference_token}).` : '.',
       ]);
     },
   });

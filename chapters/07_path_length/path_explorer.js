@@ -8,8 +8,8 @@
   const columns = [
     ['max_path_length', 'max path'],
     ['layers', 'layers'],
-    ['operations', 'multiply-adds'],
     ['sequential_steps', 'steps'],
+    ['operations', 'multiply-adds'],
   ];
 
   // A table of the rows' counts, each number carrying its JSON pointer as the

@@ -4,21 +4,20 @@
 // The chapter's program (other_layers, --demo additive) computes everything;
 // the figure always passes --no-timing, so nothing is timed in the page.
 (function () {
-  const rows = (text) => text.split(';');
-  const withFirstRow = (text, entries) => [entries.join(','), ...rows(text).slice(1)].join(';');
-  // An entry of the first row of a matrix's text (say, the program's default --q), for a slider.
-  const firstRowEntry = (text, j) => rows(text)[0].split(',')[j].trim();
-  const moveCat = (values, set) => set('q', withFirstRow(values.q, [values.cat_x, values.cat_y]));
+  const cat = Book.firstRowSliders({ field: 'q', flag: '--q', names: ['cat_x', 'cat_y'],
+    labels: ["cat's query, entry 1", "cat's query, entry 2"], min: -3, max: 3, step: 0.5 });
+  // The words whose weight in row 0 equals the favourite's, besides it: " (tied with fish)".
+  const ties = (weights, columns, favourite) => {
+    const tied = columns.filter((word, j) => word !== favourite && weights[0][j] === weights[0][columns.indexOf(favourite)]);
+    return tied.length ? ` (tied with ${tied.join(' and ')})` : '';
+  };
   const FLAGS = { q: '--q', wq: '--wq', wk: '--wk', va: '--va' };
 
   Book.figure('additive_explorer', {
     program: 'other_layers',
     controls: [
-      { name: 'cat_x', label: "cat's query, entry 1", type: 'range', min: -3, max: 3, step: 0.5, changed: moveCat,
-        value: (defaults) => firstRowEntry(defaults['--q'], 0) },
-      { name: 'cat_y', label: "cat's query, entry 2", type: 'range', min: -3, max: 3, step: 0.5, changed: moveCat,
-        value: (defaults) => firstRowEntry(defaults['--q'], 1) },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: FLAGS.q,
+      ...cat.sliders,
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: FLAGS.q, changed: cat.follow,
         samples: ['-1,0;0,1;1,1', '3,3;0,1;1,1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'],
         help: 'rows by ;, entries by ,' },
       { name: 'wq', label: 'W_q (--wq)', type: 'text', flag: FLAGS.wq,
@@ -48,10 +47,10 @@
       });
       view.sentence('favourites', [
         `${rowsOf[0]} gives its largest weight to `, [json.additive.largest_weight_on[0], '/additive/largest_weight_on/0'],
-        ' under additive scoring (', [json.additive.weights[0][columns.indexOf(json.additive.largest_weight_on[0])],
+        ties(json.additive.weights, columns, json.additive.largest_weight_on[0]), ' under additive scoring (', [json.additive.weights[0][columns.indexOf(json.additive.largest_weight_on[0])],
           `/additive/weights/0/${columns.indexOf(json.additive.largest_weight_on[0])}`],
         ') and to ', [json.dot_product.largest_weight_on[0], '/dot_product/largest_weight_on/0'],
-        ' under the dot product (', [json.dot_product.weights[0][columns.indexOf(json.dot_product.largest_weight_on[0])],
+        ties(json.dot_product.weights, columns, json.dot_product.largest_weight_on[0]), ' under the dot product (', [json.dot_product.weights[0][columns.indexOf(json.dot_product.largest_weight_on[0])],
           `/dot_product/weights/0/${columns.indexOf(json.dot_product.largest_weight_on[0])}`], ').',
       ]);
       view.sentence('bound', [

@@ -37,7 +37,7 @@
       json.attention.forEach((layer, l) => layer.forEach((head, h) => {
         view.heatmap(`head_${l}_${h}`, head, {
           rows: positions, columns: positions, cell,
-          title: `Head ${h + 1}${json.attention.length > 1 ? ` of layer ${l + 1}` : ''}: rows are outputs, columns inputs`,
+          title: `Head ${h + 1}${json.attention.length > 1 ? ` of layer ${l + 1}` : ''}: rows are output positions, columns input positions (from 0)`,
         });
       }));
       const points = json.logged_steps.map((step, i) => ({ step, loss: json.loss[i], accuracy: json.held_out_accuracy[i] }));
@@ -57,7 +57,7 @@
       const last = json.loss.length - 1;
       view.sentence('summary', [
         'After ', [json.steps, '/steps'], ' steps: training loss ', [json.loss[last], `/loss/${last}`],
-        ', held-out accuracy per digit ', [json.final_accuracy, '/final_accuracy'],
+        ', held-out accuracy per digit ', [json.final_accuracy, '/final_accuracy', '.2%'],
         `; mean weight on the ${json.task === 'reverse' ? 'mirrored' : 'same'} position: head 1 `,
         [json.source_weight[0][0], '/source_weight/0/0'], ', head 2 ', [json.source_weight[0][1], '/source_weight/0/1'],
         '. Held-out sequence: ', json.example.input.join(' '), ' → ', json.example.prediction.join(' '),

@@ -57,7 +57,7 @@
       json.reading.attention.forEach((layer, l) => layer.forEach((head, h) => {
         parts.push(`Head ${h + 1}${json.reading.attention.length > 1 ? ` of layer ${l + 1}` : ''}: `);
         words.forEach((word, j) => {
-          parts.push(`${j ? ', ' : ''}${word} `, [head[reader][j], `/reading/attention/${l}/${h}/${reader}/${j}`, 2]);
+          parts.push(`${j ? ', ' : ''}${labels[j]} `, [head[reader][j], `/reading/attention/${l}/${h}/${reader}/${j}`, 2]);
         });
         parts.push('. ');
       }));

@@ -29,7 +29,7 @@
       const placed = turn.placements[0];
       const offset = placed.offset;
       const arrows = [
-        arrow(turn.query, 'q', '#9aa5b1'), arrow(turn.key, 'k', '#c7b49a'),
+        arrow(turn.query, 'q', '#9aa5b1'), arrow(turn.key, 'k', '#a0855c'),
         arrow(placed.turned_query, `q at ${placed.query_position}`, '#1f77b4'),
         arrow(placed.turned_key, `k at ${placed.key_position}`, '#d62728'),
       ];
@@ -68,7 +68,7 @@
       view.sentence('score', [
         'The query at ', [placed.query_position, '/turn/placements/0/query_position'],
         ' and the key at ', [placed.key_position, '/turn/placements/0/key_position'],
-        ' stand ', [offset, '/turn/placements/0/offset'], ' apart. Turned, their score is ',
+        ': the offset m − n is ', [offset, '/turn/placements/0/offset'], '. Turned, their score is ',
         [placed.score, '/turn/placements/0/score'], '; unturned it was ', [turn.unturned_score, '/turn/unturned_score'],
         '. Move m and n by the same amount and the score stays.',
       ]);

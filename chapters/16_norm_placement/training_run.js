@@ -39,12 +39,12 @@
         ],
       });
       const ending = run.final_loss === null ? ['the loss stopped being a number']
-        : ['the final loss is ', [run.final_loss, '/runs/0/final_loss']];
+        : ['the final loss is ', [run.final_loss, '/runs/0/final_loss', '.3g']];
       view.sentence('result', [
         'Untrained (the dot at step 0), the loss is ', [run.untrained_loss, '/runs/0/untrained_loss'], '; after ',
         [json.inputs.training_steps, '/inputs/training_steps'], ' steps ', ...ending,
-        ', and the share of held-out digits said right is ', [run.accuracy, '/runs/0/accuracy'], '. ',
-        run.learned ? 'It learned the task.' : 'It did not learn the task.',
+        ', and the share of held-out digits said right is ', [run.accuracy, '/runs/0/accuracy', '.1%'], '. ',
+        run.learned ? 'It learned the task: the line is blue.' : 'It did not learn the task: the line is red.',
         ' The dashed line is ln 10 = ', [json.uniform_loss, '/uniform_loss'], ', the loss of a guess.',
       ]);
     },

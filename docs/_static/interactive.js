@@ -40,7 +40,9 @@
 // presses the tests make in a row (presses: 4).
 // A control's changed(values, set, defaults) runs before the update: it may set other
 // controls (set(name, value)), e.g. a slider that edits one row of a matrix,
-// or a choice of example that puts the program's defaults back.
+// or a choice of example that puts the program's defaults back. Two sliders that
+// edit a matrix field's first row, and follow it when it is typed, come from
+// Book.firstRowSliders (chapters 0, 1 and 9).
 //
 // What a test reads (tests/book/interactive_check.mjs): the figure's root
 // element carries data-state (loading | busy | ready | error), data-program,
@@ -792,6 +794,27 @@
     }
   }
 
+  // Two sliders that edit the first row of a matrix field (cat's query, the first row of --q), both
+  // ways: a slider moved rewrites the row's two entries; a first row typed in the field moves the
+  // sliders to it when they can show it (each entry within min to max, on a step). Returns the two
+  // slider controls, which start from the program's default for the field's flag, and `follow`, the
+  // field's changed hook.
+  function firstRowSliders({ field, flag, names, labels, min, max, step }) {
+    const rows = (text) => String(text).split(';');
+    const move = (values, set) => set(field, [names.map((name) => values[name]).join(','),
+      ...rows(values[field]).slice(1)].join(';'));
+    const onStep = (x) => x >= min && x <= max && Math.abs((x - min) / step - Math.round((x - min) / step)) < 1e-9;
+    const follow = (values, set) => {
+      const entries = rows(values[field])[0].split(',').map((entry) => (entry.trim() === '' ? NaN : Number(entry)));
+      if (entries.length === names.length && entries.every(onStep)) names.forEach((name, j) => set(name, entries[j]));
+    };
+    const sliders = names.map((name, j) => ({
+      name, label: labels[j], type: 'range', min, max, step, changed: move,
+      value: (defaults) => rows(defaults[flag])[0].split(',')[j].trim(),
+    }));
+    return { sliders, follow };
+  }
+
   window.Book = {
     figure(name, definition) {
       pending.push({ name, definition });
@@ -801,6 +824,7 @@
     numberText,  // numberText(value, decimals): a number as the tables write it
     formatNumber,  // formatNumber(value, spec): a number as the prose's :value: role with that format writes it
     powerOfTen,  // powerOfTen(value): a log axis's tick at a power of ten, as 1e−6
+    firstRowSliders,  // firstRowSliders({ field, flag, names, labels, min, max, step }): sliders for a matrix's first row
   };
   document.addEventListener('DOMContentLoaded', start);
 })();
