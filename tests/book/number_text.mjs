@@ -1,25 +1,14 @@
 // The page's number formats held to the book's cases (tests/number_text_cases.json): numberText,
 // as the page's tables write numbers, and formatNumber, as the prose's :value: roles with a format
-// spec write them. interactive.js runs here as the page loads it, in a context with just enough of
-// a document for it to define window.Book, which carries both functions.
+// spec write them, from interactive.js as the page loads it (frame_in_node.mjs).
 //
 //   node tests/book/number_text.mjs
 import fs from 'node:fs';
 import path from 'node:path';
-import vm from 'node:vm';
-import { fileURLToPath } from 'node:url';
+import { loadBook, repository } from './frame_in_node.mjs';
 
-const repository = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cases = JSON.parse(fs.readFileSync(path.join(repository, 'tests', 'number_text_cases.json'), 'utf8'));
-const window = {};
-const document = {
-  currentScript: { src: 'https://book.invalid/_static/interactive.js' },
-  readyState: 'loading',
-  addEventListener() {},
-};
-vm.runInNewContext(fs.readFileSync(path.join(repository, 'docs', '_static', 'interactive.js'), 'utf8'),
-  { window, document, console });
-const { numberText, formatNumber, powerOfTen } = window.Book;
+const { numberText, formatNumber, powerOfTen } = loadBook();
 
 const failures = [];
 let count = 0;

@@ -1,0 +1,62 @@
+// Book.firstRowSliders (docs/_static/interactive.js): two sliders that edit a matrix field's first
+// row, and follow a first row typed in the field when they can show it. The figures of chapters 0,
+// 1 and 9 use it.
+//
+//   node tests/book/first_row_sliders.mjs
+import assert from 'node:assert/strict';
+import { loadBook } from './frame_in_node.mjs';
+
+const { firstRowSliders } = loadBook();
+const cat = firstRowSliders({ field: 'q', flag: '--q', names: ['cat_x', 'cat_y'],
+  labels: ["cat's query, entry 1", "cat's query, entry 2"], min: -3, max: 3, step: 0.5 });
+
+// What a hook sets, as [name, value] pairs in order.
+function setBy(hook, values) {
+  const changes = [];
+  hook(values, (name, value) => changes.push([name, value]), {});
+  return changes;
+}
+
+const failures = [];
+function check(what, test) {
+  try {
+    test();
+  } catch (error) {
+    failures.push(`${what}: ${error.message}`);
+  }
+}
+
+check('the sliders are the two controls named, each a range with the bounds given', () => {
+  assert.deepEqual(cat.sliders.map((s) => [s.name, s.label, s.type, s.min, s.max, s.step]),
+    [['cat_x', "cat's query, entry 1", 'range', -3, 3, 0.5], ['cat_y', "cat's query, entry 2", 'range', -3, 3, 0.5]]);
+});
+check("each slider starts at its entry of the default's first row", () => {
+  const defaults = { '--q': ' 1.5, -2 ; 0,1;1,1' };
+  assert.deepEqual(cat.sliders.map((s) => s.value(defaults)), ['1.5', '-2']);
+});
+check('a slider moved rewrites the first row and keeps the others as typed', () => {
+  assert.deepEqual(setBy(cat.sliders[0].changed, { cat_x: '2', cat_y: '-0.5', q: '1,0; 0,1;1,1' }),
+    [['q', '2,-0.5; 0,1;1,1']]);
+});
+check('a typed first row the sliders can show moves both', () => {
+  assert.deepEqual(setBy(cat.follow, { q: '3, -2.5;0,1;1,1' }), [['cat_x', 3], ['cat_y', -2.5]]);
+  assert.deepEqual(setBy(cat.follow, { q: '0,0' }), [['cat_x', 0], ['cat_y', 0]]);
+});
+for (const [q, why] of [['3.5,0;0,1', 'past the largest'], ['-4,0;0,1', 'below the smallest'],
+  ['0.3,0;0,1', 'between two steps'], ['1;2;3', 'one entry, not two'], ['1,0,1;0,1,0', 'three entries'],
+  [',1;0,1', 'an empty entry'], ['x,1;0,1', 'not a number'], ['', 'an empty field']]) {
+  check(`a first row the sliders cannot show (${why}: "${q}") leaves them`, () => {
+    assert.deepEqual(setBy(cat.follow, { q }), []);
+  });
+}
+check('steps are counted from the smallest value, with a step that is not a power of two', () => {
+  const first = firstRowSliders({ field: 'e', flag: '--e', names: ['x', 'y'], labels: ['x', 'y'], min: -1, max: 1, step: 0.05 });
+  assert.deepEqual(setBy(first.follow, { e: '0.85,-0.35;1,1' }), [['x', 0.85], ['y', -0.35]]);
+  assert.deepEqual(setBy(first.follow, { e: '0.851,0;1,1' }), []);
+});
+
+if (failures.length > 0) {
+  console.error(failures.join('\n'));
+  process.exit(1);
+}
+console.log('firstRowSliders: every case as expected');
