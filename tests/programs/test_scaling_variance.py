@@ -122,6 +122,16 @@ class AgreesWithNumPy(ProgramTest):
                 self.assertTrue(1 < swings < 2, swings)
                 self.assertAlmostEqual(document["rows"][2]["swings_from_theory"], swings, delta=1e-6)
 
+    def test_the_other_widths_run_lands_its_widest_width_past_two_swings(self):
+        """The chapter's "other widths" command (seed 1, --dk 1,4,16,256,4096) is its example of a correct run
+        that lands more than two typical swings from 1, at d_k = 4096. Counted here from NumPy's variance."""
+        widths = [1, 4, 16, 256, 4096]
+        document = run_json("--dk", ",".join(map(str, widths)))
+        expected, _ = experiment(1, 4000, widths)
+        swings = abs(expected[4][3] - 1) / typical_swing(4096, 4000)
+        self.assertTrue(2 < swings < 3, swings)
+        self.assertAlmostEqual(document["rows"][4]["swings_from_theory"], swings, delta=1e-6)
+
     def test_the_gap_between_two_scores_has_variance_two_d_k(self):
         """What sd_gap_theory rests on, drawn in NumPy: q·k₁ − q·k₂ for one query and two independent keys has
         variance 2·d_k. The measured variance over 40,000 draws lands within 5 of its standard errors, √(2/N)
