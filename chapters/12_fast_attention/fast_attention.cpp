@@ -1583,15 +1583,17 @@ std::string ceilings_text(const Benchmark& benchmark) {
   const auto row = [&](const std::string& what, const std::optional<double>& gflops, const char* name = "") {
     const bool above = std::any_of(benchmark.above_peak.begin(), benchmark.above_peak.end(),
                                    [&](const RateAbovePeak& rate) { return rate.what == name; });
-    return fmt::format("  {:<36}  {}\n", what,
+    return fmt::format("  {:<39}  {}\n", what,
                        gflops  ? fmt::format("{:7.1f}", *gflops)
                        : above ? std::string("above the peak: see below")
                                : std::string("not measured"));
   };
   const attention::MultiplyAddPeak& one = ceilings.peak_one_thread;
   std::string text = "Ceilings in GFLOP/s (a multiply-add counts 2), measured in this run\n";
-  text += row("multiply-add peak, 1 thread", benchmark.peak_gflops_one_thread);
-  if (threads > 1) text += row("multiply-add peak, " + threads_text(threads), benchmark.peak_gflops);
+  // A run in float holds its rates against twice this peak (row_peak_gflops): the line says it is the doubles'.
+  const std::string peak = benchmark.inputs.in_float ? "multiply-add peak in doubles, " : "multiply-add peak, ";
+  text += row(peak + "1 thread", benchmark.peak_gflops_one_thread);
+  if (threads > 1) text += row(peak + threads_text(threads), benchmark.peak_gflops);
   text += row(fmt::format("dgemm {0} x {0}, Eigen, 1 thread", ceilings.dgemm_n), ceilings.eigen_dgemm_gflops,
               eigen_dgemm_name);
   if (benchmark.numpy.available) {
