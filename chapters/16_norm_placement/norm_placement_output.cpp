@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -175,14 +176,24 @@ std::string tables(const Result& result) {
   text += '\n';
   text +=
       fmt::format("At the start, before any step, on {} held-out sequences: medians over the seeds\n", inputs.batch);
-  text += fmt::format("  {:<22} {:<26} {}\n", "layout", "each layer's output size", "its weights' gradient");
+  // One row per layout: its layers' sizes, then their gradients, in a column of sizes as wide as its longest
+  // entry needs (with six or more layers, wider than its heading) and two spaces before the gradients.
+  std::vector<std::pair<std::string, std::string>> rows;
+  std::size_t sizes_width = std::string("each layer's output size").size() + 2;
   for (const attention::LayerLayout& layout : inputs.layouts) {
     const AtStartMedians medians = at_start_medians(result, layout);
     std::vector<std::string> sizes, gradients;
     for (const double size : medians.sizes) sizes.push_back(fmt::format("{:.3g}", size));
     for (const double gradient : medians.gradients) gradients.push_back(fmt::format("{:.3g}", gradient));
-    text += fmt::format("  {:<22} {:<26} {}\n", placement_name(layout) + ", " + norm_name(layout),
-                        fmt::format("{}", fmt::join(sizes, " ")), fmt::join(gradients, " "));
+    rows.emplace_back(fmt::format("{}", fmt::join(sizes, " ")), fmt::format("{}", fmt::join(gradients, " ")));
+    sizes_width = std::max(sizes_width, rows.back().first.size() + 1);
+  }
+  text +=
+      fmt::format("  {:<22} {:<{}} {}\n", "layout", "each layer's output size", sizes_width, "its weights' gradient");
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const attention::LayerLayout& layout = inputs.layouts[r];
+    text += fmt::format("  {:<22} {:<{}} {}\n", placement_name(layout) + ", " + norm_name(layout), rows[r].first,
+                        sizes_width, rows[r].second);
   }
   text += '\n';
   text += "The grid: learned and diverged count seeds; the loss and the accuracy are the seeds' medians\n";

@@ -420,6 +420,24 @@ class AtStart(ProgramTest):
                 self.assertTrue(np.all(post[:, -1] > pre[:, -1]), (post, pre))
                 self.assertFalse(np.all(post[:, :-1] > pre[:, :-1]), (post, pre))
 
+    def test_the_table_keeps_sizes_and_gradients_apart_with_many_layers(self):
+        """With six layers a row's sizes are wider than their heading: every row's gradients still start where
+        the heading "its weights' gradient" does, two spaces or more after the sizes, and read back as the
+        JSON's medians."""
+        printed, run_document = tables_and_document("--training-steps", "1", "--layers", "6", "--warmups", "0",
+                                                    "--layouts", "post_layer_norm,pre_layer_norm")
+        lines = printed[printed.index("each layer's output size") - 100:].splitlines()
+        heading = next(line for line in lines if "each layer's output size" in line)
+        column = heading.index("its weights' gradient")
+        for layout, name in (("post_layer_norm", "post-norm, LayerNorm"), ("pre_layer_norm", "pre-norm, LayerNorm")):
+            row = next(line for line in lines if line.strip().startswith(name))
+            with self.subTest(layout=layout):
+                self.assertEqual(row[column - 2:column], "  ", row)
+                self.assertNotEqual(row[column], " ", row)
+                medians = run_document["at_start"][layout]["median_gradients"]
+                self.assertEqual(len(medians), 6)
+                np.testing.assert_allclose([float(x) for x in row[column:].split()], medians, rtol=5e-3)
+
 
 class CommandLine(ProgramTest):
     def test_help(self):
