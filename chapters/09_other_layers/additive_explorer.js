@@ -6,10 +6,15 @@
 (function () {
   const cat = Book.firstRowSliders({ field: 'q', flag: '--q', names: ['cat_x', 'cat_y'],
     labels: ["cat's query, entry 1", "cat's query, entry 2"], min: -3, max: 3, step: 0.5 });
-  // The words whose weight in row 0 equals the favourite's, besides it: " (tied with fish)".
-  const ties = (weights, columns, favourite) => {
-    const tied = columns.filter((word, j) => word !== favourite && weights[0][j] === weights[0][columns.indexOf(favourite)]);
-    return tied.length ? ` (tied with ${tied.join(' and ')})` : '';
+  // The first query's favourite key under one scoring, any key tied with it and its weight, as a sentence's
+  // parts: "cat (tied with fish) under the dot product (0.4717)".
+  const favourite = (json, scoring, how) => {
+    const word = json[scoring].largest_weight_on[0];
+    const j = json.key_tokens.indexOf(word);
+    const weights = json[scoring].weights[0];
+    const tied = json.key_tokens.filter((other, k) => k !== j && weights[k] === weights[j]);
+    return [[word, `/${scoring}/largest_weight_on/0`], tied.length ? ` (tied with ${tied.join(' and ')})` : '',
+      ` under ${how} (`, [weights[j], `/${scoring}/weights/0/${j}`], ')'];
   };
   const FLAGS = { q: '--q', wq: '--wq', wk: '--wk', va: '--va' };
 
@@ -46,12 +51,8 @@
         title: 'Additive scores', rows: rowsOf, columns, pointer: '/additive/scores',
       });
       view.sentence('favourites', [
-        `${rowsOf[0]} gives its largest weight to `, [json.additive.largest_weight_on[0], '/additive/largest_weight_on/0'],
-        ties(json.additive.weights, columns, json.additive.largest_weight_on[0]), ' under additive scoring (', [json.additive.weights[0][columns.indexOf(json.additive.largest_weight_on[0])],
-          `/additive/weights/0/${columns.indexOf(json.additive.largest_weight_on[0])}`],
-        ') and to ', [json.dot_product.largest_weight_on[0], '/dot_product/largest_weight_on/0'],
-        ties(json.dot_product.weights, columns, json.dot_product.largest_weight_on[0]), ' under the dot product (', [json.dot_product.weights[0][columns.indexOf(json.dot_product.largest_weight_on[0])],
-          `/dot_product/weights/0/${columns.indexOf(json.dot_product.largest_weight_on[0])}`], ').',
+        `${rowsOf[0]} gives its largest weight to `, ...favourite(json, 'additive', 'additive scoring'),
+        ' and to ', ...favourite(json, 'dot_product', 'the dot product'), '.',
       ]);
       view.sentence('bound', [
         'Largest |additive score|: ', [json.largest_abs_score, '/largest_abs_score'],
