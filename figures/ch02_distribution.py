@@ -1,7 +1,7 @@
 """Chapter 2: the distribution of q·k at the largest d_k, before scaling (top)
-and after dividing by √d_k (bottom), on one shared axis, with the normal
+and after dividing by √dₖ (bottom), on one shared axis, with the normal
 densities footnote 4 predicts: N(0, d_k) and N(0, 1). An inset zooms in on the
-scaled scores: the same counts, the same shape, on an axis √d_k times narrower."""
+scaled scores: the same counts, the same shape, on an axis √dₖ times narrower."""
 import numpy as np
 
 from figure_style import arguments, load_run, plt, save

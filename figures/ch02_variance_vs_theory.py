@@ -1,5 +1,5 @@
 """Chapter 2: the measured variance of q·k against footnote 4's theory, for each
-d_k, before scaling (left: it grows like d_k) and after dividing by √d_k
+d_k, before scaling (left: it grows like d_k) and after dividing by √dₖ
 (right: it stays near 1), for seed 1 and for the reseeded run, seed 2."""
 import numpy as np
 
@@ -26,7 +26,7 @@ before.set_ylabel("variance of q·k")
 before.set_title("Before scaling: grows like $d_k$")
 before.legend(loc="upper left", frameon=False)
 
-# Right: Var(q·k/√d_k) on a linear axis around 1, with ±2 typical swings (from theory) as grey bars.
+# Right: Var(q·k/√dₖ) on a linear axis around 1, with ±2 typical swings (from theory) as grey bars.
 after.axhline(1.0, color="0.45", linewidth=1.2, zorder=1, label="theory: 1")
 for k, row in enumerate(runs[0]["rows"]):
     swing = 2 * row["var_scaled_sd"]

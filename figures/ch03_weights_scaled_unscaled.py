@@ -1,5 +1,5 @@
 """Chapter 3: the toy's attention weights with and without the division by
-√d_k, as two heatmaps on one colour scale, so that the same colour means the
+√dₖ, as two heatmaps on one colour scale, so that the same colour means the
 same weight on both sides."""
 import numpy as np
 
@@ -9,7 +9,7 @@ options = arguments(__doc__)
 run = load_run(options.outputs, "softmax")
 askers, answerers = run["query_tokens"], run["key_tokens"]
 panels = [
-    (np.array(run["scaled"]["weights"]), "softmax(QKᵀ/√d_k)"),
+    (np.array(run["scaled"]["weights"]), "softmax(QKᵀ/√dₖ)"),
     (np.array(run["unscaled"]["weights"]), "softmax(QKᵀ), no scale"),
 ]
 top = max(weights.max() for weights, _ in panels)

@@ -7,7 +7,7 @@ from figure_style import arguments, load_run, plt, save, token_heatmap
 options = arguments(__doc__)
 run = load_run(options.outputs, "other_layers")
 panels = [(np.array(run["additive"]["weights"]), "additive: v·tanh(q W_q + k W_k)"),
-          (np.array(run["dot_product"]["weights"]), "scaled dot product: q·k/√d_k")]
+          (np.array(run["dot_product"]["weights"]), "scaled dot product: q·k/√dₖ")]
 
 figure, axes_pair = plt.subplots(1, 2, figsize=(8.4, 3.9), constrained_layout=True)
 for axes, (weights, title) in zip(axes_pair, panels):

@@ -2,7 +2,7 @@
 // reruns. Choose the widths d_k, the number of samples N and the seed (or
 // press "reseed", seed + 1); the chapter's program (scaling_variance) draws
 // the random q and k and measures the variance of q·k before and after the
-// division by √d_k, and the histogram of q·k at the largest d_k. Every number
+// division by √dₖ, and the histogram of q·k at the largest d_k. Every number
 // and every bar comes from its JSON; the page only draws.
 (function () {
   const widths = [
@@ -37,7 +37,7 @@
     // from the native program's by a few units in the last place.
     tolerance: 1e-12,
     controls: [
-      { name: 'dk', label: 'widths d_k (--dk)', type: 'select', flag: '--dk', options: widths },
+      { name: 'dk', label: 'widths dₖ (--dk)', type: 'select', flag: '--dk', options: widths },
       { name: 'samples', label: 'samples N per width (--samples)', type: 'range', flag: '--samples',
         min: 100, max: 4000, step: 100 },
       { name: 'seed', label: 'seed (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295, step: 1,
@@ -50,8 +50,8 @@
       rows.forEach((row, i) => {
         const at = `/rows/${i}`;
         view.sentence(slotName(i), [
-          'd_k = ', [row.dk, `${at}/dk`], ': variance of q·k ', [row.var_raw, `${at}/var_raw`],
-          ' (theory ', [row.var_theory, `${at}/var_theory`], '); after dividing by √d_k ',
+          'dₖ = ', [row.dk, `${at}/dk`], ': variance of q·k ', [row.var_raw, `${at}/var_raw`],
+          ' (theory ', [row.var_theory, `${at}/var_theory`], '); after dividing by √dₖ ',
           [row.var_scaled, `${at}/var_scaled`], ' (theory ', [row.var_scaled_theory, `${at}/var_scaled_theory`],
           ', typical swing ', [row.var_scaled_sd, `${at}/var_scaled_sd`], ')',
         ]);
@@ -61,7 +61,7 @@
       const labels = rows.map((row) => String(row.dk));
       const x = { domain: labels, label: 'dₖ', padding: 0.3 };  // not d_k: Plot cuts the underscore off
       // Plot's own title is a page heading (h2): each plot's title is a sentence above it.
-      view.sentence('raw-title', ['Variance of q·k (dots) against d_k, the theory (rules); logarithmic axis:']);
+      view.sentence('raw-title', ['Variance of q·k (dots) against dₖ, the theory (rules); logarithmic axis:']);
       view.plot('raw', {
         height: 220, marginLeft: 56, x,
         y: { type: 'log', label: 'variance', grid: true, nice: true },
@@ -70,10 +70,10 @@
           window.Plot.dot(rows, { x: (d) => String(d.dk), y: 'var_raw', fill: 'steelblue', r: 5 }),
         ],
       });
-      view.sentence('scaled-title', ['Variance of q·k / √d_k (dots) against the theory (rule); grey bars: two typical swings either side:']);
+      view.sentence('scaled-title', ['Variance of q·k / √dₖ (dots) against the theory (rule); grey bars: two typical swings either side:']);
       view.plot('scaled', {
         height: 220, marginLeft: 56, x,
-        y: { label: 'variance after ÷√d_k', grid: true, domain: [
+        y: { label: 'variance after ÷√dₖ', grid: true, domain: [
           Math.min(0.8, ...rows.map((d) => Math.min(d.var_scaled, d.var_scaled_theory - 2 * d.var_scaled_sd))),
           Math.max(1.2, ...rows.map((d) => Math.max(d.var_scaled, d.var_scaled_theory + 2 * d.var_scaled_sd))),
         ] },
@@ -88,15 +88,15 @@
       });
 
       // The histogram the program counted at the largest d_k: the same counts
-      // on the axis of q·k and on the axis of q·k / √d_k.
+      // on the axis of q·k and on the axis of q·k / √dₖ.
       const h = json.histogram;
       const bins = h.counts.map((count, i) => ({
         count, raw1: h.edges_raw[i], raw2: h.edges_raw[i + 1], scaled1: h.edges_scaled[i], scaled2: h.edges_scaled[i + 1],
       }));
       view.sentence('histogram-note', [
-        'The ', [json.samples, '/samples'], ' dot products at d_k = ', [h.dk, '/histogram/dk'],
-        ', counted in bins a quarter of √d_k wide (', [h.below, '/histogram/below'], ' below the first edge, ',
-        [h.above, '/histogram/above'], ' above the last). Dividing by √d_k changes the axis, not the shape:',
+        'The ', [json.samples, '/samples'], ' dot products at dₖ = ', [h.dk, '/histogram/dk'],
+        ', counted in bins a quarter of √dₖ wide (', [h.below, '/histogram/below'], ' below the first edge, ',
+        [h.above, '/histogram/above'], ' above the last). Dividing by √dₖ changes the axis, not the shape:',
       ]);
       view.plot('histogram-raw', {
         height: 150, marginLeft: 48,

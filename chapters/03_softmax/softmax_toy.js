@@ -1,8 +1,8 @@
 // Chapter 3's toy, interactive: choose the word that asks, move its query
 // (two sliders rewrite its row of --q), leave out the division by
-// √d_k (--no-scale) and hide the next words (--causal, the mask of chapter 4).
+// √dₖ (--no-scale) and hide the next words (--causal, the mask of chapter 4).
 // The chapter's program (softmax) runs the whole formula
-// softmax(QKᵀ/√d_k)V, and always both ways, with and without the division;
+// softmax(QKᵀ/√dₖ)V, and always both ways, with and without the division;
 // the page shows the run the toggle asks for and the two side by side.
 (function () {
   const rows = (text) => text.split(';');
@@ -54,7 +54,7 @@
         changed: moveQuery, value: (defaults) => rowEntry(defaults['--q'], 0, 0) },
       { name: 'query_y', label: "the asking word's query, entry 2", type: 'range', min: -5, max: 5, step: 0.5,
         changed: moveQuery, value: (defaults) => rowEntry(defaults['--q'], 0, 1) },
-      { name: 'no_scale', label: 'leave out ÷√d_k (--no-scale)', type: 'checkbox', flag: '--no-scale', value: false },
+      { name: 'no_scale', label: 'leave out ÷√dₖ (--no-scale)', type: 'checkbox', flag: '--no-scale', value: false },
       { name: 'causal', label: 'hide the next words (--causal)', type: 'checkbox', flag: '--causal', value: false },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: showQuery,
         help: 'rows by ;, entries by ,', samples: ['1,0;0,1;5,5', '3,0;0,1;1,1'], bad: ['1,0;0,1;1', '1,0;0,x;1,1'] },
@@ -67,20 +67,20 @@
 
       // The run the toggle asks for: this word's scores, weights and output.
       view.sentence('run', [
-        `${word} asks${json.causal ? ' (the words after it hidden)' : ''}, ${scaled ? 'scores divided by √d_k = ' : 'scores not divided: '}`,
+        `${word} asks${json.causal ? ' (the words after it hidden)' : ''}, ${scaled ? 'scores divided by √dₖ = ' : 'scores not divided: '}`,
         ...(scaled ? [[json.sqrt_d_k, '/sqrt_d_k'], ': '] : []),
         ...listed(json.scaled_scores[r], `/scaled_scores/${r}`), '; weights on ', keys.join(', '), ': ',
         ...listed(json.weights[r], `/weights/${r}`), '; output ', ...listed(json.output[r], `/output/${r}`), '.',
       ]);
       // Plot's own title is a page heading (h2): each plot's title is a sentence above it.
-      view.sentence('weights-title', [scaled ? 'Weights softmax(QKᵀ/√d_k), row = the token asking:' : 'Weights softmax(QKᵀ), row = the token asking:']);
+      view.sentence('weights-title', [scaled ? 'Weights softmax(QKᵀ/√dₖ), row = the token asking:' : 'Weights softmax(QKᵀ), row = the token asking:']);
       view.heatmap('weights', json.weights, {
         rows: json.query_tokens, columns: keys,
       });
 
       // Both ways, side by side: this word's weights with and without the division.
       const bars = [];
-      for (const [run, label] of [['scaled', 'with ÷√d_k'], ['unscaled', 'without']]) {
+      for (const [run, label] of [['scaled', 'with ÷√dₖ'], ['unscaled', 'without']]) {
         json[run].weights[r].forEach((weight, j) => bars.push({ key: keys[j], weight, run: label }));
       }
       const top = Math.max(largest(json.scaled.weights), largest(json.unscaled.weights));
@@ -88,9 +88,9 @@
       view.plot('compare', {
         height: 200, marginLeft: 44,
         fx: { label: null, domain: keys },
-        x: { axis: null, domain: ['with ÷√d_k', 'without'] },
+        x: { axis: null, domain: ['with ÷√dₖ', 'without'] },
         y: { label: 'weight', domain: [0, Math.max(top, 1e-9)], grid: true },
-        color: { legend: true, domain: ['with ÷√d_k', 'without'], range: ['steelblue', 'darkorange'] },
+        color: { legend: true, domain: ['with ÷√dₖ', 'without'], range: ['steelblue', 'darkorange'] },
         marks: [
           window.Plot.barY(bars, { fx: 'key', x: 'run', y: 'weight', fill: 'run' }),
           window.Plot.ruleY([0]),
@@ -98,7 +98,7 @@
       });
       pair(view, 'both', 'both-scaled', 'both-unscaled');
       view.sentence('both-scaled', [
-        'With ÷√d_k: weights ', ...listed(json.scaled.weights[r], `/scaled/weights/${r}`),
+        'With ÷√dₖ: weights ', ...listed(json.scaled.weights[r], `/scaled/weights/${r}`),
         ', output ', ...listed(json.scaled.output[r], `/scaled/output/${r}`),
       ]);
       view.sentence('both-unscaled', [
@@ -106,7 +106,7 @@
         ', output ', ...listed(json.unscaled.output[r], `/unscaled/output/${r}`),
       ]);
       view.matrix('output', json.output, {
-        title: scaled ? 'Output softmax(QKᵀ/√d_k)V, one row per token asking' : 'Output softmax(QKᵀ)V, one row per token asking',
+        title: scaled ? 'Output softmax(QKᵀ/√dₖ)V, one row per token asking' : 'Output softmax(QKᵀ)V, one row per token asking',
         rows: json.query_tokens, columns: json.output[0].map((_, j) => `d${j + 1}`), pointer: '/output',
       });
     },

@@ -50,7 +50,7 @@
       const tokens = json.tokens;
       const output = view.slot('summary').parentElement;
       view.sentence('summary', [
-        [json.h, '/h'], ' heads of width d_k = d_v = ', [json.d_k, '/d_k'], ' on d_model = ', [json.d_model, '/d_model'],
+        [json.h, '/h'], ' heads of width dₖ = dᵥ = ', [json.d_k, '/d_k'], ' on d_model = ', [json.d_model, '/d_model'],
         ', seed ', [json.seed, '/seed'], '. Row: the token asking; column: the token looked at.',
       ]);
       const names = ['summary'];

@@ -64,8 +64,8 @@
       view.matrix('weights', json.weights, { title: 'Weights W', rows, columns: keys, pointer: '/weights' });
       view.matrix('d_weights', g.weights, { title: 'dW = dO·Vᵀ', rows, columns: keys, pointer: '/gradients/weights' });
       view.matrix('d_scores', g.scores, { title: 'dS = W ⊙ (dW − rowsum(dW ⊙ W))', rows, columns: keys, pointer: '/gradients/scores' });
-      view.matrix('d_queries', g.queries, { title: 'dQ = dS·K/√d_k', rows, columns: width, pointer: '/gradients/queries' });
-      view.matrix('d_keys', g.keys, { title: 'dK = dSᵀ·Q/√d_k', rows: keys, columns: width, pointer: '/gradients/keys' });
+      view.matrix('d_queries', g.queries, { title: 'dQ = dS·K/√dₖ', rows, columns: width, pointer: '/gradients/queries' });
+      view.matrix('d_keys', g.keys, { title: 'dK = dSᵀ·Q/√dₖ', rows: keys, columns: width, pointer: '/gradients/keys' });
       view.matrix('d_values', g.values, { title: 'dV = Wᵀ·dO', rows: keys, columns: valueColumns, pointer: '/gradients/values' });
       const check = json.toy_check;
       view.sentence('toy_check', [
