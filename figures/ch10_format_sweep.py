@@ -17,7 +17,7 @@ sweep = load_run(options.outputs, "backward_pass")["format_sweep"]
 COLOURS = {"double": "#1f77b4", "float": "#2ca02c"}
 steps = np.array(sweep["steps"])
 
-figure, axes = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+figure, axes = plt.subplots(figsize=(5.8, 3.8), layout="constrained")
 for name, curve in sweep["formats"].items():
     colour = COLOURS[name]
     errors = np.array(curve["errors"], dtype=float)

@@ -16,7 +16,7 @@ back, longest = inputs["back"], inputs["longest_trained"]
 COLOURS = {"added": "#d62728", "rotary": "#1f77b4", "none": "#7f7f7f"}
 LABELS = {"added": "added positions (chapter 6)", "rotary": "rotary positions", "none": "no positions"}
 
-figure, panels = plt.subplots(2, 1, figsize=(6.4, 6.0), layout="constrained")
+figure, panels = plt.subplots(2, 1, figsize=(5.8, 6.0), layout="constrained")
 top, bottom = panels
 positions = list(range(back, inputs["tested_length"]))
 for name in inputs["schemes"]:

@@ -12,7 +12,7 @@ options = arguments(__doc__)
 toy = load_run(options.outputs, "rotary_positions")["turn"]
 ones = load_run(options.outputs, "rotary_positions_ones")["turn"]
 
-figure, panels = plt.subplots(2, 1, figsize=(6.4, 4.8), layout="constrained")
+figure, panels = plt.subplots(2, 1, figsize=(5.8, 4.8), layout="constrained")
 for axes, turn, title in [
     (panels[0], toy, "q = (1, 1), k = (2, 0): one pair, one wave"),
     (panels[1], ones, f"q = k = {len(ones['query'])} ones: {len(ones['angles'])} pairs at {len(ones['angles'])} speeds"),

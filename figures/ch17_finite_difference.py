@@ -11,7 +11,7 @@ options = arguments(__doc__)
 run = load_run(options.outputs, "precision")["finite_difference"]
 COLOURS = {"double": "#1f77b4", "float": "#2ca02c", "bfloat16": "#d62728"}
 
-figure, axes = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+figure, axes = plt.subplots(figsize=(5.8, 3.8), layout="constrained")
 for curve in run["curves"]:
     colour = COLOURS[curve["format"]]
     errors = [max(error, 1e-17) for error in curve["errors"]]

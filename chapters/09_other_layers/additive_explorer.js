@@ -22,14 +22,14 @@
     program: 'other_layers',
     controls: [
       ...cat.sliders,
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: FLAGS.q, changed: cat.follow,
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', belowOnPhones: true, flag: FLAGS.q, changed: cat.follow,
         samples: ['-1,0;0,1;1,1', '3,3;0,1;1,1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'],
         help: 'rows by ;, entries by ,' },
-      { name: 'wq', label: 'W_q (--wq)', type: 'text', flag: FLAGS.wq,
+      { name: 'wq', label: 'W_q (--wq)', type: 'text', belowOnPhones: true, flag: FLAGS.wq,
         samples: ['2,0;0,2', '1,1;0,-1'], bad: ['1,0;0,1;1,1', '1,y;0,1'] },
-      { name: 'wk', label: 'W_k (--wk)', type: 'text', flag: FLAGS.wk,
+      { name: 'wk', label: 'W_k (--wk)', type: 'text', belowOnPhones: true, flag: FLAGS.wk,
         samples: ['0.5,0;0,0.5', '1,-1;1,1'], bad: ['1,0,0;0,1,0', 'z'] },
-      { name: 'va', label: 'v (--va)', type: 'text', flag: FLAGS.va,
+      { name: 'va', label: 'v (--va)', type: 'text', belowOnPhones: true, flag: FLAGS.va,
         samples: ['1,-1', '2,0.5'], bad: ['1,2,3', '1,nan'] },
     ],
     arguments(values) {
@@ -45,7 +45,7 @@
         rows: rowsOf, columns, title: 'Additive weights: softmax of v · tanh(q W_q + k W_k)', domain: [0, 1],
       });
       view.heatmap('dot_heatmap', json.dot_product.weights, {
-        rows: rowsOf, columns, title: 'Scaled dot-product weights: softmax of q · k / √d_k', domain: [0, 1],
+        rows: rowsOf, columns, title: 'Scaled dot-product weights: softmax of q · k / √dₖ', domain: [0, 1],
       });
       view.matrix('additive_scores', json.additive.scores, {
         title: 'Additive scores', rows: rowsOf, columns, pointer: '/additive/scores',

@@ -33,13 +33,13 @@
         options: [['none', 'none'], ['causal', 'causal']] },
       { name: 'step', label: 'Show the state after tile', type: 'range', min: 1, max: 64, step: 1, value: 2,
         help: 'from the first tile to the last of this example' },
-      { name: 'tokens', label: 'Tokens (--tokens)', type: 'text', flag: '--tokens',
+      { name: 'tokens', label: 'Tokens (--tokens)', type: 'text', belowOnPhones: true, flag: '--tokens',
         samples: ['a,b,c'], bad: ['a,b'] },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q',
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', belowOnPhones: true, flag: '--q',
         samples: ['3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'], help: 'rows by ;, entries by ,' },
-      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k',
+      { name: 'k', label: 'Keys K (--k)', type: 'text', belowOnPhones: true, flag: '--k',
         samples: ['0,0;0,0;5,5'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
-      { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v',
+      { name: 'v', label: 'Values V (--v)', type: 'text', belowOnPhones: true, flag: '--v',
         samples: ['1;2;3'], bad: ['1,0;0,1;x,1', '1,0;0,1', '1e308;1e308;1e308'] },
     ],
     render(json, view, current) {
@@ -90,7 +90,7 @@
       const tileQueries = queries.slice(step.first_query, step.first_query + rows);
       const tileKeys = keys.slice(step.first_key, step.first_key + columns);
       view.matrix('scores', step.scores, {
-        title: 'This tile\'s scores s = q·k / √d_k (−∞: masked)', rows: tileQueries, columns: tileKeys, pointer: `${base}/scores`,
+        title: 'This tile\'s scores s = q·k / √dₖ (−∞: masked)', rows: tileQueries, columns: tileKeys, pointer: `${base}/scores`,
       });
       view.matrix('exponentials', step.exponentials, {
         title: 'e^(s − M), M the new running maximum', rows: tileQueries, columns: tileKeys, pointer: `${base}/exponentials`,

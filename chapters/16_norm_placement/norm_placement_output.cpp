@@ -151,16 +151,17 @@ std::string tables(const Result& result) {
   const Inputs& inputs = result.inputs;
   const Norms& norms = result.norms;
   std::string text = fmt::format("One token's vector, normalised: x = ({})\n", fmt::join(inputs.row, ", "));
-  text += fmt::format("  mean {}, variance {}; mean square {}, root mean square {}\n", program::number_text(norms.mean),
-                      program::number_text(norms.variance), program::number_text(norms.mean_square),
-                      program::number_text(std::sqrt(norms.mean_square)));
+  text += fmt::format("  mean {}, variance {}\n  mean square {}, root mean square {}\n",
+                      program::number_text(norms.mean), program::number_text(norms.variance),
+                      program::number_text(norms.mean_square), program::number_text(std::sqrt(norms.mean_square)));
   const auto listed = [](const std::vector<double>& values) {
     std::vector<std::string> texts;
     for (const double value : values) texts.push_back(program::number_text(value));
     return fmt::format("({})", fmt::join(texts, ", "));
   };
-  text += fmt::format("  LayerNorm(x) = (x − mean) / √(variance + ε)   = {}\n", listed(norms.layer_norm));
-  text += fmt::format("  RMSNorm(x)   = x / √(mean square + ε)         = {}\n", listed(norms.rms_norm));
+  // Each result under its formula, so that a phone's narrow column shows both.
+  text += fmt::format("  LayerNorm(x) = (x − mean) / √(variance + ε)\n               = {}\n", listed(norms.layer_norm));
+  text += fmt::format("  RMSNorm(x)   = x / √(mean square + ε)\n               = {}\n", listed(norms.rms_norm));
   if (!inputs.train) return text;
   text += '\n';
   text += program::wrapped(

@@ -502,6 +502,22 @@ def write_a_page_when_static_files_change(app, env, added, changed, removed):
     return [env.config.root_doc]
 
 
+# An option in inline code (``--heads 4``, the command over a program's
+# output) is kept on one line: a narrow column would otherwise break it after
+# a hyphen, and show "--" at the end of one line and "heads 4" at the start of
+# the next.
+OPTION = re.compile(r"(?<![^\s'\"(])(--?[A-Za-z][\w-]*)")
+
+
+def keep_options_whole(app, doctree, docname):
+    for literal in list(doctree.findall(nodes.literal)):
+        for text in list(literal.findall(nodes.Text)):
+            pieces = OPTION.split(text.astext())
+            if len(pieces) > 1:
+                text.parent.replace(text, [nodes.inline(piece, piece, classes=["option"]) if index % 2
+                                           else nodes.Text(piece) for index, piece in enumerate(pieces) if piece])
+
+
 def setup(app):
     # A change to this file changes how pages render: make Sphinx re-read them all.
     env_version = int(hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:8], 16)
@@ -517,6 +533,7 @@ def setup(app):
     app.add_directive("how-we-know", HowWeKnow)
     app.add_directive("answers", Answers)
     app.connect("doctree-resolved", fill_chapter_lists)
+    app.connect("doctree-resolved", keep_options_whole)
     app.connect("env-get-outdated", write_a_page_when_static_files_change)
     app.add_css_file("book.css")
     app.add_js_file("book.js", defer="defer")

@@ -27,6 +27,7 @@ import html
 import importlib.util
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -202,6 +203,27 @@ def visit_displaymath(self, node):
     raise nodes.SkipNode
 
 
+# Punctuation right after an inline formula: kept on the formula's line, so a
+# narrow column never starts a line with the comma or full stop that ends it.
+PUNCTUATION = re.compile(r"^[.,;:!?)\]’”]+")
+
+
+def keep_punctuation_with_formulas(app, doctree, docname):
+    for formula in list(doctree.findall(nodes.math)):
+        parent = formula.parent
+        index = parent.index(formula)
+        if index + 1 >= len(parent.children) or not isinstance(parent[index + 1], nodes.Text):
+            continue
+        text = parent[index + 1].astext()
+        match = PUNCTUATION.match(text)
+        if not match:
+            continue
+        together = nodes.inline("", classes=["formula-and-punctuation"])
+        parent.replace(parent[index + 1], nodes.Text(text[match.end():]))
+        parent.replace(formula, together)
+        together += [formula, nodes.Text(match.group())]
+
+
 def add_glyphs(app, pagename, templatename, context, doctree):
     """The glyphs of the page's formulas, each once, at the end of its body."""
     glyphs = app.builder.book_math_glyphs.pop(pagename, None)
@@ -226,6 +248,7 @@ def setup(app):
     app.connect("env-get-outdated", redraw_when_the_drawer_changes)
     app.connect("doctree-read", collect)
     app.connect("env-updated", draw_collected)
+    app.connect("doctree-resolved", keep_punctuation_with_formulas)
     app.connect("html-page-context", add_glyphs)
     app.connect("build-finished", write_stylesheet)
     app.add_css_file(STYLESHEET)

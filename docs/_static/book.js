@@ -1,5 +1,18 @@
 // The book's small page helpers (no computation happens here).
-//
+
+// Runs layOut once the page is read, and again when the window changes size
+// (once a frame at most).
+function bookLaysOut(layOut) {
+  let pending = null;
+  const later = () => {
+    if (pending) cancelAnimationFrame(pending);
+    pending = requestAnimationFrame(layOut);
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', layOut);
+  else layOut();
+  window.addEventListener('resize', later);
+}
+
 // A formula and the code that computes it sit side by side when both fit;
 // when the code is wider than its half of the column, the pair stacks so the
 // listing gets the whole width instead of a scrollbar. The code in a tab not
@@ -16,32 +29,75 @@
       if (wide) pair.classList.add('stacked');
     }
   }
-  let pending = null;
-  function later() {
-    if (pending) cancelAnimationFrame(pending);
-    pending = requestAnimationFrame(layOut);
-  }
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', layOut);
-  else layOut();
-  window.addEventListener('resize', later);
+  bookLaysOut(layOut);
 })();
 
 // A figure never shrinks below 60 % of its drawn size, where its tick labels
 // (11 pt) would fall under about 9 px: on a narrow screen it keeps that size
-// and scrolls sideways inside its own box instead.
+// and scrolls sideways inside a box of its own (the caption stays still).
+// A tap on the figure opens it alone, at full size, where a phone can zoom.
 (function () {
   const SMALLEST_SCALE = 0.6;
   function floor(img) {
     if (img.naturalWidth > 0) img.style.minWidth = `${Math.round(img.naturalWidth * SMALLEST_SCALE)}px`;
   }
+  function boxed(img) {
+    const link = document.createElement('a');
+    link.className = 'figure-full';
+    link.href = img.getAttribute('src');
+    link.title = 'The figure alone, at full size';
+    const box = document.createElement('div');
+    box.className = 'figure-scroll';
+    img.replaceWith(box);
+    box.append(link);
+    link.append(img);
+  }
   function all() {
     for (const img of document.querySelectorAll('figure img')) {
+      if (!img.closest('.figure-scroll')) boxed(img);
       if (img.complete) floor(img);
       else img.addEventListener('load', () => floor(img), { once: true });
     }
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', all);
   else all();
+})();
+
+// Wide code, program output, tables and figures scroll sideways inside their
+// own box. A phone shows no scroll bar until the reader scrolls, so the edge
+// that hides more fades out (book.css, data-more), and the fade follows the
+// scrolling: "right" at the start, "both" in the middle, "left" at the end.
+(function () {
+  const BOXES = 'article pre, article .table-wrapper, article .figure-scroll';
+  function mark(box) {
+    const hidden = box.scrollWidth - box.clientWidth;
+    const left = hidden > 1 && box.scrollLeft > 1;
+    const right = hidden > 1 && box.scrollLeft < hidden - 1;
+    const more = left && right ? 'both' : left ? 'left' : right ? 'right' : '';
+    if (box.dataset.more !== more) {
+      if (more) box.dataset.more = more;
+      else delete box.dataset.more;
+    }
+  }
+  let pending = null;
+  function markAll() {
+    pending = null;
+    for (const box of document.querySelectorAll(BOXES)) mark(box);
+  }
+  function later() {
+    if (!pending) pending = requestAnimationFrame(markAll);
+  }
+  function start() {
+    markAll();
+    // Opening a fold, choosing a tab or a figure's image arriving changes what fits.
+    window.addEventListener('resize', later);
+    for (const type of ['load', 'toggle', 'click']) document.addEventListener(type, later, true);
+    document.addEventListener('scroll', (event) => {
+      if (event.target instanceof Element && event.target.matches(BOXES)) mark(event.target);
+    }, { capture: true, passive: true });
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
 })();
 
 // A live number's provenance opens below it; near the right edge of the
@@ -62,4 +118,24 @@
       if (value) place(value);
     });
   }
+})();
+
+// The big picture's stages wrap on a narrow screen: an arrow that ends a row
+// (or starts one) would point off the edge, so it is hidden; the stages are
+// read like lines of text, left to right and then down.
+(function () {
+  function centre(node) {
+    const box = node.getBoundingClientRect();
+    return (box.top + box.bottom) / 2;
+  }
+  function layOut() {
+    for (const arrow of document.querySelectorAll('.bp-flow > .bp-arrow')) {
+      arrow.style.visibility = '';
+      const before = arrow.previousElementSibling;
+      const after = arrow.nextElementSibling;
+      const beside = (node) => node && Math.abs(centre(node) - centre(arrow)) < arrow.getBoundingClientRect().height;
+      if (!beside(before) || !beside(after)) arrow.style.visibility = 'hidden';
+    }
+  }
+  bookLaysOut(layOut);
 })();

@@ -37,7 +37,11 @@
 // program must refuse, its message then shown next to the control).
 // A text field whose flag takes an empty value (say, no prompt) says
 // optional: true; a button a reader presses again and again says how many
-// presses the tests make in a row (presses: 4).
+// presses the tests make in a row (presses: 4). A field a reader types in
+// less often than the sliders beside it move (the matrices under chapter 9's
+// query sliders) says belowOnPhones: true: on a narrow screen it comes after
+// the figure's output, so that a slider and the numbers it moves are seen
+// together (book.css).
 // A control's changed(values, set, defaults) runs before the update: it may set other
 // controls (set(name, value)), e.g. a slider that edits one row of a matrix,
 // or a choice of example that puts the program's defaults back. Two sliders that
@@ -559,9 +563,10 @@
     if (definition.tolerance) root.dataset.tolerance = String(definition.tolerance);
     const status = root.querySelector('.interactive-status');
     const controls = element('div', { class: 'interactive-controls' });
+    const fields = element('div', { class: 'interactive-controls interactive-below-on-phones' });
     const topError = element('div', { class: 'interactive-error', role: 'alert', hidden: '' });
     const output = element('div', { class: 'interactive-output', 'aria-live': 'polite' });
-    root.append(controls, topError, output);
+    root.append(controls, ...(definition.controls.some((control) => control.belowOnPhones) ? [fields] : []), topError, output);
     const nodes = new Map();
     const values = () => {
       const result = {};
@@ -750,7 +755,7 @@
         schedule();
       });
       nodes.set(control.name, node);
-      controls.append(node.box);
+      (control.belowOnPhones ? fields : controls).append(node.box);
     }
     Promise.all([worker ? null : loadModule(), loadPlot()]).then(async ([pageModule]) => {
       module = pageModule;

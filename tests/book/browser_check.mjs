@@ -19,7 +19,8 @@
 // and, at each of two widths (a laptop, 1280 x 900, and a phone, 390 x 844
 // with touch), that the page reads there:
 //   * one viewport tag, pinch-zoom allowed (no maximum-scale, no user-scalable=no);
-//   * the page never scrolls sideways;
+//   * the page never scrolls sideways, nor does its column of text (a word
+//     or an inline formula wider than a phone's line);
 //   * no code block hides anything: at 1280 px every listing and every output
 //     (collapsed ones opened and every tab shown for the check) fits its
 //     column; at 390 px each fits or scrolls with a scrollbar that takes
@@ -535,6 +536,25 @@ async function probeLayout({ width, smallestFigureScale }) {
     const scrollbar = pre.offsetHeight - pre.clientHeight - parseFloat(style.borderTopWidth) - parseFloat(style.borderBottomWidth);
     if (!scrolls || scrollbar < 4) {
       problems.push(`code block hides ${hidden} px with no visible scrollbar at ${width} px: ${describe(pre)}`);
+    }
+  }
+  // The column of text itself (Furo's .content scrolls below 52em): a line
+  // wider than the column, an inline formula or a word, would make a sideways
+  // swipe move the whole chapter. Wide code, tables and figures scroll in their
+  // own boxes instead.
+  for (const column of document.querySelectorAll('.content')) {
+    const hidden = column.scrollWidth - column.clientWidth;
+    if (hidden > 1) {
+      // Name the text that sticks out past the column's content box.
+      const right = column.getBoundingClientRect().right - parseFloat(getComputedStyle(column).paddingRight);
+      const texts = document.createTreeWalker(column, NodeFilter.SHOW_TEXT);
+      const range = document.createRange();
+      const widest = [];
+      while (texts.nextNode() && widest.length < 2) {
+        range.selectNodeContents(texts.currentNode);
+        if (range.getBoundingClientRect().right > right + 1) widest.push(describe(texts.currentNode.parentElement));
+      }
+      problems.push(`the text column scrolls sideways by ${hidden} px at ${width} px: ${widest.join('; ')}`);
     }
   }
   for (const details of closed) details.open = false;

@@ -126,19 +126,22 @@ class WorkedExample(ProgramTest):
                                delta=1e-12)
 
     def check_printed(self, printed, norms):
-        """The worked example's four lines say what the document says, to the 4 decimals they show."""
+        """The worked example's seven lines say what the document says, to the 4 decimals they show, each
+        result on the line under its formula."""
         lines = printed.splitlines()
         self.assertTrue(lines[0].startswith("One token's vector, normalised: x = ("), lines[0])
         shown_row = [float(value) for value in lines[0].split("x = (")[1].rstrip(")").split(", ")]
         self.assertEqual(shown_row, norms["row"])
-        match = re.fullmatch(r"  mean (\S+), variance (\S+); mean square (\S+), root mean square (\S+)", lines[1])
-        self.assertIsNotNone(match, lines[1])
+        match = re.fullmatch(r"  mean (\S+), variance (\S+)\n  mean square (\S+), root mean square (\S+)",
+                             "\n".join(lines[1:3]))
+        self.assertIsNotNone(match, lines[1:3])
         for shown, key in zip(match.groups(), ("mean", "variance", "mean_square", "root_mean_square")):
             self.assertLessEqual(abs(float(shown) - norms[key]), 0.5e-4 + 1e-15 * abs(norms[key]), key)
-        for line, start, key in ((lines[2], "  LayerNorm(x) = ", "layer_norm"),
-                                 (lines[3], "  RMSNorm(x)   = ", "rms_norm")):
-            self.assertTrue(line.startswith(start), line)
-            shown = [float(value) for value in line.split("= (")[-1].rstrip(")").split(", ")]
+        for formula, result, start, key in ((lines[3], lines[4], "  LayerNorm(x) = (x − mean)", "layer_norm"),
+                                            (lines[5], lines[6], "  RMSNorm(x)   = x /", "rms_norm")):
+            self.assertTrue(formula.startswith(start), formula)
+            self.assertTrue(result.startswith("               = ("), result)
+            shown = [float(value) for value in result.split("= (")[-1].rstrip(")").split(", ")]
             np.testing.assert_allclose(shown, norms[key], rtol=0, atol=0.5e-4 + 1e-12)
 
     def test_the_books_row_by_hand(self):
