@@ -159,9 +159,9 @@ std::string tables(const Result& result) {
     for (const double value : values) texts.push_back(program::number_text(value));
     return fmt::format("({})", fmt::join(texts, ", "));
   };
-  // Each result under its formula, so that a phone's narrow column shows both.
-  text += fmt::format("  LayerNorm(x) = (x − mean) / √(variance + ε)\n               = {}\n", listed(norms.layer_norm));
-  text += fmt::format("  RMSNorm(x)   = x / √(mean square + ε)\n               = {}\n", listed(norms.rms_norm));
+  // Each result on the line under its formula, so that a phone's narrow column shows both.
+  text += fmt::format("  LayerNorm(x) = (x − mean) / √(variance + ε)\n    = {}\n", listed(norms.layer_norm));
+  text += fmt::format("  RMSNorm(x) = x / √(mean square + ε)\n    = {}\n", listed(norms.rms_norm));
   if (!inputs.train) return text;
   text += '\n';
   text += program::wrapped(

@@ -138,9 +138,9 @@ class WorkedExample(ProgramTest):
         for shown, key in zip(match.groups(), ("mean", "variance", "mean_square", "root_mean_square")):
             self.assertLessEqual(abs(float(shown) - norms[key]), 0.5e-4 + 1e-15 * abs(norms[key]), key)
         for formula, result, start, key in ((lines[3], lines[4], "  LayerNorm(x) = (x − mean)", "layer_norm"),
-                                            (lines[5], lines[6], "  RMSNorm(x)   = x /", "rms_norm")):
+                                            (lines[5], lines[6], "  RMSNorm(x) = x /", "rms_norm")):
             self.assertTrue(formula.startswith(start), formula)
-            self.assertTrue(result.startswith("               = ("), result)
+            self.assertTrue(result.startswith("    = ("), result)
             shown = [float(value) for value in result.split("= (")[-1].rstrip(")").split(", ")]
             np.testing.assert_allclose(shown, norms[key], rtol=0, atol=0.5e-4 + 1e-12)
 
