@@ -9,7 +9,7 @@ from figure_style import arguments, load_run, plt, save, with_minus_signs
 options = arguments(__doc__)
 runs = [load_run(options.outputs, "positional_encoding_heatmap"), load_run(options.outputs, "positional_encoding")]
 
-figure, axes = plt.subplots(figsize=(7.6, 4.2))
+figure, axes = plt.subplots(figsize=(6.7, 4.2))
 for run, colour in zip(runs, ("#1f77b4", "#d62728")):
     similarity = run["similarity"]
     offsets = np.array(similarity["offsets"])

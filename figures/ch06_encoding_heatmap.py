@@ -12,9 +12,9 @@ run = load_run(options.outputs, "positional_encoding_heatmap")
 encoding = np.array(run["pe"])
 positions, d_model = encoding.shape
 
-figure, axes = plt.subplots(figsize=(7.6, 3.6))
+figure, axes = plt.subplots(figsize=(6.6, 3.6))
 image = axes.imshow(encoding, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
-axes.set_xlabel(f"dimension (0 … {d_model - 1}): even = sine, odd = cosine; the rate falls to the right")
+axes.set_xlabel(f"dimension (0 … {d_model - 1}): even = sine, odd = cosine;\nthe rate falls to the right")
 axes.set_ylabel(f"position pos (0 … {positions - 1})")
 axes.set_title(f"PE(pos, ·) for d_model = {d_model}")
 figure.colorbar(image, ax=axes, shrink=0.8, label="PE(pos, dimension)")

@@ -19,7 +19,7 @@ styles = {
     "self_attention": dict(color="#1f77b4", marker="v", label="self-attention"),
 }
 
-figure, axes = plt.subplots(figsize=(7.8, 3.4))
+figure, axes = plt.subplots(figsize=(6.6, 3.4))
 for layer, style in styles.items():
     rows = [row for row in sweep["rows"] if row["layer"] == layer]
     axes.plot([row["n"] for row in rows], [row["max_path_length"] for row in rows], markersize=4, linewidth=1.4,

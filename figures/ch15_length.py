@@ -16,7 +16,7 @@ back, longest = inputs["back"], inputs["longest_trained"]
 COLOURS = {"added": "#d62728", "rotary": "#1f77b4", "none": "#7f7f7f"}
 LABELS = {"added": "added positions (chapter 6)", "rotary": "rotary positions", "none": "no positions"}
 
-figure, panels = plt.subplots(2, 1, figsize=(5.8, 6.0), layout="constrained")
+figure, panels = plt.subplots(2, 1, figsize=(5.8, 6.2), layout="constrained")
 top, bottom = panels
 positions = list(range(back, inputs["tested_length"]))
 for name in inputs["schemes"]:
@@ -31,7 +31,7 @@ top.set_ylabel("right answers (%)", fontsize=10)
 top.set_xlabel("position in the test sequence", fontsize=10)
 top.set_ylim(0, 105)
 top.legend(loc="center left", frameon=False, fontsize=9)
-top.set_title(f"Say the digit {back} places back: median and spread over {len(inputs['seeds'])} seeds", fontsize=10)
+top.set_title(f"Say the digit {back} places back:\nmedian and spread over {len(inputs['seeds'])} seeds", fontsize=10)
 
 for r in run["runs"]:
     if r["scheme"] != "rotary":
@@ -44,7 +44,7 @@ bottom.text(back + 0.3, bottom.get_ylim()[1], f"offset {back}", fontsize=9, va="
 bottom.set_xlabel("offset: how many places back the key stands", fontsize=10)
 bottom.set_ylabel("mean scaled score", fontsize=10)
 bottom.legend(loc="lower left", frameon=False, fontsize=9)
-bottom.set_title("What the rotary model's reading head learned (grey: offsets no training sequence had)", fontsize=10)
+bottom.set_title("What the rotary model's reading head learned\n(grey: offsets no training sequence had)", fontsize=10)
 for axes in panels:
     axes.tick_params(labelsize=10)
     axes.grid(True, color="#eeeeee")

@@ -150,7 +150,7 @@ nlohmann::json to_json(const Result& result) {
 std::string tables(const Result& result) {
   const Inputs& inputs = result.inputs;
   const Norms& norms = result.norms;
-  std::string text = fmt::format("One token's vector, normalised: x = ({})\n", fmt::join(inputs.row, ", "));
+  std::string text = fmt::format("One token's vector: x = ({})\n", fmt::join(inputs.row, ", "));
   text += fmt::format("  mean {}, variance {}\n  mean square {}, root mean square {}\n",
                       program::number_text(norms.mean), program::number_text(norms.variance),
                       program::number_text(norms.mean_square), program::number_text(std::sqrt(norms.mean_square)));

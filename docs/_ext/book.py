@@ -503,19 +503,25 @@ def write_a_page_when_static_files_change(app, env, added, changed, removed):
 
 
 # An option in inline code (``--heads 4``, the command over a program's
-# output) is kept on one line: a narrow column would otherwise break it after
+# output) is kept on one line, with a short value after it and an opening
+# bracket or quote before it: a narrow column would otherwise break it after
 # a hyphen, and show "--" at the end of one line and "heads 4" at the start of
 # the next.
-OPTION = re.compile(r"(?<![^\s'\"(])(--?[A-Za-z][\w-]*)")
+OPTION = re.compile(r"(?<!\S)([('\"]?--?[A-Za-z][\w-]*(?: (?!-)\S{1,12}(?!\S))?)")
 
 
 def keep_options_whole(app, doctree, docname):
     for literal in list(doctree.findall(nodes.literal)):
         for text in list(literal.findall(nodes.Text)):
             pieces = OPTION.split(text.astext())
-            if len(pieces) > 1:
-                text.parent.replace(text, [nodes.inline(piece, piece, classes=["option"]) if index % 2
-                                           else nodes.Text(piece) for index, piece in enumerate(pieces) if piece])
+            if len(pieces) == 1:
+                continue
+            # By position: Element.replace finds a child by equality, and a
+            # text node equals every other text node with the same letters.
+            parent = text.parent
+            index = next(position for position, child in enumerate(parent.children) if child is text)
+            parent[index:index + 1] = [nodes.inline(piece, piece, classes=["option"]) if number % 2
+                                       else nodes.Text(piece) for number, piece in enumerate(pieces) if piece]
 
 
 def setup(app):

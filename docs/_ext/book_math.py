@@ -218,9 +218,11 @@ def keep_punctuation_with_formulas(app, doctree, docname):
         match = PUNCTUATION.match(text)
         if not match:
             continue
+        # By position: Element.replace finds a child by equality, and a text
+        # node equals every other text node with the same letters.
         together = nodes.inline("", classes=["formula-and-punctuation"])
-        parent.replace(parent[index + 1], nodes.Text(text[match.end():]))
-        parent.replace(formula, together)
+        parent[index + 1] = nodes.Text(text[match.end():])
+        parent[index] = together
         together += [formula, nodes.Text(match.group())]
 
 

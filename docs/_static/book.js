@@ -63,12 +63,12 @@ function bookLaysOut(layOut) {
   else all();
 })();
 
-// Wide code, program output, tables and figures scroll sideways inside their
+// Wide code, program output, tables, figures and formulas scroll sideways inside their
 // own box. A phone shows no scroll bar until the reader scrolls, so the edge
 // that hides more fades out (book.css, data-more), and the fade follows the
 // scrolling: "right" at the start, "both" in the middle, "left" at the end.
 (function () {
-  const BOXES = 'article pre, article .table-wrapper, article .figure-scroll';
+  const BOXES = 'article pre, article .table-wrapper, article .figure-scroll, article mjx-container[display="true"]';
   function mark(box) {
     const hidden = box.scrollWidth - box.clientWidth;
     const left = hidden > 1 && box.scrollLeft > 1;
@@ -78,6 +78,9 @@ function bookLaysOut(layOut) {
       if (more) box.dataset.more = more;
       else delete box.dataset.more;
     }
+    // The fade is no wider than what is hidden, so that a box that hides a
+    // few pixels is not dimmed by more than it hides.
+    if (more) box.style.setProperty('--fade', `${Math.min(40, Math.round(hidden))}px`);
   }
   let pending = null;
   function markAll() {

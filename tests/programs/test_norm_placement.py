@@ -129,7 +129,7 @@ class WorkedExample(ProgramTest):
         """The worked example's seven lines say what the document says, to the 4 decimals they show, each
         result on the line under its formula."""
         lines = printed.splitlines()
-        self.assertTrue(lines[0].startswith("One token's vector, normalised: x = ("), lines[0])
+        self.assertTrue(lines[0].startswith("One token's vector: x = ("), lines[0])
         shown_row = [float(value) for value in lines[0].split("x = (")[1].rstrip(")").split(", ")]
         self.assertEqual(shown_row, norms["row"])
         match = re.fullmatch(r"  mean (\S+), variance (\S+)\n  mean square (\S+), root mean square (\S+)",
