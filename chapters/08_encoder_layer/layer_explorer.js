@@ -28,11 +28,21 @@
       const output = view.slot('summary').parentElement;
       view.sentence('summary', [
         [json.n, '/n'], ' tokens of d_model = ', [json.d_model, '/d_model'], ', ', [json.h, '/h'],
-        json.h === 1 ? ' head of d_k = ' : ' heads of d_k = ', [json.d_k, '/d_k'], ', d_ff = ', [json.d_ff, '/d_ff'], ', ',
+        json.h === 1 ? ' head of dₖ = ' : ' heads of dₖ = ', [json.d_k, '/d_k'], ', d_ff = ', [json.d_ff, '/d_ff'], ', ',
         [json.layers_count, '/layers_count'], json.layers_count === 1 ? ' layer' : ' layers',
         json.causal ? ' with causal attention' : '', '; weights 0.5 × draws of default_rng(', [json.seed, '/seed'], ').',
       ]);
-      const names = ['summary'];
+      // The nudge comes second, next to the controls, so that ticking the causal box
+      // shows at once what it changes, on a phone too.
+      const last = tokens.length - 1;
+      view.sentence('nudge', [
+        `Add 1 to every entry of ${tokens[last]}'s row of x. Largest change per row, through layer 1's attention: `,
+        ...json.per_token.attention_change.flatMap((c, t) => [t ? ', ' : '', `${tokens[t]} `, [c, `/per_token/attention_change/${t}`]]),
+        '; through its feed-forward network: ',
+        ...json.per_token.feed_forward_change.flatMap((c, t) => [t ? ', ' : '', `${tokens[t]} `, [c, `/per_token/feed_forward_change/${t}`]]),
+        '.',
+      ]);
+      const names = ['summary', 'nudge'];
       view.heatmap('walkthrough', json.walkthrough.weights, {
         rows: tokens, columns: tokens, domain: [0, 1],
         title: "The graph chapter's head: head 1 of layer 1 under a causal mask",
@@ -57,15 +67,7 @@
         title: `Output of layer ${json.layers_count}: LayerNorm(y + FFN(y))`, rows: tokens, columns: channels,
         pointer: '/output',
       });
-      const last = tokens.length - 1;
-      view.sentence('nudge', [
-        `Add 1 to every entry of ${tokens[last]}'s row of x. Largest change per row, through layer 1's attention: `,
-        ...json.per_token.attention_change.flatMap((c, t) => [t ? ', ' : '', `${tokens[t]} `, [c, `/per_token/attention_change/${t}`]]),
-        '; through its feed-forward network: ',
-        ...json.per_token.feed_forward_change.flatMap((c, t) => [t ? ', ' : '', `${tokens[t]} `, [c, `/per_token/feed_forward_change/${t}`]]),
-        '.',
-      ]);
-      names.push('stack_output', 'nudge');
+      names.push('stack_output');
       for (const name of names) output.append(view.slot(name));
     },
   });
