@@ -184,20 +184,22 @@ std::string words_tables(const Result& result) {
 std::string frames_table(const Result& result) {
   const Inputs& inputs = result.inputs;
   const Frames& frames = result.frames;
+  // Lines of at most about 42 characters, so that a phone's column shows them whole; D, W and H
+  // are the duration, the window and the hop, as the chapter's formula names them.
   std::string text = fmt::format("Speech as frames\n\n"
                                  "recording {}, window {} ms, hop {} ms\n"
-                                 "frames per second of speech (1000 / hop): {}\n",
+                                 "frames per second (1000 / hop): {}\n",
                                  microseconds_text(inputs.duration_us), inputs.window_ms, inputs.hop_ms,
                                  program::number_text(frames.per_second));
   if (frames.count > 0) {
-    text += fmt::format("frames = floor((duration - window) / hop) + 1 = {}\n", frames.count);
-    text += fmt::format("the last frame covers {} to {}; the last {} are in no frame\n",
+    text += fmt::format("frames = floor((D - W) / H) + 1 = {}\n", frames.count);
+    text += fmt::format("the last frame covers {} to {};\n  the last {} are in no frame\n",
                         microseconds_text(frames.last_start_us), microseconds_text(frames.last_end_us),
                         microseconds_text(frames.uncovered_us));
   } else {
-    text += "frames = 0: the recording is shorter than one window\n";
+    text += "frames = 0: shorter than one window\n";
   }
-  text += fmt::format("frames if the end is padded with silence so every moment is in a frame: {}\n\n",
+  text += fmt::format("frames if the end is padded with silence\n  so every moment is in a frame: {}\n\n",
                       frames.count_if_end_padded);
   return text;
 }
