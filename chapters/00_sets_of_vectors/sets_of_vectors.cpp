@@ -233,17 +233,19 @@ std::string layer_tables(const Result& result) {
                         repeat.word, program::listed(where, "and"), yes_no(repeat.inputs_identical),
                         yes_no(repeat.each_vector_identical), yes_no(repeat.window_identical));
   }
-  text += fmt::format("\nWeights of a window layer ({} per vector, {} outputs): (2r + 1) * d * c + c\n", inputs.width,
-                      inputs.tags);
-  text += fmt::format("{:>8}  {:>7}  {:>12}  {}\n", "radius r", "window", "parameters", "sees the whole sentence");
+  // Lines of at most about 42 characters, so that a phone's column shows them whole.
+  text += fmt::format("\nWeights of a window layer ({} per vector,\n  {} outputs): (2r + 1) * d * c + c\n",
+                      inputs.width, inputs.tags);
+  text += fmt::format("{:>8}  {:>6}  {:>10}  {}\n", "radius r", "window", "parameters", "sees all");
   for (const WindowSize& size : result.sizes) {
     text +=
-        fmt::format("{:>8}  {:>7}  {:>12}  {}\n", size.radius, size.window,
+        fmt::format("{:>8}  {:>6}  {:>10}  {}\n", size.radius, size.window,
                     program::grouped_digits(static_cast<std::uint64_t>(size.parameters)), yes_no(size.covers_sentence));
   }
   text +=
-      fmt::format("To cover a sentence of {} words from every position: radius {}, window {}, {} parameters.\n"
-                  "Self-attention's W^Q, W^K, W^V at width {} (one head): 3 * d * d = {} parameters, for any length.\n",
+      fmt::format("To cover a sentence of {} words\n  from every position: radius {},\n  window {}, {} parameters.\n"
+                  "Self-attention's W^Q, W^K, W^V at width {}\n  (one head): 3 * d * d = {} parameters,\n"
+                  "  for any length.\n",
                   inputs.longest, result.longest.radius, result.longest.window,
                   program::grouped_digits(static_cast<std::uint64_t>(result.longest.parameters)), inputs.width,
                   result.attention_parameters);
