@@ -179,8 +179,9 @@ std::string tables(const Result& result) {
       fmt::format("At the start, before any step, on {} held-out sequences: medians over the seeds\n", inputs.batch);
   // One row per layout: its layers' sizes, then their gradients, in a column of sizes as wide as its longest
   // entry needs (with six or more layers, wider than its heading) and two spaces before the gradients.
+  const std::string sizes_heading = "each layer's output size";
   std::vector<std::pair<std::string, std::string>> rows;
-  std::size_t sizes_width = std::string("each layer's output size").size() + 2;
+  std::size_t sizes_width = sizes_heading.size() + 2;
   for (const attention::LayerLayout& layout : inputs.layouts) {
     const AtStartMedians medians = at_start_medians(result, layout);
     std::vector<std::string> sizes, gradients;
@@ -189,8 +190,7 @@ std::string tables(const Result& result) {
     rows.emplace_back(fmt::format("{}", fmt::join(sizes, " ")), fmt::format("{}", fmt::join(gradients, " ")));
     sizes_width = std::max(sizes_width, rows.back().first.size() + 1);
   }
-  text +=
-      fmt::format("  {:<22} {:<{}} {}\n", "layout", "each layer's output size", sizes_width, "its weights' gradient");
+  text += fmt::format("  {:<22} {:<{}} {}\n", "layout", sizes_heading, sizes_width, "its weights' gradient");
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const attention::LayerLayout& layout = inputs.layouts[r];
     text += fmt::format("  {:<22} {:<{}} {}\n", placement_name(layout) + ", " + norm_name(layout), rows[r].first,

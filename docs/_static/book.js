@@ -1,7 +1,8 @@
 // The book's small page helpers (no computation happens here).
 
 // Runs layOut once the page is read, and again when the window changes size
-// (once a frame at most).
+// (once a frame at most). Returns that "again at the next frame", for other
+// events that change what fits.
 function bookLaysOut(layOut) {
   let pending = null;
   const later = () => {
@@ -11,6 +12,7 @@ function bookLaysOut(layOut) {
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', layOut);
   else layOut();
   window.addEventListener('resize', later);
+  return later;
 }
 
 // A formula and the code that computes it sit side by side when both fit;
@@ -82,25 +84,14 @@ function bookLaysOut(layOut) {
     // few pixels is not dimmed by more than it hides.
     if (more) box.style.setProperty('--fade', `${Math.min(40, Math.round(hidden))}px`);
   }
-  let pending = null;
-  function markAll() {
-    pending = null;
+  const later = bookLaysOut(() => {
     for (const box of document.querySelectorAll(BOXES)) mark(box);
-  }
-  function later() {
-    if (!pending) pending = requestAnimationFrame(markAll);
-  }
-  function start() {
-    markAll();
-    // Opening a fold, choosing a tab or a figure's image arriving changes what fits.
-    window.addEventListener('resize', later);
-    for (const type of ['load', 'toggle', 'click']) document.addEventListener(type, later, true);
-    document.addEventListener('scroll', (event) => {
-      if (event.target instanceof Element && event.target.matches(BOXES)) mark(event.target);
-    }, { capture: true, passive: true });
-  }
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
-  else start();
+  });
+  // Opening a fold, choosing a tab or a figure's image arriving changes what fits.
+  for (const type of ['load', 'toggle', 'click']) document.addEventListener(type, later, true);
+  document.addEventListener('scroll', (event) => {
+    if (event.target instanceof Element && event.target.matches(BOXES)) mark(event.target);
+  }, { capture: true, passive: true });
 })();
 
 // A live number's provenance opens below it; near the right edge of the
