@@ -177,8 +177,10 @@ def run_one(command: Command, bin_dir: Path) -> Outcome:
         outcome = run_program(command, program, words[1:])
         return [outcome.status, outcome.stdout, outcome.stderr, outcome.seconds]
 
+    # Kept: an end of the program's own. Not kept: no answer in time, or a signal's end (a negative
+    # status), which may come from outside (a run stopped by hand) and would fail every later run.
     (status, stdout, stderr, seconds), read = cached_command.program_answer(
-        "command-outcomes", program, words[1:], ended, keep=lambda result: result[0] is not None)
+        "command-outcomes", program, words[1:], ended, keep=lambda result: result[0] is not None and result[0] >= 0)
     return Outcome(command, status, stdout, stderr, 0.0 if read else seconds, cached=read)
 
 
