@@ -413,14 +413,24 @@ function(book_chapter)
   foreach(figure IN LISTS arg_FIGURES)
     set(svg ${BOOK_FIGURES_DIR}/${figure}.svg)
     set(script ${PROJECT_SOURCE_DIR}/figures/${figure}.py)
-    add_custom_command(OUTPUT ${svg}
-      COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/cached_command.py --output ${svg} --cache figures
+    # A script that calls save_wide_and_narrow() (figures/figure_style.py) also
+    # draws the figure for narrow screens, NAME.narrow.svg, which the page shows there.
+    # Read here, so an edit of the script configures again.
+    file(STRINGS ${script} draws_narrow REGEX "save_wide_and_narrow\\(")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${script})
+    set(svgs ${svg})
+    if(draws_narrow)
+      list(APPEND svgs ${BOOK_FIGURES_DIR}/${figure}.narrow.svg)
+    endif()
+    list(TRANSFORM svgs PREPEND "--output=" OUTPUT_VARIABLE output_arguments)
+    add_custom_command(OUTPUT ${svgs}
+      COMMAND ${BOOK_PYTHON} ${PROJECT_SOURCE_DIR}/tools/cached_command.py ${output_arguments} --cache figures
               --strip ${PROJECT_BINARY_DIR} --strip ${PROJECT_SOURCE_DIR} --input=${script} ${input_arguments} --
               ${BOOK_PYTHON} ${script} --outputs ${BOOK_OUTPUTS_DIR} --out ${svg}
       DEPENDS ${script} ${figure_inputs} ${PROJECT_SOURCE_DIR}/tools/cached_command.py ${after_the_runs}
       COMMENT "Drawing figure ${figure}"
       VERBATIM)
-    list(APPEND figures ${svg})
+    list(APPEND figures ${svgs})
   endforeach()
 
   # The chapter's listings in NumPy (numpy_*.py beside its page, shown in the

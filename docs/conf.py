@@ -27,7 +27,7 @@ copyright = "2026, " + author
 root_doc = "index"
 language = "en"
 
-extensions = ["breathe", "library_reference", "book", "book_math", "big_picture", "main_text", "glossary_order", "sphinx_tabs.tabs",
+extensions = ["breathe", "library_reference", "book", "book_math", "narrow_figures", "big_picture", "main_text", "glossary_order", "sphinx_tabs.tabs",
               "sphinx_copybutton"]
 
 book_generated_dir = _build_path("BOOK_GENERATED_DIR")

@@ -4,7 +4,7 @@ as the amount added to slot two grows. The program computes every point
 (its `saturation.sweep`); this script only draws them."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 demo = load_run(options.outputs, "softmax_saturation")["saturation"]
@@ -22,21 +22,36 @@ panels = [
 ]
 colours = ["#1f77b4", "#d62728", "#7f7f7f", "#2ca02c", "#9467bd", "#8c564b"]
 
-figure, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True, layout="constrained")
-for axis, (key, title) in zip(axes, panels):
-    weights = np.array([point[key] for point in sweep])
-    for slot in range(weights.shape[1]):
-        axis.plot(added, weights[:, slot], color=colours[slot % len(colours)], linewidth=2.4 if slot == 1 else 1.4,
-                  label=f"slot {slot + 1}" + (" (gets the added amount)" if slot == 1 else ""))
-    before, after = demo[key][1], demo[key + "_added"][1]
-    axis.plot([0, demo["add"]], [before, after], "o", color=colours[1], markersize=6, zorder=3)
-    axis.annotate(f"{before:.4f} → {after:.4f}", (demo["add"], after), xytext=(10, 10 if after < 0.3 else -16), textcoords="offset points",
-                  color=colours[1])
-    axis.axvline(demo["add"], color="black", linestyle=":", linewidth=1)
-    axis.set_title(title)
-    axis.set_xlabel("amount added to slot two")
-    axis.set_ylim(0, 1)
-    axis.grid(alpha=0.3)
-axes[0].set_ylabel("weight")
-axes[0].legend(loc="center right", fontsize=9)
-save(figure, options.out)
+
+def draw(narrow: bool):
+    """Side by side, sharing the weight axis; narrow, one above the other, sharing both axes."""
+    if narrow:
+        figure, axes = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 7.0), sharex=True, sharey=True,
+                                    layout="constrained")
+        figure.get_layout_engine().set(hspace=0.08)  # each title nearer its own panel than the one above
+    else:
+        figure, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True, layout="constrained")
+    for axis, (key, title) in zip(axes, panels):
+        weights = np.array([point[key] for point in sweep])
+        for slot in range(weights.shape[1]):
+            axis.plot(added, weights[:, slot], color=colours[slot % len(colours)], linewidth=2.4 if slot == 1 else 1.4,
+                      label=f"slot {slot + 1}" + (" (gets the added amount)" if slot == 1 else ""))
+        before, after = demo[key][1], demo[key + "_added"][1]
+        axis.plot([0, demo["add"]], [before, after], "o", color=colours[1], markersize=6, zorder=3)
+        # Narrow, a label below the point would cross slot one's line: it goes lower, between slots one and three.
+        below = -40 if narrow else -16
+        axis.annotate(f"{before:.4f} → {after:.4f}", (demo["add"], after), xytext=(10, 10 if after < 0.3 else below),
+                      textcoords="offset points", color=colours[1])
+        axis.axvline(demo["add"], color="black", linestyle=":", linewidth=1)
+        axis.set_title(title)
+        if not narrow or axis is axes[-1]:
+            axis.set_xlabel("amount added to slot two")
+        axis.set_ylim(0, 1)
+        axis.grid(alpha=0.3)
+    for axis in axes if narrow else axes[:1]:
+        axis.set_ylabel("weight")
+    axes[0].legend(loc="center right", fontsize=9)
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

@@ -5,7 +5,7 @@ convex region): a triangle when the values are three corners, a segment for
 the toy, whose values lie on one line."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 triangle = load_run(options.outputs, "softmax_triangle")
@@ -14,30 +14,45 @@ panels = [
     (load_run(options.outputs, "softmax"), "the toy's values: one line"),
 ]
 
-figure, axes = plt.subplots(1, 2, figsize=(8.4, 4.2), sharey=True, layout="constrained")
-for axis, (run, title) in zip(axes, panels):
-    values = np.array(run["values"])
-    outputs = np.array(run["output"])
-    tokens = run["query_tokens"]
-    # The rubber band: the values' corners in order around their centre (for three
-    # points on one line, the band is the segment they span).
-    centre = values.mean(axis=0)
-    order = np.argsort(np.arctan2(values[:, 1] - centre[1], values[:, 0] - centre[0]))
-    band = values[order]
-    axis.fill(band[:, 0], band[:, 1], color="#c6dbef", edgecolor="#6baed6", linewidth=2.5, label="the band around the values")
-    axis.scatter(values[:, 0], values[:, 1], s=70, color="#08519c", zorder=3, label="values")
-    axis.scatter(outputs[:, 0], outputs[:, 1], s=70, marker="x", color="#d62728", linewidths=2, zorder=3, label="outputs")
-    for token, value, output in zip(tokens, values, outputs):
-        axis.annotate(f"{token}'s value", value, xytext=(6, 6), textcoords="offset points", fontsize=9, color="#08519c")
-        axis.annotate(f"{token}'s output", output, xytext=(-6, -12), textcoords="offset points", fontsize=9,
-                      color="#d62728", ha="right")
-    axis.set_title(title)
-    axis.set_xlim(-0.45, 1.45)
-    axis.set_ylim(-0.3, 1.3)
-    axis.set_aspect("equal")
-    axis.set_xlabel("first number")
-    axis.grid(True, color="#eeeeee")
-    axis.spines[["top", "right"]].set_visible(False)
-axes[0].set_ylabel("second number")
-axes[0].legend(loc="lower left", frameon=False, fontsize=9)
-save(figure, options.out)
+
+def draw(narrow: bool):
+    """Side by side, sharing the second number's axis; narrow, one above the other, sharing the first's."""
+    if narrow:
+        figure, axes = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 7.4), sharex=True, layout="constrained")
+        figure.get_layout_engine().set(hspace=0.08)  # each title nearer its own panel than the one above
+    else:
+        figure, axes = plt.subplots(1, 2, figsize=(8.4, 4.2), sharey=True, layout="constrained")
+    for axis, (run, title) in zip(axes, panels):
+        values = np.array(run["values"])
+        outputs = np.array(run["output"])
+        tokens = run["query_tokens"]
+        # The rubber band: the values' corners in order around their centre (for three
+        # points on one line, the band is the segment they span).
+        centre = values.mean(axis=0)
+        order = np.argsort(np.arctan2(values[:, 1] - centre[1], values[:, 0] - centre[0]))
+        band = values[order]
+        axis.fill(band[:, 0], band[:, 1], color="#c6dbef", edgecolor="#6baed6", linewidth=2.5,
+                  label="the band around the values")
+        axis.scatter(values[:, 0], values[:, 1], s=70, color="#08519c", zorder=3, label="values")
+        axis.scatter(outputs[:, 0], outputs[:, 1], s=70, marker="x", color="#d62728", linewidths=2, zorder=3,
+                     label="outputs")
+        for token, value, output in zip(tokens, values, outputs):
+            axis.annotate(f"{token}'s value", value, xytext=(6, 6), textcoords="offset points", fontsize=9,
+                          color="#08519c")
+            axis.annotate(f"{token}'s output", output, xytext=(-6, -12), textcoords="offset points", fontsize=9,
+                          color="#d62728", ha="right")
+        axis.set_title(title)
+        axis.set_xlim(-0.45, 1.45)
+        axis.set_ylim(-0.3, 1.3)
+        axis.set_aspect("equal")
+        if not narrow or axis is axes[-1]:
+            axis.set_xlabel("first number")
+        axis.grid(True, color="#eeeeee")
+        axis.spines[["top", "right"]].set_visible(False)
+    for axis in axes if narrow else axes[:1]:
+        axis.set_ylabel("second number")
+    axes[0].legend(loc="lower left", frameon=False, fontsize=9)
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

@@ -3,7 +3,7 @@
 same weight on both sides."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save, token_heatmap
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, token_heatmap
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "softmax")
@@ -14,14 +14,27 @@ panels = [
 ]
 top = max(weights.max() for weights, _ in panels)
 
-figure, axes = plt.subplots(1, 2, figsize=(8.4, 3.9), sharey=True, layout="constrained")
-for axis, (weights, title) in zip(axes, panels):
-    image = token_heatmap(axis, weights, askers, answerers, vmin=0.0, vmax=top)
-    axis.set_title(title, pad=30)
-    for i in range(weights.shape[0]):
-        for j in range(weights.shape[1]):
-            light = weights[i, j] > top / 2
-            axis.text(j, i, f"{weights[i, j]:.3f}", ha="center", va="center", color="white" if light else "black")
-axes[0].set_ylabel("query: the token asking")
-figure.colorbar(image, ax=axes, shrink=0.8, label="weight (each row sums to 1)")
-save(figure, options.out)
+
+def draw(narrow: bool):
+    """Side by side, the colour bar on the right; narrow, one above the other, the colour bar below."""
+    if narrow:
+        figure, axes = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 8.0), layout="constrained")
+        figure.get_layout_engine().set(hspace=0.1)  # each title nearer its own panel than the one above
+    else:
+        figure, axes = plt.subplots(1, 2, figsize=(8.4, 3.9), sharey=True, layout="constrained")
+    for axis, (weights, title) in zip(axes, panels):
+        image = token_heatmap(axis, weights, askers, answerers, vmin=0.0, vmax=top)
+        axis.set_title(title, pad=30)
+        for i in range(weights.shape[0]):
+            for j in range(weights.shape[1]):
+                light = weights[i, j] > top / 2
+                axis.text(j, i, f"{weights[i, j]:.3f}", ha="center", va="center",
+                          color="white" if light else "black")
+    for axis in axes if narrow else axes[:1]:
+        axis.set_ylabel("query: the token asking")
+    figure.colorbar(image, ax=axes, shrink=0.8, label="weight (each row sums to 1)",
+                    location="bottom" if narrow else "right")
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

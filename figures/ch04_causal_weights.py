@@ -3,29 +3,41 @@ mask, side by side. Masked cells are hatched: their weight is exactly 0."""
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from figure_style import arguments, load_run, plt, save, token_heatmap
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, token_heatmap
 
 options = arguments(__doc__)
 panels = [(load_run(options.outputs, "masking_none"), "no mask"),
           (load_run(options.outputs, "masking"), "causal mask")]
 
-figure, axes_pair = plt.subplots(1, 2, figsize=(8.4, 3.9), constrained_layout=True)
-for axes, (run, title) in zip(axes_pair, panels):
-    weights = np.array(run["weights"])
-    allowed = np.array(run["mask"], dtype=bool)
-    askers, answerers = run["query_tokens"], run["key_tokens"]
-    image = token_heatmap(axes, weights, askers, answerers, vmin=0.0, vmax=1.0, key_label="key: the token looked at")
-    axes.set_title(title)
-    for i in range(weights.shape[0]):
-        for j in range(weights.shape[1]):
-            if allowed[i, j]:
-                axes.text(j, i, f"{weights[i, j]:.3f}".rstrip("0").rstrip("."), ha="center", va="center",
-                          color="white" if weights[i, j] > 0.6 else "black")
-            else:
-                axes.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#eeeeee", edgecolor="#888888",
-                                         hatch="///", linewidth=0.8))
-                axes.text(j, i, "masked\n0", ha="center", va="center", color="#444444", fontsize=9,
-                          bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"})
-axes_pair[0].set_ylabel("query: the token asking")
-figure.colorbar(image, ax=axes_pair, shrink=0.8, label="weight")
-save(figure, options.out)
+
+def draw(narrow: bool):
+    """Side by side, the colour bar on the right; narrow, one above the other, the colour bar below."""
+    if narrow:
+        figure, axes_pair = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 8.0), constrained_layout=True)
+        figure.get_layout_engine().set(hspace=0.1)  # each title nearer its own panel than the one above
+    else:
+        figure, axes_pair = plt.subplots(1, 2, figsize=(8.4, 3.9), constrained_layout=True)
+    for axes, (run, title) in zip(axes_pair, panels):
+        weights = np.array(run["weights"])
+        allowed = np.array(run["mask"], dtype=bool)
+        askers, answerers = run["query_tokens"], run["key_tokens"]
+        image = token_heatmap(axes, weights, askers, answerers, vmin=0.0, vmax=1.0,
+                              key_label="key: the token looked at")
+        axes.set_title(title)
+        for i in range(weights.shape[0]):
+            for j in range(weights.shape[1]):
+                if allowed[i, j]:
+                    axes.text(j, i, f"{weights[i, j]:.3f}".rstrip("0").rstrip("."), ha="center", va="center",
+                              color="white" if weights[i, j] > 0.6 else "black")
+                else:
+                    axes.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#eeeeee", edgecolor="#888888",
+                                             hatch="///", linewidth=0.8))
+                    axes.text(j, i, "masked\n0", ha="center", va="center", color="#444444", fontsize=9,
+                              bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"})
+    for axes in axes_pair if narrow else axes_pair[:1]:
+        axes.set_ylabel("query: the token asking")
+    figure.colorbar(image, ax=axes_pair, shrink=0.8, label="weight", location="bottom" if narrow else "right")
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

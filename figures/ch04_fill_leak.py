@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save, with_minus_signs
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, with_minus_signs
 
 # The two runs, as runs.json names them, each drawn with its own marker and colour.
 SERIES = (
@@ -79,46 +79,76 @@ def _power_of_ten(exponent: float) -> str:
     return "1" if exponent == 0 else with_minus_signs(f"10$^{{{exponent:.0f}}}$")
 
 
-def build_figure(runs: dict):
-    """The figure, and its panels by name: "log", "zero" and "inset"."""
+def _fills(points: list, series: dict) -> str:
+    """The fills of one series' points on the log axis, as the legend of the narrow drawing names them."""
+    return ", ".join(with_minus_signs(f"{point['fill']:g}") for point in points
+                     if point["run"] == series["run"] and point["on_log_axis"])
+
+
+def build_figure(runs: dict, narrow: bool = False):
+    """The figure, and its panels by name: "log", "zero" and "inset".
+
+    Narrow (for a phone's column, no wider than NARROW_WIDTH): the same plot,
+    taller than wide, no font below 9 pt; the legend below the plot, its long
+    entries on two lines; the notes in shorter lines; the inset's points
+    labelled with their weights only, the legend naming each run's fill."""
     underflow = runs["masking"]["underflow"]
     double_limit = underflow["double_underflow_gap"]
     float_limit = underflow["float_underflow_gap"]
     curves = bound_curves(double_limit)
     points = measured_points(runs)
 
-    figure, (log_axes, zero_axes) = plt.subplots(
-        2, 1, sharex=True, figsize=(7.8, 5.0), gridspec_kw={"height_ratios": [6, 1], "hspace": 0.08})
+    if narrow:
+        figure, (log_axes, zero_axes) = plt.subplots(
+            2, 1, sharex=True, figsize=(NARROW_WIDTH - 0.3, 7.2),
+            gridspec_kw={"height_ratios": [6, 1], "hspace": 0.04, "left": 0.23, "right": 0.97, "top": 0.98,
+                         "bottom": 0.25})
+    else:
+        figure, (log_axes, zero_axes) = plt.subplots(
+            2, 1, sharex=True, figsize=(7.8, 5.0), gridspec_kw={"height_ratios": [6, 1], "hspace": 0.08})
+    two_lines = "\n" if narrow else " "  # a long label, narrow, on two lines
 
     # Above: positive weights, log scale (drawn as log10 on a linear axis, because
     # e^(−gap) for gaps past 745 is below the smallest double and could not be plotted as a number).
     gaps, log10_bound = curves["double"]
     log_axes.plot(gaps, log10_bound, color="#1f77b4", linewidth=2,
-                  label=f"e^(−gap) as a double (positive up to a gap of {double_limit:.0f})")
+                  label=f"e^(−gap) as a double{two_lines}(positive up to a gap of {double_limit:.0f})")
     gaps, log10_bound = curves["exact_only"]
     log_axes.plot(gaps, log10_bound, color="#1f77b4", linewidth=1.2, linestyle=":",
-                  label="e^(−gap) in exact arithmetic only (a double stores 0)")
+                  label=f"e^(−gap) in exact arithmetic only{two_lines}(a double stores 0)")
     log_axes.axvspan(double_limit, GAP_RANGE[1], color="#e8e8e8", zorder=0)
-    log_axes.text(double_limit + 12, -240,
-                  f"beyond a gap of {double_limit:.0f}:\na double stores\ne^(−gap) as exactly 0", fontsize=9, va="top")
+    if narrow:
+        beyond = f"beyond a gap\nof {double_limit:.0f}, a\ndouble stores\ne^(−gap) as\nexactly 0"
+        log_axes.text(double_limit + 12, -150, beyond, fontsize=9, va="top")
+    else:
+        beyond = f"beyond a gap of {double_limit:.0f}:\na double stores\ne^(−gap) as exactly 0"
+        log_axes.text(double_limit + 12, -240, beyond, fontsize=9, va="top")
     # The single-precision limit, stopped above the inset so that it does not cross it.
     log_axes.axvline(float_limit, ymin=0.45, color="#7f7f7f", linestyle=":", linewidth=1)
     zero_axes.axvline(float_limit, color="#7f7f7f", linestyle=":", linewidth=1)
-    log_axes.text(float_limit + 8, -150, f"single precision\nstores 0 beyond\na gap of {float_limit:.0f}", fontsize=9,
-                  color="#555555")
+    single = f"single precision\nstores 0 beyond\na gap of {float_limit:.0f}"
+    if narrow:  # above the falling line, where the wide drawing has its legend
+        log_axes.text(float_limit + 8, -35, single, fontsize=9, color="#555555")
+    else:
+        log_axes.text(float_limit + 8, -150, single, fontsize=9, color="#555555")
     # The measured leaks lie within a unit of each other on this scale: they are
     # drawn in the inset only, each run with its own marker, and named in the legend.
     for series in SERIES:
+        name = f"{series['name']},\nfill {_fills(points, series)}" if narrow else series["name"]
         log_axes.plot([], [], linestyle="none", marker=series["marker"], color=series["color"], markersize=7,
-                      label=f"measured, {series['name']} (inset)")
+                      label=f"measured, {name} (inset)")
     ticks = [0, -100, -200, -300, -400]
     log_axes.set_yticks(ticks, [_power_of_ten(t) for t in ticks])
     log_axes.set_ylim(LOG10_BOTTOM, LOG10_TOP)
     log_axes.set_ylabel("largest masked weight\n(log scale)")
-    log_axes.legend(loc="upper right", fontsize=8)
+    if narrow:  # below the plot, under the gap axis's label
+        log_axes.legend(loc="upper center", bbox_to_anchor=(0.45, -0.95), bbox_transform=zero_axes.transAxes,
+                        fontsize=9, frameon=False)
+    else:
+        log_axes.legend(loc="upper right", fontsize=8)
 
     # The inset: the gaps around 10 where both measured leaks lie, enlarged.
-    inset = log_axes.inset_axes([0.07, 0.06, 0.34, 0.36], zorder=10)
+    inset = log_axes.inset_axes([0.16, 0.08, 0.34, 0.28] if narrow else [0.07, 0.06, 0.34, 0.36], zorder=10)
     inset.patch.set_facecolor("white")
     inset.patch.set_alpha(1.0)
     low, high = INSET_GAPS
@@ -127,14 +157,21 @@ def build_figure(runs: dict):
     for point in (p for p in points if p["on_log_axis"]):
         y = math.log10(point["weight"])
         inset.plot(point["gap"], y, linestyle="none", marker=point["marker"], color=point["color"], markersize=7)
-        inset.annotate(_label(point), (point["gap"], y), textcoords="offset points",
-                       xytext=(8, 4) if point["marker"] == "s" else (-6, -14), fontsize=7)
+        if narrow:
+            inset.annotate(with_minus_signs(f"{point['weight']:.1e}"), (point["gap"], y), textcoords="offset points",
+                           xytext=(6, 3) if point["marker"] == "s" else (4, -14), fontsize=9,
+                           ha="left" if point["marker"] == "s" else "right")
+        else:
+            inset.annotate(_label(point), (point["gap"], y), textcoords="offset points",
+                           xytext=(8, 4) if point["marker"] == "s" else (-6, -14), fontsize=7)
     inset.set_xlim(low, high)
     inset.set_ylim(-high / math.log(10.0), -low / math.log(10.0))
     exponents = range(math.ceil(-high / math.log(10.0)), math.floor(-low / math.log(10.0)) + 1)
     inset.set_yticks(list(exponents), [_power_of_ten(t) for t in exponents])
-    inset.tick_params(labelsize=7)
-    inset.set_title(f"gaps {low:g} to {high:g}, enlarged", fontsize=8)
+    if narrow:
+        inset.set_xticks(range(math.ceil(low), math.floor(high) + 1, 2))
+    inset.tick_params(labelsize=9 if narrow else 7)
+    inset.set_title(f"gaps {low:g} to {high:g},{two_lines}enlarged", fontsize=9 if narrow else 8)
     log_axes.indicate_inset_zoom(inset, edgecolor="#555555")
 
     # Below: the row of weights that are exactly 0, on no scale at all.
@@ -145,11 +182,11 @@ def build_figure(runs: dict):
         zero_axes.plot(point["gap"], 0, linestyle="none", marker=point["marker"], markersize=8,
                        color=point["color"], markerfacecolor="white", markeredgewidth=1.5)
         zero_axes.annotate(_label(point), (point["gap"], 0), textcoords="offset points", xytext=(-10, 8),
-                           ha="right", fontsize=8)
+                           ha="right", fontsize=9 if narrow else 8)
     zero_axes.set_ylim(-1, 1)
     zero_axes.set_yticks([0], ["exactly 0"])
     zero_axes.set_xlim(*GAP_RANGE)
-    zero_axes.set_xlabel("gap: largest allowed score in the row minus the fill")
+    zero_axes.set_xlabel(f"gap: largest allowed score{two_lines}in the row minus the fill")
     # The break between the two panels: the zero row is not the bottom of the log scale.
     log_axes.spines["bottom"].set_visible(False)
     zero_axes.spines["top"].set_visible(False)
@@ -163,8 +200,12 @@ def build_figure(runs: dict):
 def main() -> None:
     options = arguments(__doc__)
     runs = {series["run"]: load_run(options.outputs, series["run"]) for series in SERIES}
-    figure, _ = build_figure(runs)
-    save(figure, options.out)
+
+    def draw(narrow: bool):
+        figure, _ = build_figure(runs, narrow)
+        return figure
+
+    save_wide_and_narrow(draw, options.out)
 
 
 if __name__ == "__main__":

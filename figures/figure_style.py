@@ -2,6 +2,7 @@
 reproducible SVG (no timestamp, fixed ids), so a rebuild writes the same bytes."""
 import argparse
 import json
+import re
 from pathlib import Path
 
 import matplotlib
@@ -68,11 +69,39 @@ def save(figure, out: Path) -> None:
     plt.close(figure)
 
 
-def layer_diagram(axes, layout: str, norm: str = "LayerNorm") -> None:
+NARROW_WIDTH = 4.8
+"""The widest a figure for narrow screens is drawn, in inches: on a phone's
+column of text (about 360 px) it shows at three quarters of its size or more,
+its 11 pt labels at 11 px or more."""
+
+
+def narrow_path(out: Path) -> Path:
+    """Where a figure's variant for narrow screens is written: beside it, `NAME.narrow.svg`."""
+    return out.with_name(f"{out.stem}.narrow.svg")
+
+
+def save_wide_and_narrow(draw, out: Path) -> None:
+    """A figure whose panels stand side by side, drawn twice: `draw(narrow=False)`
+    to `out`, and `draw(narrow=True)`, the same panels one above another and no
+    wider than NARROW_WIDTH, to narrow_path(out). The page shows the second on a
+    narrow screen (docs/_ext/book.py); the build knows a script draws both by
+    its call of this function (cmake/Book.cmake)."""
+    save(draw(narrow=False), out)
+    narrow = narrow_path(out)
+    save(draw(narrow=True), narrow)
+    width = float(re.search(r'<svg[^>]* width="([0-9.]+)pt"', narrow.read_text()).group(1)) / 72
+    if width > NARROW_WIDTH:
+        raise SystemExit(f"{narrow.name}: drawn {width:.2f} in wide, wider than NARROW_WIDTH ({NARROW_WIDTH} in)")
+
+
+def layer_diagram(axes, layout: str, norm: str = "LayerNorm", two_rows: bool = False) -> None:
     """One encoder layer as boxes from left to right, the residual routes as
     arcs above them (chapters 8 and 16). `layout` is "post" (the paper's:
     each sum, then its norm) or "pre" (the norm before each sub-layer, the
-    sums left alone)."""
+    sums left alone). `two_rows` (for narrow screens) puts the second half,
+    from the wire the second route leaves from, on a row of its own below the
+    first, the wire carried from the end of the first row to the start of
+    the second."""
     attention, network = "multi-head\nattention", "feed-forward\nnetwork"
     # Each step: a box's label, or "+" for a residual sum; `routes` pairs the
     # step whose output a route leaves from with the sum it joins. The second

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Run a command that writes one file, or copy that file from the book's cache
-if the same command has already run on the same inputs.
+"""Run a command that writes one file (or a few), or copy the files from the
+book's cache if the same command has already run on the same inputs.
 
-    cached_command.py --output FILE --input FILE [--input FILE ...]
+    cached_command.py --output FILE [--output FILE ...] --input FILE [--input FILE ...]
                       --cache NAME --strip DIR [--strip DIR ...] -- COMMAND ...
     cached_command.py --folder NAME    prints the cache's folder NAME (made, and
                                        pruned), for the caches kept by others:
@@ -20,7 +20,10 @@ content of every --input (the object files, the figure's JSON documents, and
 the tools' own version files or binaries). The cache
 is $BOOK_CACHE_DIR, else $XDG_CACHE_HOME/attention-compiled, else
 ~/.cache/attention-compiled, in the folder NAME; entries not used for 14 days
-are removed. A command that fails leaves nothing in the cache."""
+are removed. A command that fails leaves nothing in the cache. A command with
+several outputs (a figure and its variant for narrow screens) keeps the first
+under the key and each other under the key and its place, `KEY.1`, and is read
+back only if all are there."""
 import argparse
 import functools
 import hashlib
@@ -129,7 +132,7 @@ def main() -> int:
         print(folder_of(sys.argv[2]))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--output", required=True, type=pathlib.Path)
+    parser.add_argument("--output", action="append", required=True, type=pathlib.Path)
     parser.add_argument("--input", action="append", default=[], required=True)
     parser.add_argument("--cache", required=True, help="the cache's folder for this kind of output")
     parser.add_argument("--strip", action="append", default=[])
@@ -141,20 +144,22 @@ def main() -> int:
 
     folder = cache_root() / options.cache
     cached = folder / key(command, options.input, sorted(options.strip, key=len, reverse=True))
-    if cached.is_file():
-        shutil.copyfile(cached, options.output)
-        os.utime(cached)
+    kept = [cached] + [cached.with_name(f"{cached.name}.{place}") for place in range(1, len(options.output))]
+    if all(entry.is_file() for entry in kept):
+        for entry, output in zip(kept, options.output):
+            shutil.copyfile(entry, output)
+            os.utime(entry)
         return 0
     status = subprocess.run(command).returncode
     if status != 0:
         return status
     try:
         folder_of(options.cache)
-        store(cached, options.output.read_bytes())
+        for entry, output in zip(kept, options.output):
+            store(entry, output.read_bytes())
     except OSError as error:  # a cache that cannot be written only costs time
         print(f"cached_command.py: not cached: {error}", file=sys.stderr)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

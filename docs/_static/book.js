@@ -43,6 +43,8 @@ function bookLaysOut(layOut) {
   function floor(img) {
     if (img.naturalWidth > 0) img.style.minWidth = `${Math.round(img.naturalWidth * SMALLEST_SCALE)}px`;
   }
+  // A figure drawn also for narrow screens is a <picture> (docs/_ext/narrow_figures.py):
+  // the link opens the drawing the screen shows.
   function boxed(img) {
     const link = document.createElement('a');
     link.className = 'figure-full';
@@ -50,15 +52,20 @@ function bookLaysOut(layOut) {
     link.title = 'The figure alone, at full size';
     const box = document.createElement('div');
     box.className = 'figure-scroll';
-    img.replaceWith(box);
+    const drawing = img.closest('picture') || img;
+    drawing.replaceWith(box);
     box.append(link);
-    link.append(img);
+    link.append(drawing);
+  }
+  function loaded(img) {
+    floor(img);
+    img.closest('a.figure-full').href = img.currentSrc || img.getAttribute('src');
   }
   function all() {
     for (const img of document.querySelectorAll('figure img')) {
       if (!img.closest('.figure-scroll')) boxed(img);
-      if (img.complete) floor(img);
-      else img.addEventListener('load', () => floor(img), { once: true });
+      if (img.complete) loaded(img);
+      img.addEventListener('load', () => loaded(img));
     }
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', all);

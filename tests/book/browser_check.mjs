@@ -27,7 +27,8 @@
 //     visible room;
 //   * no display formula is cut off (a wide one scrolls in its own box);
 //   * every figure is drawn at 60 % of its size or more, so its 11 pt labels
-//     stay readable (a wide one scrolls inside its own box);
+//     stay readable (a wide one scrolls inside its own box); at 390 px a
+//     figure drawn also for narrow screens shows that drawing, whole;
 //   * every live number shows its provenance on keyboard focus (a tap focuses
 //     it too), inside the screen, one in a closed fold with its fold opened;
 //   * at 390 px the contents sidebar is off-screen behind its button;
@@ -577,6 +578,15 @@ async function probeLayout({ width, smallestFigureScale }) {
     const scale = img.getBoundingClientRect().width / img.naturalWidth;
     if (scale < smallestFigureScale - 0.01) {
       problems.push(`figure ${img.getAttribute('src')} drawn at ${(scale * 100).toFixed(0)} % of its size (labels too small)`);
+    }
+    // A figure drawn also for narrow screens (a <picture>) shows that drawing on
+    // a phone, and it fits the column: nothing to scroll.
+    const narrow = img.closest('picture')?.querySelector('source')?.getAttribute('srcset');
+    if (narrow && width < 600) {
+      const box = img.closest('.figure-scroll');
+      const hidden = box ? box.scrollWidth - box.clientWidth : 0;
+      if (img.currentSrc !== new URL(narrow, document.baseURI).href) problems.push(`figure ${img.getAttribute('src')} shows ${img.currentSrc} at ${width} px, not its narrow drawing ${narrow}`);
+      else if (hidden > 1) problems.push(`figure ${narrow} scrolls by ${hidden} px at ${width} px: its narrow drawing is too wide`);
     }
   }
 

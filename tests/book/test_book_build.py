@@ -105,6 +105,15 @@ PAGES = {
     "answers": ("Why?\n\n.. answers::\n\n   1. Because :value:`dot_product:/scores/0/2`.\n\n"
                 ".. toctree::\n\n   chapters/summed\n", None),
     "empty_answers": ("Why?\n\n.. answers::\n", "index.rst:6: answers: has no content"),
+    "figure_drawn_twice": (".. figure:: /_generated/figures/ch03_weights_scaled_unscaled.svg\n   :alt: Two heatmaps.\n\n"
+                           "   Scaled (:panel:`left`), unscaled (:panel:`right`).\n\n"
+                           ".. toctree::\n   :hidden:\n\n   chapters/summed\n", None),
+    "panel_under_a_figure_drawn_once": (".. figure:: /_generated/figures/ch03_weights_scaled_unscaled.svg\n\n"
+                                        "   Weights.\n\n.. figure:: /_generated/figures/ch01_scores_heatmap.svg\n\n"
+                                        "   Scores (:panel:`left`).\n", ":panel:`left`: its figure is drawn once"),
+    "panel_on_a_page_without_a_figure_drawn_twice": ("The :panel:`Right` panel.\n",
+                                                     ":panel:`Right`: the page has no figure drawn twice"),
+    "panel_not_a_place": ("The :panel:`upper` panel.\n", ":panel: takes left, middle or right, not 'upper'"),
     "term_before_its_chapter": (GLOSSARY_TOCTREE, "chapters/one.rst: 'Widgets' is used before chapters/two.rst explains it"),
     "term_with_its_chapter_named": (GLOSSARY_TOCTREE, None),
     "term_with_a_link_to_its_chapter": (GLOSSARY_TOCTREE, None),
@@ -218,6 +227,27 @@ class BuildFailsOnMissingInputs(unittest.TestCase):
 
     def test_empty_answers(self):
         self.check("empty_answers")
+
+    def test_a_figure_drawn_twice_shows_its_narrow_drawing_on_a_narrow_screen(self):
+        """figures/ch03_weights_scaled_unscaled.py draws NAME.narrow.svg too: one <picture>, the narrow
+        drawing as its source up to 40em, and the words that name a panel by its side in both layouts."""
+        page_html = self.check("figure_drawn_twice")
+        self.assertRegex(page_html, r'<picture><source media="\(max-width: 40em\)" '
+                                    r'srcset="_images/ch03_weights_scaled_unscaled\.narrow\.svg">'
+                                    r'<img alt="Two heatmaps\." src="_images/ch03_weights_scaled_unscaled\.svg" ?/?>'
+                                    r'</picture>')
+        self.assertEqual(page_html.count("<img"), 1)
+        self.assertIn('Scaled (<span class="on-wide">left</span><span class="on-narrow">top</span>), unscaled '
+                      '(<span class="on-wide">right</span><span class="on-narrow">bottom</span>).', page_html)
+
+    def test_a_panel_named_by_its_side_under_a_figure_drawn_once(self):
+        self.check("panel_under_a_figure_drawn_once")
+
+    def test_a_panel_named_by_its_side_on_a_page_without_a_figure_drawn_twice(self):
+        self.check("panel_on_a_page_without_a_figure_drawn_twice")
+
+    def test_a_panel_named_by_what_is_not_a_side(self):
+        self.check("panel_not_a_place")
 
     def test_term_used_before_its_chapter(self):
         self.check("term_before_its_chapter")
