@@ -3,7 +3,7 @@ encoder layers: the input x, then each layer's output, one heatmap each
 (rows: tokens, columns: channels), on one colour scale."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "encoder_layer_stack")
@@ -12,13 +12,31 @@ stages = [(np.array(run["x"]), "input x")]
 stages += [(np.array(layer["output"]), f"after layer {i + 1}") for i, layer in enumerate(run["layers"])]
 limit = max(float(np.max(np.abs(values))) for values, _ in stages)
 
-figure, axes_row = plt.subplots(1, len(stages), figsize=(1.35 * len(stages) + 1.2, 2.6), constrained_layout=True,
-                                sharey=True)
-for axes, (values, title) in zip(axes_row, stages):
-    image = axes.imshow(values, cmap="RdBu_r", vmin=-limit, vmax=limit)
-    axes.set_title(title, fontsize=10)
-    axes.set_xticks(range(values.shape[1]), [f"{j + 1}" for j in range(values.shape[1])], fontsize=8)
-    axes.set_xlabel("channel", fontsize=9)
-axes_row[0].set_yticks(range(len(tokens)), tokens)
-figure.colorbar(image, ax=axes_row, shrink=0.6, label="entry")
-save(figure, options.out)
+
+def draw(narrow: bool):
+    """In one row, the colour bar on the right; narrow, the input on top and the layers two by two below it,
+    the colour bar below them, no text below 9 pt."""
+    if narrow:
+        pairs = [[f"{i}", f"{i}"] + [f"{i + 1}" if i + 1 < len(stages) else "."] * 2 for i in range(1, len(stages), 2)]
+        figure, named = plt.subplot_mosaic([[".", "0", "0", "."]] + pairs, figsize=(NARROW_WIDTH - 0.9, 7.4),
+                                           constrained_layout=True, sharey=True)
+        figure.get_layout_engine().set(hspace=0.06)  # each title nearer its own panel than the one above
+        axes_row = [named[f"{i}"] for i in range(len(stages))]
+        axes_row[0].tick_params(labelleft=True)  # the input's tokens, as in the first column
+        tick_size = 9
+    else:
+        figure, axes_row = plt.subplots(1, len(stages), figsize=(1.35 * len(stages) + 1.2, 2.6),
+                                        constrained_layout=True, sharey=True)
+        tick_size = 8
+    for axes, (values, title) in zip(axes_row, stages):
+        image = axes.imshow(values, cmap="RdBu_r", vmin=-limit, vmax=limit)
+        axes.set_title(title, fontsize=10)
+        axes.set_xticks(range(values.shape[1]), [f"{j + 1}" for j in range(values.shape[1])], fontsize=tick_size)
+        axes.set_xlabel("channel", fontsize=9)
+    axes_row[0].set_yticks(range(len(tokens)), tokens)
+    figure.colorbar(image, ax=axes_row, shrink=0.8 if narrow else 0.6, label="entry",
+                    location="bottom" if narrow else "right")
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

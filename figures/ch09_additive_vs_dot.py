@@ -2,22 +2,33 @@
 scaled dot-product scoring, side by side, from the same queries, keys and values."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save, token_heatmap
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, token_heatmap
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "other_layers")
 panels = [(np.array(run["additive"]["weights"]), "additive: v·tanh(q W_q + k W_k)"),
           (np.array(run["dot_product"]["weights"]), "scaled dot product: q·k/√dₖ")]
 
-figure, axes_pair = plt.subplots(1, 2, figsize=(8.4, 3.9), constrained_layout=True)
-for axes, (weights, title) in zip(axes_pair, panels):
-    image = token_heatmap(axes, weights, run["query_tokens"], run["key_tokens"], vmin=0.0, vmax=1.0,
-                          key_label="key: the token looked at")
-    axes.set_title(title)
-    for i in range(weights.shape[0]):
-        for j in range(weights.shape[1]):
-            axes.text(j, i, f"{weights[i, j]:.3f}", ha="center", va="center",
-                      color="white" if weights[i, j] > 0.6 else "black")
-axes_pair[0].set_ylabel("query: the token asking")
-figure.colorbar(image, ax=axes_pair, shrink=0.8, label="weight")
-save(figure, options.out)
+
+def draw(narrow: bool):
+    """Side by side, the colour bar on the right; narrow, one above the other, the colour bar below."""
+    if narrow:
+        figure, axes_pair = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 8.0), constrained_layout=True)
+        figure.get_layout_engine().set(hspace=0.1)  # each title nearer its own panel than the one above
+    else:
+        figure, axes_pair = plt.subplots(1, 2, figsize=(8.4, 3.9), constrained_layout=True)
+    for axes, (weights, title) in zip(axes_pair, panels):
+        image = token_heatmap(axes, weights, run["query_tokens"], run["key_tokens"], vmin=0.0, vmax=1.0,
+                              key_label="key: the token looked at")
+        axes.set_title(title)
+        for i in range(weights.shape[0]):
+            for j in range(weights.shape[1]):
+                axes.text(j, i, f"{weights[i, j]:.3f}", ha="center", va="center",
+                          color="white" if weights[i, j] > 0.6 else "black")
+    for axes in axes_pair if narrow else axes_pair[:1]:
+        axes.set_ylabel("query: the token asking")
+    figure.colorbar(image, ax=axes_pair, shrink=0.8, label="weight", location="bottom" if narrow else "right")
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

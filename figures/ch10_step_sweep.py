@@ -8,7 +8,7 @@ An error of exactly 0 (possible where a layer is linear in what is moved, as
 the embedding is) has no place on a logarithmic axis and is left out."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 MARKERS = ["o", "s", "^", "v", "D", "P", "X", "*"]
 
@@ -20,27 +20,47 @@ steps = np.array(sweep["steps"])
 epsilon = run["epsilon"]
 chosen = run["check"]["step"]
 
-figure, axes = plt.subplots(figsize=(7.6, 5.8), constrained_layout=True)
-for index, key in enumerate(sweep["layers"]):
-    errors = np.array(sweep["errors"][key], dtype=float)
-    shown = errors > 0
-    axes.loglog(steps[shown], errors[shown], marker=MARKERS[index % len(MARKERS)], markersize=5, linewidth=1.2,
-                label=f"{titles[key]} ({sweep['parameters'][key]})")
-# The two slopes, a factor of 30 below the attention curve's ends, so that they
-# run beside the data instead of over it.
-attention = np.array(sweep["errors"][sweep["layers"][0]], dtype=float)
-large = steps[:4]
-axes.loglog(large, attention[0] / 30 * (large / steps[0]) ** 2, color="#777777", linestyle="--", linewidth=1.2)
-axes.text(large[2], attention[0] / 30 * (large[2] / steps[0]) ** 2 / 8, "slope h²", color="#555555", fontsize=9)
-small = steps[-5:]
-axes.loglog(small, attention[-1] / 30 * steps[-1] / small, color="#777777", linestyle=":", linewidth=1.5)
-axes.text(small[2], attention[-1] / 30 * steps[-1] / small[2] / 8, "slope u/h", color="#555555", fontsize=9)
-axes.invert_xaxis()
-axes.axvline(chosen, color="#d62728", linewidth=1, alpha=0.7)
-axes.axvline(np.cbrt(epsilon), color="#2ca02c", linewidth=1, alpha=0.7, linestyle="-.")
-axes.axhline(1e-7, color="#444444", linewidth=0.8, label="1e−7: the bound the tests hold")
-axes.set_xlabel(f"step h, smaller to the right (red: h = {chosen:g}, the check's step; green dash-dot: u^(1/3))")
-axes.set_ylabel("max |analytic − numeric| / largest |entry|")
-axes.grid(which="major", color="#dddddd", linewidth=0.6)
-axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
-save(figure, options.out)
+
+def draw(narrow: bool):
+    """One chart; narrow, the same chart narrower: the axis labels on several lines, the legend
+    below in one column, no text below 9 pt."""
+    figure, axes = plt.subplots(figsize=(NARROW_WIDTH - 0.3, 7.6) if narrow else (7.6, 5.8), constrained_layout=True)
+    for index, key in enumerate(sweep["layers"]):
+        errors = np.array(sweep["errors"][key], dtype=float)
+        shown = errors > 0
+        axes.loglog(steps[shown], errors[shown], marker=MARKERS[index % len(MARKERS)], markersize=5, linewidth=1.2,
+                    label=f"{titles[key]} ({sweep['parameters'][key]})")
+    # The two slopes, a factor of 30 below the attention curve's ends, so that they
+    # run beside the data instead of over it.
+    attention = np.array(sweep["errors"][sweep["layers"][0]], dtype=float)
+    large = steps[:4]
+    axes.loglog(large, attention[0] / 30 * (large / steps[0]) ** 2, color="#777777", linestyle="--", linewidth=1.2)
+    if narrow:
+        # Narrower, the label's usual place crosses its guide: it goes lower, into the corner between the
+        # guide, the feed-forward network's fall and its climb.
+        axes.text(steps[1], attention[0] / 30 * (large[3] / steps[0]) ** 2 / 3, "slope h²", color="#555555",
+                  fontsize=9)
+    else:
+        axes.text(large[2], attention[0] / 30 * (large[2] / steps[0]) ** 2 / 8, "slope h²", color="#555555",
+                  fontsize=9)
+    small = steps[-5:]
+    axes.loglog(small, attention[-1] / 30 * steps[-1] / small, color="#777777", linestyle=":", linewidth=1.5)
+    axes.text(small[2], attention[-1] / 30 * steps[-1] / small[2] / 8, "slope u/h", color="#555555", fontsize=9)
+    axes.invert_xaxis()
+    axes.axvline(chosen, color="#d62728", linewidth=1, alpha=0.7)
+    axes.axvline(np.cbrt(epsilon), color="#2ca02c", linewidth=1, alpha=0.7, linestyle="-.")
+    axes.axhline(1e-7, color="#444444", linewidth=0.8, label="1e−7: the bound the tests hold")
+    # Narrow, the axis labels break where the wide figure has a space.
+    gap = "\n" if narrow else " "
+    axes.set_xlabel(gap.join(["step h, smaller to the right", f"(red: h = {chosen:g}, the check's step;",
+                              "green dash-dot: u^(1/3))"]))
+    axes.set_ylabel(gap.join(["max |analytic − numeric|", "/ largest |entry|"]))
+    axes.grid(which="major", color="#dddddd", linewidth=0.6)
+    if narrow:
+        axes.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1, frameon=False)
+    else:
+        axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

@@ -3,7 +3,7 @@ sequence, one panel per head, beside the map that solves "reverse" exactly:
 output position i reads input position n - 1 - i, the anti-diagonal."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "training")
@@ -12,13 +12,32 @@ maps = [(np.array(head), f"layer {l + 1}, head {h + 1}\nmirrored weight {run['so
         for l, layer in enumerate(run["attention"]) for h, head in enumerate(layer)]
 maps.append((np.fliplr(np.eye(n)), "the exact answer\n(anti-diagonal)"))
 
-figure, axes_row = plt.subplots(1, len(maps), figsize=(2.5 * len(maps), 2.9), constrained_layout=True)
-for axes, (weights, title) in zip(axes_row, maps):
-    image = axes.imshow(weights, cmap="Blues", vmin=0, vmax=1)
-    axes.set_title(title, fontsize=9)
-    axes.set_xticks(range(n), [str(d) for d in run["example"]["input"]], fontsize=7)
-    axes.set_yticks(range(n), [str(d) for d in run["example"]["prediction"]], fontsize=7)
-    axes.set_xlabel("input digit (key)", fontsize=8)
-axes_row[0].set_ylabel("predicted digit (query)", fontsize=8)
-figure.colorbar(image, ax=axes_row, shrink=0.7, label="attention weight")
-save(figure, options.out)
+
+def draw(narrow: bool):
+    """Side by side, the colour bar on the right; narrow, one above another, each map with its own
+    axis labels, the colour bar below, no text below 9 pt."""
+    if narrow:
+        figure, axes_row = plt.subplots(len(maps), 1, figsize=(NARROW_WIDTH - 1.2, 3.3 * len(maps) + 0.6),
+                                        constrained_layout=True)
+        figure.get_layout_engine().set(hspace=0.03)
+        title_size, tick_size, label_size = 10, 9, 9
+    else:
+        figure, axes_row = plt.subplots(1, len(maps), figsize=(2.5 * len(maps), 2.9), constrained_layout=True)
+        title_size, tick_size, label_size = 9, 7, 8
+    for axes, (weights, title) in zip(axes_row, maps):
+        image = axes.imshow(weights, cmap="Blues", vmin=0, vmax=1)
+        axes.set_title(title, fontsize=title_size)
+        axes.set_xticks(range(n), [str(d) for d in run["example"]["input"]], fontsize=tick_size)
+        axes.set_yticks(range(n), [str(d) for d in run["example"]["prediction"]], fontsize=tick_size)
+        axes.set_xlabel("input digit (key)", fontsize=label_size)
+    for axes in axes_row if narrow else axes_row[:1]:
+        axes.set_ylabel("predicted digit (query)", fontsize=label_size)
+    if narrow:
+        figure.colorbar(image, ax=axes_row, shrink=0.8, fraction=0.03, pad=0.02, aspect=15, label="attention weight",
+                         location="bottom")
+    else:
+        figure.colorbar(image, ax=axes_row, shrink=0.7, label="attention weight")
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

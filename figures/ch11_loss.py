@@ -2,7 +2,7 @@
 scale) and the per-token accuracy on held-out sequences, at each logged step."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "training")
@@ -10,20 +10,33 @@ steps = np.array(run["logged_steps"])
 loss = np.array(run["loss"])
 accuracy = 100.0 * np.array(run["held_out_accuracy"])
 
-figure, (loss_axes, accuracy_axes) = plt.subplots(1, 2, figsize=(7.2, 2.8), constrained_layout=True)
-loss_axes.semilogy(steps, loss, marker="o", markersize=3)
-loss_axes.axhline(np.log(run["vocabulary"]), color="0.6", linestyle="--", linewidth=1)
-loss_axes.annotate(f"guessing: log {run['vocabulary']}", (steps[-1], np.log(run["vocabulary"])), ha="right",
-                   va="bottom", fontsize=8, color="0.4")
-loss_axes.set_xlabel("Adam step")
-loss_axes.set_ylabel("training loss (cross-entropy)")
-accuracy_axes.plot(steps, accuracy, marker="o", markersize=3, color="C2")
-accuracy_axes.axhline(100.0 / run["vocabulary"], color="0.6", linestyle="--", linewidth=1)
-accuracy_axes.axhline(99.0, color="C3", linestyle=":", linewidth=1)
-accuracy_axes.annotate("chance", (steps[-1], 100.0 / run["vocabulary"]), ha="right", va="bottom", fontsize=8,
-                       color="0.4")
-accuracy_axes.annotate("99 %", (steps[-1], 99.0), ha="right", va="top", fontsize=8, color="C3")
-accuracy_axes.set_ylim(0, 102)
-accuracy_axes.set_xlabel("Adam step")
-accuracy_axes.set_ylabel("held-out accuracy per digit (%)")
-save(figure, options.out)
+
+def draw(narrow: bool):
+    """Side by side; narrow, the loss above the accuracy, each with its own axis labels, no note below 9 pt
+    and the guessing line's note under the line, clear of the frame."""
+    if narrow:
+        figure, (loss_axes, accuracy_axes) = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 6.0),
+                                                          constrained_layout=True)
+        figure.get_layout_engine().set(hspace=0.08)
+    else:
+        figure, (loss_axes, accuracy_axes) = plt.subplots(1, 2, figsize=(7.2, 2.8), constrained_layout=True)
+    note = 9 if narrow else 8
+    loss_axes.semilogy(steps, loss, marker="o", markersize=3)
+    loss_axes.axhline(np.log(run["vocabulary"]), color="0.6", linestyle="--", linewidth=1)
+    loss_axes.annotate(f"guessing: log {run['vocabulary']}", (steps[-1], np.log(run["vocabulary"])), ha="right",
+                       va="top" if narrow else "bottom", fontsize=note, color="0.4")
+    loss_axes.set_xlabel("Adam step")
+    loss_axes.set_ylabel("training loss (cross-entropy)")
+    accuracy_axes.plot(steps, accuracy, marker="o", markersize=3, color="C2")
+    accuracy_axes.axhline(100.0 / run["vocabulary"], color="0.6", linestyle="--", linewidth=1)
+    accuracy_axes.axhline(99.0, color="C3", linestyle=":", linewidth=1)
+    accuracy_axes.annotate("chance", (steps[-1], 100.0 / run["vocabulary"]), ha="right", va="bottom",
+                           fontsize=note, color="0.4")
+    accuracy_axes.annotate("99 %", (steps[-1], 99.0), ha="right", va="top", fontsize=note, color="C3")
+    accuracy_axes.set_ylim(0, 102)
+    accuracy_axes.set_xlabel("Adam step")
+    accuracy_axes.set_ylabel("held-out accuracy per digit (%)")
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

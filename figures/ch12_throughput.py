@@ -6,7 +6,7 @@ independent fused multiply-adds in vector registers (the dashed line; per
 thread for the one-thread methods), and a 1024 x 1024 matrix product (dgemm)
 through Eigen and through NumPy (dotted lines). A rate above the peak is
 not a result (the program lists it apart), so it is not drawn."""
-from figure_style import arguments, load_run, plt, save
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "fast_attention_benchmark")
@@ -24,34 +24,61 @@ rows = [row for row in run["rows"] if row["gflops"] is not None]
 lengths = run["n"]
 width = 0.8 / len(lengths)
 
-figure, axes = plt.subplots(figsize=(10, 4.0))
 shown = [(key, label, colour) for key, label, colour in METHODS if any(row["method"] == key for row in rows)]
-for position, (key, label, colour) in enumerate(shown):
-    for index, n in enumerate(lengths):
-        match = [row for row in rows if row["method"] == key and row["n"] == n]
-        if not match:
-            continue
-        axes.bar(position - 0.4 + width * (index + 0.5), match[0]["gflops"], width * 0.9, color=colour,
-                 alpha=0.45 + 0.55 * (index + 1) / len(lengths))
-def ceiling(value, label, style, colour="0.3", left=False):
-    """A horizontal line at a ceiling, labelled at the right end (or the left, so that close labels do not meet)."""
-    axes.axhline(value, color=colour, linestyle=style, linewidth=1)
-    axes.text(-0.5 if left else len(shown) - 0.5, value, label, ha="left" if left else "right", va="bottom",
-              fontsize=9, color=colour)
-
-
 ceilings = run["ceilings"]
 threads = f"{run['threads']} thread{'s' if run['threads'] > 1 else ''}"
-ceiling(run["peak_gflops_one_thread"], "multiply-add peak, 1 thread", "--")
-if run["threads"] > 1:
-    ceiling(run["peak_gflops"], f"multiply-add peak, {threads}", "-.")
-if ceilings["eigen_dgemm_gflops"] is not None:
-    ceiling(ceilings["eigen_dgemm_gflops"], f"dgemm {ceilings['dgemm_n']}, Eigen, 1 thread", ":", "#8c8c00", left=True)
-if ceilings["numpy_dgemm_gflops"] is not None:
-    ceiling(ceilings["numpy_dgemm_gflops"], f"dgemm {ceilings['dgemm_n']}, NumPy, {threads}", ":", "#d62728")
-axes.set_xticks(range(len(shown)), [label for _, label, _ in shown])
-axes.set_ylabel("GFLOP/s (2 per multiply-add)")
-axes.set_title(f"Throughput at n = {', '.join(str(n) for n in lengths)} (lighter to darker), d = {run['d']}")
-axes.grid(True, axis="y", color="#eeeeee")
-figure.tight_layout()
-save(figure, options.out)
+
+
+def draw(narrow: bool):
+    """One wide plot, each ceiling named on its line; narrow, the same plot narrower: the methods' names
+    slanted, the ceilings named in a legend below the plot, the title on two lines."""
+    if narrow:
+        # The legend in a row of its own under the plot, where it covers no bar.
+        figure, (axes, legend_row) = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 6.5), layout="constrained",
+                                                  height_ratios=[5.0, 0.5])
+    else:
+        figure, axes = plt.subplots(figsize=(10, 4.0))
+    for position, (key, label, colour) in enumerate(shown):
+        for index, n in enumerate(lengths):
+            match = [row for row in rows if row["method"] == key and row["n"] == n]
+            if not match:
+                continue
+            axes.bar(position - 0.4 + width * (index + 0.5), match[0]["gflops"], width * 0.9, color=colour,
+                     alpha=0.45 + 0.55 * (index + 1) / len(lengths))
+
+    def ceiling(value, label, style, colour="0.3", left=False):
+        """A horizontal line at a ceiling, labelled at the right end (or the left, so that close labels do
+        not meet); narrow, named in the legend instead."""
+        if narrow:
+            axes.axhline(value, color=colour, linestyle=style, linewidth=1, label=label)
+            return
+        axes.axhline(value, color=colour, linestyle=style, linewidth=1)
+        axes.text(-0.5 if left else len(shown) - 0.5, value, label, ha="left" if left else "right", va="bottom",
+                  fontsize=9, color=colour)
+
+    ceiling(run["peak_gflops_one_thread"], "multiply-add peak, 1 thread", "--")
+    if run["threads"] > 1:
+        ceiling(run["peak_gflops"], f"multiply-add peak, {threads}", "-.")
+    if ceilings["eigen_dgemm_gflops"] is not None:
+        ceiling(ceilings["eigen_dgemm_gflops"], f"dgemm {ceilings['dgemm_n']}, Eigen, 1 thread", ":", "#8c8c00",
+                left=True)
+    if ceilings["numpy_dgemm_gflops"] is not None:
+        ceiling(ceilings["numpy_dgemm_gflops"], f"dgemm {ceilings['dgemm_n']}, NumPy, {threads}", ":", "#d62728")
+    if narrow:
+        axes.set_xticks(range(len(shown)), [label.replace("\n", " ") for _, label, _ in shown], rotation=45,
+                        ha="right", rotation_mode="anchor")
+        legend_row.axis("off")
+        legend_row.legend(*axes.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(-0.2, 1.0),
+                          frameon=False, fontsize=9)
+    else:
+        axes.set_xticks(range(len(shown)), [label for _, label, _ in shown])
+    axes.set_ylabel("GFLOP/s (2 per multiply-add)")
+    line = "\n" if narrow else " "  # narrow: the title on two lines
+    axes.set_title(f"Throughput at n = {', '.join(str(n) for n in lengths)}{line}(lighter to darker), d = {run['d']}")
+    axes.grid(True, axis="y", color="#eeeeee")
+    if not narrow:
+        figure.tight_layout()
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

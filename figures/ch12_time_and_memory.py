@@ -7,7 +7,7 @@ time at that n, but its counted memory is drawn, hollow. A method whose
 memory is the same as one drawn before it (the causal kernel's is the
 streaming kernel's) is drawn dashed, with a larger hollow marker, so that
 both lines show."""
-from figure_style import arguments, load_run, plt, save
+from figure_style import NARROW_WIDTH, arguments, load_run, narrow_path, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "fast_attention_benchmark")
@@ -23,45 +23,65 @@ STYLES = {
 rows = run["rows"]
 lengths = run["n"]
 
-figure, (timed, memory) = plt.subplots(1, 2, figsize=(11, 4.3))
-drawn = {}  # a memory curve, as a tuple of byte counts: the method that drew it first
-for method, style in STYLES.items():
-    mine = [row for row in rows if row["method"] == method]
-    timed_rows = [row for row in mine if row["seconds_median"] is not None]
-    if timed_rows:
-        medians = [row["seconds_median"] * 1e3 for row in timed_rows]
-        below = [m - row["seconds_spread"][0] * 1e3 for m, row in zip(medians, timed_rows)]
-        above = [row["seconds_spread"][1] * 1e3 - m for m, row in zip(medians, timed_rows)]
-        timed.errorbar([row["n"] for row in timed_rows], medians, yerr=[below, above], capsize=3, markersize=5,
-                       **style)
-    if mine:
-        curve = tuple(row["peak_extra_bytes"] for row in mine)
-        first = drawn.setdefault(curve, method)
-        twin = {} if first == method else dict(linestyle="--", markerfacecolor="none", markersize=9,
-                                                label=f"{style['label']} (same as {STYLES[first]['label']})")
-        memory.plot([row["n"] for row in mine], list(curve), **{**style, **twin})
-        skipped = [row for row in mine if row["skipped"]]
-        if skipped:
-            memory.plot([row["n"] for row in skipped], [row["peak_extra_bytes"] for row in skipped], linestyle="none",
-                        marker=style["marker"], markersize=10, markerfacecolor="none", markeredgecolor=style["color"])
 
-timed.set_ylabel(f"milliseconds per call, median of {run['reps']}")
-timed.set_title(f"Time, {run['threads']} thread{'' if run['threads'] == 1 else 's'}, d = {run['d']}")
-memory.set_ylabel("extra bytes beyond inputs and output")
-memory.set_title("Memory: n² against n · d (packed copies) or a few tiles")
-for axes in (timed, memory):
-    axes.set_xscale("log", base=2)
-    axes.set_yscale("log")
-    axes.set_xticks(lengths, [str(n) for n in lengths])
-    axes.minorticks_off()
-    axes.set_xlabel("n, queries and keys")
-    axes.grid(True, color="#eeeeee")
-timed.legend(loc="upper left", frameon=False, fontsize=8)
-memory.legend(loc="upper left", frameon=False, fontsize=7)
-figure.tight_layout()
-save(figure, options.out)
+def draw(narrow: bool):
+    """Side by side, each legend inside its panel; narrow, time above memory, each legend below its panel,
+    long titles and labels on two lines, no text below 9 pt."""
+    if narrow:
+        # Each legend in a row of its own under its panel, where it covers no data.
+        figure, (timed, timed_key, memory, memory_key) = plt.subplots(
+            4, 1, figsize=(NARROW_WIDTH - 0.4, 11.0), layout="constrained", height_ratios=[3.0, 1.4, 3.0, 1.7])
+    else:
+        figure, (timed, memory) = plt.subplots(1, 2, figsize=(11, 4.3))
+    drawn = {}  # a memory curve, as a tuple of byte counts: the method that drew it first
+    for method, style in STYLES.items():
+        mine = [row for row in rows if row["method"] == method]
+        timed_rows = [row for row in mine if row["seconds_median"] is not None]
+        if timed_rows:
+            medians = [row["seconds_median"] * 1e3 for row in timed_rows]
+            below = [m - row["seconds_spread"][0] * 1e3 for m, row in zip(medians, timed_rows)]
+            above = [row["seconds_spread"][1] * 1e3 - m for m, row in zip(medians, timed_rows)]
+            timed.errorbar([row["n"] for row in timed_rows], medians, yerr=[below, above], capsize=3, markersize=5,
+                           **style)
+        if mine:
+            curve = tuple(row["peak_extra_bytes"] for row in mine)
+            first = drawn.setdefault(curve, method)
+            same = "\n    " if narrow else " "  # narrow: "(same as ...)" on a line of its own
+            twin = {} if first == method else dict(linestyle="--", markerfacecolor="none", markersize=9,
+                                                    label=f"{style['label']}{same}(same as {STYLES[first]['label']})")
+            memory.plot([row["n"] for row in mine], list(curve), **{**style, **twin})
+            skipped = [row for row in mine if row["skipped"]]
+            if skipped:
+                memory.plot([row["n"] for row in skipped], [row["peak_extra_bytes"] for row in skipped],
+                            linestyle="none", marker=style["marker"], markersize=10, markerfacecolor="none",
+                            markeredgecolor=style["color"])
 
-svg = options.out.read_text()
+    line = "\n" if narrow else " "  # narrow: a long label or title on two lines
+    timed.set_ylabel(f"milliseconds per call,{line}median of {run['reps']}")
+    timed.set_title(f"Time, {run['threads']} thread{'' if run['threads'] == 1 else 's'}, d = {run['d']}")
+    memory.set_ylabel(f"extra bytes beyond{line}inputs and output")
+    memory.set_title(f"Memory: n² against n · d{line}(packed copies) or a few tiles")
+    for axes in (timed, memory):
+        axes.set_xscale("log", base=2)
+        axes.set_yscale("log")
+        axes.set_xticks(lengths, [str(n) for n in lengths])
+        axes.minorticks_off()
+        axes.set_xlabel("n, queries and keys")
+        axes.grid(True, color="#eeeeee")
+    if narrow:
+        for axes, key in ((timed, timed_key), (memory, memory_key)):
+            key.axis("off")
+            key.legend(*axes.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(-0.25, 1.0),
+                       frameon=False, fontsize=9)
+    else:
+        timed.legend(loc="upper left", frameon=False, fontsize=8)
+        memory.legend(loc="upper left", frameon=False, fontsize=7)
+        figure.tight_layout()
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)
+
 title = "Time and memory of attention against n: the teaching version, each fast step and NumPy"
 description = run["summary"]
 
@@ -70,6 +90,8 @@ def escaped(text):
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-opening = svg.index(">", svg.index("<svg")) + 1
-svg = svg[:opening] + f"\n <title>{escaped(title)}</title>\n <desc>{escaped(description)}</desc>" + svg[opening:]
-options.out.write_text(svg)
+for drawing in (options.out, narrow_path(options.out)):
+    svg = drawing.read_text()
+    opening = svg.index(">", svg.index("<svg")) + 1
+    svg = svg[:opening] + f"\n <title>{escaped(title)}</title>\n <desc>{escaped(description)}</desc>" + svg[opening:]
+    drawing.write_text(svg)

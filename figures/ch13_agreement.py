@@ -8,7 +8,7 @@ attention weights over the words, with each head's mean weight from the slot
 to the subject's noun on the held-out sentences."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "sentences_agreement")
@@ -20,42 +20,55 @@ heads = [(np.array(head)[-1], f"layer {l + 1}, head {h + 1}", run["heads"][l][h]
 answer = reading["answers"][0]
 confidence = reading["probabilities"][0][run["outputs"].index(answer)]
 
-figure = plt.figure(figsize=(7.0, 3.3), layout="constrained")
-left, right = figure.subfigures(1, 2, width_ratios=[1.0, 1.15])
 
-# Left: accuracy by attractors, the model against the last-noun rule.
-accuracy_axes = left.subplots()
-x = np.arange(len(groups))
-width = 0.38
-series = [("model", "the model", "#1f77b4"), ("nearest_noun", "rule: last noun", "0.65")]
-for offset, (key, name, colour) in zip((-width / 2, width / 2), series):
-    values = [100.0 * group[key] for group in groups]
-    bars = accuracy_axes.bar(x + offset, values, width, color=colour, label=name)
-    # A whole number only where it is exact: 99.7 printed as 100 would hide the one mistake.
-    labels = [f"{value:.0f}" if value in (0.0, 100.0) else f"{value:.1f}" for value in values]
-    accuracy_axes.bar_label(bars, labels, fontsize=7, padding=1)
-accuracy_axes.set_xticks(x, [f"{group['label']}\n({group['count']})" for group in groups], fontsize=9)
-accuracy_axes.set_xlabel("attractors (sentences)", fontsize=9)
-accuracy_axes.set_ylabel("held-out accuracy (%)", fontsize=9)
-accuracy_axes.set_ylim(0, 125)
-accuracy_axes.set_yticks(range(0, 101, 25))
-accuracy_axes.tick_params(axis="y", labelsize=9)
-accuracy_axes.legend(loc="upper center", ncol=2, frameon=False, fontsize=8, handlelength=1.2, columnspacing=1.0)
-accuracy_axes.set_title("Accuracy by attractors", fontsize=10)
-accuracy_axes.spines[["top", "right"]].set_visible(False)
+def draw(narrow: bool):
+    """Side by side; narrow, the accuracy above the heads' bars, each head's panel with its words, no text
+    below 9 pt."""
+    if narrow:
+        figure = plt.figure(figsize=(NARROW_WIDTH - 0.4, 7.4), layout="constrained")
+        left, right = figure.subfigures(2, 1, height_ratios=[1.0, 1.25], hspace=0.04)
+    else:
+        figure = plt.figure(figsize=(7.0, 3.3), layout="constrained")
+        left, right = figure.subfigures(1, 2, width_ratios=[1.0, 1.15])
+    small, smaller = (9, 9) if narrow else (8, 7)
 
-# Right: the slot's row of attention weights in the example sentence, per head.
-positions = np.arange(len(words))
-head_axes = right.subplots(len(heads), 1, squeeze=False)[:, 0]
-for row, (axes, (weights, title, to_subject)) in enumerate(zip(head_axes, heads)):
-    bars = axes.bar(positions, weights, 0.6, color="#1f77b4")
-    axes.bar_label(bars, [f"{weight:.2f}" for weight in weights], fontsize=7, padding=1)
-    axes.set_ylim(0, 1.3)
-    axes.set_yticks([0, 0.5, 1])
-    axes.tick_params(labelsize=8)
-    axes.set_xticks(positions, words if row == len(heads) - 1 else [], fontsize=9)
-    axes.set_title(f"{title}; to the subject's noun, on average: {to_subject:.2f}", fontsize=8, loc="left")
-    axes.set_ylabel("weight", fontsize=8)
-    axes.spines[["top", "right"]].set_visible(False)
-right.suptitle(f"\"{' '.join(words)}\" → {answer}, p = {confidence:.3f}", fontsize=10)
-save(figure, options.out)
+    # Left: accuracy by attractors, the model against the last-noun rule.
+    accuracy_axes = left.subplots()
+    x = np.arange(len(groups))
+    width = 0.38
+    series = [("model", "the model", "#1f77b4"), ("nearest_noun", "rule: last noun", "0.65")]
+    for offset, (key, name, colour) in zip((-width / 2, width / 2), series):
+        values = [100.0 * group[key] for group in groups]
+        bars = accuracy_axes.bar(x + offset, values, width, color=colour, label=name)
+        # A whole number only where it is exact: 99.7 printed as 100 would hide the one mistake.
+        labels = [f"{value:.0f}" if value in (0.0, 100.0) else f"{value:.1f}" for value in values]
+        accuracy_axes.bar_label(bars, labels, fontsize=smaller, padding=1)
+    accuracy_axes.set_xticks(x, [f"{group['label']}\n({group['count']})" for group in groups], fontsize=9)
+    accuracy_axes.set_xlabel("attractors (sentences)", fontsize=9)
+    accuracy_axes.set_ylabel("held-out accuracy (%)", fontsize=9)
+    accuracy_axes.set_ylim(0, 125)
+    accuracy_axes.set_yticks(range(0, 101, 25))
+    accuracy_axes.tick_params(axis="y", labelsize=9)
+    accuracy_axes.legend(loc="upper center", ncol=2, frameon=False, fontsize=small, handlelength=1.2,
+                         columnspacing=1.0)
+    accuracy_axes.set_title("Accuracy by attractors", fontsize=10)
+    accuracy_axes.spines[["top", "right"]].set_visible(False)
+
+    # Right: the slot's row of attention weights in the example sentence, per head.
+    positions = np.arange(len(words))
+    head_axes = right.subplots(len(heads), 1, squeeze=False)[:, 0]
+    for row, (axes, (weights, title, to_subject)) in enumerate(zip(head_axes, heads)):
+        bars = axes.bar(positions, weights, 0.6, color="#1f77b4")
+        axes.bar_label(bars, [f"{weight:.2f}" for weight in weights], fontsize=smaller, padding=1)
+        axes.set_ylim(0, 1.3)
+        axes.set_yticks([0, 0.5, 1])
+        axes.tick_params(labelsize=small)
+        axes.set_xticks(positions, words if row == len(heads) - 1 else [], fontsize=9)
+        axes.set_title(f"{title}; to the subject's noun, on average: {to_subject:.2f}", fontsize=small, loc="left")
+        axes.set_ylabel("weight", fontsize=small)
+        axes.spines[["top", "right"]].set_visible(False)
+    right.suptitle(f"\"{' '.join(words)}\" → {answer}, p = {confidence:.3f}", fontsize=10)
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

@@ -7,7 +7,7 @@ median over the seeds, the band runs from the worst seed to the best; the
 grey line is the rule "the verb takes the number of the last noun"."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 series = [("sentences_long_seeds", "attention", "#1f77b4", "o"),
@@ -25,27 +25,41 @@ def by_label(run, key):
     return labels, values
 
 
-figure, (whole, near) = plt.subplots(1, 2, figsize=(7.0, 3.0), layout="constrained", width_ratios=[1.0, 1.0])
 rule_labels, rule = by_label(load_run(options.outputs, series[0][0]), "nearest_noun")
-for axes, low in ((whole, 0), (near, 90)):
-    for run_name, name, colour, marker in series:
-        labels, values = by_label(load_run(options.outputs, run_name), "model")
-        x = np.arange(len(labels))
-        axes.fill_between(x, [min(v) for v in values], [max(v) for v in values], color=colour, alpha=0.18,
-                          linewidth=0)
-        axes.plot(x, [np.median(v) for v in values], color=colour, marker=marker, markersize=4,
-                  label=f"{name} (median)")
-    if low == 0:
-        axes.plot(np.arange(len(rule_labels)), [np.median(v) for v in rule], color="0.55", linestyle="--",
-                  marker=".", label="rule: the last noun")
-        axes.legend(loc="lower left", frameon=False, fontsize=8)
-        axes.set_title("Accuracy by distance", fontsize=10)
+
+
+def draw(narrow: bool):
+    """Side by side; narrow, the whole axis above the one from 90 %, each with its own axis labels, no text
+    below 9 pt."""
+    if narrow:
+        figure, (whole, near) = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 6.4), layout="constrained")
+        figure.get_layout_engine().set(hspace=0.08)
     else:
-        axes.set_title("The same, from 90 %", fontsize=10)
-    axes.set_xticks(np.arange(len(rule_labels)), rule_labels, fontsize=8)
-    axes.set_xlabel("positions from the subject's noun to the verb", fontsize=9)
-    axes.set_ylim(low, 100.8 if low else 105)
-    axes.tick_params(axis="y", labelsize=9)
-    axes.spines[["top", "right"]].set_visible(False)
-whole.set_ylabel("held-out accuracy (%)", fontsize=9)
-save(figure, options.out)
+        figure, (whole, near) = plt.subplots(1, 2, figsize=(7.0, 3.0), layout="constrained", width_ratios=[1.0, 1.0])
+    small = 9 if narrow else 8
+    for axes, low in ((whole, 0), (near, 90)):
+        for run_name, name, colour, marker in series:
+            labels, values = by_label(load_run(options.outputs, run_name), "model")
+            x = np.arange(len(labels))
+            axes.fill_between(x, [min(v) for v in values], [max(v) for v in values], color=colour, alpha=0.18,
+                              linewidth=0)
+            axes.plot(x, [np.median(v) for v in values], color=colour, marker=marker, markersize=4,
+                      label=f"{name} (median)")
+        if low == 0:
+            axes.plot(np.arange(len(rule_labels)), [np.median(v) for v in rule], color="0.55", linestyle="--",
+                      marker=".", label="rule: the last noun")
+            axes.legend(loc="lower left", frameon=False, fontsize=small)
+            axes.set_title("Accuracy by distance", fontsize=10)
+        else:
+            axes.set_title("The same, from 90 %", fontsize=10)
+        axes.set_xticks(np.arange(len(rule_labels)), rule_labels, fontsize=small)
+        axes.set_xlabel("positions from the subject's noun to the verb", fontsize=9)
+        axes.set_ylim(low, 100.8 if low else 105)
+        axes.tick_params(axis="y", labelsize=9)
+        axes.spines[["top", "right"]].set_visible(False)
+    for axes in (whole, near) if narrow else (whole,):
+        axes.set_ylabel("held-out accuracy (%)", fontsize=9)
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

@@ -6,7 +6,7 @@ the digits (at least 90 % of held-out digits right), the shade the same;
 below it, the seeds' median final loss."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save, with_minus_signs
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, with_minus_signs
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "norm_placement_grid")
@@ -24,21 +24,44 @@ for cell in cells:
     losses[i][j] = cell["median_final_loss"]
 NAMES = {"post_layer_norm": "post-norm, LayerNorm\n(the paper's)", "post_rms_norm": "post-norm, RMSNorm",
          "pre_layer_norm": "pre-norm, LayerNorm", "pre_rms_norm": "pre-norm, RMSNorm"}
+COLUMN_NAMES = [f"{'no warm-up' if w == 0 else f'warm-up {w}'}\nrate {r:g}" for w, r in columns]
+TITLE = f"Seeds that learned the task, of {seeds}, and the median final loss"
 
-figure, axes = plt.subplots(figsize=(7.2, 3.6), layout="constrained")
-axes.imshow(learned, cmap="Blues", vmin=0, vmax=seeds * 1.25, aspect="auto")
-for i in range(len(layouts)):
-    for j in range(len(columns)):
-        dark = learned[i, j] > seeds * 0.6
-        loss = losses[i][j]
-        axes.text(j, i - 0.12, f"{int(learned[i, j])} of {seeds}", ha="center", va="center", fontsize=11,
-                  color="white" if dark else "black", fontweight="bold")
-        axes.text(j, i + 0.22, "stopped" if loss is None else with_minus_signs(f"loss {loss:.3g}"), ha="center", va="center", fontsize=8,
-                  color="white" if dark else "#333333")
-axes.set_xticks(range(len(columns)),
-                [f"{'no warm-up' if w == 0 else f'warm-up {w}'}\nrate {r:g}" for w, r in columns], fontsize=9)
-axes.set_yticks(range(len(layouts)), [NAMES[name] for name in layouts], fontsize=9)
-axes.axvline(len(inputs["learning_rates"]) - 0.5, color="black", linewidth=1.5)
-axes.axhline(1.5, color="black", linewidth=1.5)
-axes.set_title(f"Seeds that learned the task, of {seeds}, and the median final loss", fontsize=10)
-save(figure, options.out)
+
+def table(axes, chosen: list, loss_size: float, names: dict) -> None:
+    """The cells of the columns `chosen` (indices into `columns`), in that order: shade, count, loss."""
+    axes.imshow(learned[:, chosen], cmap="Blues", vmin=0, vmax=seeds * 1.25, aspect="auto")
+    for i in range(len(layouts)):
+        for k, j in enumerate(chosen):
+            dark = learned[i, j] > seeds * 0.6
+            loss = losses[i][j]
+            axes.text(k, i - 0.12, f"{int(learned[i, j])} of {seeds}", ha="center", va="center", fontsize=11,
+                      color="white" if dark else "black", fontweight="bold")
+            axes.text(k, i + 0.22, "stopped" if loss is None else with_minus_signs(f"loss {loss:.3g}"),
+                      ha="center", va="center", fontsize=loss_size, color="white" if dark else "#333333")
+    axes.set_xticks(range(len(chosen)), [COLUMN_NAMES[j] for j in chosen], fontsize=9)
+    axes.set_yticks(range(len(layouts)), [names[name] for name in layouts], fontsize=9)
+
+
+def draw(narrow: bool):
+    """One table; narrow, its two halves (without a warm-up, with one) one above the other,
+    the layouts' names on more lines and the losses at 9 pt, so that each loss fits its cell."""
+    if not narrow:
+        figure, axes = plt.subplots(figsize=(7.2, 3.6), layout="constrained")
+        table(axes, list(range(len(columns))), loss_size=8, names=NAMES)
+        axes.axvline(len(inputs["learning_rates"]) - 0.5, color="black", linewidth=1.5)
+        axes.axhline(1.5, color="black", linewidth=1.5)
+        axes.set_title(TITLE, fontsize=10)
+        return figure
+    rates = len(inputs["learning_rates"])
+    narrow_names = {layout: name.replace(", ", ",\n") for layout, name in NAMES.items()}  # wider cells
+    figure, halves = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.2, 6.4), layout="constrained")
+    figure.get_layout_engine().set(hspace=0.06)
+    for h, axes in enumerate(halves):
+        table(axes, list(range(h * rates, (h + 1) * rates)), loss_size=9, names=narrow_names)
+        axes.axhline(1.5, color="black", linewidth=1.5)
+    figure.suptitle(TITLE.replace(", and", ",\nand"), fontsize=10)
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

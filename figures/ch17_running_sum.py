@@ -4,23 +4,41 @@ and its sum in float; both in bfloat16. Each point is the relative error of
 the softmax's denominator against the same sum in double, on log-log axes.
 Left, scores with standard deviation 1; right, 4, where a few scores
 dominate and the sum stays small."""
-from figure_style import arguments, load_run, plt, save
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 runs = [load_run(options.outputs, "precision"), load_run(options.outputs, "precision_wide")]
 COLOURS = ["#1f77b4", "#2ca02c", "#d62728"]
 
-figure, panels = plt.subplots(1, 2, figsize=(7.4, 3.4), sharey=True, layout="constrained")
-for axes, run in zip(panels, runs):
-    n = [row["n"] for row in run["rows"]]
-    for k, setup in enumerate(run["setups"]):
-        errors = [max(row["sums"][k]["normalizer_error"], 1e-17) for row in run["rows"]]
-        axes.loglog(n, errors, marker="o", markersize=4, color=COLOURS[k], label=setup["name"])
-    axes.set_title(f"scores with spread {run['inputs']['spread']:g}", fontsize=10)
-    axes.set_xlabel("n, the number of scores summed", fontsize=10)
-    axes.tick_params(labelsize=9)
-    axes.grid(True, color="#eeeeee", which="both")
-    axes.spines[["top", "right"]].set_visible(False)
-panels[0].set_ylabel("relative error of the denominator", fontsize=10)
-panels[0].legend(loc="upper left", frameon=False, fontsize=8)
-save(figure, options.out)
+
+def draw(narrow: bool):
+    """Side by side, the legend in the first panel; narrow, one above the other, the legend below them."""
+    if narrow:
+        figure, panels = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.3, 7.0), sharex=True, sharey=True,
+                                      layout="constrained")
+        figure.get_layout_engine().set(hspace=0.08)  # each title nearer its own panel than the one above
+    else:
+        figure, panels = plt.subplots(1, 2, figsize=(7.4, 3.4), sharey=True, layout="constrained")
+    for axes, run in zip(panels, runs):
+        n = [row["n"] for row in run["rows"]]
+        for k, setup in enumerate(run["setups"]):
+            errors = [max(row["sums"][k]["normalizer_error"], 1e-17) for row in run["rows"]]
+            axes.loglog(n, errors, marker="o", markersize=4, color=COLOURS[k], label=setup["name"])
+        axes.set_title(f"scores with spread {run['inputs']['spread']:g}", fontsize=10)
+        if not narrow or axes is panels[-1]:
+            axes.set_xlabel("n, the number of scores summed", fontsize=10)
+        axes.tick_params(labelsize=9)
+        axes.grid(True, color="#eeeeee", which="both")
+        axes.spines[["top", "right"]].set_visible(False)
+    if narrow:
+        for axes in panels:
+            axes.set_ylabel("relative error of the denominator", fontsize=10)
+        # Below the panels, where it covers no line.
+        panels[-1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False, fontsize=9)
+    else:
+        panels[0].set_ylabel("relative error of the denominator", fontsize=10)
+        panels[0].legend(loc="upper left", frameon=False, fontsize=8)
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

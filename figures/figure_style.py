@@ -118,36 +118,62 @@ def layer_diagram(axes, layout: str, norm: str = "LayerNorm", two_rows: bool = F
         raise ValueError(f"layout must be 'post' or 'pre', not {layout!r}")
     colours = {norm: "#fdd0a2", attention: "#c6dbef", network: "#c7e9c0"}
     width, gap = 1.25, 0.45
-    centres = []
+    half = routes[1][0]
+    # Each step's centre and size along its row, and the height of its row:
+    # on two rows, the second row starts where the first does, after a stretch
+    # of wire as long as the first row's "x" and the gap after it.
+    drop = 1.95 if two_rows else 0.0
+    centres, levels = [], []
     x = 0.0
-    for step in steps:
+    extent = 0.0
+    for k, step in enumerate(steps):
+        if two_rows and k == half + 1:
+            x = 0.3 + gap
         size = 0.42 if step == "+" else (0.3 if step == "x" else 0.85 if step == "output" else width)
         centres.append((x + size / 2, size))
+        levels.append(-drop if two_rows and k > half else 0)
         x += size + gap
-    for (left, left_size), (right, right_size) in zip(centres, centres[1:]):
-        axes.annotate("", xy=(right - right_size / 2, 0), xytext=(left + left_size / 2, 0),
+        extent = max(extent, x)
+    for k, ((left, left_size), (right_centre, right_size)) in enumerate(zip(centres, centres[1:])):
+        level = levels[k + 1]
+        start = left + left_size / 2
+        if level != levels[k]:
+            # The wire carried over: right, down between the rows, back left, and down into the second row.
+            turn, back = start + gap / 2, 0.15
+            axes.plot([start, turn, turn, back, back], [levels[k], levels[k], -0.8, -0.8, level],
+                      color="#444444", lw=1.3)
+            axes.annotate("", xy=(right_centre - right_size / 2, level), xytext=(back, level),
+                          arrowprops={"arrowstyle": "->", "color": "#444444", "lw": 1.3, "shrinkA": 0})
+            continue
+        axes.annotate("", xy=(right_centre - right_size / 2, level), xytext=(start, level),
                       arrowprops={"arrowstyle": "->", "color": "#444444", "lw": 1.3})
-    half = routes[1][0]
-    wire_middle = (centres[half][0] + centres[half][1] / 2 + centres[half + 1][0] - centres[half + 1][1] / 2) / 2
-    axes.text(wire_middle, -0.2, name, ha="center", va="center", fontsize=11, style="italic")
-    for step, (centre, size) in zip(steps, centres):
+    # On two rows the second route leaves the second row where the first leaves the first.
+    second_start = 0.3 + gap / 2
+    if two_rows:
+        wire_middle = second_start
+    else:
+        wire_middle = (centres[half][0] + centres[half][1] / 2 + centres[half + 1][0] - centres[half + 1][1] / 2) / 2
+    axes.text(wire_middle, levels[half + 1] - 0.2, name, ha="center", va="center", fontsize=11, style="italic")
+    for step, (centre, size), level in zip(steps, centres, levels):
         if step == "+":
-            axes.add_patch(plt.Circle((centre, 0), size / 2, facecolor="white", edgecolor="#444444", lw=1.3))
-            axes.text(centre, 0, "+", ha="center", va="center", fontsize=14)
+            axes.add_patch(plt.Circle((centre, level), size / 2, facecolor="white", edgecolor="#444444", lw=1.3))
+            axes.text(centre, level, "+", ha="center", va="center", fontsize=14)
         elif step in ("x", "output"):
-            axes.text(centre, 0, step, ha="center", va="center", fontsize=12, style="italic")
+            axes.text(centre, level, step, ha="center", va="center", fontsize=12, style="italic")
         else:
             axes.add_patch(matplotlib.patches.FancyBboxPatch(
-                (centre - size / 2, -0.42), size, 0.84, boxstyle="round,pad=0.02,rounding_size=0.08",
+                (centre - size / 2, level - 0.42), size, 0.84, boxstyle="round,pad=0.02,rounding_size=0.08",
                 facecolor=colours[step], edgecolor="#444444", lw=1.0))
-            axes.text(centre, 0, step, ha="center", va="center", fontsize=9.5)
+            axes.text(centre, level, step, ha="center", va="center", fontsize=9.5)
     for source, sum_step in routes:
         start = centres[source][0] + centres[source][1] / 2 + gap / 2
-        end = centres[sum_step][0]
-        axes.plot([start, start, end], [0, 0.8, 0.8], color="#c0392b", lw=1.3)
-        axes.annotate("", xy=(end, 0.21), xytext=(end, 0.8),
+        if two_rows and source == half:
+            start = second_start
+        end, level = centres[sum_step][0], levels[sum_step]
+        axes.plot([start, start, end], [level, level + 0.8, level + 0.8], color="#c0392b", lw=1.3)
+        axes.annotate("", xy=(end, level + 0.21), xytext=(end, level + 0.8),
                       arrowprops={"arrowstyle": "->", "color": "#c0392b", "lw": 1.3})
-    axes.set_xlim(-0.1, x - gap + 0.1)
-    axes.set_ylim(-0.55, 1.0)
+    axes.set_xlim(-0.1, extent - gap + 0.1)
+    axes.set_ylim(-drop - 0.55, 1.0)
     axes.set_aspect("equal")
     axes.axis("off")
