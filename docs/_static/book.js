@@ -72,12 +72,14 @@ function bookLaysOut(layOut) {
   else all();
 })();
 
-// Wide code, program output, tables, figures and formulas scroll sideways inside their
-// own box. A phone shows no scroll bar until the reader scrolls, so the edge
-// that hides more fades out (book.css, data-more), and the fade follows the
-// scrolling: "right" at the start, "both" in the middle, "left" at the end.
+// Wide code, program output, tables, figures, formulas and an interactive
+// figure's slots scroll sideways inside their own box. A phone shows no scroll
+// bar until the reader scrolls, so the edge that hides more fades out
+// (book.css, data-more), and the fade follows the scrolling: "right" at the
+// start, "both" in the middle, "left" at the end.
 (function () {
-  const BOXES = 'article pre, article .table-wrapper, article .figure-scroll, article mjx-container[display="true"]';
+  const BOXES = 'article pre, article .table-wrapper, article .figure-scroll, article mjx-container[display="true"], '
+    + 'article .interactive-slot';
   function mark(box) {
     const hidden = box.scrollWidth - box.clientWidth;
     const left = hidden > 1 && box.scrollLeft > 1;
@@ -94,8 +96,17 @@ function bookLaysOut(layOut) {
   const later = bookLaysOut(() => {
     for (const box of document.querySelectorAll(BOXES)) mark(box);
   });
-  // Opening a fold, choosing a tab or a figure's image arriving changes what fits.
+  // Opening a fold, choosing a tab or a figure's image arriving changes what fits;
+  // so does an interactive figure drawing its slots (again) after each computation.
   for (const type of ['load', 'toggle', 'click']) document.addEventListener(type, later, true);
+  const drawn = new MutationObserver((changes) => {
+    if (changes.some((change) => change.target instanceof Element && change.target.closest('div.interactive'))) later();
+  });
+  function watch() {
+    for (const article of document.querySelectorAll('article')) drawn.observe(article, { childList: true, subtree: true });
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', watch);
+  else watch();
   document.addEventListener('scroll', (event) => {
     if (event.target instanceof Element && event.target.matches(BOXES)) mark(event.target);
   }, { capture: true, passive: true });
