@@ -51,7 +51,7 @@ STAGES = [
      [("", "dot_product", "/scores")]),
     ("scale", "\N{DIVISION SIGN} \N{SQUARE ROOT}d\N{LATIN SUBSCRIPT SMALL LETTER K}", "keep scores moderate",
      "scaling", [("", "softmax", "/scaled_scores")]),
-    ("mask", "mask", "optional: hide the future", "masking", [("", "masking", "/mask")]),
+    ("mask", "mask", "optional: hide later words", "masking", [("", "masking", "/mask")]),
     ("softmax", "softmax", "each row: weights summing to 1 (without the mask)", "softmax", [("", "softmax", "/weights")]),
     ("output", "weights · V", "each token's new vector", "softmax", [("", "softmax", "/output")]),
 ]
