@@ -64,7 +64,7 @@ def draw(narrow: bool):
         axes.set_yticks([0, 0.5, 1])
         axes.tick_params(labelsize=small)
         axes.set_xticks(positions, words if row == len(heads) - 1 else [], fontsize=9)
-        axes.set_title(f"{title}; to the subject's noun, on average: {to_subject:.2f}", fontsize=small, loc="left")
+        axes.set_title(f"{title}; to the subject's noun, on average: {to_subject:.3f}", fontsize=small, loc="left")
         axes.set_ylabel("weight", fontsize=small)
         axes.spines[["top", "right"]].set_visible(False)
     right.suptitle(f"\"{' '.join(words)}\" → {answer}, p = {confidence:.3f}", fontsize=10)

@@ -29,7 +29,7 @@ for axes, (weights, title, to_previous) in zip(axes_row[0], panels):
                       color="white" if weights[i, j] > 0.6 else "black")
         j = int(np.argmax(weights[i]))
         axes.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#d62728", linewidth=1.8))
-    axes.set_title(f"{title}\nheld-out mean weight\non the word before: {to_previous:.2f}", fontsize=9)
+    axes.set_title(f"{title}\nheld-out mean weight\non the word before: {to_previous:.3f}", fontsize=9)
     axes.set_xticks(range(n), words, fontsize=10)
     axes.set_xlabel("the word read", fontsize=8)
     axes.xaxis.tick_top()
