@@ -128,20 +128,22 @@ bool is_ambiguous(Eigen::Index word) {
 // [one_word_ceiling]
 // The best any layer that reads one word at a time can do: it gives every occurrence of a word the
 // same tag, so on each word it is right at most as often as that word's commonest tag in the
-// held-out set.
-std::pair<double, double> one_word_ceiling(const std::vector<Sentence>& held_out) {
-  std::map<Eigen::Index, std::map<Tag, long long>> counts;  // word → tag → occurrences
+// held-out set. With `with_position`, the same for a layer that reads one word and its position:
+// every occurrence of a word at one position gets one tag.
+std::pair<double, double> one_word_ceiling(const std::vector<Sentence>& held_out, bool with_position = false) {
+  using WordAt = std::pair<Eigen::Index, std::size_t>;  // a word, and its position or 0
+  std::map<WordAt, std::map<Tag, long long>> counts;    // word (at a position) → tag → occurrences
   for (const Sentence& sentence : held_out) {
     for (std::size_t t = 0; t < sentence.words.size(); ++t) {
-      ++counts[sentence.words[t]][sentence.tags[t]];
+      ++counts[{sentence.words[t], with_position ? t : 0}][sentence.tags[t]];
     }
   }
   double best = 0.0, total = 0.0, best_ambiguous = 0.0, total_ambiguous = 0.0;
-  for (const auto& [word, tags] : counts) {
+  for (const auto& [word_at, tags] : counts) {
     long long most = 0, all = 0;
     for (const auto& [tag, count] : tags) most = std::max(most, count), all += count;
     best += static_cast<double>(most), total += static_cast<double>(all);
-    if (is_ambiguous(word)) {
+    if (is_ambiguous(word_at.first)) {
       best_ambiguous += static_cast<double>(most), total_ambiguous += static_cast<double>(all);
     }
   }
@@ -537,6 +539,8 @@ Result report(const Trained& trained, const Inputs& given) {
     }
     result.ambiguous_accuracy = right / static_cast<double>(result.ambiguous_count);
     std::tie(result.one_word_ceiling, result.one_word_ceiling_ambiguous) = one_word_ceiling(trained.held_out);
+    std::tie(result.word_and_position_ceiling, result.word_and_position_ceiling_ambiguous) =
+        one_word_ceiling(trained.held_out, true);
   } else {
     group_agreement(trained, pass.answers, result);
   }

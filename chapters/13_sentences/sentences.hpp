@@ -107,6 +107,8 @@ struct Result {
   double ambiguous_accuracy = 0.0;
   double one_word_ceiling = 0.0;  // the best any layer that reads one word at a time can do on the held-out set
   double one_word_ceiling_ambiguous = 0.0;
+  double word_and_position_ceiling = 0.0;  // the same for a layer that reads one word and its position
+  double word_and_position_ceiling_ambiguous = 0.0;
   // agreement
   std::vector<AgreementGroup> by_attractors, by_distance;
   double one_word_agreement = 0.0;  // a layer that reads only the slot: always the commoner number

@@ -164,8 +164,10 @@ nlohmann::json to_json(const Result& result) {
   if (task == Task::tagging) {
     document["ambiguous"] = {{"count", result.ambiguous_count},
                              {"accuracy", result.ambiguous_accuracy},
-                             {"one_word_ceiling", result.one_word_ceiling_ambiguous}};
+                             {"one_word_ceiling", result.one_word_ceiling_ambiguous},
+                             {"word_and_position_ceiling", result.word_and_position_ceiling_ambiguous}};
     document["one_word_ceiling"] = result.one_word_ceiling;
+    document["word_and_position_ceiling"] = result.word_and_position_ceiling;
   } else {
     document["by_attractors"] = groups_json(result.by_attractors);
     document["by_distance"] = groups_json(result.by_distance);
@@ -323,6 +325,9 @@ std::string tables(const Result& result) {
                         percent(result.one_word_ceiling));
     text += fmt::format("  {:<28} {:>11}  {:>25}\n", fmt::format("ambiguous words ({})", result.ambiguous_count),
                         percent(result.ambiguous_accuracy), percent(result.one_word_ceiling_ambiguous));
+    text += fmt::format("  (a layer that reads one word and its position: at best\n"
+                        "   {} of every word, {} of the ambiguous ones)\n",
+                        percent(result.word_and_position_ceiling), percent(result.word_and_position_ceiling_ambiguous));
   } else {
     text += fmt::format("\nHeld-out: {} subjects, none of them drawn in training; accuracy {}\n", result.held_out_count,
                         percent(result.accuracy));

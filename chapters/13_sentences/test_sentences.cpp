@@ -312,7 +312,8 @@ TEST_CASE("tagging after a few steps: every held-out measure is its definition o
   CHECK(result.training_distinct == static_cast<long long>(result.training_sentences.size()));
   CHECK(result.logged_steps == std::vector<long long>{1, 2, 3, 4, 5, 6});
   double right = 0.0, total = 0.0, right_ambiguous = 0.0, total_ambiguous = 0.0, rows = 0.0;
-  std::map<Eigen::Index, std::map<Tag, double>> counts;  // word → tag → occurrences
+  std::map<Eigen::Index, std::map<Tag, double>> counts;                              // word → tag → occurrences
+  std::map<std::pair<Eigen::Index, Eigen::Index>, std::map<Tag, double>> counts_at;  // (word, position) → tag → …
   std::vector<double> weight(2, 0.0), peak(2, 0.0);
   double even = 0.0;  // 1/n for a sentence of n words, on each of those rows
   for (const Sentence& sentence : held_out) {
@@ -323,6 +324,7 @@ TEST_CASE("tagging after a few steps: every held-out measure is its definition o
       right += correct ? 1.0 : 0.0;
       total += 1.0;
       counts[sentence.words[at]][sentence.tags[at]] += 1.0;
+      counts_at[{sentence.words[at], t}][sentence.tags[at]] += 1.0;
       if (!ambiguous(word_at(sentence, t))) continue;
       right_ambiguous += correct ? 1.0 : 0.0;
       total_ambiguous += 1.0;
@@ -354,6 +356,19 @@ TEST_CASE("tagging after a few steps: every held-out measure is its definition o
   CHECK(result.one_word_ceiling == Approx(best / total).epsilon(1e-14));
   CHECK(result.one_word_ceiling_ambiguous == Approx(best_ambiguous / total_ambiguous).epsilon(1e-14));
   CHECK(result.one_word_ceiling < 1.0);  // some words take two tags in the held-out set
+  // A layer that also reads the position gives a word at one position one tag: at best its commonest one there.
+  double best_at = 0.0, best_at_ambiguous = 0.0;
+  for (const auto& [word_at_position, tags] : counts_at) {
+    double most = 0.0;
+    for (const auto& [tag, count] : tags) most = std::max(most, count);
+    best_at += most;
+    if (ambiguous(sentences::vocabulary()[static_cast<std::size_t>(word_at_position.first)])) best_at_ambiguous += most;
+  }
+  CHECK(result.word_and_position_ceiling == Approx(best_at / total).epsilon(1e-14));
+  CHECK(result.word_and_position_ceiling_ambiguous == Approx(best_at_ambiguous / total_ambiguous).epsilon(1e-14));
+  // Knowing the position can only help: each word's commonest tag is one choice per position.
+  CHECK(result.word_and_position_ceiling >= result.one_word_ceiling);
+  CHECK(result.word_and_position_ceiling_ambiguous >= result.one_word_ceiling_ambiguous);
   // The reading of "I saw a saw": a softmax row per word, the answer its largest entry.
   const attention::TokenClassifierSteps reading = attention::token_classifier(*result.weights, words("I saw a saw"));
   REQUIRE(result.reading.probabilities.rows() == 4);

@@ -368,6 +368,21 @@ class SentencesTest(ProgramTest):
                 self.assertEqual(len(tags), 1, word)
         self.assertLess(best_ambiguous / total_ambiguous, 0.75)  # 56.9-64.6 % over seeds 1-10
 
+    def test_the_word_and_position_ceiling_of_tagging(self):
+        # A layer that reads one word and its position gives every occurrence of a word at one position the
+        # same tag: at best the commonest tag of that word there, in the held-out set.
+        counts = {}
+        for text in self.tagging["sentences"]["held_out"]:
+            for position, (word, tag) in enumerate(zip(text.split(" "), self.parse(text, "tagging").tags)):
+                counts.setdefault((word, position), Counter())[tag] += 1
+        best = sum(max(tags.values()) for tags in counts.values())
+        total = sum(sum(tags.values()) for tags in counts.values())
+        best_ambiguous = sum(max(tags.values()) for (word, _), tags in counts.items() if word in AMBIGUOUS)
+        total_ambiguous = sum(sum(tags.values()) for (word, _), tags in counts.items() if word in AMBIGUOUS)
+        self.assertAlmostEqual(self.tagging["word_and_position_ceiling"], best / total, delta=1e-12)
+        self.assertAlmostEqual(self.tagging["ambiguous"]["word_and_position_ceiling"],
+                               best_ambiguous / total_ambiguous, delta=1e-12)
+
     def check_agreement_groups(self, document, most_modifiers=None):
         """by_attractors, by_distance and one_word of an agreement run, recounted from its held-out sentences by
         the parser; a group no held-out sentence falls in is left out. Returns the labels left out."""
