@@ -261,6 +261,11 @@ Result compute(const Inputs& inputs, const Progress& progress) {
   result.inputs = inputs;
   result.turn = turn(inputs);
   result.trained_near_alike = trained_near_alike(inputs);
+  const Eigen::Index head_width = inputs.shape.d_model / inputs.shape.heads;
+  for (Eigen::Index i = 0; 2 * i < head_width; ++i) {
+    result.pair_turns_in_training.push_back(static_cast<double>(inputs.longest_trained - 1 - inputs.back) *
+                                            attention::angular_frequency(i, head_width));
+  }
   {
     attention::NumpyGenerator generator(1);
     attention::TokenClassifierWeights weights = attention::initial_token_classifier(inputs.shape, generator);

@@ -104,6 +104,9 @@ struct Result {
   // Among the offsets training asks about (0 … longest_trained − 1, but `back`), the one whose pair-0 turn from
   // `back` is nearest a whole number of turns, not 0; none if no trained offset turns as much as half a turn.
   std::optional<NearAlike> trained_near_alike;
+  // For every pair of a head: how far it turns, in radians, between offset `back` and the farthest offset
+  // training asks about (longest_trained − 1): the most of that pair's turn training ever shows a head.
+  std::vector<double> pair_turns_in_training;
   std::vector<TrainedRun> runs;  // for each scheme, for each seed
   long long parameters = 0;
 };

@@ -243,6 +243,7 @@ nlohmann::json to_json(const Result& result) {
           {"pair_turns_from_answer", summary.first->pair_turns_from_answer}}}};
   }
   json["schemes"] = by_scheme;
+  json["pair_turns_in_training"] = result.pair_turns_in_training;
   json["trained_near_alike"] = nullptr;
   if (const std::optional<NearAlike>& near = result.trained_near_alike) {
     json["trained_near_alike"] = {{"offset", near->offset},

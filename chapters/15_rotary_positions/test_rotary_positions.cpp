@@ -296,7 +296,16 @@ TEST_CASE("among the trained offsets, six places beyond `back` look most like it
   // compute() carries it.
   rotary_positions::Inputs turn_only = inputs;
   turn_only.train = false;
-  CHECK(rotary_positions::compute(turn_only).trained_near_alike.value().offset == 9);
+  const rotary_positions::Result result = rotary_positions::compute(turn_only);
+  CHECK(result.trained_near_alike.value().offset == 9);
+  // The farthest trained offset, 15, is 12 places beyond `back`: pair i turns 12 · 10000^(−2i/16) there, pair 2
+  // about 1.2 radians and pair 3 about 0.38.
+  REQUIRE(result.pair_turns_in_training.size() == 8);
+  for (Eigen::Index i = 0; i < 8; ++i) {
+    CHECK(result.pair_turns_in_training[static_cast<std::size_t>(i)] ==
+          Approx(12.0 * std::pow(10000.0, -2.0 * static_cast<double>(i) / 16.0)).epsilon(1e-13));
+  }
+  CHECK(result.pair_turns_in_training[2] == Approx(1.2).epsilon(1e-12));
 }
 
 TEST_CASE("the flags read a turn and a training and refuse what does not fit", "[ch15]") {
