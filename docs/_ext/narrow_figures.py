@@ -15,6 +15,18 @@ layout (docs/_static/book.css, 40em) and the wide one elsewhere; the page needs
 no script for it, and the ``alt`` text is the one the chapter wrote (so it
 names the panels by what they show, or as first and second, not by side).
 
+Every figure's image (drawn twice or not) is written inside a box that
+scrolls sideways and a link to the image alone, where a phone can zoom:
+
+    <div class="figure-scroll"><a class="figure-full" href=".../NAME.svg">
+    <img ...> (or the <picture> above) </a></div>
+
+so that on a narrow screen the image scrolls while its caption stays still
+(docs/_static/book.css; book.js sets the image's smallest size, and points
+the link at the drawing the screen shows). The page is written so, rather
+than rearranged by a script: moving a <picture> whose image is loading makes
+the browser drop that request and start again.
+
 ``:panel:`left``` (or ``middle``, ``right``, ``Left``, ...)
     A word that names a panel by its place, in a caption or a sentence about a
     figure drawn twice: "left" where the panels stand side by side, "top" on a
@@ -119,6 +131,9 @@ def _source(self, narrow: nodes.image) -> str:
 def visit_image(self, node: nodes.image) -> None:
     if NARROW_CLASS in node["classes"]:
         raise nodes.SkipNode  # written as its wide sibling's <source>
+    if isinstance(node.parent, nodes.figure):
+        self.body.append(f'<div class="figure-scroll"><a class="figure-full" href="{self.attval(_source(self, node))}" '
+                         'title="The figure alone, at full size">')
     narrow = _narrow_sibling(node)
     if narrow is not None:
         self.body.append(f'<picture><source media="{NARROW_SCREEN}" srcset="{self.attval(_source(self, narrow))}">')
@@ -129,6 +144,8 @@ def depart_image(self, node: nodes.image) -> None:
     type(self).depart_image(self, node)
     if _narrow_sibling(node) is not None:
         self.body.append("</picture>")
+    if isinstance(node.parent, nodes.figure):
+        self.body.append("</a></div>")
 
 
 def setup(app):

@@ -36,34 +36,19 @@ function bookLaysOut(layOut) {
 
 // A figure never shrinks below 60 % of its drawn size, where its tick labels
 // (11 pt) would fall under about 9 px: on a narrow screen it keeps that size
-// and scrolls sideways inside a box of its own (the caption stays still).
-// A tap on the figure opens it alone, at full size, where a phone can zoom.
+// and scrolls sideways inside the box the page gives it (the caption stays
+// still). A tap on the figure opens it alone, at full size, where a phone can
+// zoom: a figure drawn also for narrow screens is a <picture>
+// (docs/_ext/narrow_figures.py), and the link opens the drawing the screen shows.
 (function () {
   const SMALLEST_SCALE = 0.6;
-  function floor(img) {
-    if (img.naturalWidth > 0) img.style.minWidth = `${Math.round(img.naturalWidth * SMALLEST_SCALE)}px`;
-  }
-  // A figure drawn also for narrow screens is a <picture> (docs/_ext/narrow_figures.py):
-  // the link opens the drawing the screen shows.
-  function boxed(img) {
-    const link = document.createElement('a');
-    link.className = 'figure-full';
-    link.href = img.getAttribute('src');
-    link.title = 'The figure alone, at full size';
-    const box = document.createElement('div');
-    box.className = 'figure-scroll';
-    const drawing = img.closest('picture') || img;
-    drawing.replaceWith(box);
-    box.append(link);
-    link.append(drawing);
-  }
   function loaded(img) {
-    floor(img);
-    img.closest('a.figure-full').href = img.currentSrc || img.getAttribute('src');
+    if (img.naturalWidth > 0) img.style.minWidth = `${Math.round(img.naturalWidth * SMALLEST_SCALE)}px`;
+    const link = img.closest('a.figure-full');
+    if (link) link.href = img.currentSrc || img.getAttribute('src');
   }
   function all() {
     for (const img of document.querySelectorAll('figure img')) {
-      if (!img.closest('.figure-scroll')) boxed(img);
       if (img.complete) loaded(img);
       img.addEventListener('load', () => loaded(img));
     }

@@ -232,13 +232,22 @@ class BuildFailsOnMissingInputs(unittest.TestCase):
         """figures/ch03_weights_scaled_unscaled.py draws NAME.narrow.svg too: one <picture>, the narrow
         drawing as its source up to 40em, and the words that name a panel by its side in both layouts."""
         page_html = self.check("figure_drawn_twice")
-        self.assertRegex(page_html, r'<picture><source media="\(max-width: 40em\)" '
+        self.assertRegex(page_html, r'<div class="figure-scroll"><a class="figure-full" '
+                                    r'href="_images/ch03_weights_scaled_unscaled\.svg" [^>]*>'
+                                    r'<picture><source media="\(max-width: 40em\)" '
                                     r'srcset="_images/ch03_weights_scaled_unscaled\.narrow\.svg">'
                                     r'<img alt="Two heatmaps\." src="_images/ch03_weights_scaled_unscaled\.svg" ?/?>'
-                                    r'</picture>')
+                                    r'</picture></a></div>')
         self.assertEqual(page_html.count("<img"), 1)
         self.assertIn('Scaled (<span class="on-wide">left</span><span class="on-narrow">top</span>), unscaled '
                       '(<span class="on-wide">right</span><span class="on-narrow">bottom</span>).', page_html)
+
+    def test_a_figure_drawn_once_scrolls_in_a_box_of_its_own_and_links_to_itself(self):
+        """The page is written with the box and the link (docs/_ext/narrow_figures.py), not rearranged by a script."""
+        page_html = self.check("control")
+        self.assertRegex(page_html, r'<div class="figure-scroll"><a class="figure-full" '
+                                    r'href="_images/ch01_scores_heatmap\.svg" title="[^"]+">'
+                                    r'<img [^>]*src="_images/ch01_scores_heatmap\.svg" ?/?></a></div>')
 
     def test_a_panel_named_by_its_side_under_a_figure_drawn_once(self):
         self.check("panel_under_a_figure_drawn_once")
