@@ -4,7 +4,7 @@ scale. One-hot vectors put every pair of different words at the same
 distance; embeddings can put cat nearer to dog than to apple."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, token_heatmap
+from figure_style import NARROW_WIDTH, arguments, panel_figure, load_run, save_wide_and_narrow, token_heatmap
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "sets_of_vectors")
@@ -16,11 +16,7 @@ largest = max(float(values.max()) for values, _ in panels)
 
 def draw(narrow: bool):
     """Side by side, the colour bar on the right; narrow, one above the other, the colour bar below."""
-    if narrow:
-        figure, axes_pair = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 8.4), constrained_layout=True)
-        figure.get_layout_engine().set(hspace=0.1)  # each title nearer its own panel than the one above
-    else:
-        figure, axes_pair = plt.subplots(1, 2, figsize=(8.8, 4.0), constrained_layout=True)
+    figure, axes_pair = panel_figure(2, narrow, wide_size=(8.8, 4.0), narrow_size=(NARROW_WIDTH - 0.4, 8.4))
     for axes, (distances, title) in zip(axes_pair, panels):
         image = token_heatmap(axes, distances, words, words, vmin=0.0, vmax=largest, key_label="to the word")
         axes.set_title(title)

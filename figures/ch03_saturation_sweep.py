@@ -4,7 +4,7 @@ as the amount added to slot two grows. The program computes every point
 (its `saturation.sweep`); this script only draws them."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
+from figure_style import NARROW_WIDTH, arguments, load_run, panel_figure, save_wide_and_narrow
 
 options = arguments(__doc__)
 demo = load_run(options.outputs, "softmax_saturation")["saturation"]
@@ -25,12 +25,8 @@ colours = ["#1f77b4", "#d62728", "#7f7f7f", "#2ca02c", "#9467bd", "#8c564b"]
 
 def draw(narrow: bool):
     """Side by side, sharing the weight axis; narrow, one above the other, sharing both axes."""
-    if narrow:
-        figure, axes = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 7.0), sharex=True, sharey=True,
-                                    layout="constrained")
-        figure.get_layout_engine().set(hspace=0.08)  # each title nearer its own panel than the one above
-    else:
-        figure, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True, layout="constrained")
+    figure, axes = panel_figure(2, narrow, wide_size=(9.0, 3.8), narrow_size=(NARROW_WIDTH - 0.4, 7.0), space=0.08,
+                                sharex=narrow, sharey=True)
     for axis, (key, title) in zip(axes, panels):
         weights = np.array([point[key] for point in sweep])
         for slot in range(weights.shape[1]):

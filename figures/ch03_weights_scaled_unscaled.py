@@ -3,7 +3,7 @@
 same weight on both sides."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, token_heatmap
+from figure_style import NARROW_WIDTH, arguments, panel_figure, load_run, save_wide_and_narrow, token_heatmap
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "softmax")
@@ -17,11 +17,8 @@ top = max(weights.max() for weights, _ in panels)
 
 def draw(narrow: bool):
     """Side by side, the colour bar on the right; narrow, one above the other, the colour bar below."""
-    if narrow:
-        figure, axes = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 8.0), layout="constrained")
-        figure.get_layout_engine().set(hspace=0.1)  # each title nearer its own panel than the one above
-    else:
-        figure, axes = plt.subplots(1, 2, figsize=(8.4, 3.9), sharey=True, layout="constrained")
+    figure, axes = panel_figure(2, narrow, wide_size=(8.4, 3.9), narrow_size=(NARROW_WIDTH - 0.4, 8.0),
+                                sharey=not narrow)
     for axis, (weights, title) in zip(axes, panels):
         image = token_heatmap(axis, weights, askers, answerers, vmin=0.0, vmax=top)
         axis.set_title(title, pad=30)

@@ -3,7 +3,7 @@ mask, side by side. Masked cells are hatched: their weight is exactly 0."""
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, token_heatmap
+from figure_style import NARROW_WIDTH, arguments, panel_figure, load_run, save_wide_and_narrow, token_heatmap
 
 options = arguments(__doc__)
 panels = [(load_run(options.outputs, "masking_none"), "no mask"),
@@ -12,11 +12,7 @@ panels = [(load_run(options.outputs, "masking_none"), "no mask"),
 
 def draw(narrow: bool):
     """Side by side, the colour bar on the right; narrow, one above the other, the colour bar below."""
-    if narrow:
-        figure, axes_pair = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 8.0), constrained_layout=True)
-        figure.get_layout_engine().set(hspace=0.1)  # each title nearer its own panel than the one above
-    else:
-        figure, axes_pair = plt.subplots(1, 2, figsize=(8.4, 3.9), constrained_layout=True)
+    figure, axes_pair = panel_figure(2, narrow, wide_size=(8.4, 3.9), narrow_size=(NARROW_WIDTH - 0.4, 8.0))
     for axes, (run, title) in zip(axes_pair, panels):
         weights = np.array(run["weights"])
         allowed = np.array(run["mask"], dtype=bool)

@@ -4,7 +4,7 @@ own projections, so each has a table of its own; the weights are random
 (drawn from the seed), so the pattern means nothing learned."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, token_heatmap
+from figure_style import NARROW_WIDTH, arguments, panel_figure, load_run, plt, save_wide_and_narrow, token_heatmap
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "multi_head")
@@ -14,15 +14,9 @@ heads = run["heads"]
 
 def draw(narrow: bool):
     """Side by side, the colour bar on the right; narrow, one above another, the colour bar below."""
-    if narrow:
-        figure, panels = plt.subplots(len(heads), 1, figsize=(NARROW_WIDTH - 0.4, 4.0 * len(heads)),
-                                      constrained_layout=True, squeeze=False)
-        figure.get_layout_engine().set(hspace=0.1)  # each title nearer its own panel than the one above
-        panels = panels.T  # one row of panels, as side by side, for the loops below
-    else:
-        figure, panels = plt.subplots(1, len(heads), figsize=(3.9 * len(heads) + 0.8, 3.9), constrained_layout=True,
-                                      squeeze=False)
-    for number, (axes, head) in enumerate(zip(panels[0], heads), start=1):
+    figure, panels = panel_figure(len(heads), narrow, wide_size=(3.9 * len(heads) + 0.8, 3.9),
+                                    narrow_size=(NARROW_WIDTH - 0.4, 4.0 * len(heads)))
+    for number, (axes, head) in enumerate(zip(panels, heads), start=1):
         weights = np.array(head["weights"])
         image = token_heatmap(axes, weights, tokens, tokens, vmin=0.0, vmax=1.0,
                               key_label="key: the token looked at")
@@ -34,9 +28,9 @@ def draw(narrow: bool):
             # The largest weight of each row, outlined.
             j = int(np.argmax(weights[i]))
             axes.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#d62728", linewidth=2))
-    for axes in panels[0] if narrow else panels[0][:1]:
+    for axes in panels if narrow else panels[:1]:
         axes.set_ylabel("query: the token asking")
-    figure.colorbar(image, ax=panels[0].tolist(), shrink=0.8, label="weight",
+    figure.colorbar(image, ax=panels, shrink=0.8, label="weight",
                     location="bottom" if narrow else "right")
     return figure
 

@@ -2,7 +2,7 @@
 scaled dot-product scoring, side by side, from the same queries, keys and values."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, token_heatmap
+from figure_style import NARROW_WIDTH, arguments, panel_figure, load_run, save_wide_and_narrow, token_heatmap
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "other_layers")
@@ -12,11 +12,7 @@ panels = [(np.array(run["additive"]["weights"]), "additive: v·tanh(q W_q + k W_
 
 def draw(narrow: bool):
     """Side by side, the colour bar on the right; narrow, one above the other, the colour bar below."""
-    if narrow:
-        figure, axes_pair = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 8.0), constrained_layout=True)
-        figure.get_layout_engine().set(hspace=0.1)  # each title nearer its own panel than the one above
-    else:
-        figure, axes_pair = plt.subplots(1, 2, figsize=(8.4, 3.9), constrained_layout=True)
+    figure, axes_pair = panel_figure(2, narrow, wide_size=(8.4, 3.9), narrow_size=(NARROW_WIDTH - 0.4, 8.0))
     for axes, (weights, title) in zip(axes_pair, panels):
         image = token_heatmap(axes, weights, run["query_tokens"], run["key_tokens"], vmin=0.0, vmax=1.0,
                               key_label="key: the token looked at")

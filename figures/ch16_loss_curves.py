@@ -3,7 +3,7 @@ of the grid, one line per seed: the paper's layout (post-norm, LayerNorm)
 without a warm-up and with one, and pre-norm with LayerNorm without one.
 The dashed line is ln 10, the loss of a model that gives every digit the
 same probability; a run that stays near it has learned nothing."""
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
+from figure_style import NARROW_WIDTH, arguments, load_run, panel_figure, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "norm_placement_grid")
@@ -17,12 +17,8 @@ KEY = "blue, a seed that learned the task; red, one that did not"
 
 def draw(narrow: bool):
     """Side by side, sharing the loss axis; narrow, one above another, sharing the step axis too."""
-    if narrow:
-        figure, panels = plt.subplots(3, 1, figsize=(NARROW_WIDTH - 0.3, 7.4), sharex=True, sharey=True,
-                                      layout="constrained")
-        figure.get_layout_engine().set(hspace=0.08)  # each title nearer its own panel than the one above
-    else:
-        figure, panels = plt.subplots(1, 3, figsize=(7.6, 2.8), sharey=True, layout="constrained")
+    figure, panels = panel_figure(3, narrow, wide_size=(7.6, 2.8), narrow_size=(NARROW_WIDTH - 0.3, 7.4), space=0.08,
+                                  sharex=narrow, sharey=True)
     for axes, (layout, w, title) in zip(panels, PANELS):
         for r in run["runs"]:
             if r["layout"] == layout and r["warmup"] == w and r["learning_rate"] == rate:

@@ -4,7 +4,7 @@ and its sum in float; both in bfloat16. Each point is the relative error of
 the softmax's denominator against the same sum in double, on log-log axes.
 Left, scores with standard deviation 1; right, 4, where a few scores
 dominate and the sum stays small."""
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
+from figure_style import NARROW_WIDTH, arguments, load_run, panel_figure, save_wide_and_narrow
 
 options = arguments(__doc__)
 runs = [load_run(options.outputs, "precision"), load_run(options.outputs, "precision_wide")]
@@ -13,12 +13,8 @@ COLOURS = ["#1f77b4", "#2ca02c", "#d62728"]
 
 def draw(narrow: bool):
     """Side by side, the legend in the first panel; narrow, one above the other, the legend below them."""
-    if narrow:
-        figure, panels = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.3, 7.0), sharex=True, sharey=True,
-                                      layout="constrained")
-        figure.get_layout_engine().set(hspace=0.08)  # each title nearer its own panel than the one above
-    else:
-        figure, panels = plt.subplots(1, 2, figsize=(7.4, 3.4), sharey=True, layout="constrained")
+    figure, panels = panel_figure(2, narrow, wide_size=(7.4, 3.4), narrow_size=(NARROW_WIDTH - 0.3, 7.0), space=0.08,
+                                  sharex=narrow, sharey=True)
     for axes, run in zip(panels, runs):
         n = [row["n"] for row in run["rows"]]
         for k, setup in enumerate(run["setups"]):

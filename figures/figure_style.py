@@ -80,6 +80,18 @@ def narrow_path(out: Path) -> Path:
     return out.with_name(f"{out.stem}.narrow.svg")
 
 
+def panel_figure(count: int, narrow: bool, wide_size, narrow_size, space: float = 0.1, **options):
+    """A figure of `count` panels: side by side in `wide_size` inches, or, narrow, one above
+    another in `narrow_size` (at most NARROW_WIDTH wide), with `space` between them, so that
+    each title sits nearer its own panel than the one above. `options` go to plt.subplots.
+    Returns the figure and its axes, in a flat list."""
+    rows, columns, size = (count, 1, narrow_size) if narrow else (1, count, wide_size)
+    figure, axes = plt.subplots(rows, columns, figsize=size, constrained_layout=True, squeeze=False, **options)
+    if narrow:
+        figure.get_layout_engine().set(hspace=space)
+    return figure, list(axes.flat)
+
+
 def save_wide_and_narrow(draw, out: Path) -> None:
     """A figure whose panels stand side by side, drawn twice: `draw(narrow=False)`
     to `out`, and `draw(narrow=True)`, the same panels one above another and no
