@@ -54,6 +54,9 @@ html_theme_options = {
     "top_of_page_button": None,
 }
 html_show_sourcelink = False
+# A figure's image links to itself at full size from the box the page gives it
+# (_ext/narrow_figures.py), whatever its :width:; Sphinx's own link would nest in it.
+html_scaled_image_link = False
 html_copy_source = False
 # No "Fig. 6" or "Listing 37" before captions: nothing in the book refers to
 # its own figures by number, the chapters cite the paper's "Figure 2" and
