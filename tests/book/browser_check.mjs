@@ -8,7 +8,8 @@
 // driven by playwright-core; one browser, one context, a few tabs at a time)
 // and checks, per page:
 //   * no request leaves the local server (the book must work offline);
-//   * no failed request and no HTTP status >= 400;
+//   * no failed request and no HTTP status >= 400 (a figure's drawing for the other
+//     width, which Chromium may start to fetch and then drop, is not a failure);
 //   * no console error and no uncaught page error;
 //   * every <img> has loaded (complete && naturalWidth > 0);
 //   * the formulas, drawn when the book was built: every .math element holds
@@ -624,6 +625,17 @@ async function probeLayout({ width, smallestFigureScale }) {
   return problems;
 }
 
+// The drawings a figure drawn twice does not show at this width: each <source> of a
+// <picture> whose image shows another one (docs/_ext/narrow_figures.py).
+function unshownDrawings() {
+  return [...document.querySelectorAll('picture')].flatMap((picture) => {
+    const shown = picture.querySelector('img')?.currentSrc;
+    return [...picture.querySelectorAll('source[srcset]')]
+      .map((source) => new URL(source.getAttribute('srcset'), document.baseURI).href)
+      .filter((url) => url !== shown);
+  });
+}
+
 // In the dark scheme every SVG figure must sit on a white sheet.
 function probeDarkFigures() {
   const problems = [];
@@ -927,10 +939,17 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
     }
   });
   // Check: no failed requests (connection errors, aborted, file:// missing).
+  // An aborted one is judged once the page has settled (unshownDrawings, below).
+  const aborted = [];
   page.on('requestfailed', (req) => {
     if (badUrls.has(req.url()) || isFavicon(req.url())) return;
+    const error = req.failure()?.errorText ?? 'unknown error';
+    if (error === 'net::ERR_ABORTED') {
+      aborted.push(req.url());
+      return;
+    }
     badUrls.add(req.url());
-    fail(`request failed: ${req.url()} (${req.failure()?.errorText ?? 'unknown error'})`);
+    fail(`request failed: ${req.url()} (${error})`);
   });
   // Check: no HTTP error status (>= 400), except a browser-initiated /favicon.ico.
   page.on('response', (res) => {
@@ -1032,6 +1051,14 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
       const report = await checkFiguresOfPage(page, ctx.bin, width, fail);
       ctx.figureReports.push(...report.map((line) => ({ label, width, line })));
       figureLines.push(...report);
+    }
+
+    // An aborted request is a failure, but for a figure's other drawing: Chromium may start to
+    // fetch a <picture>'s <source> for a narrow screen before it knows the page is wide, and
+    // drop it when it does. The drawing the page shows must have come, and did (image check).
+    const unshown = new Set(await page.evaluate(unshownDrawings));
+    for (const url of aborted) {
+      if (!unshown.has(url) && !badUrls.has(url)) fail(`request failed: ${url} (net::ERR_ABORTED)`);
     }
   };
 
