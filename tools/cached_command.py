@@ -161,5 +161,6 @@ def main() -> int:
         print(f"cached_command.py: not cached: {error}", file=sys.stderr)
     return 0
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -24,8 +24,7 @@ scrolls sideways and a link to the image alone, where a phone can zoom:
 so that on a narrow screen the image scrolls while its caption stays still
 (docs/_static/book.css; book.js sets the image's smallest size, and points
 the link at the drawing the screen shows). The page is written so, rather
-than rearranged by a script: moving a <picture> whose image is loading makes
-the browser drop that request and start again.
+than rearranged by a script once it has loaded: it needs no script for them.
 
 ``:panel:`left``` (or ``middle``, ``right``, ``Left``, ...)
     A word that names a panel by its place, in a caption or a sentence about a
@@ -120,9 +119,9 @@ def _narrow_sibling(node: nodes.image) -> nodes.image | None:
     return None
 
 
-def _source(self, narrow: nodes.image) -> str:
-    """Where the page finds the narrow drawing, as Sphinx's HTML writer computes an image's src."""
-    uri = narrow["uri"]
+def _source(self, image: nodes.image) -> str:
+    """Where the page finds @p image, as Sphinx's HTML writer computes an image's src."""
+    uri = image["uri"]
     if uri in self.builder.images:
         uri = posixpath.join(self.builder.imgpath, urllib.parse.quote(self.builder.images[uri]))
     return uri
