@@ -4,7 +4,8 @@ scale. One-hot vectors put every pair of different words at the same
 distance; embeddings can put cat nearer to dog than to apple."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, panel_figure, load_run, save_wide_and_narrow, token_heatmap
+from figure_style import (
+    NARROW_WIDTH, arguments, cell_numbers, load_run, panel_figure, save_wide_and_narrow, token_heatmap)
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "sets_of_vectors")
@@ -20,10 +21,7 @@ def draw(narrow: bool):
     for axes, (distances, title) in zip(axes_pair, panels):
         image = token_heatmap(axes, distances, words, words, vmin=0.0, vmax=largest, key_label="to the word")
         axes.set_title(title)
-        for i in range(distances.shape[0]):
-            for j in range(distances.shape[1]):
-                axes.text(j, i, f"{distances[i, j]:.3f}".rstrip("0").rstrip("."), ha="center", va="center",
-                          color="white" if distances[i, j] > 0.6 * largest else "black")
+        cell_numbers(axes, distances, lambda distance: f"{distance:.3f}".rstrip("0").rstrip("."), 0.6 * largest)
     for axes in axes_pair if narrow else axes_pair[:1]:
         axes.set_ylabel("from the word")
     figure.colorbar(image, ax=axes_pair, shrink=0.8, label="distance", location="bottom" if narrow else "right")

@@ -3,7 +3,7 @@ break symmetry (cat asks fish, fish asks cat) outlined."""
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from figure_style import arguments, load_run, plt, save, token_heatmap
+from figure_style import arguments, cell_numbers, load_run, plt, save, token_heatmap
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "dot_product")
@@ -13,10 +13,7 @@ askers, answerers = run["query_tokens"], run["key_tokens"]
 figure, axes = plt.subplots(figsize=(4.6, 3.8))
 image = token_heatmap(axes, scores, askers, answerers, vmin=min(0.0, scores.min()), vmax=None)
 axes.set_ylabel("query: the token asking")
-for i in range(scores.shape[0]):
-    for j in range(scores.shape[1]):
-        light = scores[i, j] > (scores.max() + scores.min()) / 2
-        axes.text(j, i, f"{scores[i, j]:g}", ha="center", va="center", color="white" if light else "black")
+cell_numbers(axes, scores, lambda score: f"{score:g}", (scores.max() + scores.min()) / 2)
 # Outline the largest mismatch between (i, j) and (j, i).
 if scores.shape[0] == scores.shape[1]:
     gap = np.abs(scores - scores.T)

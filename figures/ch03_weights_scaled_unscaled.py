@@ -3,7 +3,8 @@
 same weight on both sides."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, panel_figure, load_run, save_wide_and_narrow, token_heatmap
+from figure_style import (
+    NARROW_WIDTH, arguments, cell_numbers, load_run, panel_figure, save_wide_and_narrow, token_heatmap)
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "softmax")
@@ -22,11 +23,7 @@ def draw(narrow: bool):
     for axis, (weights, title) in zip(axes, panels):
         image = token_heatmap(axis, weights, askers, answerers, vmin=0.0, vmax=top)
         axis.set_title(title, pad=30)
-        for i in range(weights.shape[0]):
-            for j in range(weights.shape[1]):
-                light = weights[i, j] > top / 2
-                axis.text(j, i, f"{weights[i, j]:.3f}", ha="center", va="center",
-                          color="white" if light else "black")
+        cell_numbers(axis, weights, lambda weight: f"{weight:.3f}", top / 2)
     for axis in axes if narrow else axes[:1]:
         axis.set_ylabel("query: the token asking")
     figure.colorbar(image, ax=axes, shrink=0.8, label="weight (each row sums to 1)",

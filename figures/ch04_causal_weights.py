@@ -3,7 +3,7 @@ mask, side by side. Masked cells are hatched: their weight is exactly 0."""
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from figure_style import NARROW_WIDTH, arguments, panel_figure, load_run, save_wide_and_narrow, token_heatmap
+from figure_style import NARROW_WIDTH, arguments, load_run, panel_figure, save_wide_and_narrow, token_heatmap
 
 options = arguments(__doc__)
 panels = [(load_run(options.outputs, "masking_none"), "no mask"),

@@ -4,7 +4,8 @@ own projections, so each has a table of its own; the weights are random
 (drawn from the seed), so the pattern means nothing learned."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, panel_figure, load_run, plt, save_wide_and_narrow, token_heatmap
+from figure_style import (
+    NARROW_WIDTH, arguments, cell_numbers, load_run, panel_figure, plt, save_wide_and_narrow, token_heatmap)
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "multi_head")
@@ -21,11 +22,8 @@ def draw(narrow: bool):
         image = token_heatmap(axes, weights, tokens, tokens, vmin=0.0, vmax=1.0,
                               key_label="key: the token looked at")
         axes.set_title(f"head {number}: softmax(Q$_{number}$K$_{number}^T/\\sqrt{{{run['d_k']}}}$)")
-        for i in range(weights.shape[0]):
-            for j in range(weights.shape[1]):
-                axes.text(j, i, f"{weights[i, j]:.2f}", ha="center", va="center",
-                          color="white" if weights[i, j] > 0.6 else "black")
-            # The largest weight of each row, outlined.
+        cell_numbers(axes, weights, lambda weight: f"{weight:.2f}", 0.6)
+        for i in range(weights.shape[0]):  # the largest weight of each row, outlined
             j = int(np.argmax(weights[i]))
             axes.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#d62728", linewidth=2))
     for axes in panels if narrow else panels[:1]:

@@ -2,7 +2,8 @@
 scaled dot-product scoring, side by side, from the same queries, keys and values."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, panel_figure, load_run, save_wide_and_narrow, token_heatmap
+from figure_style import (
+    NARROW_WIDTH, arguments, cell_numbers, load_run, panel_figure, save_wide_and_narrow, token_heatmap)
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "other_layers")
@@ -17,10 +18,7 @@ def draw(narrow: bool):
         image = token_heatmap(axes, weights, run["query_tokens"], run["key_tokens"], vmin=0.0, vmax=1.0,
                               key_label="key: the token looked at")
         axes.set_title(title)
-        for i in range(weights.shape[0]):
-            for j in range(weights.shape[1]):
-                axes.text(j, i, f"{weights[i, j]:.3f}", ha="center", va="center",
-                          color="white" if weights[i, j] > 0.6 else "black")
+        cell_numbers(axes, weights, lambda weight: f"{weight:.3f}", 0.6)
     for axes in axes_pair if narrow else axes_pair[:1]:
         axes.set_ylabel("query: the token asking")
     figure.colorbar(image, ax=axes_pair, shrink=0.8, label="weight", location="bottom" if narrow else "right")

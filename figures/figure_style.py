@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -43,6 +44,13 @@ def token_heatmap(axes, values, askers, answerers, vmin, vmax, key_label="key: t
     axes.xaxis.set_label_position("top")
     axes.xaxis.tick_top()
     return image
+
+
+def cell_numbers(axes, values, text, light_above: float) -> None:
+    """Each cell of a heatmap with its number written on it, `text(value)`: white on the
+    cells whose value is above `light_above` (the darker ones), black on the others."""
+    for (i, j), value in np.ndenumerate(values):
+        axes.text(j, i, text(value), ha="center", va="center", color="white" if value > light_above else "black")
 
 
 def step_axes(axes, xlabel: str, ylabel: str, legend_loc: str) -> None:
@@ -96,7 +104,7 @@ def save_wide_and_narrow(draw, out: Path) -> None:
     """A figure whose panels stand side by side, drawn twice: `draw(narrow=False)`
     to `out`, and `draw(narrow=True)`, the same panels one above another and no
     wider than NARROW_WIDTH, to narrow_path(out). The page shows the second on a
-    narrow screen (docs/_ext/book.py); the build knows a script draws both by
+    narrow screen (docs/_ext/narrow_figures.py); the build knows a script draws both by
     its call of this function (cmake/Book.cmake)."""
     save(draw(narrow=False), out)
     narrow = narrow_path(out)
@@ -140,7 +148,7 @@ def layer_diagram(axes, layout: str, norm: str = "LayerNorm", two_rows: bool = F
     extent = 0.0
     for k, step in enumerate(steps):
         if two_rows and k == half + 1:
-            x = 0.3 + gap
+            x = centres[0][1] + gap
         size = 0.42 if step == "+" else (0.3 if step == "x" else 0.85 if step == "output" else width)
         centres.append((x + size / 2, size))
         levels.append(-drop if two_rows and k > half else 0)
@@ -160,7 +168,7 @@ def layer_diagram(axes, layout: str, norm: str = "LayerNorm", two_rows: bool = F
         axes.annotate("", xy=(right_centre - right_size / 2, level), xytext=(start, level),
                       arrowprops={"arrowstyle": "->", "color": "#444444", "lw": 1.3})
     # On two rows the second route leaves the second row where the first leaves the first.
-    second_start = 0.3 + gap / 2
+    second_start = centres[0][1] + gap / 2
     if two_rows:
         wire_middle = second_start
     else:
