@@ -142,6 +142,7 @@ void count_the_weights(const Inputs& inputs, Result& result) {
   const long long radius = inputs.longest - 1;
   result.longest = {radius, 2 * radius + 1, attention::window_layer_parameters(radius, d, c), true};
   result.attention_parameters = 3 * d * d;
+  result.attention_and_layer_parameters = result.attention_parameters + attention::window_layer_parameters(0, d, c);
 }
 
 // ---------------------------------------------------------------------------
@@ -245,10 +246,10 @@ std::string layer_tables(const Result& result) {
   text +=
       fmt::format("To cover a sentence of {} words\n  from every position: radius {},\n  window {}, {} parameters.\n"
                   "Self-attention's W^Q, W^K, W^V at width {}\n  (one head): 3 * d * d = {} parameters,\n"
-                  "  for any length.\n",
+                  "  for any length;\n  with the one-vector layer after it, {}.\n",
                   inputs.longest, result.longest.radius, result.longest.window,
                   program::grouped_digits(static_cast<std::uint64_t>(result.longest.parameters)), inputs.width,
-                  result.attention_parameters);
+                  result.attention_parameters, result.attention_and_layer_parameters);
   return text;
 }
 
@@ -341,7 +342,8 @@ nlohmann::json to_json(const Result& result) {
           {"radius", result.longest.radius},
           {"window", result.longest.window},
           {"parameters", result.longest.parameters}}},
-        {"attention_parameters", result.attention_parameters}}},
+        {"attention_parameters", result.attention_parameters},
+        {"attention_and_layer_parameters", result.attention_and_layer_parameters}}},
   };
 }
 

@@ -80,9 +80,10 @@ struct Result {
   Eigen::RowVectorXd one_bias, window_bias;
   attention::Matrix one_outputs, window_inputs, window_outputs;
   std::vector<Repeat> repeats;
-  std::vector<WindowSize> sizes;       // radius 0 up to the first that covers the sentence
-  WindowSize longest;                  // the window that covers a sentence of --longest words
-  long long attention_parameters = 0;  // W^Q, W^K, W^V of one head of width d: 3 d², whatever the length
+  std::vector<WindowSize> sizes;                 // radius 0 up to the first that covers the sentence
+  WindowSize longest;                            // the window that covers a sentence of --longest words
+  long long attention_parameters = 0;            // W^Q, W^K, W^V of one head of width d: 3 d², whatever the length
+  long long attention_and_layer_parameters = 0;  // those, and the one-vector layer after them (radius 0)
 };
 
 /// The tables, the frames and the two layers. Throws program::UsageError

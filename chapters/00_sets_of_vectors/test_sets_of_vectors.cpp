@@ -155,6 +155,8 @@ TEST_CASE("the window layer's weights grow with the window and attention's do no
   CHECK(result.longest.parameters == 31988);
   CHECK(result.attention_parameters == 48);
   CHECK(run({"--width", "8"}).attention_parameters == 192);
+  // With the layer that reads one vector of 4 numbers into 4 tags: 4 · 4 weights and 4 biases more.
+  CHECK(result.attention_and_layer_parameters == 48 + 4 * 4 + 4);
 }
 
 TEST_CASE("the seed decides the draws and nothing else does", "[ch00]") {

@@ -150,6 +150,17 @@ std::string rival_summary(const std::vector<Eigen::Index>& offsets) {
   return fmt::format("offsets {} in the {} seeds", program::listed(offsets, "and"), offsets.size());
 }
 
+// How far the seeds hold the task, as a sentence goes on after "the seeds hold": "all to position 21", "to
+// position 15 at the least and 16 at the most", "to no position at the least and to 16 at the most", "at no
+// position". Arguments as held_until() returns them.
+std::string seeds_hold_summary(Eigen::Index fewest_until, Eigen::Index most_until, const Inputs& inputs) {
+  if (most_until <= inputs.back) return "at no position";
+  if (fewest_until == most_until) return fmt::format("all to position {}", most_until - 1);
+  if (fewest_until <= inputs.back)
+    return fmt::format("to no position at the least and to {} at the most", most_until - 1);
+  return fmt::format("to position {} at the least and {} at the most", fewest_until - 1, most_until - 1);
+}
+
 bool has(const Inputs& inputs, attention::Positions scheme) {
   return std::find(inputs.schemes.begin(), inputs.schemes.end(), scheme) != inputs.schemes.end();
 }
@@ -233,6 +244,7 @@ nlohmann::json to_json(const Result& result) {
         {"attention_on_answer_median", summary.attention_median},
         {"holds_up_to", summary.holds_until - 1},
         {"seeds_hold_up_to", {{"fewest", summary.fewest_held_until - 1}, {"most", summary.most_held_until - 1}}},
+        {"seeds_hold_summary", seeds_hold_summary(summary.fewest_held_until, summary.most_held_until, inputs)},
         {"rival_offsets", summary.rival_offsets},
         {"rival_summary", rival_summary(summary.rival_offsets)},
         {"first_seed",

@@ -126,6 +126,18 @@ def last_held(accuracy, back, holds):
     return (below[0] if below else len(accuracy)) - 1
 
 
+def hold_summary(fewest, most, back):
+    """How far the seeds hold, as the prose reads it after "the seeds hold", from the fewest and the most
+    positions held (last_held(): back - 1 when none is)."""
+    if most < back:
+        return "at no position"
+    if fewest == most:
+        return f"all to position {most}"
+    if fewest < back:
+        return f"to no position at the least and to {most} at the most"
+    return f"to position {fewest} at the least and {most} at the most"
+
+
 def runs_of(document, scheme):
     return [row for row in document["runs"] if row["scheme"] == scheme]
 

@@ -206,6 +206,7 @@ class WindowCost(ProgramTest):
                                                       "window": 2 * longest - 1,
                                                       "parameters": (2 * longest - 1) * width * tags + tags})
                 self.assertEqual(tagging["attention_parameters"], 3 * width * width)
+                self.assertEqual(tagging["attention_and_layer_parameters"], 3 * width * width + width * tags + tags)
 
     def test_the_count_grows_linearly_with_the_window(self):
         sizes = run_json()["tagging"]["sizes"]
