@@ -64,6 +64,11 @@ Sentence draw_agreement_prefix(attention::NumpyGenerator& generator, int modifie
 /// noun and a verb is accepted wherever either fits.
 bool is_sentence(const std::vector<Eigen::Index>& words, int modifiers = 2);
 
+/// The probability that draw_sentence(generator, @p modifiers) writes exactly @p words: the sum, over every way
+/// the grammar can write them (a word that is both a noun and a verb, "saw" as a present or a past verb), of the
+/// product of the chances of the generator's choices. 0 for words that are not a sentence.
+double sentence_probability(const std::vector<Eigen::Index>& words, int modifiers = 2);
+
 /// Where words stop being a sentence of the grammar, and what a sentence could have there instead.
 struct Refusal {
   std::size_t at = 0;  ///< the first word that no sentence has after the words before it (words.size(): they stop

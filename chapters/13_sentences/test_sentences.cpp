@@ -212,6 +212,63 @@ TEST_CASE("drawn sentences parse and the word before an ambiguous word decides i
   CHECK(ambiguous_seen > 100);
 }
 
+TEST_CASE("a sentence's probability is the product of the generator's choices and how often it is drawn", "[ch13]") {
+  // Worked out from the Writer's choices: the subject's number (1/2), a pronoun for a subject (1/3) and which
+  // (1/3 of he she it, 1/4 of I you we they), a verb rather than is/are (3/4) and which (1/11: ten present
+  // forms or the past saw), an object pronoun (1/4) and which (1/7), no phrase after the object (2/3).
+  const double he_sees_it = 0.5 / 3 / 3 * 0.75 / 11 * 0.25 / 7 * 2.0 / 3;
+  CHECK(sentences::sentence_probability(words("he sees it"), 2) == Approx(he_sees_it).epsilon(1e-12));
+  CHECK(sentences::sentence_probability(words("he saw it"), 2) == Approx(he_sees_it).epsilon(1e-12));
+  // For many, saw is both the present form of "saws" and the past: two ways to write it.
+  const double they_saw_it = 0.5 / 3 / 4 * 0.75 * 2 / 11 * 0.25 / 7 * 2.0 / 3;
+  CHECK(sentences::sentence_probability(words("they saw it"), 2) == Approx(they_saw_it).epsilon(1e-12));
+  // A noun phrase for a subject (2/3), "the" (1/4 for one, 1/3 for many), no adjective (1/2), which noun (1/14),
+  // no modifier (1/3 of 0, 1 or 2), is/are (1/4) and which adjective (1/5).
+  const double the_dog_is_old = 0.5 * 2 / 3 / 4 * 0.5 / 14 / 3 * 0.25 / 5;
+  CHECK(sentences::sentence_probability(words("the dog is old"), 2) == Approx(the_dog_is_old).epsilon(1e-12));
+  CHECK(sentences::sentence_probability(words("the dogs are old"), 2) == Approx(the_dog_is_old * 4 / 3).epsilon(1e-12));
+  // One modifier (1/3 of 0, 1 or 2, as none was): a phrase (1/2), "near" (1/5), "a" (1/2 for one, 1/4), no adjective
+  // (1/2), "cat" (1/14); or a clause (1/2), the past saw (1/11: for one it is only the past) and "it" (1/4 · 1/7).
+  const double near_a_cat = 0.5 / 5 * 0.5 / 4 * 0.5 / 14;
+  CHECK(sentences::sentence_probability(words("the dog near a cat is old"), 2) ==
+        Approx(the_dog_is_old * near_a_cat).epsilon(1e-12));
+  CHECK(sentences::sentence_probability(words("the dog that saw it is old"), 2) ==
+        Approx(the_dog_is_old * 0.5 / 11 * 0.25 / 7).epsilon(1e-12));
+  // An object phrase (3/4) for many (1/2), "the" (1/3), an adjective (1/2 · 1/5), "cats" (1/14), then a phrase
+  // after it (1/3), "near" (1/5) and "the dog" (1/2 · 1/4 · 1/2 · 1/14), where "he sees it" had none (2/3).
+  const double he_sees = he_sees_it / (0.25 / 7 * 2.0 / 3);
+  CHECK(sentences::sentence_probability(words("he sees the old cats near the dog"), 2) ==
+        Approx(he_sees * 0.75 * 0.5 / 3 * 0.5 / 5 / 14 / 3 / 5 * 0.5 / 4 * 0.5 / 14).epsilon(1e-12));
+  CHECK(sentences::sentence_probability(words("the dog see the cat"), 2) == 0.0);
+  CHECK(sentences::sentence_probability(words("the dog sees"), 2) == 0.0);
+  // With 3 modifiers allowed, no modifier is 1 chance in 4.
+  CHECK(sentences::sentence_probability(words("the dog is old"), 3) == Approx(the_dog_is_old * 3 / 4).epsilon(1e-12));
+
+  // How often each of the commonest sentences is drawn, against its probability: within four standard
+  // deviations of a share of the draws.
+  attention::NumpyGenerator generator(14);
+  const int draws = 60000;
+  std::map<Words, int> counts;
+  for (int s = 0; s < draws; ++s) ++counts[sentences::draw_sentence(generator, 2).words];
+  std::vector<std::pair<int, Words>> commonest;
+  for (const auto& [sentence, count] : counts) commonest.emplace_back(count, sentence);
+  std::sort(commonest.rbegin(), commonest.rend());
+  REQUIRE(commonest.size() > 8);
+  for (std::size_t i = 0; i < 8; ++i) {
+    const double probability = sentences::sentence_probability(commonest[i].second, 2);
+    const double share = commonest[i].first / static_cast<double>(draws);
+    INFO(sentences::text_of(commonest[i].second) << ": drawn " << share << ", probability " << probability);
+    CHECK(std::abs(share - probability) <= 4 * std::sqrt(probability * (1 - probability) / draws));
+  }
+  double total = 0.0;
+  for (const auto& [sentence, count] : counts) {
+    const double probability = sentences::sentence_probability(sentence, 2);
+    CHECK(probability > 0.0);
+    total += probability;
+  }
+  CHECK(total <= 1.0);
+}
+
 TEST_CASE("an agreement prefix ends with the slot after its subject and counts the other number's nouns", "[ch13]") {
   attention::NumpyGenerator generator(31);
   for (int s = 0; s < 300; ++s) {

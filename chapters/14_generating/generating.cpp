@@ -211,6 +211,12 @@ Quality judged(const Trained& trained, const std::vector<std::vector<Eigen::Inde
   }
   quality.held_out_loss = loss / static_cast<double>(quality.held_out_words);
   quality.no_context_loss = no_context_loss(held_out);
+  double grammar_surprise = 0.0;
+  for (const auto& words : held_out) {
+    const std::vector<Eigen::Index> sentence(words.begin() + 1, words.end());  // no start "."
+    grammar_surprise -= std::log(sentences::sentence_probability(sentence, inputs.modifiers));
+  }
+  quality.grammar_loss = grammar_surprise / static_cast<double>(quality.held_out_words);
   // Sentences drawn from the model at T = 1 over every word, and checked by the grammar.
   attention::NumpyGenerator seeds(judging_seed(inputs.model_seed));
   double grammatical = 0.0, novel = 0.0;
@@ -550,6 +556,7 @@ SavedModel saved(const Trained& trained) {
                                 {"held_out_loss", trained.quality.held_out_loss},
                                 {"held_out_words", trained.quality.held_out_words},
                                 {"no_context_loss", trained.quality.no_context_loss},
+                                {"grammar_loss", trained.quality.grammar_loss},
                                 {"grammatical", trained.quality.grammatical},
                                 {"novel", trained.quality.novel},
                                 {"examples", examples}}
@@ -581,6 +588,7 @@ std::shared_ptr<const Trained> restored(const SavedModel& model, const Inputs& i
   quality.held_out_loss = record.at("held_out_loss").get<double>();
   quality.held_out_words = record.at("held_out_words").get<long long>();
   quality.no_context_loss = record.at("no_context_loss").get<double>();
+  quality.grammar_loss = record.at("grammar_loss").get<double>();
   quality.grammatical = record.at("grammatical").get<double>();
   quality.novel = record.at("novel").get<double>();
   for (const nlohmann::json& shown : record.at("examples")) {

@@ -100,6 +100,8 @@ struct Quality {
   long long held_out_words = 0;
   double no_context_loss = 0.0;   // the best a model that ignores the earlier words can do there: the
                                   // entropy of the held-out words' own frequencies
+  double grammar_loss = 0.0;      // the grammar's own loss there: −ln of the chance that it writes each held-out
+                                  // sentence (the sum of −ln p(word | words before) over its words), per word
   double grammatical = 0.0;       // share of the judged sentences (drawn with T = 1) the grammar accepts
   double novel = 0.0;             // … that are grammatical and were never a training sentence
   std::vector<Example> examples;  // the first judged sentences

@@ -74,6 +74,9 @@ nlohmann::json quality_json(const Quality& quality) {
           {"held_out_perplexity", std::exp(quality.held_out_loss)},
           {"no_context_perplexity", std::exp(quality.no_context_loss)},
           {"no_context_loss", quality.no_context_loss},
+          {"grammar_loss", quality.grammar_loss},
+          {"grammar_perplexity", std::exp(quality.grammar_loss)},
+          {"above_grammar_loss", quality.held_out_loss - quality.grammar_loss},
           {"grammatical", quality.grammatical},
           {"novel", quality.novel},
           {"examples", examples}};
@@ -361,8 +364,9 @@ std::string tables(const Result& result) {
   }
   const Quality& quality = result.quality;
   text += fmt::format("\nHeld-out: {} sentences, {} words to predict\n", inputs.held_out, quality.held_out_words);
-  text += fmt::format("  loss per word        {:.4f}  (a model that ignores the earlier words: at best {:.4f})\n",
-                      quality.held_out_loss, quality.no_context_loss);
+  text += fmt::format("  loss per word        {:.4f}\n    a model that ignores the earlier words, at best  {:.4f}\n"
+                      "    the grammar that wrote them                      {:.4f}\n",
+                      quality.held_out_loss, quality.no_context_loss, quality.grammar_loss);
   text += fmt::format("Sentences drawn from the model (T = 1, every word): {}\n", inputs.judged);
   text += fmt::format("  grammatical          {}  (and never a training sentence: {})\n", percent(quality.grammatical),
                       percent(quality.novel));

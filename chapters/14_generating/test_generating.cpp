@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -279,6 +280,21 @@ TEST_CASE("a short training is the same twice and lowers the held-out loss", "[c
   CHECK(a.quality.no_context_loss > 0.0);
   CHECK(a.quality.no_context_loss <= std::log(static_cast<double>(vocabulary())));
   CHECK(a.quality.no_context_loss == first.quality.no_context_loss);  // the same held-out sentences
+  // The grammar's own loss: the first 20 different sentences the model's seed draws, each word and the end "."
+  // scored by the grammar, so −ln of each sentence's probability over its words and the end.
+  attention::NumpyGenerator grammar(a.inputs.model_seed);
+  std::set<std::vector<Eigen::Index>> held_out;
+  double surprise = 0.0;
+  long long predicted = 0;
+  while (held_out.size() < 20) {
+    const std::vector<Eigen::Index> sentence = sentences::draw_sentence(grammar, 2).words;
+    if (!held_out.insert(sentence).second) continue;
+    surprise -= std::log(sentences::sentence_probability(sentence, 2));
+    predicted += static_cast<long long>(sentence.size()) + 1;
+  }
+  CHECK(predicted == a.quality.held_out_words);
+  CHECK(a.quality.grammar_loss == Approx(surprise / static_cast<double>(predicted)).epsilon(1e-12));
+  CHECK(a.quality.grammar_loss == first.quality.grammar_loss);
   // Shares of six judged sentences; the novel ones are among the grammatical.
   for (const double share : {a.quality.grammatical, a.quality.novel}) {
     CHECK(share * 6 == Approx(std::round(share * 6)).margin(1e-12));

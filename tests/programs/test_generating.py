@@ -282,6 +282,12 @@ class GeneratingTest(ProgramTest):
                 self.assertAlmostEqual(quality[key] * judged, round(quality[key] * judged), delta=1e-9)
             self.assertLessEqual(quality["novel"], quality["grammatical"])
             self.assertLess(quality["held_out_loss"], quality["no_context_loss"])
+            # The grammar that wrote the held-out sentences is the yardstick: no model it trained beats it there.
+            self.assertGreater(quality["grammar_loss"], 0.0)
+            self.assertGreater(quality["held_out_loss"], quality["grammar_loss"])
+            self.assertAlmostEqual(quality["above_grammar_loss"], quality["held_out_loss"] - quality["grammar_loss"],
+                                   delta=1e-12)
+            self.assertAlmostEqual(quality["grammar_perplexity"], math.exp(quality["grammar_loss"]), delta=1e-9)
 
     def test_the_table_says_where_each_refused_sentence_went_wrong(self):
         # The same run printed as tables: under each refused sentence, the line the JSON's refusal gives.
@@ -309,6 +315,7 @@ class GeneratingTest(ProgramTest):
         # held-out loss per word is 2.37-2.42, against 3.86 for the best that ignores the earlier words.
         self.assertGreater(quality["grammatical"], 0.6)
         self.assertLess(quality["held_out_loss"], quality["no_context_loss"] - 1.0)
+        self.assertGreater(quality["held_out_loss"], quality["grammar_loss"])
         self.assertGreater(quality["novel"], 0.0)  # sentences it never read
         loss = trained["training"]["loss"]
         self.assertLess(loss[-1], loss[0])
