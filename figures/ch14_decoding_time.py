@@ -27,16 +27,16 @@ WAYS = [
 figure, (timed, counted) = plt.subplots(2, 1, figsize=(4.6, 6.2), sharex=True, layout="constrained")
 
 
-def guide(axes, values, power, colour):
+def guide(axes, values, power, colour, measured):
     """A dashed line of slope `power` over the upper half of the lengths, ending at the curve's last point,
-    labelled under its lower end; and the curve's own slope between its last two points, beside that point."""
+    labelled under its lower end; and the curve's own slope between its last two points (the program's
+    "slopes"), beside that point."""
     start = lengths[len(lengths) // 2]
     x = np.array([start, lengths[-1]])
     y = values[-1] * (x / lengths[-1]) ** power
     axes.plot(x, y, color=colour, linestyle="--", linewidth=1.2, alpha=0.7)
     axes.annotate(f"n{'²' if power == 2 else '³'}: slope {power}", (x[0], y[0]), textcoords="offset points",
                   xytext=(0, -5), ha="left", va="top", fontsize=10, color=colour)
-    measured = np.log(values[-1] / values[-2]) / np.log(lengths[-1] / lengths[-2])
     axes.annotate(f"slope\n{measured:.1f}", (lengths[-1], values[-1]), textcoords="offset points", xytext=(7, 0),
                   ha="left", va="center", fontsize=10, color=colour, fontweight="bold")
 
@@ -47,10 +47,10 @@ for key, name, colour, marker, power in WAYS:
     high = np.array([row[key]["high"] for row in rows]) * 1e3
     timed.errorbar(lengths, medians, yerr=[medians - low, high - medians], color=colour, marker=marker,
                    markersize=5, capsize=3, label=name)
-    guide(timed, medians, power, colour)
+    guide(timed, medians, power, colour, run["slopes"][key]["timed"])
     counts = np.array([row[f"{key}_multiply_adds"] for row in rows])
     counted.plot(lengths, counts, color=colour, marker=marker, markersize=5, label=name)
-    guide(counted, counts, power, colour)
+    guide(counted, counts, power, colour, run["slopes"][key]["counted"])
 
 timed.set_ylabel(f"ms for all n words\n(median of {run['reps']})", fontsize=10)
 timed.set_title("Timed on the machine that built this book", fontsize=11)

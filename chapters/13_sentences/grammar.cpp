@@ -335,15 +335,18 @@ class Parser {
 
 // clang-format off
 // [chances]
-// The chances of the choices the Writer above makes, read over given words: for each way a phrase that starts at
-// a position can end, the probability that the Writer writes those words there. It follows the Writer choice for
-// choice, so the two must change together (the chapter's tests compare it with sentences drawn).
+// The chances of the choices the Writer above makes, read over given words: for each
+// way a phrase that starts at a position can end, the probability that the Writer
+// writes those words there. It follows the Writer choice for choice, so the two must
+// change together (the chapter's tests compare it with sentences drawn).
 class Chances {
  public:
-  using Ends = std::vector<std::pair<std::size_t, double>>;  // (end, probability), an end may come more than once
+  // (end, probability); an end may come more than once
+  using Ends = std::vector<std::pair<std::size_t, double>>;
 
   Chances(const std::vector<Eigen::Index>& words, int modifiers) : modifiers_(modifiers) {
-    for (const Eigen::Index word : words) words_.push_back(vocabulary()[static_cast<std::size_t>(word)]);
+    for (const Eigen::Index word : words)
+      words_.push_back(vocabulary()[static_cast<std::size_t>(word)]);
   }
 
   double sentence() const {
@@ -363,57 +366,71 @@ class Chances {
   template <class List>
   double picked(std::size_t at, const List& list) const {
     if (at >= words_.size()) return 0.0;
-    const auto count = std::count_if(list.begin(), list.end(), [&](const auto& word) { return words_[at] == word; });
+    const auto count = std::count_if(list.begin(), list.end(),
+                                     [&](const auto& word) { return words_[at] == word; });
     return static_cast<double>(count) / static_cast<double>(list.size());
   }
-  bool is(std::size_t at, const char* word) const { return at < words_.size() && words_[at] == word; }
+  bool is(std::size_t at, const char* word) const {
+    return at < words_.size() && words_[at] == word;
+  }
   // Each end of @p rule after each end of @p starts, the chances multiplied.
   template <class Rule>
   static Ends then(const Ends& starts, Rule rule, double chance = 1.0) {
     Ends ends;
     for (const auto& [at, start_chance] : starts) {
-      for (const auto& [end, rule_chance] : rule(at)) ends.emplace_back(end, chance * start_chance * rule_chance);
+      for (const auto& [end, rule_chance] : rule(at))
+        ends.emplace_back(end, chance * start_chance * rule_chance);
     }
     return ends;
   }
-  static void add(Ends& ends, const Ends& more) { ends.insert(ends.end(), more.begin(), more.end()); }
+  static void add(Ends& ends, const Ends& more) {
+    ends.insert(ends.end(), more.begin(), more.end());
+  }
 
   Ends noun_phrase(std::size_t at, Number a) const {
     const bool for_one = a == Number::one;
-    const double choices =
-        static_cast<double>((for_one ? determiners_for_one.size() : determiners_for_many.size()) + 1);
-    const double determiner = (picked(at, for_one ? determiners_for_one : determiners_for_many) * (choices - 1.0) +
-                               (is(at, determiner_for_both) ? 1.0 : 0.0)) /
-                              choices;
+    const double choices = static_cast<double>(
+        (for_one ? determiners_for_one.size() : determiners_for_many.size()) + 1);
+    const double determiner =
+        (picked(at, for_one ? determiners_for_one : determiners_for_many) * (choices - 1.0) +
+         (is(at, determiner_for_both) ? 1.0 : 0.0)) /
+        choices;
     if (determiner == 0.0) return {};
     const std::vector<const char*> noun = forms(nouns, a);
     Ends ends;
-    if (const double chance = 0.5 * picked(at + 1, noun); chance > 0.0) ends.emplace_back(at + 2, determiner * chance);
-    if (const double chance = 0.5 * picked(at + 1, adjectives) * picked(at + 2, noun); chance > 0.0) {
+    if (const double chance = 0.5 * picked(at + 1, noun); chance > 0.0)
+      ends.emplace_back(at + 2, determiner * chance);
+    if (const double chance = 0.5 * picked(at + 1, adjectives) * picked(at + 2, noun);
+        chance > 0.0) {
       ends.emplace_back(at + 3, determiner * chance);
     }
     return ends;
   }
   Ends any_noun_phrase(std::size_t at) const {
-    Ends ends = then({{at, 0.5}}, [&](std::size_t next) { return noun_phrase(next, Number::one); });
-    add(ends, then({{at, 0.5}}, [&](std::size_t next) { return noun_phrase(next, Number::many); }));
+    Ends ends =
+        then({{at, 0.5}}, [&](std::size_t next) { return noun_phrase(next, Number::one); });
+    add(ends,
+        then({{at, 0.5}}, [&](std::size_t next) { return noun_phrase(next, Number::many); }));
     return ends;
   }
   Ends verb(std::size_t at, Number a) const {
     const double choices = static_cast<double>(verbs.size() + 1);
-    const double chance =
-        (picked(at, forms(verbs, a)) * static_cast<double>(verbs.size()) + (is(at, past_verb) ? 1.0 : 0.0)) / choices;
+    const double chance = (picked(at, forms(verbs, a)) * static_cast<double>(verbs.size()) +
+                           (is(at, past_verb) ? 1.0 : 0.0)) /
+                          choices;
     return chance > 0.0 ? Ends{{at + 1, chance}} : Ends{};
   }
   Ends object(std::size_t at) const {
     Ends ends = then({{at, 0.75}}, [&](std::size_t next) { return any_noun_phrase(next); });
-    if (const double chance = 0.25 * picked(at, object_pronouns); chance > 0.0) ends.emplace_back(at + 1, chance);
+    if (const double chance = 0.25 * picked(at, object_pronouns); chance > 0.0)
+      ends.emplace_back(at + 1, chance);
     return ends;
   }
   Ends modifier(std::size_t at, Number a) const {
     Ends ends;
     if (const double chance = 0.5 * picked(at, prepositions); chance > 0.0) {
-      add(ends, then({{at + 1, chance}}, [&](std::size_t next) { return any_noun_phrase(next); }));
+      add(ends,
+          then({{at + 1, chance}}, [&](std::size_t next) { return any_noun_phrase(next); }));
     }
     if (is(at, relative)) {
       add(ends, then(then({{at + 1, 0.5}}, [&](std::size_t next) { return verb(next, a); }),
@@ -423,10 +440,13 @@ class Chances {
   }
   Ends subject(std::size_t at, Number a) const {
     Ends ends;
-    const double pronoun = picked(at, a == Number::one ? subject_pronouns_for_one : subject_pronouns_for_many) / 3.0;
+    const double pronoun =
+        picked(at, a == Number::one ? subject_pronouns_for_one : subject_pronouns_for_many) /
+        3.0;
     if (pronoun > 0.0) ends.emplace_back(at + 1, pronoun);
     const double each_count = 1.0 / static_cast<double>(modifiers_ + 1);
-    Ends frontier = then({{at, 2.0 / 3.0}}, [&](std::size_t next) { return noun_phrase(next, a); });
+    Ends frontier =
+        then({{at, 2.0 / 3.0}}, [&](std::size_t next) { return noun_phrase(next, a); });
     for (int m = 0; !frontier.empty(); ++m) {
       add(ends, then(
                     frontier,
@@ -442,10 +462,12 @@ class Chances {
   Ends predicate(std::size_t at, Number a) const {
     Ends ends;
     if (is(at, a == Number::one ? copula.one : copula.many)) {
-      if (const double chance = 0.25 * picked(at + 1, adjectives); chance > 0.0) ends.emplace_back(at + 2, chance);
+      if (const double chance = 0.25 * picked(at + 1, adjectives); chance > 0.0)
+        ends.emplace_back(at + 2, chance);
     }
-    const Ends objects = then(then({{at, 0.75}}, [&](std::size_t next) { return verb(next, a); }),
-                              [&](std::size_t next) { return object(next); });
+    const Ends objects =
+        then(then({{at, 0.75}}, [&](std::size_t next) { return verb(next, a); }),
+             [&](std::size_t next) { return object(next); });
     add(ends, then(
                   objects,
                   [](std::size_t end) {
@@ -454,7 +476,8 @@ class Chances {
                   2.0 / 3.0));
     add(ends, then(objects, [&](std::size_t next) {
           const double chance = picked(next, prepositions) / 3.0;
-          return chance > 0.0 ? then({{next + 1, chance}}, [&](std::size_t after) { return any_noun_phrase(after); })
+          return chance > 0.0 ? then({{next + 1, chance}},
+                                     [&](std::size_t after) { return any_noun_phrase(after); })
                               : Ends{};
         }));
     return ends;

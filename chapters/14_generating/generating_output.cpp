@@ -236,6 +236,33 @@ nlohmann::json to_json(const SeedsResult& result) {
           {"seconds", {{"per_run", seconds_per_run}, {"median", attention::median(seconds_per_run)}}}};
 }
 
+namespace {
+
+// How fast each way's time and count grow, as the slope of its line on a log-log plot between the two longest
+// lengths: the power of n that the last step grows like. null with fewer than two different lengths.
+nlohmann::json slopes_json(const std::vector<BenchmarkLength>& lengths) {
+  std::vector<const BenchmarkLength*> by_n;
+  for (const BenchmarkLength& length : lengths) by_n.push_back(&length);
+  std::sort(by_n.begin(), by_n.end(), [](const auto* a, const auto* b) { return a->n < b->n; });
+  by_n.erase(std::unique(by_n.begin(), by_n.end(), [](const auto* a, const auto* b) { return a->n == b->n; }),
+             by_n.end());
+  if (by_n.size() < 2) return nullptr;
+  const BenchmarkLength& shorter = *by_n[by_n.size() - 2];
+  const BenchmarkLength& longer = *by_n.back();
+  const double span = std::log(static_cast<double>(longer.n) / static_cast<double>(shorter.n));
+  const auto slope = [span](double from, double to) { return std::log(to / from) / span; };
+  return {{"from_n", shorter.n},
+          {"to_n", longer.n},
+          {"cached",
+           {{"timed", slope(shorter.cached.median, longer.cached.median)},
+            {"counted", slope(shorter.cached_multiply_adds, longer.cached_multiply_adds)}}},
+          {"recomputed",
+           {{"timed", slope(shorter.recomputed.median, longer.recomputed.median)},
+            {"counted", slope(shorter.recomputed_multiply_adds, longer.recomputed_multiply_adds)}}}};
+}
+
+}  // namespace
+
 nlohmann::json to_json(const BenchmarkResult& result) {
   nlohmann::json lengths = nlohmann::json::array();
   for (const BenchmarkLength& length : result.lengths) {
@@ -279,6 +306,7 @@ nlohmann::json to_json(const BenchmarkResult& result) {
           {"processor", result.processor},
           {"peak", {{"gflops", result.peak.flops / 1e9}, {"instructions", result.peak.instructions}, {"threads", 1}}},
           {"lengths", lengths},
+          {"slopes", slopes_json(result.lengths)},
           {"large", large}};
 }
 

@@ -450,6 +450,7 @@ class GeneratingTest(ProgramTest):
             self.assertEqual(benchmark["shape"], {"d_model": D_MODEL, "heads": HEADS, "d_ff": D_FF, "layers": LAYERS,
                                                   "vocabulary": V})
             self.assertEqual([length["n"] for length in benchmark["lengths"]], [8, 16])
+            counts = {}
             for length in benchmark["lengths"]:
                 n = length["n"]
                 # Multiply-adds of the matrix products, for the n steps. With the cache, step t (t + 1 words) makes
@@ -463,6 +464,7 @@ class GeneratingTest(ProgramTest):
                 recomputed = sum(LAYERS * ((t + 1) * 3 * HEADS * D_MODEL * D_K + 2 * HEADS * (t + 1) ** 2 * D_K
                                            + (t + 1) * HEADS * D_K * D_MODEL + (t + 1) * 2 * D_MODEL * D_FF)
                                  + (t + 1) * D_MODEL * V for t in range(n))
+                counts[n] = {"cached": cached, "recomputed": recomputed}
                 with self.subTest(key_value_heads=key_value_heads, n=n):
                     self.assertEqual(length["cached_multiply_adds"], cached)
                     self.assertEqual(length["recomputed_multiply_adds"], recomputed)
@@ -478,6 +480,20 @@ class GeneratingTest(ProgramTest):
                         self.assertLessEqual(timing["median"], timing["high"])
                         self.assertGreaterEqual(timing["low"], 0.0)
             self.assertIsInstance(benchmark["processor"], str)
+            # The slopes on a log-log plot between the two lengths: log(ratio of values) / log(16 / 8).
+            slopes = benchmark["slopes"]
+            self.assertEqual((slopes["from_n"], slopes["to_n"]), (8, 16))
+            for way in ("cached", "recomputed"):
+                times = [length[way]["median"] for length in benchmark["lengths"]]
+                self.assertAlmostEqual(slopes[way]["counted"], math.log2(counts[16][way] / counts[8][way]), delta=1e-12)
+                self.assertAlmostEqual(slopes[way]["timed"], math.log2(times[1] / times[0]), delta=1e-12)
+            # Recomputing's count grows faster than the cache's: it adds the whole prefix at every step.
+            self.assertGreater(slopes["recomputed"]["counted"], slopes["cached"]["counted"])
+        # With one length, or one length twice, there is no slope; the longest two are taken whatever the order.
+        self.assertIsNone(run_json("--benchmark", "--n", "8", "--reps", "3")["slopes"])
+        self.assertIsNone(run_json("--benchmark", "--n", "8,8", "--reps", "3")["slopes"])
+        unordered = run_json("--benchmark", "--n", "16,4,8", "--reps", "3")["slopes"]
+        self.assertEqual((unordered["from_n"], unordered["to_n"]), (8, 16))
 
     # ---- over seeds ----
 
