@@ -315,6 +315,25 @@ class Training(ProgramTest):
                         else "too close to call")
             self.assertEqual(run_document[verdict], expected, (key, rotary, added))
             self.assertIn(f"{line}, by the spread rule: {expected}\n", printed)
+        # Why: the worst seed of the way with the higher median, against the best of the other.
+        runs = {scheme: sorted(runs_of(run_document, scheme), key=lambda row: row["accuracy_beyond"])
+                for scheme in ("rotary", "added")}
+        leader, other = ("rotary", "added")
+        if np.median([row["accuracy_beyond"] for row in runs[other]]) > np.median(
+                [row["accuracy_beyond"] for row in runs[leader]]):
+            leader, other = other, leader
+        worst, best = runs[leader][0], runs[other][-1]
+        first = (f"the worst {leader} seed, seed {worst['seed']}, is right {100 * worst['accuracy_beyond']:.1f}% "
+                 "of the time")
+        if worst["accuracy_beyond"] > best["accuracy_beyond"]:
+            self.assertEqual(run_document["better_beyond"], leader)
+            expected = (f"{first}, above the best {other} seed, seed {best['seed']}, "
+                        f"at {100 * best['accuracy_beyond']:.1f}%")
+        else:
+            self.assertEqual(run_document["better_beyond"], "too close to call")
+            expected = (f"{first}, and the best {other} seed, seed {best['seed']}, "
+                        f"{100 * best['accuracy_beyond']:.1f}%: the two spreads overlap")
+        self.assertEqual(run_document["better_beyond_because"], expected)
 
     def test_the_verdict_follows_the_spread_rule_near_chance(self):
         # After one or three steps every model is near chance (0.1) and the seeds' accuracies beyond the trained
