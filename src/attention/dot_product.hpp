@@ -25,8 +25,8 @@ inline double dot_product(const Vector& query, const Vector& key) {
   // clang-format off
   // [dot_product]
   double sum = 0.0;
-  for (Eigen::Index i = 0; i < query.size(); ++i) {
-    sum += query[i] * key[i];
+  for (Eigen::Index c = 0; c < query.size(); ++c) {
+    sum += query[c] * key[c];
   }
   return sum;
   // [dot_product]
