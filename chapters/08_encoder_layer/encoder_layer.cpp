@@ -352,6 +352,11 @@ Result compute(const Inputs& inputs) {
   result.layers = attention::encoder_stack(x, result.weights, options);
   // [stack]
   // clang-format on
+  for (const attention::EncoderLayerSteps& layer : result.layers) {
+    const Matrix& output = layer.feed_forward_norm.output;
+    // In each column, the largest difference between two rows is the column's largest entry minus its smallest.
+    result.rows_apart.push_back((output.colwise().maxCoeff() - output.colwise().minCoeff()).maxCoeff());
+  }
   result.per_token = per_token_check(inputs, result.weights[0], result.layers[0].attention_norm.output);
   return result;
 }
@@ -389,6 +394,8 @@ nlohmann::json to_json(const Result& result) {
             {"scores_text", numpy_text(walk.scaled_scores)},
             {"weights_text", numpy_text(walk.weights)}}},
           {"layers", layers},
+          {"rows_apart",
+           {{"by_layer", result.rows_apart}, {"first", result.rows_apart.front()}, {"last", result.rows_apart.back()}}},
           {"output", program::matrix_json(result.layers.back().feed_forward_norm.output)},
           {"per_token",
            {{"permuted_difference", check.permuted_difference},

@@ -51,6 +51,9 @@ struct Result {
   attention::AttentionSteps<> walkthrough;              // head 1 of layer 1 on x, under a causal mask
   bool out0_equals_v0 = false;                          // np.allclose(out[0], v[0])
   std::vector<attention::EncoderLayerSteps> layers;     // the stack on x
+  // For each layer of the stack, the largest difference between two rows' entries in the same column of its
+  // output: how far apart the tokens' vectors still are.
+  std::vector<double> rows_apart;
   PerToken per_token;
 };
 
