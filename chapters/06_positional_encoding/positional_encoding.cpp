@@ -382,6 +382,7 @@ PermutationResult compute_permutation(const PermutationInputs& inputs) {
   require_finite(result.with_positions);
   result.encoding = attention::positional_encoding(tokens.queries.rows(), tokens.queries.cols());
   result.value_encoding = attention::positional_encoding(tokens.queries.rows(), tokens.values.cols());
+  result.queries_with_positions = attention::add_positional_encoding(tokens.queries);
   for (const Eigen::Index r : inputs.order) result.reordered.push_back(tokens.query_labels[as_size(r)]);
   return result;
 }
@@ -420,6 +421,7 @@ nlohmann::json permutation_json(const PermutationResult& result) {
       {"values", program::matrix_json(tokens.values)},
       {"pe", program::matrix_json(result.encoding)},
       {"pe_values", program::matrix_json(result.value_encoding)},
+      {"queries_with_positions", program::matrix_json(result.queries_with_positions)},
       {"without_positions", comparison_json(result.without_positions, result.reordered)},
       {"with_positions", comparison_json(result.with_positions, result.reordered)},
   };

@@ -206,6 +206,7 @@ class Permutation(ProgramTest):
         encoding = numpy_encoding(3, 2)
         np.testing.assert_allclose(document["pe"], encoding, atol=1e-15)
         self.assertEqual(document["pe"][1], [math.sin(1), math.cos(1)])
+        np.testing.assert_allclose(document["queries_with_positions"], TOY_Q + encoding, rtol=0, atol=1e-15)
         order = [2, 1, 0]
         before = numpy_attention(TOY_Q + encoding, TOY_K + encoding, TOY_V + encoding)
         after = numpy_attention(TOY_Q[order] + encoding, TOY_K[order] + encoding, TOY_V[order] + encoding)
