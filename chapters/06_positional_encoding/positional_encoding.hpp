@@ -88,10 +88,10 @@ struct Comparison {
 struct PermutationResult {
   PermutationInputs inputs;
   Comparison without_positions, with_positions;
-  attention::Matrix encoding;          // PE added to the queries and keys
-  attention::Matrix value_encoding;    // PE added to the values (as wide as they are)
+  attention::Matrix encoding;                // PE added to the queries and keys
+  attention::Matrix value_encoding;          // PE added to the values (as wide as they are)
   attention::Matrix queries_with_positions;  // the queries in the old order, PE added
-  std::vector<std::string> reordered;  // the token labels in the new order
+  std::vector<std::string> reordered;        // the token labels in the new order
 };
 
 /// Everything the tables and the JSON show: the demonstration that ran.
