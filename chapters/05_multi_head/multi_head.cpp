@@ -114,6 +114,7 @@ nlohmann::json heads_json(const Result& result) {
         {"scaled_scores", program::matrix_json(head.attention.scaled_scores)},
         {"weights", program::matrix_json(head.attention.weights)},
         {"output", program::matrix_json(head.attention.output)},
+        {"part_of_output", program::matrix_json(result.parts[i])},
         {"largest_weight_on", program::largest_weight_labels(head.attention.weights, result.inputs.tokens)},
     });
   }
@@ -285,6 +286,12 @@ Result compute(const Inputs& inputs) {
       attention::multi_head_attention(input, input, input, result.weights);
   // [compute]
   // clang-format on
+  for (std::size_t i = 0; i < result.steps.heads.size(); ++i) {
+    const Matrix& head_output = result.steps.heads[i].attention.output;
+    const Eigen::Index head_width = head_output.cols();  // W^O_i: the rows of W^O that meet head i's columns
+    result.parts.push_back(head_output *
+                           result.weights.output.middleRows(static_cast<Eigen::Index>(i) * head_width, head_width));
+  }
   return result;
 }
 

@@ -47,9 +47,10 @@ struct Result {
   LayerCost multi;         // h heads of width d_model / h
   LayerCost single;        // one head of width d_model
   // Empty with --sizes-only:
-  attention::MultiHeadWeights weights;  // W^Q_i, W^K_i, W^V_i of each head, W^O
-  attention::Matrix input;              // X, n × d_model, drawn after the weights
-  attention::MultiHeadSteps steps;      // self-attention on X
+  attention::MultiHeadWeights weights;   // W^Q_i, W^K_i, W^V_i of each head, W^O
+  attention::Matrix input;               // X, n × d_model, drawn after the weights
+  attention::MultiHeadSteps steps;       // self-attention on X
+  std::vector<attention::Matrix> parts;  // head_i · W^O_i, head i's part of the output; they add up to it
 };
 
 /// Draws the weights and X from mulberry32 seeded with inputs.seed (in the

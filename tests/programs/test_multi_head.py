@@ -194,8 +194,11 @@ class Properties(ProgramTest):
         # The output is Σ_i head_i · W_o[rows of head i], not the mean of the heads.
         document = run_json()
         w_o = np.array(document["W_o"])
-        total = sum(np.array(head["output"]) @ w_o[2 * i:2 * i + 2] for i, head in enumerate(document["heads"]))
-        np.testing.assert_allclose(document["output"], total, rtol=1e-12, atol=1e-12)
+        parts = [np.array(head["output"]) @ w_o[2 * i:2 * i + 2] for i, head in enumerate(document["heads"])]
+        np.testing.assert_allclose(document["output"], sum(parts), rtol=1e-12, atol=1e-12)
+        # Each head's part, as the program reports it for the prose.
+        for head, part in zip(document["heads"], parts):
+            np.testing.assert_allclose(head["part_of_output"], part, rtol=1e-12, atol=1e-15)
 
     def test_large_sizes_print_a_note_instead_of_tables(self):
         printed = run("--d-model", "32", "--heads", "4").stdout
