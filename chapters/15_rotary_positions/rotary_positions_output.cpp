@@ -71,6 +71,8 @@ struct SchemeSummary {
   Eigen::Index fewest_held_until = 0, most_held_until = 0;             // held_until() of the seeds' accuracies
   std::vector<Eigen::Index> rival_offsets;                             // each seed's
   const TrainedRun* first = nullptr;  // the run of the first seed, the chapter's example
+  // The seeds right least and most often beyond the trained lengths (the first least, the last most)
+  const TrainedRun *worst_beyond = nullptr, *best_beyond = nullptr;
 };
 
 std::vector<SchemeSummary> summaries(const Result& result) {
@@ -84,6 +86,10 @@ std::vector<SchemeSummary> summaries(const Result& result) {
     SchemeSummary summary;
     summary.scheme = scheme;
     summary.first = runs.front();
+    const auto [worst, best] = std::minmax_element(runs.begin(), runs.end(), [](const auto* a, const auto* b) {
+      return a->accuracy_beyond < b->accuracy_beyond;
+    });
+    summary.worst_beyond = *worst, summary.best_beyond = *best;
     std::vector<double> trained, beyond;
     std::vector<Eigen::Index> seeds_held_until;
     for (const TrainedRun* run : runs) {
@@ -138,26 +144,16 @@ std::string better_beyond(const Result& result) {
 // Why the spread rule says what it says beyond the trained lengths: the worst seed of the way with the higher
 // median against the best seed of the other. "the worst rotary seed, seed 4, is right 63.6% of the time, and the
 // best added seed, seed 4, 69.7%: the two spreads overlap", or "…, above the best added seed, seed 2, at 52.2%".
-std::string better_beyond_because(const Result& result) {
-  const auto runs_of = [&](attention::Positions scheme) {
-    std::vector<const TrainedRun*> runs;
-    for (const TrainedRun& run : result.runs) {
-      if (run.scheme == scheme) runs.push_back(&run);
-    }
-    std::stable_sort(runs.begin(), runs.end(),
-                     [](const auto* a, const auto* b) { return a->accuracy_beyond < b->accuracy_beyond; });
-    return runs;
+std::string better_beyond_because(const std::vector<SchemeSummary>& summaries) {
+  const auto of = [&](attention::Positions scheme) {
+    return &*std::find_if(summaries.begin(), summaries.end(),
+                          [scheme](const SchemeSummary& summary) { return summary.scheme == scheme; });
   };
-  const auto median = [](const std::vector<const TrainedRun*>& runs) {
-    std::vector<double> values;
-    for (const TrainedRun* run : runs) values.push_back(run->accuracy_beyond);
-    return attention::median(values);
-  };
-  std::vector<const TrainedRun*> leader = runs_of(attention::Positions::rotary);
-  std::vector<const TrainedRun*> other = runs_of(attention::Positions::added);
-  if (median(other) > median(leader)) std::swap(leader, other);
-  const TrainedRun& worst = *leader.front();
-  const TrainedRun& best = *other.back();
+  const SchemeSummary* leader = of(attention::Positions::rotary);
+  const SchemeSummary* other = of(attention::Positions::added);
+  if (other->beyond.median > leader->beyond.median) std::swap(leader, other);
+  const TrainedRun& worst = *leader->worst_beyond;
+  const TrainedRun& best = *other->best_beyond;
   const std::string first = fmt::format("the worst {} seed, seed {}, is right {:.1f}% of the time",
                                         scheme_name(worst.scheme), worst.seed, 100 * worst.accuracy_beyond);
   if (worst.accuracy_beyond > best.accuracy_beyond) {
@@ -267,7 +263,8 @@ nlohmann::json to_json(const Result& result) {
   json["seconds"] = seconds;  // every training's, added up
   json["runs"] = runs;
   nlohmann::json by_scheme = nlohmann::json::object();
-  for (const SchemeSummary& summary : summaries(result)) {
+  const std::vector<SchemeSummary> scheme_summaries = summaries(result);
+  for (const SchemeSummary& summary : scheme_summaries) {
     by_scheme[scheme_name(summary.scheme)] = {
         {"accuracy_trained", spread_json(summary.trained)},
         {"accuracy_beyond", spread_json(summary.beyond)},
@@ -297,7 +294,7 @@ nlohmann::json to_json(const Result& result) {
   }
   if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {
     json["better_beyond"] = better_beyond(result);
-    json["better_beyond_because"] = better_beyond_because(result);
+    json["better_beyond_because"] = better_beyond_because(scheme_summaries);
     json["holds_further"] = holds_further(result);
   }
   return json;
