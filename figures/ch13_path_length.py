@@ -10,8 +10,8 @@ import numpy as np
 from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
-series = [("sentences_long_seeds", "attention", "#1f77b4", "o"),
-          ("sentences_long_recurrent_seeds", "recurrent layer", "#d62728", "s")]
+both = load_run(options.outputs, "sentences_long_seeds")
+series = [("attention", "attention", "#1f77b4", "o"), ("recurrent", "recurrent layer", "#d62728", "s")]
 
 
 def by_label(run, key):
@@ -25,7 +25,7 @@ def by_label(run, key):
     return labels, values
 
 
-rule_labels, rule = by_label(load_run(options.outputs, series[0][0]), "nearest_noun")
+rule_labels, rule = by_label(both["attention"], "nearest_noun")
 
 
 def draw(narrow: bool):
@@ -38,8 +38,8 @@ def draw(narrow: bool):
         figure, (whole, near) = plt.subplots(1, 2, figsize=(7.0, 3.0), layout="constrained", width_ratios=[1.0, 1.0])
     small = 9 if narrow else 8
     for axes, low in ((whole, 0), (near, 90)):
-        for run_name, name, colour, marker in series:
-            labels, values = by_label(load_run(options.outputs, run_name), "model")
+        for model, name, colour, marker in series:
+            labels, values = by_label(both[model], "model")
             x = np.arange(len(labels))
             axes.fill_between(x, [min(v) for v in values], [max(v) for v in values], color=colour, alpha=0.18,
                               linewidth=0)

@@ -12,6 +12,7 @@
 #include "attention/batch_gradient.hpp"
 #include "attention/cross_entropy.hpp"
 #include "attention/recurrent_classifier.hpp"
+#include "attention/timing_comparison.hpp"
 
 namespace sentences {
 
@@ -594,6 +595,58 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
     seed_run.parameters = run.parameters;
     result.runs.push_back(seed_run);
   }
+  return result;
+}
+
+std::vector<DistanceSpread> distance_spreads(const SeedsResult& result) {
+  std::vector<DistanceSpread> spreads;
+  if (result.runs.empty()) return spreads;
+  for (const AgreementGroup& first : result.runs.front().by_distance) {
+    std::vector<double> values;
+    for (const SeedRun& run : result.runs) {
+      for (const AgreementGroup& group : run.by_distance) {
+        if (group.label == first.label) values.push_back(group.model);
+      }
+    }
+    const auto [worst, best] = std::minmax_element(values.begin(), values.end());
+    spreads.push_back({first.label, attention::median(values), *worst, *best});
+  }
+  return spreads;
+}
+
+std::vector<DistanceVerdict> distance_verdicts(const std::vector<DistanceSpread>& attention,
+                                               const std::vector<DistanceSpread>& recurrent) {
+  const auto same_label = [](const DistanceSpread& a, const DistanceSpread& b) { return a.label == b.label; };
+  if (!std::equal(attention.begin(), attention.end(), recurrent.begin(), recurrent.end(), same_label)) {
+    throw std::invalid_argument("distance_verdicts: the two models were judged on different distance groups");
+  }
+  std::vector<DistanceVerdict> verdicts;
+  for (std::size_t g = 0; g < attention.size(); ++g) {
+    // [distance_verdict]
+    std::string better = "too close to call";
+    if (attention[g].worst > recurrent[g].best) better = model_name(Model::attention);
+    if (recurrent[g].worst > attention[g].best) better = model_name(Model::recurrent);
+    // [distance_verdict]
+    verdicts.push_back({attention[g].label, better});
+  }
+  return verdicts;
+}
+
+ModelsCompared compare_models(const Inputs& inputs, const Progress& progress) {
+  ModelsCompared result;
+  // One progress line over both: the attention model's seeds, then the recurrent one's.
+  const auto part = [&progress](long long before) -> Progress {
+    return [&progress, before](long long step, long long steps, double seconds) {
+      if (progress) progress(before * steps + step, 2 * steps, seconds);
+    };
+  };
+  Inputs one = inputs;
+  one.both_models = false;
+  one.model = Model::attention;
+  result.attention = compute_over_seeds(one, part(0));
+  one.model = Model::recurrent;
+  result.recurrent = compute_over_seeds(one, part(1));
+  result.by_distance = distance_verdicts(distance_spreads(result.attention), distance_spreads(result.recurrent));
   return result;
 }
 

@@ -60,6 +60,7 @@ struct Inputs {
   bool include_weights = false;      // put every trained weight in the JSON
   bool list_sentences = false;       // put every training and held-out sentence in the JSON
   std::vector<std::uint64_t> seeds;  // with --seeds: train once per seed and report each
+  bool both_models = false;          // with --seeds: train the attention model and the recurrent one, and compare
 };
 
 /// The same inputs with the task's defaults filled in (held-out size, the sentence, the read-out's width).
@@ -137,6 +138,31 @@ struct SeedsResult {
   std::vector<SeedRun> runs;
 };
 
+/// One distance group over the seeds: the median, worst and best accuracy of the seeds that have the group.
+struct DistanceSpread {
+  std::string label;
+  double median = 0.0, worst = 0.0, best = 0.0;
+};
+/// Each distance group of @p result's seeds, in the order of the first seed's groups.
+std::vector<DistanceSpread> distance_spreads(const SeedsResult& result);
+
+/// Which model the seeds tell apart at one distance group.
+struct DistanceVerdict {
+  std::string label;
+  // "attention" or "recurrent" when that model's worst seed beats the other's best, else "too close to call"
+  std::string better;
+};
+/// The spread rule at each distance group.
+/// @throws std::invalid_argument if the two were not judged on the same distance groups
+std::vector<DistanceVerdict> distance_verdicts(const std::vector<DistanceSpread>& attention,
+                                               const std::vector<DistanceSpread>& recurrent);
+
+/// The attention model and the recurrent one, trained on the same seeds, sentences and held-out subjects.
+struct ModelsCompared {
+  SeedsResult attention, recurrent;
+  std::vector<DistanceVerdict> by_distance;
+};
+
 /// Reports progress: (steps done, steps in all, seconds so far).
 using Progress = std::function<void(long long, long long, double)>;
 
@@ -169,13 +195,20 @@ nlohmann::json to_json(const SavedModel& model);
 Result compute(const Inputs& inputs, const Progress& progress = {});
 /// Trains once per seed of inputs.seeds.
 SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress = {});
+/// Trains both models once per seed of inputs.seeds, and compares them at each distance (inputs.both_models).
+ModelsCompared compare_models(const Inputs& inputs, const Progress& progress = {});
 
 nlohmann::json to_json(const Result& result);
 nlohmann::json to_json(const SeedsResult& result);
+nlohmann::json to_json(const ModelsCompared& result);
+/// The verdicts in a phrase: "too close to call at all 6 distances", or "too close to call at 1, 2-6 and
+/// 7-12; the attention model better at 13-18, 19-24 and 25+".
+std::string verdict_summary(const std::vector<DistanceVerdict>& verdicts);
 nlohmann::json language_json();
 
 std::string tables(const Result& result);
 std::string tables(const SeedsResult& result);
+std::string tables(const ModelsCompared& result);
 std::string language_tables();
 
 class Flags {
@@ -199,6 +232,7 @@ class Flags {
   std::string seeds_text_;
   bool include_weights_ = false;
   bool list_sentences_ = false;
+  bool both_models_ = false;
   bool language_only_ = false;
   bool model_for_the_page_ = false;
 };

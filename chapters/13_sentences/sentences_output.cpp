@@ -16,6 +16,7 @@
 #include "program/kept_models.hpp"
 #include "program/run_chapter.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/trainings.hpp"
 #include "program/usage_error.hpp"
 #include "sentences.hpp"
@@ -200,19 +201,9 @@ nlohmann::json to_json(const SeedsResult& result) {
   };
   // Agreement: per distance group, the median, worst and best accuracy over the seeds that have the group.
   nlohmann::json by_distance = nlohmann::json::array();
-  if (!result.runs.empty()) {
-    for (const AgreementGroup& first : result.runs.front().by_distance) {
-      std::vector<double> values;
-      for (const SeedRun& run : result.runs) {
-        for (const AgreementGroup& group : run.by_distance) {
-          if (group.label == first.label) values.push_back(group.model);
-        }
-      }
-      by_distance.push_back({{"label", first.label},
-                             {"median", attention::median(values)},
-                             {"worst", *std::min_element(values.begin(), values.end())},
-                             {"best", *std::max_element(values.begin(), values.end())}});
-    }
+  for (const DistanceSpread& spread : distance_spreads(result)) {
+    by_distance.push_back(
+        {{"label", spread.label}, {"median", spread.median}, {"worst", spread.worst}, {"best", spread.best}});
   }
   return {{"task", task_name(result.inputs.task)},
           {"model", model_name(result.inputs.model)},
@@ -229,6 +220,51 @@ nlohmann::json to_json(const SeedsResult& result) {
            {{"per_seed", seconds},
             {"median", attention::median(seconds)},
             {"longest", *std::max_element(seconds.begin(), seconds.end())}}}};
+}
+
+std::string verdict_summary(const std::vector<DistanceVerdict>& verdicts) {
+  std::vector<std::string> parts;
+  for (const auto& [better, said] :
+       {std::pair{std::string("too close to call"), std::string("too close to call")},
+        std::pair{model_name(Model::attention), std::string("the attention model better")},
+        std::pair{model_name(Model::recurrent), std::string("the recurrent model better")}}) {
+    std::vector<std::string> labels;
+    for (const DistanceVerdict& verdict : verdicts) {
+      if (verdict.better == better) labels.push_back(verdict.label);
+    }
+    if (labels.empty()) continue;
+    parts.push_back(labels.size() == verdicts.size() ? fmt::format("{} at all {} distances", said, verdicts.size())
+                                                     : fmt::format("{} at {}", said, program::listed(labels, "and")));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+nlohmann::json to_json(const ModelsCompared& result) {
+  nlohmann::json verdicts = nlohmann::json::array();
+  for (const DistanceVerdict& verdict : result.by_distance) {
+    verdicts.push_back({{"label", verdict.label}, {"better", verdict.better}});
+  }
+  return {{"attention", to_json(result.attention)},
+          {"recurrent", to_json(result.recurrent)},
+          {"by_distance", verdicts},
+          {"verdict", verdict_summary(result.by_distance)}};
+}
+
+std::string tables(const ModelsCompared& result) {
+  std::string text = tables(result.attention) + '\n' + tables(result.recurrent);
+  text += "\nWhich model is better at each distance, by the spread rule\n"
+          "(one is better only where its worst seed beats the other's best)\n";
+  text += fmt::format("  {:>8}  {:>17}  {:>17}  {}\n", "distance", "attention", "recurrent", "better");
+  const std::vector<DistanceSpread> attention = distance_spreads(result.attention);
+  const std::vector<DistanceSpread> recurrent = distance_spreads(result.recurrent);
+  const auto spread = [](const DistanceSpread& group) {
+    return fmt::format("{} to {}", percent(group.worst), percent(group.best));
+  };
+  for (std::size_t g = 0; g < result.by_distance.size(); ++g) {
+    text += fmt::format("  {:>8}  {:>17}  {:>17}  {}\n", result.by_distance[g].label, spread(attention[g]),
+                        spread(recurrent[g]), result.by_distance[g].better);
+  }
+  return text;
 }
 
 std::string language_tables() {
@@ -438,6 +474,9 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.flag("--weights", include_weights_,
                     "put every trained weight in the JSON, so that another program can rerun the model");
   command_line.flag("--list-sentences", list_sentences_, "put every training and held-out sentence in the JSON");
+  command_line.flag("--both-models", both_models_,
+                    "with --seeds and --task agreement: train the attention model and the recurrent one on the same "
+                    "seeds, and say at each distance which is better by the spread rule");
   command_line.flag("--language", language_only_, "print the grammar and the words, and train nothing");
   command_line.flag("--model-for-the-page", model_for_the_page_,
                     "train, and print the trained model as JSON for the build to put in the page");
@@ -489,6 +528,17 @@ Inputs Flags::read() const {
   }
   if (command_line_.given("--seeds"))
     inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
+  if (both_models_) {
+    if (inputs.seeds.empty()) throw program::UsageError("--both-models: only with --seeds");
+    if (inputs.task != Task::agreement) {
+      throw program::UsageError("--both-models: only with --task agreement (it compares the models by distance)");
+    }
+    if (command_line_.given("--model")) throw program::UsageError("--both-models trains both; leave out --model");
+    if (command_line_.given("--layers")) {
+      throw program::UsageError("--layers: only with --model attention (the recurrent model has one layer)");
+    }
+    inputs.both_models = true;
+  }
   return completed(inputs);
 }
 
@@ -531,6 +581,10 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
           return;
         }
         const Inputs inputs = flags.read();
+        if (inputs.both_models) {
+          result = to_json(compare_models(inputs));
+          return;
+        }
         if (!inputs.seeds.empty()) {
           result = to_json(compute_over_seeds(inputs));
           return;
@@ -552,7 +606,8 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
 // layer that reads one word at a time can do, and how it reads "I saw a saw": the tags and each head's
 // attention. --task agreement trains it instead to give the verb after a subject the subject's number
 // across other nouns ("the key to the cabinets [verb]"). --sentence gives it your own words; --seeds
-// 1,2,3,4,5 trains once per seed; --language prints the grammar and trains nothing; --json prints it all
+// 1,2,3,4,5 trains once per seed, and with --both-models trains the recurrent model on the same seeds too
+// and says at each distance which model is better; --language prints the grammar and trains nothing; --json prints it all
 // as one JSON document.
 //
 // While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
@@ -569,6 +624,11 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
       program::ProgressLine line;
       const Progress progress = program::step_progress(line);
       const Inputs inputs = flags.read();
+      if (inputs.both_models) {
+        const ModelsCompared result = compare_models(inputs, progress);
+        output.print([&] { return to_json(result); }, [&] { return tables(result); });
+        return;
+      }
       if (!inputs.seeds.empty()) {
         const SeedsResult result = compute_over_seeds(inputs, progress);
         output.print([&] { return to_json(result); }, [&] { return tables(result); });

@@ -8,7 +8,8 @@
 // and distance, where each head looks) recomputed from forward passes over the
 // held-out set drawn again; the reading's probabilities; a recurrence that
 // reads left to right; the parameter counts from the shapes; the saved model
-// restored; the table over seeds; and the flags' refusals. Every expected
+// restored; the table over seeds; the spread rule between two models' seeds at each distance, on groups typed
+// here; and the flags' refusals. Every expected
 // value has a reason of its own, not the program's output.
 #include <algorithm>
 #include <cmath>
@@ -615,6 +616,75 @@ TEST_CASE("each seed of the table is that seed trained alone", "[ch13]") {
   }
 }
 
+// A seeds result whose distance groups hold the given accuracies, one list per seed.
+sentences::SeedsResult over_seeds(const std::vector<std::vector<std::pair<std::string, double>>>& seeds) {
+  sentences::SeedsResult result;
+  for (const auto& groups : seeds) {
+    sentences::SeedRun run;
+    for (const auto& [label, accuracy] : groups) run.by_distance.push_back({label, 10, accuracy, 0.5});
+    result.runs.push_back(run);
+  }
+  return result;
+}
+
+TEST_CASE("the spread rule over seeds calls a model better at a distance only above the other's best seed", "[ch13]") {
+  // Three seeds each; at "1" the bands overlap, at "2-6" attention's worst (0.95) is above the recurrent's best
+  // (0.94), at "7-12" the recurrent's worst (0.9) is above attention's best (0.8), at "13+" they touch (0.9):
+  // touching is not beating.
+  const sentences::SeedsResult attention = over_seeds({{{"1", 0.9}, {"2-6", 0.95}, {"7-12", 0.7}, {"13+", 0.9}},
+                                                       {{"1", 1.0}, {"2-6", 0.99}, {"7-12", 0.8}, {"13+", 0.95}},
+                                                       {{"1", 0.95}, {"2-6", 0.97}, {"7-12", 0.75}, {"13+", 1.0}}});
+  const sentences::SeedsResult recurrent = over_seeds({{{"1", 0.97}, {"2-6", 0.94}, {"7-12", 0.9}, {"13+", 0.9}},
+                                                       {{"1", 0.85}, {"2-6", 0.5}, {"7-12", 0.95}, {"13+", 0.8}},
+                                                       {{"1", 0.92}, {"2-6", 0.9}, {"7-12", 1.0}, {"13+", 0.85}}});
+  const std::vector<sentences::DistanceSpread> spreads = sentences::distance_spreads(attention);
+  REQUIRE(spreads.size() == 4);
+  CHECK(spreads[0].label == "1");
+  CHECK(spreads[0].worst == 0.9);
+  CHECK(spreads[0].median == 0.95);
+  CHECK(spreads[0].best == 1.0);
+  const std::vector<sentences::DistanceVerdict> verdicts =
+      sentences::distance_verdicts(spreads, sentences::distance_spreads(recurrent));
+  REQUIRE(verdicts.size() == 4);
+  CHECK(verdicts[0].label == "1");
+  CHECK(verdicts[0].better == "too close to call");
+  CHECK(verdicts[1].better == "attention");
+  CHECK(verdicts[2].better == "recurrent");
+  CHECK(verdicts[3].better == "too close to call");
+  CHECK(sentences::verdict_summary(verdicts) ==
+        "too close to call at 1 and 13+; the attention model better at 2-6; the recurrent model better at 7-12");
+  CHECK(sentences::verdict_summary({verdicts[0], verdicts[3]}) == "too close to call at all 2 distances");
+  // A seed without a group is left out of that group's spread, not counted as 0.
+  const sentences::SeedsResult gap = over_seeds({{{"1", 0.9}, {"2-6", 0.95}}, {{"1", 0.8}}});
+  CHECK(sentences::distance_spreads(gap)[1].worst == 0.95);
+  // Groups that differ between the models cannot be compared.
+  CHECK_THROWS_AS(sentences::distance_verdicts(spreads, sentences::distance_spreads(gap)), std::invalid_argument);
+}
+
+TEST_CASE("both models over seeds are each model over the same seeds", "[ch13]") {
+  sentences::Inputs inputs = tiny(sentences::Task::agreement, 2);
+  inputs.include_weights = false;
+  inputs.list_sentences = false;
+  inputs.seeds = {2, 1};
+  inputs.both_models = true;
+  const sentences::ModelsCompared both = sentences::compare_models(inputs);
+  for (const auto model : {sentences::Model::attention, sentences::Model::recurrent}) {
+    sentences::Inputs one = inputs;
+    one.both_models = false;
+    one.model = model;
+    const sentences::SeedsResult alone = sentences::compute_over_seeds(one);
+    const sentences::SeedsResult& part = model == sentences::Model::attention ? both.attention : both.recurrent;
+    CHECK(part.inputs.model == model);
+    REQUIRE(part.runs.size() == alone.runs.size());
+    for (std::size_t s = 0; s < alone.runs.size(); ++s) {
+      CHECK(part.runs[s].seed == alone.runs[s].seed);
+      CHECK(part.runs[s].accuracy == alone.runs[s].accuracy);
+      CHECK(part.runs[s].parameters == alone.runs[s].parameters);
+    }
+  }
+  CHECK(both.by_distance.size() == sentences::distance_spreads(both.attention).size());
+}
+
 TEST_CASE("the flags fill in each task's defaults and refuse what cannot be trained", "[ch13]") {
   const sentences::Inputs tagging = read({});
   CHECK(tagging.task == sentences::Task::tagging);
@@ -653,6 +723,13 @@ TEST_CASE("the flags fill in each task's defaults and refuse what cannot be trai
   CHECK_THROWS_WITH(read({"--sentence", forty_one}), Catch::StartsWith("--sentence has 41 words; at most 40"));
   CHECK_THROWS_AS(read({"--seeds", "1,2", "--seed", "3"}), program::UsageError);
   CHECK_THROWS_AS(read({"--seeds", "1,,2"}), program::UsageError);
+  CHECK(read({"--task", "agreement", "--seeds", "1,2", "--both-models"}).both_models);
+  CHECK_THROWS_WITH(read({"--task", "agreement", "--both-models"}),
+                    Catch::StartsWith("--both-models: only with --seeds"));
+  CHECK_THROWS_WITH(read({"--seeds", "1", "--both-models"}),
+                    Catch::StartsWith("--both-models: only with --task agreement"));
+  CHECK_THROWS_WITH(read({"--task", "agreement", "--seeds", "1", "--both-models", "--model", "attention"}),
+                    Catch::StartsWith("--both-models trains both"));
 }
 
 }  // namespace test_sentences

@@ -808,6 +808,10 @@ class SentencesTest(ProgramTest):
             # With no phrase after the noun there are fewer different subjects than the held-out set's 1000
             # (4 or 3 determiners, 6 adjective choices, 14 nouns per number: 588), so it is refused, not looped on.
             (["--task", "agreement", "--modifiers", "0"], "--modifiers"),
+            (["--task", "agreement", "--both-models"], "--both-models"),
+            (["--seeds", "1,2", "--both-models"], "--both-models"),
+            (["--task", "agreement", "--seeds", "1,2", "--both-models", "--model", "recurrent"], "--both-models"),
+            (["--task", "agreement", "--seeds", "1,2", "--both-models", "--layers", "2"], "--layers"),
         ])
         self.assert_refused(["--model", "nonsense"], "'nonsense'")
         # The word the program does not know is named, as typed.
