@@ -338,7 +338,8 @@ class Parser {
 // The chances of the choices the Writer above makes, read over given words: for each
 // way a phrase that starts at a position can end, the probability that the Writer
 // writes those words there. It follows the Writer choice for choice, so the two must
-// change together (the chapter's tests compare it with sentences drawn).
+// change together (the chapter's tests compare it with sentences drawn, and with the
+// Parser above on which words are a sentence at all).
 class Chances {
  public:
   // (end, probability); an end may come more than once

@@ -8,9 +8,10 @@
 // and distance, where each head looks) recomputed from forward passes over the
 // held-out set drawn again; the reading's probabilities; a recurrence that
 // reads left to right; the parameter counts from the shapes; the saved model
-// restored; the table over seeds; the spread rule between two models' seeds at each distance, on groups typed
-// here; and the flags' refusals. Every expected
-// value has a reason of its own, not the program's output.
+// restored; the parser and the chances agreeing on what is a sentence; the
+// table over seeds; the spread rule between two models' seeds at each distance,
+// on groups typed here; and the flags' refusals. Every expected value has a
+// reason of its own, not the program's output.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -268,6 +269,39 @@ TEST_CASE("a sentence's probability is the product of the generator's choices an
     total += probability;
   }
   CHECK(total <= 1.0);
+}
+
+// The parser (chapter 13's listing) and the chances (chapter 14's) walk the same grammar in two classes: they
+// must agree on which words are a sentence. Drawn sentences, and every sentence one word away from them (each
+// word replaced by every other word of the vocabulary, or left out), with one to three phrases allowed.
+TEST_CASE("the parser and the chances agree on which words are a sentence", "[ch13]") {
+  attention::NumpyGenerator generator(15);
+  const auto vocabulary_size = static_cast<Eigen::Index>(sentences::vocabulary().size()) - 1;  // but the slot
+  long long sentences_seen = 0, refused_seen = 0;
+  for (int s = 0; s < 12; ++s) {
+    const Words drawn = sentences::draw_sentence(generator, 2).words;
+    std::vector<Words> near{drawn};
+    for (std::size_t t = 0; t < drawn.size(); ++t) {
+      Words shorter = drawn;
+      shorter.erase(shorter.begin() + static_cast<std::ptrdiff_t>(t));
+      near.push_back(shorter);
+      for (Eigen::Index word = 0; word < vocabulary_size; ++word) {
+        Words other = drawn;
+        other[t] = word;
+        near.push_back(other);
+      }
+    }
+    for (const Words& candidate : near) {
+      for (const int modifiers : {1, 2, 3}) {
+        const bool parses = sentences::is_sentence(candidate, modifiers);
+        INFO(sentences::text_of(candidate) << " with " << modifiers << " phrases");
+        CHECK(parses == (sentences::sentence_probability(candidate, modifiers) > 0.0));
+        ++(parses ? sentences_seen : refused_seen);
+      }
+    }
+  }
+  CHECK(sentences_seen > 1000);  // both answers are asked many times
+  CHECK(refused_seen > 1000);
 }
 
 TEST_CASE("an agreement prefix ends with the slot after its subject and counts the other number's nouns", "[ch13]") {
