@@ -5,7 +5,7 @@
 //
 // Serves --site from a private static server on 127.0.0.1 (ephemeral port),
 // opens every content page in headless Chromium (Debian's chromium-headless-shell,
-// driven by playwright-core; one browser, one context, a few tabs at a time)
+// driven by playwright-core; one browser for each width, a few tabs at a time)
 // and checks, per page:
 //   * no request leaves the local server (the book must work offline);
 //   * no failed request and no HTTP status >= 400 (a figure's drawing for the other
@@ -109,7 +109,7 @@ import { checkFiguresOfPage, useNativeCache, nativeCacheUse } from './interactiv
 const CHROMIUM = '/usr/lib/chromium/chromium-headless-shell';
 const PAGE_TIMEOUT_MS = 30_000;     // budget for loading one page, and for one screenshot
 const CHECK_TIMEOUT_MS = 360_000;   // whole budget for one page's check (screenshots wait their turn)
-const SCREENSHOT_TIMEOUT_MS = 120_000;  // a full-page capture of the 28,000 px API page is slow on a busy machine
+const SCREENSHOT_TIMEOUT_MS = 120_000;  // a full-page capture of a tall page is slow on a busy machine
 const IMAGE_TIMEOUT_MS = 10_000;    // wait for <img> loads after scrolling
 const FIGURES_TIMEOUT_MS = 15_000;  // wait for the interactive figures to be drawn before the pictures
 // Pages checked side by side (screenshots still one at a time): one per processor, at most 3. On a 2-processor
@@ -910,11 +910,14 @@ async function screenshotCached(page, ctx, { key, file, stats }) {
   }
 }
 
-// Runs tasks one after another, in the order they ask.
-let queue = Promise.resolve();
-function oneAtATime(task) {
-  const turn = queue.then(task, task);
-  queue = turn.catch(() => {});
+// Runs tasks one after another in each browser context, in the order they ask: a
+// full-page capture must be of the tab in front, and a background tab's comes out
+// garbled. Each width has a browser of its own (main()), so the two widths' pictures
+// are taken side by side; they come out the same, byte for byte, as one at a time.
+const queues = new WeakMap(); // context -> the promise of its last task
+function oneAtATime(context, task) {
+  const turn = (queues.get(context) ?? Promise.resolve()).then(task, task);
+  queues.set(context, turn.catch(() => {}));
   return turn;
 }
 
@@ -1011,15 +1014,15 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
       if (width === 1280 && heights) heights.set(label, await page.evaluate(pageHeight));
     }
 
-    // Full-page screenshots, one at a time and of the tab in front: a
-    // background tab's full-page capture comes out garbled. Light, then dark.
+    // Full-page screenshots, one at a time in this width's browser and of the tab in
+    // front (oneAtATime). Light, then dark.
     // Each picture waits for the figures to be drawn at the width of their box (a figure drawn before the
     // page's scrollbar came, or while switching the scheme took it away for a moment, is drawn again): the
     // pictures show what a reader sees once the page has settled. A figure that never settles is the
     // interactive check's to report, below; the pictures do not wait for it past the timeout.
     const figuresDrawn = () => page.waitForFunction(figuresSettled, null, { timeout: FIGURES_TIMEOUT_MS }).catch(() => {});
     await figuresDrawn();
-    await oneAtATime(async () => {
+    await oneAtATime(context, async () => {
       await page.bringToFront();
       const picture = async (scheme, file) => {
         // From the top of the page, as a reader arrives: the checks above scrolled it, and the theme draws a
@@ -1087,12 +1090,13 @@ async function main() {
   const heights = new Map(); // label -> height in px at 1280 px
   const started = Date.now();
   const figureReports = []; // one line per interactive figure and width (--bin)
-  let server, browser, stats;
+  let server, stats;
+  const browsers = [];
   let jobCount = 0;
   let keptCount = 0;
 
   const cleanup = async () => {
-    await browser?.close().catch(() => {});
+    await Promise.all(browsers.map((browser) => browser.close().catch(() => {})));
     await stopServer(server);
   };
   for (const sig of ['SIGINT', 'SIGTERM']) {
@@ -1115,16 +1119,18 @@ async function main() {
     };
     stats = ctx.screenshots;
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // Scrollbars are part of what is checked (and what a reader sees).
-      ignoreDefaultArgs: ['--hide-scrollbars'],
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    // A browser for each width, so that their full-page pictures can be taken side by side (oneAtATime).
     const contexts = {};
     for (const [width, options] of Object.entries(VIEWPORTS)) {
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        // Scrollbars are part of what is checked (and what a reader sees).
+        ignoreDefaultArgs: ['--hide-scrollbars'],
+        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+          '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      });
+      browsers.push(browser);
       const context = await browser.newContext({ ...options, serviceWorkers: 'block' });
       // Offline: only our server (and local files) may be reached. Everything
       // else is aborted here and reported by the page's request handler.
@@ -1133,7 +1139,7 @@ async function main() {
       );
       contexts[width] = context;
     }
-    ctx.chromiumVersion = browser.version();
+    ctx.chromiumVersion = browsers[0].version();
     const context = contexts[1280];
 
     // A few pages at a time (each in its own tab, with its own listeners);
