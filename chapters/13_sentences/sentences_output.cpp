@@ -607,8 +607,8 @@ std::shared_ptr<const Trained> trained_for_the_page(const Inputs& inputs) {
 // attention. --task agreement trains it instead to give the verb after a subject the subject's number
 // across other nouns ("the key to the cabinets [verb]"). --sentence gives it your own words; --seeds
 // 1,2,3,4,5 trains once per seed, and with --both-models trains the recurrent model on the same seeds too
-// and says at each distance which model is better; --language prints the grammar and trains nothing; --json prints it all
-// as one JSON document.
+// and says at each distance which model is better; --language prints the grammar and trains nothing;
+// --json prints it all as one JSON document.
 //
 // While it trains, a progress line goes to stderr when stderr is a terminal, and nowhere otherwise.
 [[maybe_unused]] const bool registered_command_line = program::register_chapter_with_modes<Flags>(
