@@ -112,9 +112,10 @@ const CHECK_TIMEOUT_MS = 360_000;   // whole budget for one page's check (screen
 const SCREENSHOT_TIMEOUT_MS = 120_000;  // a full-page capture of a tall page is slow on a busy machine
 const IMAGE_TIMEOUT_MS = 10_000;    // wait for <img> loads after scrolling
 const FIGURES_TIMEOUT_MS = 15_000;  // wait for the interactive figures to be drawn before the pictures
-// Pages checked side by side (screenshots still one at a time): one per processor, at most 3. On a 2-processor
-// machine, 3 kept both busy with Chromium's processes competing, and cost more processor time than 2 for a
-// check no quicker (README, under tools/run-tests). BOOK_BROWSER_PAGES=N sets it, to measure.
+// Pages checked side by side (each width's browser takes its screenshots one at a time): one per processor,
+// at most 3. On a 2-processor machine, 3 kept both busy with Chromium's processes competing, and cost more
+// processor time than 2 for a check no quicker (README, under tools/run-tests). BOOK_BROWSER_PAGES=N sets it,
+// to measure.
 const CONCURRENCY = Number(process.env.BOOK_BROWSER_PAGES) || Math.min(3, os.availableParallelism());
 const EXCLUDED_FILES = new Set(['genindex.html', 'search.html', 'py-modindex.html']);
 const EXCLUDED_DIRS = new Set(['_static', '_sources', '_images']);
