@@ -187,8 +187,8 @@ class EncoderLayer(ProgramTest):
             self.assertLess(after, before, largest)
         # The program's own measure, which the prose quotes, is the same.
         np.testing.assert_allclose(document["rows_apart"]["by_layer"], largest, rtol=0, atol=1e-15)
-        self.assertEqual((document["rows_apart"]["first"], document["rows_apart"]["last"]),
-                         (document["rows_apart"]["by_layer"][0], document["rows_apart"]["by_layer"][-1]))
+        np.testing.assert_allclose([document["rows_apart"]["first"], document["rows_apart"]["last"]],
+                                   [largest[0], largest[-1]], rtol=0, atol=1e-15)
 
     def test_the_feed_forward_network_is_per_token(self):
         for arguments in ([], ["--example", "toy"], ["--layers", "2", "--seed", "5"]):
