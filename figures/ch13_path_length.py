@@ -28,6 +28,15 @@ def by_label(run, key):
 rule_labels, rule = by_label(both["attention"], "nearest_noun")
 
 
+def spreads(run):
+    """Per distance group, the program's median, worst and best over the seeds (in %), on the rule's groups."""
+    groups = run["by_distance"]
+    if [group["label"] for group in groups] != rule_labels:
+        raise SystemExit(f"ch13_path_length: distance groups {[group['label'] for group in groups]} "
+                         f"are not the rule's {rule_labels}")
+    return ([100.0 * group[key] for group in groups] for key in ("median", "worst", "best"))
+
+
 def draw(narrow: bool):
     """Side by side; narrow, the whole axis above the one from 90 %, each with its own axis labels, no text
     below 9 pt."""
@@ -39,12 +48,10 @@ def draw(narrow: bool):
     small = 9 if narrow else 8
     for axes, low in ((whole, 0), (near, 90)):
         for model, name, colour, marker in series:
-            labels, values = by_label(both[model], "model")
-            x = np.arange(len(labels))
-            axes.fill_between(x, [min(v) for v in values], [max(v) for v in values], color=colour, alpha=0.18,
-                              linewidth=0)
-            axes.plot(x, [np.median(v) for v in values], color=colour, marker=marker, markersize=4,
-                      label=f"{name} (median)")
+            median, worst, best = spreads(both[model])
+            x = np.arange(len(rule_labels))
+            axes.fill_between(x, worst, best, color=colour, alpha=0.18, linewidth=0)
+            axes.plot(x, median, color=colour, marker=marker, markersize=4, label=f"{name} (median)")
         if low == 0:
             axes.plot(np.arange(len(rule_labels)), [np.median(v) for v in rule], color="0.55", linestyle="--",
                       marker=".", label="rule: the last noun")

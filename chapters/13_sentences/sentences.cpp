@@ -608,8 +608,7 @@ std::vector<DistanceSpread> distance_spreads(const SeedsResult& result) {
         if (group.label == first.label) values.push_back(group.model);
       }
     }
-    const auto [worst, best] = std::minmax_element(values.begin(), values.end());
-    spreads.push_back({first.label, attention::median(values), *worst, *best});
+    spreads.push_back({first.label, attention::spread_over_seeds(values)});
   }
   return spreads;
 }
@@ -622,12 +621,11 @@ std::vector<DistanceVerdict> distance_verdicts(const std::vector<DistanceSpread>
   }
   std::vector<DistanceVerdict> verdicts;
   for (std::size_t g = 0; g < attention.size(); ++g) {
-    // [distance_verdict]
-    std::string better = "too close to call";
-    if (attention[g].worst > recurrent[g].best) better = model_name(Model::attention);
-    if (recurrent[g].worst > attention[g].best) better = model_name(Model::recurrent);
-    // [distance_verdict]
-    verdicts.push_back({attention[g].label, better});
+    const attention::Higher higher = attention::higher_over_seeds(attention[g].accuracy, recurrent[g].accuracy);
+    const std::string better = higher == attention::Higher::first    ? model_name(Model::attention)
+                               : higher == attention::Higher::second ? model_name(Model::recurrent)
+                                                                     : "too close to call";
+    verdicts.push_back({attention[g].label, attention[g].accuracy, recurrent[g].accuracy, better});
   }
   return verdicts;
 }

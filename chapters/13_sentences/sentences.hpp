@@ -20,6 +20,7 @@
 
 #include "attention/adam.hpp"
 #include "attention/numpy_random.hpp"
+#include "attention/seed_spread.hpp"
 #include "attention/token_classifier.hpp"
 #include "grammar.hpp"
 #include "program/command_line.hpp"
@@ -141,18 +142,19 @@ struct SeedsResult {
 /// One distance group over the seeds: the median, worst and best accuracy of the seeds that have the group.
 struct DistanceSpread {
   std::string label;
-  double median = 0.0, worst = 0.0, best = 0.0;
+  attention::SeedSpread accuracy;
 };
 /// Each distance group of @p result's seeds, in the order of the first seed's groups.
 std::vector<DistanceSpread> distance_spreads(const SeedsResult& result);
 
-/// Which model the seeds tell apart at one distance group.
+/// Which model the seeds tell apart at one distance group, and each model's seeds there.
 struct DistanceVerdict {
   std::string label;
+  attention::SeedSpread attention_accuracy, recurrent_accuracy;
   // "attention" or "recurrent" when that model's worst seed beats the other's best, else "too close to call"
   std::string better;
 };
-/// The spread rule at each distance group.
+/// The spread rule (attention::higher_over_seeds()) at each distance group.
 /// @throws std::invalid_argument if the two were not judged on the same distance groups
 std::vector<DistanceVerdict> distance_verdicts(const std::vector<DistanceSpread>& attention,
                                                const std::vector<DistanceSpread>& recurrent);

@@ -202,8 +202,10 @@ nlohmann::json to_json(const SeedsResult& result) {
   // Agreement: per distance group, the median, worst and best accuracy over the seeds that have the group.
   nlohmann::json by_distance = nlohmann::json::array();
   for (const DistanceSpread& spread : distance_spreads(result)) {
-    by_distance.push_back(
-        {{"label", spread.label}, {"median", spread.median}, {"worst", spread.worst}, {"best", spread.best}});
+    by_distance.push_back({{"label", spread.label},
+                           {"median", spread.accuracy.median},
+                           {"worst", spread.accuracy.lowest},
+                           {"best", spread.accuracy.highest}});
   }
   return {{"task", task_name(result.inputs.task)},
           {"model", model_name(result.inputs.model)},
@@ -255,14 +257,12 @@ std::string tables(const ModelsCompared& result) {
   text += "\nWhich model is better at each distance, by the spread rule\n"
           "(one is better only where its worst seed beats the other's best)\n";
   text += fmt::format("  {:>8}  {:>17}  {:>17}  {}\n", "distance", "attention", "recurrent", "better");
-  const std::vector<DistanceSpread> attention = distance_spreads(result.attention);
-  const std::vector<DistanceSpread> recurrent = distance_spreads(result.recurrent);
-  const auto spread = [](const DistanceSpread& group) {
-    return fmt::format("{} to {}", percent(group.worst), percent(group.best));
+  const auto spread = [](const attention::SeedSpread& accuracy) {
+    return fmt::format("{} to {}", percent(accuracy.lowest), percent(accuracy.highest));
   };
-  for (std::size_t g = 0; g < result.by_distance.size(); ++g) {
-    text += fmt::format("  {:>8}  {:>17}  {:>17}  {}\n", result.by_distance[g].label, spread(attention[g]),
-                        spread(recurrent[g]), result.by_distance[g].better);
+  for (const DistanceVerdict& group : result.by_distance) {
+    text += fmt::format("  {:>8}  {:>17}  {:>17}  {}\n", group.label, spread(group.attention_accuracy),
+                        spread(group.recurrent_accuracy), group.better);
   }
   return text;
 }

@@ -674,9 +674,9 @@ TEST_CASE("the spread rule over seeds calls a model better at a distance only ab
   const std::vector<sentences::DistanceSpread> spreads = sentences::distance_spreads(attention);
   REQUIRE(spreads.size() == 4);
   CHECK(spreads[0].label == "1");
-  CHECK(spreads[0].worst == 0.9);
-  CHECK(spreads[0].median == 0.95);
-  CHECK(spreads[0].best == 1.0);
+  CHECK(spreads[0].accuracy.lowest == 0.9);
+  CHECK(spreads[0].accuracy.median == 0.95);
+  CHECK(spreads[0].accuracy.highest == 1.0);
   const std::vector<sentences::DistanceVerdict> verdicts =
       sentences::distance_verdicts(spreads, sentences::distance_spreads(recurrent));
   REQUIRE(verdicts.size() == 4);
@@ -685,12 +685,15 @@ TEST_CASE("the spread rule over seeds calls a model better at a distance only ab
   CHECK(verdicts[1].better == "attention");
   CHECK(verdicts[2].better == "recurrent");
   CHECK(verdicts[3].better == "too close to call");
+  // Each verdict keeps the two spreads it was decided on, for the table that shows them.
+  CHECK(verdicts[1].attention_accuracy.lowest == 0.95);
+  CHECK(verdicts[1].recurrent_accuracy.highest == 0.94);
   CHECK(sentences::verdict_summary(verdicts) ==
         "too close to call at 1 and 13+; the attention model better at 2-6; the recurrent model better at 7-12");
   CHECK(sentences::verdict_summary({verdicts[0], verdicts[3]}) == "too close to call at all 2 distances");
   // A seed without a group is left out of that group's spread, not counted as 0.
   const sentences::SeedsResult gap = over_seeds({{{"1", 0.9}, {"2-6", 0.95}}, {{"1", 0.8}}});
-  CHECK(sentences::distance_spreads(gap)[1].worst == 0.95);
+  CHECK(sentences::distance_spreads(gap)[1].accuracy.lowest == 0.95);
   // Groups that differ between the models cannot be compared.
   CHECK_THROWS_AS(sentences::distance_verdicts(spreads, sentences::distance_spreads(gap)), std::invalid_argument);
 }

@@ -74,6 +74,9 @@ Placement placed(const attention::Vector& query, const attention::Vector& key, E
   placement.score = placement.turned_query.dot(placement.turned_key);
   // [turned_score]
   // clang-format on
+  const double query_angle = static_cast<double>(m) * attention::angular_frequency(0, query.size());
+  placement.query_cos = std::cos(query_angle);
+  placement.query_sin = std::sin(query_angle);
   return placement;
 }
 

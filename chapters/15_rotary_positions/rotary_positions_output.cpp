@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "attention/seed_spread.hpp"
 #include "attention/timing_comparison.hpp"
 #include "program/integer_list.hpp"
 #include "program/matrix_text.hpp"
@@ -36,10 +36,6 @@ constexpr double holds = 0.9;
 
 std::vector<double> numbers(const attention::Vector& vector) { return {vector.data(), vector.data() + vector.size()}; }
 
-struct Spread {
-  double median = 0.0, best = 0.0, worst = 0.0;
-};
-
 // The first position from `back` on whose accuracy falls below `holds` (tested_length if none does): the position
 // after the last one held.
 Eigen::Index held_until(const std::vector<double>& accuracy, const Inputs& inputs) {
@@ -49,22 +45,14 @@ Eigen::Index held_until(const std::vector<double>& accuracy, const Inputs& input
   return inputs.tested_length;
 }
 
-Spread spread_of(std::vector<double> values) {
-  Spread spread;
-  spread.median = attention::median(values);
-  spread.best = *std::max_element(values.begin(), values.end());
-  spread.worst = *std::min_element(values.begin(), values.end());
-  return spread;
-}
-
-nlohmann::json spread_json(const Spread& spread) {
-  return {{"median", spread.median}, {"best", spread.best}, {"worst", spread.worst}};
+nlohmann::json spread_json(const attention::SeedSpread& spread) {
+  return {{"median", spread.median}, {"best", spread.highest}, {"worst", spread.lowest}};
 }
 
 // What every seed of one scheme did.
 struct SchemeSummary {
   attention::Positions scheme = attention::Positions::added;
-  Spread trained, beyond;
+  attention::SeedSpread trained, beyond;
   std::vector<double> accuracy_median, accuracy_best, accuracy_worst;  // per position
   std::vector<double> attention_median;                                // per position
   Eigen::Index holds_until = 0;                                        // held_until() of the median accuracy
@@ -99,18 +87,18 @@ std::vector<SchemeSummary> summaries(const Result& result) {
     }
     const auto [fewest, most] = std::minmax_element(seeds_held_until.begin(), seeds_held_until.end());
     summary.fewest_held_until = *fewest, summary.most_held_until = *most;
-    summary.trained = spread_of(trained);
-    summary.beyond = spread_of(beyond);
+    summary.trained = attention::spread_over_seeds(trained);
+    summary.beyond = attention::spread_over_seeds(beyond);
     for (Eigen::Index t = 0; t < inputs.tested_length; ++t) {
       std::vector<double> at, looked;
       for (const TrainedRun* run : runs) {
         at.push_back(run->accuracy[static_cast<std::size_t>(t)]);
         looked.push_back(run->attention_on_answer[static_cast<std::size_t>(t)]);
       }
-      const Spread here = spread_of(at);
+      const attention::SeedSpread here = attention::spread_over_seeds(at);
       summary.accuracy_median.push_back(here.median);
-      summary.accuracy_best.push_back(here.best);
-      summary.accuracy_worst.push_back(here.worst);
+      summary.accuracy_best.push_back(here.highest);
+      summary.accuracy_worst.push_back(here.lowest);
       summary.attention_median.push_back(attention::median(looked));
     }
     summary.holds_until = held_until(summary.accuracy_median, inputs);
@@ -119,19 +107,25 @@ std::vector<SchemeSummary> summaries(const Result& result) {
   return list;
 }
 
-// The book's spread rule on the seeds: one scheme beats the other by `measure` only if every one of its seeds
-// measures more than every seed of the other.
+// The book's spread rule on the seeds (attention::higher_over_seeds()): one scheme beats the other by `measure`
+// only if every one of its seeds measures more than every seed of the other.
 std::string verdict(const Result& result, attention::Positions first, attention::Positions second,
                     const std::function<double(const TrainedRun&)>& measure) {
-  constexpr double infinity = std::numeric_limits<double>::infinity();
-  double first_worst = infinity, first_best = -infinity, second_worst = infinity, second_best = -infinity;
-  for (const TrainedRun& run : result.runs) {
-    const double value = measure(run);
-    if (run.scheme == first) first_worst = std::min(first_worst, value), first_best = std::max(first_best, value);
-    if (run.scheme == second) second_worst = std::min(second_worst, value), second_best = std::max(second_best, value);
+  const auto seeds_of = [&](attention::Positions scheme) {
+    std::vector<double> values;
+    for (const TrainedRun& run : result.runs) {
+      if (run.scheme == scheme) values.push_back(measure(run));
+    }
+    return attention::spread_over_seeds(values);
+  };
+  switch (attention::higher_over_seeds(seeds_of(first), seeds_of(second))) {
+    case attention::Higher::first:
+      return scheme_name(first);
+    case attention::Higher::second:
+      return scheme_name(second);
+    case attention::Higher::too_close:
+      break;
   }
-  if (first_worst > second_best) return scheme_name(first);
-  if (second_worst > first_best) return scheme_name(second);
   return "too close to call";
 }
 
@@ -143,7 +137,8 @@ std::string better_beyond(const Result& result) {
 
 // Why the spread rule says what it says beyond the trained lengths: the worst seed of the way with the higher
 // median against the best seed of the other. "the worst rotary seed, seed 4, is right 63.6% of the time, and the
-// best added seed, seed 4, 69.7%: the two spreads overlap", or "…, above the best added seed, seed 2, at 52.2%".
+// best added seed, seed 2, 69.7%: the two spreads overlap", or "…, above the best added seed, seed 2, at 52.2%";
+// "seed 4 is both the worst rotary seed and the best added one: …" when one seed is both.
 std::string better_beyond_because(const std::vector<SchemeSummary>& summaries) {
   const auto of = [&](attention::Positions scheme) {
     return &*std::find_if(summaries.begin(), summaries.end(),
@@ -154,6 +149,13 @@ std::string better_beyond_because(const std::vector<SchemeSummary>& summaries) {
   if (other->beyond.median > leader->beyond.median) std::swap(leader, other);
   const TrainedRun& worst = *leader->worst_beyond;
   const TrainedRun& best = *other->best_beyond;
+  if (worst.seed == best.seed) {
+    return fmt::format("seed {} is both the worst {} seed and the best {} one: right {:.1f}% of the time with {} "
+                       "positions and {:.1f}% with {} ones{}",
+                       worst.seed, scheme_name(worst.scheme), scheme_name(best.scheme), 100 * worst.accuracy_beyond,
+                       scheme_name(worst.scheme), 100 * best.accuracy_beyond, scheme_name(best.scheme),
+                       worst.accuracy_beyond > best.accuracy_beyond ? "" : ", so the two spreads overlap");
+  }
   const std::string first = fmt::format("the worst {} seed, seed {}, is right {:.1f}% of the time",
                                         scheme_name(worst.scheme), worst.seed, 100 * worst.accuracy_beyond);
   if (worst.accuracy_beyond > best.accuracy_beyond) {
@@ -204,6 +206,8 @@ nlohmann::json to_json(const Result& result) {
     placements.push_back({{"query_position", placement.query_position},
                           {"key_position", placement.key_position},
                           {"offset", placement.query_position - placement.key_position},
+                          {"query_cos", placement.query_cos},
+                          {"query_sin", placement.query_sin},
                           {"turned_query", numbers(placement.turned_query)},
                           {"turned_key", numbers(placement.turned_key)},
                           {"score", placement.score}});
@@ -336,8 +340,8 @@ std::string tables(const Result& result) {
                       fmt::format("{} to {} (trained)", inputs.back, inputs.longest_trained - 1),
                       fmt::format("{} to {} (longer)", inputs.longest_trained, inputs.tested_length - 1),
                       fmt::format("median ≥ {} up to", program::number_text(holds, 1)), "each seed");
-  const auto cell = [](const Spread& spread) {
-    return fmt::format("{:.1f} % [{:.1f}, {:.1f}]", 100 * spread.median, 100 * spread.worst, 100 * spread.best);
+  const auto cell = [](const attention::SeedSpread& spread) {
+    return fmt::format("{:.1f} % [{:.1f}, {:.1f}]", 100 * spread.median, 100 * spread.lowest, 100 * spread.highest);
   };
   // The last position held, or "-" when not even the first position with an answer is.
   const auto held = [&](Eigen::Index until) { return until > inputs.back ? std::to_string(until - 1) : "-"; };
