@@ -319,6 +319,13 @@ GeneratedWord described(const attention::DrawnWord& drawn, const attention::Deco
   const attention::Vector model = attention::sampling_probabilities(step.logits, {1.0, 0});
   generated.probability = model(word);
   generated.top = top_three(model);
+  if (drawn.u) {
+    for (Eigen::Index candidate = 0; candidate < drawn_from.size(); ++candidate) {
+      if (drawn_from(candidate) == 0.0) continue;
+      generated.line.emplace_back(candidate, drawn_from(candidate));
+      generated.line_model_probability += model(candidate);
+    }
+  }
   for (const auto& layer : step.weights) {
     auto& heads = generated.attention.emplace_back();
     for (const attention::Vector& head : layer) heads.emplace_back(head.data(), head.data() + head.size());

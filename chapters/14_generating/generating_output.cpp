@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "attention/kv_cache.hpp"
+#include "attention/seed_spread.hpp"
 #include "chapters/13_sentences/grammar.hpp"
 #include "generating.hpp"
 #include "program/integer_list.hpp"
@@ -108,6 +109,15 @@ nlohmann::json generation_json(const Generation& generation) {
     if (word.u) {  // a draw: u, and the word's stretch of the line, which u fell in
       entry["u"] = *word.u;
       entry["stretch"] = {word.stretch_from, word.stretch_from + word.drawn_with};
+      nlohmann::json line = nlohmann::json::array();
+      double from = 0.0;
+      for (const auto& [candidate, drawn_with] : word.line) {
+        line.push_back(
+            {{"word", tokens()[static_cast<std::size_t>(candidate)]}, {"from", from}, {"to", from + drawn_with}});
+        from += drawn_with;
+      }
+      entry["line"] = line;
+      entry["line_model_probability"] = word.line_model_probability;
     }
     words.push_back(std::move(entry));
     read.push_back(word.word);
@@ -171,28 +181,29 @@ nlohmann::json to_json(const Result& result) {
 namespace {
 
 // Can the seeds tell the groupings of @p by_groups apart on @p measure (its "best" and "worst" over the
-// seeds)? The book's spread rule (chapter 7's, for times): a grouping differs from the first only if every
+// seeds)? The book's spread rule (attention::higher_over_seeds()): a grouping differs from the first only if every
 // seed's value with it lies beyond every seed's value with the first. @p what names one value, @p whats several.
 std::string seeds_verdict(const nlohmann::json& by_groups, const char* measure, const char* what, const char* whats) {
   if (by_groups.empty()) return "";
-  const auto range = [&](const nlohmann::json& group) {
+  const auto spread = [&](const nlohmann::json& group) {
     const double best = group[measure]["best"], worst = group[measure]["worst"];
-    return std::pair{std::min(best, worst), std::max(best, worst)};
+    return attention::SeedSpread{group[measure]["median"], std::min(best, worst), std::max(best, worst)};
   };
   const nlohmann::json& reference = by_groups.front();
   const long long reference_heads = reference["key_value_heads"].get<long long>();
-  const auto [low, high] = range(reference);
+  std::vector<std::string> others;
   for (const nlohmann::json& group : by_groups) {
-    const auto [group_low, group_high] = range(group);
-    if (group_high < low || group_low > high) {
-      return fmt::format("with h_kv = {} every seed's {} lies {} every seed's {} with h_kv = {}",
-                         group["key_value_heads"].get<long long>(), what, group_high < low ? "below" : "above", what,
-                         reference_heads);
+    const long long heads = group["key_value_heads"].get<long long>();
+    const attention::Higher higher = attention::higher_over_seeds(spread(group), spread(reference));
+    if (higher != attention::Higher::too_close) {
+      return fmt::format("with h_kv = {} every seed's {} lies {} every seed's {} with h_kv = {}", heads, what,
+                         higher == attention::Higher::first ? "above" : "below", what, reference_heads);
     }
+    if (heads != reference_heads) others.push_back(fmt::format("h_kv = {}", heads));
   }
-  return fmt::format("the seeds cannot tell the groupings apart: each one's {} over the seeds overlap those of "
-                     "h_kv = {}",
-                     whats, reference_heads);
+  if (others.empty()) return fmt::format("only h_kv = {} was trained", reference_heads);
+  return fmt::format("no grouping differs: the {} with {} {} those with h_kv = {}", whats,
+                     program::listed(others, "and"), others.size() == 1 ? "overlap" : "each overlap", reference_heads);
 }
 
 }  // namespace
@@ -324,6 +335,29 @@ std::string refusal_line(const sentences::Refusal& refusal, const std::string& s
                      choices);
 }
 
+// The first drawn word's line from 0 to 1, when top-k left few enough words to list: each word's stretch, and where
+// u fell.
+std::string first_draw_line(const Generation& generation, const attention::SamplingSettings& sampling) {
+  if (generation.words.empty() || !generation.words.front().u || sampling.top_k == 0 || sampling.top_k > 10) return "";
+  const GeneratedWord& first = generation.words.front();
+  std::string text =
+      fmt::format("\nThe first draw: the words top-{} left on the line from 0 to 1, in the vocabulary's order\n",
+                  sampling.top_k);
+  double from = 0.0;
+  for (const auto& [candidate, drawn_with] : first.line) {
+    const bool drawn = candidate == first.word;
+    text += fmt::format("  {:<9} {:.3f} to {:.3f}{}\n", tokens()[static_cast<std::size_t>(candidate)], from,
+                        from + drawn_with, drawn ? fmt::format("   u = {:.3f} falls here", *first.u) : "");
+    from += drawn_with;
+  }
+  text +=
+      fmt::format("  The model gives these {} words {:.3f} together", first.line.size(), first.line_model_probability);
+  text += sampling.temperature == 1.0
+              ? fmt::format(": at T = 1 each stretch is its p / {:.3f}\n", first.line_model_probability)
+              : "\n";
+  return text;
+}
+
 std::string generation_table(const Result& result) {
   const Generation& generation = result.generation;
   const Inputs& inputs = result.inputs;
@@ -352,8 +386,10 @@ std::string generation_table(const Result& result) {
                       !generation.ended        ? "(not finished)"
                       : generation.grammatical ? "(the grammar accepts it)"
                                                : "(not a sentence of the grammar)");
-  text += fmt::format("  Largest difference between the cached and the recomputed scores: {:.3g}\n",
-                      generation.largest_difference);
+  text +=
+      fmt::format("  Largest difference between the cached and the recomputed word scores (the read-out's): {:.3g}\n",
+                  generation.largest_difference);
+  text += first_draw_line(generation, inputs.sampling);
   if (!generation.words.empty()) {
     // Where the position that chose the last word looked, in the last layer.
     const GeneratedWord& last = generation.words.back();

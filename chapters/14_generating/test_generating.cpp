@@ -137,6 +137,19 @@ void check_against_the_whole_pass(const attention::TokenClassifierWeights& weigh
       CHECK(word.stretch_from <= u);
       CHECK(u < word.stretch_from + word.drawn_with);
       if (sampling.top_k > 0) CHECK((chances.array() > 0.0).count() == sampling.top_k);
+      // The line: every word the draw could take, in the vocabulary's order, and what the model gives them.
+      std::size_t on_line = 0;
+      double model_total = 0.0;
+      for (Eigen::Index candidate = 0; candidate < chances.size(); ++candidate) {
+        if (chances(candidate) == 0.0) continue;
+        REQUIRE(on_line < word.line.size());
+        CHECK(word.line[on_line].first == candidate);
+        CHECK(word.line[on_line].second == Approx(chances(candidate)).margin(1e-12));
+        model_total += model(candidate);
+        ++on_line;
+      }
+      CHECK(on_line == word.line.size());
+      CHECK(word.line_model_probability == Approx(model_total).margin(1e-12));
     }
     // The three likeliest words, likeliest first.
     REQUIRE(word.top.size() == 3);

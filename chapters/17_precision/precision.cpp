@@ -149,8 +149,10 @@ Result compute(const Inputs& inputs) {
     for (const Setup& setup : inputs.setups) {
       RunningSum sum = running_sum(first, setup);
       // The softmax's denominator is e^M · L; its relative error against the double one:
-      sum.normalizer_error = std::abs(
-          std::exp(sum.maximum - row.reference.maximum + std::log(sum.sum) - std::log(row.reference.sum)) - 1.0);
+      const double denominator_ratio =
+          std::exp(sum.maximum - row.reference.maximum + std::log(sum.sum) - std::log(row.reference.sum));
+      sum.normalizer_error = std::abs(denominator_ratio - 1.0);
+      sum.weights_sum = 1.0 / denominator_ratio;     // the true Σ e^(s − M) over this denominator
       sum.spacing = spacing_at(sum.sum, setup.sum);  // a term below half of it is lost
       row.sums.push_back(sum);
     }

@@ -52,6 +52,7 @@ struct RunningSum {
   double sum = 0.0;               // L, as the setup kept it
   double maximum = 0.0;           // M
   double normalizer_error = 0.0;  // |e^(M + ln L) / e^(M_ref + ln L_ref) − 1|: the softmax denominator's relative error
+  double weights_sum = 0.0;       // what the softmax's weights e^(s − M) / L add up to with this M and L (1 if exact)
   double spacing = 0.0;           // the gap from L to the next number the sum's format holds above it
 };
 

@@ -58,6 +58,7 @@ nlohmann::json to_json(const Result& result) {
       sums.push_back({{"sum", sum.sum},
                       {"maximum", sum.maximum},
                       {"normalizer_error", sum.normalizer_error},
+                      {"weights_sum", sum.weights_sum},
                       {"spacing", sum.spacing}});
     }
     rows.push_back({{"n", row.n},

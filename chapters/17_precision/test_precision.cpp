@@ -181,6 +181,10 @@ TEST_CASE("each row is the first n scores against the double reference", "[ch17]
       // The softmax's denominator e^M L against the double one: |e^M L / (e^M_ref L_ref) − 1|.
       const double ratio = std::exp(sum.maximum - row.reference.maximum) * sum.sum / row.reference.sum;
       CHECK(sum.normalizer_error == Approx(std::abs(ratio - 1.0)).margin(1e-14));
+      // The weights e^(s − M) / L, added up in double: 1 / ratio.
+      double weights_sum = 0.0;
+      for (const double score : first) weights_sum += std::exp(score - sum.maximum) / sum.sum;
+      CHECK(sum.weights_sum == Approx(weights_sum).epsilon(1e-12));
       // The spacing at L: L = m · 2^e with m in [1/2, 1), so L lies in [2^(e−1), 2^e), where a format with p
       // fraction bits holds numbers 2^(e − 1 − p) apart (p = 23 for float, 7 for bfloat16).
       int exponent = 0;
