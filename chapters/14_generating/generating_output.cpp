@@ -341,19 +341,19 @@ std::string first_draw_line(const Generation& generation, const attention::Sampl
   if (generation.words.empty() || !generation.words.front().u || sampling.top_k == 0 || sampling.top_k > 10) return "";
   const GeneratedWord& first = generation.words.front();
   std::string text =
-      fmt::format("\nThe first draw: the words top-{} left on the line from 0 to 1, in the vocabulary's order\n",
+      fmt::format("\nThe first draw: each word top-{} kept, in\nthe vocabulary's order, and its stretch\n",
                   sampling.top_k);
   double from = 0.0;
   for (const auto& [candidate, drawn_with] : first.line) {
     const bool drawn = candidate == first.word;
-    text += fmt::format("  {:<9} {:.3f} to {:.3f}{}\n", tokens()[static_cast<std::size_t>(candidate)], from,
-                        from + drawn_with, drawn ? fmt::format("   u = {:.3f} falls here", *first.u) : "");
+    text += fmt::format("  {:<9}{:.3f} to {:.3f}{}\n", tokens()[static_cast<std::size_t>(candidate)], from,
+                        from + drawn_with, drawn ? fmt::format("  u = {:.3f} here", *first.u) : "");
     from += drawn_with;
   }
-  text +=
-      fmt::format("  The model gives these {} words {:.3f} together", first.line.size(), first.line_model_probability);
+  text += fmt::format("  The model gives these {} words {:.3f}\n  together", first.line.size(),
+                      first.line_model_probability);
   text += sampling.temperature == 1.0
-              ? fmt::format(": at T = 1 each stretch is its p / {:.3f}\n", first.line_model_probability)
+              ? fmt::format("; at T = 1 a stretch is p / {:.3f}\n", first.line_model_probability)
               : "\n";
   return text;
 }
@@ -386,9 +386,8 @@ std::string generation_table(const Result& result) {
                       !generation.ended        ? "(not finished)"
                       : generation.grammatical ? "(the grammar accepts it)"
                                                : "(not a sentence of the grammar)");
-  text +=
-      fmt::format("  Largest difference between the cached and the recomputed word scores (the read-out's): {:.3g}\n",
-                  generation.largest_difference);
+  text += fmt::format("  Largest difference in the word scores, cached against recomputed: {:.3g}\n",
+                      generation.largest_difference);
   text += first_draw_line(generation, inputs.sampling);
   if (!generation.words.empty()) {
     // Where the position that chose the last word looked, in the last layer.
