@@ -320,9 +320,11 @@ GeneratedWord described(const attention::DrawnWord& drawn, const attention::Deco
   generated.probability = model(word);
   generated.top = top_three(model);
   if (drawn.u) {
+    double from = 0.0;
     for (Eigen::Index candidate = 0; candidate < drawn_from.size(); ++candidate) {
       if (drawn_from(candidate) == 0.0) continue;
-      generated.line.emplace_back(candidate, drawn_from(candidate));
+      generated.line.push_back({candidate, from, from + drawn_from(candidate)});
+      from += drawn_from(candidate);
       generated.line_model_probability += model(candidate);
     }
   }

@@ -74,8 +74,12 @@ struct GeneratedWord {
   double stretch_from = 0.0;  // where its stretch of the line from 0 to 1 starts: the words before it, drawn_with
   std::vector<std::pair<Eigen::Index, double>> top;  // the three words the model gives most, with their probabilities
   // With a draw: the words it could take (those T and top-k left a probability), in the vocabulary's order, each
-  // with its probability as drawn; they share the line from 0 to 1 in that order.
-  std::vector<std::pair<Eigen::Index, double>> line;
+  // with its stretch of the line from 0 to 1, as long as its probability as drawn.
+  struct Stretch {
+    Eigen::Index word = 0;
+    double from = 0.0, to = 0.0;
+  };
+  std::vector<Stretch> line;
   double line_model_probability = 0.0;  // what the model (T = 1, every word) gives those words together
   std::vector<std::vector<std::vector<double>>> attention;  // [layer][head]: over the positions before it
   long long cache_numbers = 0;                              // numbers in the cache after this step (0 without one)

@@ -110,11 +110,9 @@ nlohmann::json generation_json(const Generation& generation) {
       entry["u"] = *word.u;
       entry["stretch"] = {word.stretch_from, word.stretch_from + word.drawn_with};
       nlohmann::json line = nlohmann::json::array();
-      double from = 0.0;
-      for (const auto& [candidate, drawn_with] : word.line) {
+      for (const GeneratedWord::Stretch& stretch : word.line) {
         line.push_back(
-            {{"word", tokens()[static_cast<std::size_t>(candidate)]}, {"from", from}, {"to", from + drawn_with}});
-        from += drawn_with;
+            {{"word", tokens()[static_cast<std::size_t>(stretch.word)]}, {"from", stretch.from}, {"to", stretch.to}});
       }
       entry["line"] = line;
       entry["line_model_probability"] = word.line_model_probability;
@@ -343,12 +341,9 @@ std::string first_draw_line(const Generation& generation, const attention::Sampl
   std::string text =
       fmt::format("\nThe first draw: each word top-{} kept, in\nthe vocabulary's order, and its stretch\n",
                   sampling.top_k);
-  double from = 0.0;
-  for (const auto& [candidate, drawn_with] : first.line) {
-    const bool drawn = candidate == first.word;
-    text += fmt::format("  {:<9}{:.3f} to {:.3f}{}\n", tokens()[static_cast<std::size_t>(candidate)], from,
-                        from + drawn_with, drawn ? fmt::format("  u = {:.3f} here", *first.u) : "");
-    from += drawn_with;
+  for (const GeneratedWord::Stretch& stretch : first.line) {
+    text += fmt::format("  {:<9}{:.3f} to {:.3f}{}\n", tokens()[static_cast<std::size_t>(stretch.word)], stretch.from,
+                        stretch.to, stretch.word == first.word ? fmt::format("  u = {:.3f} here", *first.u) : "");
   }
   text += fmt::format("  The model gives these {} words {:.3f}\n  together", first.line.size(),
                       first.line_model_probability);

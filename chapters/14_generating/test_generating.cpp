@@ -143,8 +143,10 @@ void check_against_the_whole_pass(const attention::TokenClassifierWeights& weigh
       for (Eigen::Index candidate = 0; candidate < chances.size(); ++candidate) {
         if (chances(candidate) == 0.0) continue;
         REQUIRE(on_line < word.line.size());
-        CHECK(word.line[on_line].first == candidate);
-        CHECK(word.line[on_line].second == Approx(chances(candidate)).margin(1e-12));
+        CHECK(word.line[on_line].word == candidate);
+        CHECK(word.line[on_line].from == Approx(chances.head(candidate).sum()).margin(1e-12));
+        CHECK(word.line[on_line].to - word.line[on_line].from == Approx(chances(candidate)).margin(1e-12));
+        if (candidate == word.word) CHECK(word.line[on_line].from == word.stretch_from);
         model_total += model(candidate);
         ++on_line;
       }
