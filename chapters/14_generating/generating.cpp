@@ -315,18 +315,16 @@ GeneratedWord described(const attention::DrawnWord& drawn, const attention::Deco
   generated.word = word;
   generated.drawn_with = drawn_from(word);
   generated.u = drawn.u;
-  for (Eigen::Index before = 0; before < word; ++before) generated.stretch_from += drawn_from(before);  // as drawn
   const attention::Vector model = attention::sampling_probabilities(step.logits, {1.0, 0});
   generated.probability = model(word);
   generated.top = top_three(model);
-  if (drawn.u) {
-    double from = 0.0;
-    for (Eigen::Index candidate = 0; candidate < drawn_from.size(); ++candidate) {
-      if (drawn_from(candidate) == 0.0) continue;
-      generated.line.push_back({candidate, from, from + drawn_from(candidate)});
-      from += drawn_from(candidate);
-      generated.line_model_probability += model(candidate);
-    }
+  double from = 0.0;  // the line from 0 to 1, word by word, as drawn
+  for (Eigen::Index candidate = 0; candidate < drawn_from.size(); ++candidate) {
+    if (drawn_from(candidate) == 0.0) continue;
+    if (candidate == word) generated.stretch_from = from;
+    generated.line.push_back({candidate, from, from + drawn_from(candidate)});
+    from += drawn_from(candidate);
+    generated.line_model_probability += model(candidate);
   }
   for (const auto& layer : step.weights) {
     auto& heads = generated.attention.emplace_back();

@@ -73,8 +73,8 @@ struct GeneratedWord {
   std::optional<double> u;    // the uniform number that drew it; none when greedy
   double stretch_from = 0.0;  // where its stretch of the line from 0 to 1 starts: the words before it, drawn_with
   std::vector<std::pair<Eigen::Index, double>> top;  // the three words the model gives most, with their probabilities
-  // With a draw: the words it could take (those T and top-k left a probability), in the vocabulary's order, each
-  // with its stretch of the line from 0 to 1, as long as its probability as drawn.
+  // The words the draw could take (those T and top-k left a probability; greedy, the one word chosen), in the
+  // vocabulary's order, each with its stretch of the line from 0 to 1, as long as its probability as drawn.
   struct Stretch {
     Eigen::Index word = 0;
     double from = 0.0, to = 0.0;

@@ -75,8 +75,8 @@ Placement placed(const attention::Vector& query, const attention::Vector& key, E
   // [turned_score]
   // clang-format on
   const double query_angle = static_cast<double>(m) * attention::angular_frequency(0, query.size());
-  placement.query_cos = std::cos(query_angle);
-  placement.query_sin = std::sin(query_angle);
+  placement.first_pair_cos = std::cos(query_angle);
+  placement.first_pair_sin = std::sin(query_angle);
   return placement;
 }
 

@@ -56,8 +56,8 @@ struct Inputs {
 struct Placement {
   Eigen::Index query_position = 0, key_position = 0;
   attention::Vector turned_query, turned_key;
-  double query_cos = 0.0, query_sin = 0.0;  // of the angle pair 0 of the query turns by: m ω_0
-  double score = 0.0;                       // turned query · turned key
+  double first_pair_cos = 0.0, first_pair_sin = 0.0;  // of the angle the query's first pair turns by: m ω_0
+  double score = 0.0;                                 // turned query · turned key
 };
 
 struct Turn {

@@ -206,8 +206,8 @@ nlohmann::json to_json(const Result& result) {
     placements.push_back({{"query_position", placement.query_position},
                           {"key_position", placement.key_position},
                           {"offset", placement.query_position - placement.key_position},
-                          {"query_cos", placement.query_cos},
-                          {"query_sin", placement.query_sin},
+                          {"first_pair_cos", placement.first_pair_cos},
+                          {"first_pair_sin", placement.first_pair_sin},
                           {"turned_query", numbers(placement.turned_query)},
                           {"turned_key", numbers(placement.turned_key)},
                           {"score", placement.score}});

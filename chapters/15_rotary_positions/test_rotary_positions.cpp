@@ -147,9 +147,9 @@ TEST_CASE("the toy's fish query and cat key turn by one radian per position", "[
     CHECK(turn.placements[p].score == Approx(2 * std::cos(2.0) - 2 * std::sin(2.0)).margin(1e-13));
   }
   // The cos and sin of the query's turn, which the prose uses to turn it by hand: m radians at ω_0 = 1.
-  CHECK(turn.placements[1].query_cos == Approx(std::cos(2.0)).margin(1e-15));
-  CHECK(turn.placements[1].query_sin == Approx(std::sin(2.0)).margin(1e-15));
-  CHECK(turn.placements[2].query_sin == Approx(std::sin(5.0)).margin(1e-15));
+  CHECK(turn.placements[1].first_pair_cos == Approx(std::cos(2.0)).margin(1e-15));
+  CHECK(turn.placements[1].first_pair_sin == Approx(std::sin(2.0)).margin(1e-15));
+  CHECK(turn.placements[2].first_pair_sin == Approx(std::sin(5.0)).margin(1e-15));
   // q at 5 turned by hand: (1 cos 5 + 1 sin 5, −1 sin 5 + 1 cos 5).
   CHECK(turn.placements[2].query_position == 5);
   CHECK(turn.placements[2].turned_query(0) == Approx(std::cos(5.0) + std::sin(5.0)).margin(1e-15));
