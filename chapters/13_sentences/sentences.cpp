@@ -12,7 +12,6 @@
 #include "attention/batch_gradient.hpp"
 #include "attention/cross_entropy.hpp"
 #include "attention/recurrent_classifier.hpp"
-#include "attention/timing_comparison.hpp"
 
 namespace sentences {
 
