@@ -70,8 +70,6 @@ NAMED_AHEAD = {
     ("ReLU", "chapters/00_preface/index"): "softmax has been replaced with ReLU (chapter 3)",
     ("NaN", "chapters/02_scaling_variance/index"): "the measured variance infinite or NaN",
     ("encoder–decoder attention", "chapters/05_multi_head/index"): "so it can compute encoder–decoder attention",
-    ("residual connection", "chapters/05_multi_head/index"): "goes through a residual connection, layer normalisation",
-    ("layer normalisation", "chapters/05_multi_head/index"): "a residual connection, layer normalisation and a feed-forward network",
     ("dropout", "chapters/06_positional_encoding/index"): "dropout is applied to the sums of the embeddings",
     ("layer normalisation", "chapters/07_path_length/index"): "the feed-forward network and layer normalisation work inside each position",
     ("learning rate", "chapters/08_encoder_layer/index"): "which is why it needs a learning-rate warm-up",

@@ -8,6 +8,13 @@ captions, the interactive figures, the big picture, nor anything folded (the
 the table at its end and writes it to ``main-text.json`` beside the HTML's
 folder (``build/book/main-text.json``); the browser check adds each page's
 height at 1280 px with the folds closed.
+
+The main text has a budget, and a page over it stops the build (a warning,
+which ``-W`` makes an error): the preface and chapters 0-6 together at most
+``BUDGET_CHAPTERS_0_TO_6`` words, about an hour at 200 words a minute; each
+later chapter at most ``BUDGET_PER_CHAPTER`` words, or what ``BUDGET_EXCEPTIONS``
+gives it. A page that must say more moves what answers "how do we know" into a
+fold, or cuts a repetition, before it adds.
 """
 from __future__ import annotations
 
@@ -17,11 +24,19 @@ from pathlib import Path
 
 from docutils import nodes
 
+from sphinx.util import logging
+
 from book import collapsed, live_value
+
+logger = logging.getLogger(__name__)
 
 WORDS_PER_MINUTE = 200
 SKIPPED_CLASSES = {"interactive-figure", "big-picture", "paper-figure-2", "output-tables", "literal-block-wrapper",
                    "code-tabs"}
+BUDGET_CHAPTERS_0_TO_6 = 12_500
+BUDGET_PER_CHAPTER = 2_500
+# Chapter 14 teaches three things: writing word by word, the cache of keys and values, and shared key-value heads.
+BUDGET_EXCEPTIONS = {"chapters/14_generating/index": 3_000}
 WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
 
 
@@ -72,6 +87,22 @@ def report(app, exception):
                           if re.match(r"chapters/0[0-6]_", docname))
     lines.append(f"  {'preface and chapters 0-6':<45} {chapters_0_to_6:>6} {chapters_0_to_6 / WORDS_PER_MINUTE:>6.1f}")
     print("\n".join(lines))
+    over_budget(previous, chapters_0_to_6)
+
+
+def over_budget(counts: dict[str, int], chapters_0_to_6: int) -> None:
+    """Warn of each page, and of the preface with chapters 0-6, whose main text is over its budget."""
+    if chapters_0_to_6 > BUDGET_CHAPTERS_0_TO_6:
+        logger.warning(f"main text: the preface and chapters 0-6 hold {chapters_0_to_6} words, over their budget of "
+                       f"{BUDGET_CHAPTERS_0_TO_6} (docs/_ext/main_text.py): fold or cut before adding")
+    for docname, words in counts.items():
+        match = re.match(r"chapters/(\d\d)_", docname)
+        if not match or int(match.group(1)) <= 6:
+            continue
+        budget = BUDGET_EXCEPTIONS.get(docname, BUDGET_PER_CHAPTER)
+        if words > budget:
+            logger.warning(f"main text: {docname} holds {words} words, over its budget of {budget} "
+                           f"(docs/_ext/main_text.py): fold or cut before adding", location=docname)
 
 
 def setup(app):

@@ -70,6 +70,15 @@ def glossary_book(sentence: str) -> dict[str, str]:
     return dict(GLOSSARY_BOOK, **{"chapters/one.rst": f"1. One\n======\n\n{sentence}\n"})
 
 
+# A chapter page of so many words of main text (docs/_ext/main_text.py, the budgets).
+def chapter_of(words: int, number: str) -> dict[str, str]:
+    return {f"chapters/{number}_long.rst": f"{number}. Long\n========\n\n" + "word " * (words - 2) + "\n"}
+
+
+def chapter_toctree(number: str) -> str:
+    return f".. toctree::\n\n   chapters/{number}_long\n   chapters/summed\n"
+
+
 # Each page, and what the error must name (None: the page must build).
 PAGES = {
     "control": ("The score is :value:`dot_product:/scores/0/2`.\n\n"
@@ -117,12 +126,20 @@ PAGES = {
     "term_before_its_chapter": (GLOSSARY_TOCTREE, "chapters/one.rst: 'Widgets' is used before chapters/two.rst explains it"),
     "term_with_its_chapter_named": (GLOSSARY_TOCTREE, None),
     "term_with_a_link_to_its_chapter": (GLOSSARY_TOCTREE, None),
+    "chapter_over_its_budget": (chapter_toctree("07"),
+                                "main text: chapters/07_long holds 2501 words, over its budget of 2500"),
+    "chapter_within_its_budget": (chapter_toctree("07"), None),
+    "chapters_0_to_6_over_their_budget": (chapter_toctree("03"), "the preface and chapters 0-6 hold 12501 words, "
+                                                                 "over their budget of 12500"),
 }
 # The other pages of each book that has more than one.
 FILES = {
     "term_before_its_chapter": glossary_book("Widgets are everywhere."),
     "term_with_its_chapter_named": glossary_book("Widgets, which chapter 2 explains, are everywhere."),
     "term_with_a_link_to_its_chapter": glossary_book("Widgets (:doc:`two`) are everywhere."),
+    "chapter_over_its_budget": chapter_of(2501, "07"),
+    "chapter_within_its_budget": chapter_of(2500, "07"),
+    "chapters_0_to_6_over_their_budget": chapter_of(12501, "03"),
 }
 
 
@@ -266,6 +283,15 @@ class BuildFailsOnMissingInputs(unittest.TestCase):
 
     def test_term_used_before_its_chapter_with_a_link_there(self):
         self.check("term_with_a_link_to_its_chapter")
+
+    def test_a_chapter_over_its_budget_of_main_text(self):
+        self.check("chapter_over_its_budget")
+
+    def test_a_chapter_at_its_budget_of_main_text(self):
+        self.check("chapter_within_its_budget")
+
+    def test_chapters_0_to_6_over_their_budget_of_main_text(self):
+        self.check("chapters_0_to_6_over_their_budget")
 
 
 if __name__ == "__main__":
