@@ -65,6 +65,17 @@ def count_words(doctree) -> int:
     return words
 
 
+def chapter_number(docname: str) -> int | None:
+    """NN of a page chapters/NN_slug/... (the preface is 00, as chapter 0 is), or None for any other page."""
+    match = re.match(r"chapters/(\d\d)_", docname)
+    return int(match.group(1)) if match else None
+
+
+def in_chapters_0_to_6(docname: str) -> bool:
+    number = chapter_number(docname)
+    return number is not None and number <= 6
+
+
 def record(app, doctree, docname):
     app.env.book_main_text = getattr(app.env, "book_main_text", {})
     app.env.book_main_text[docname] = count_words(doctree)
@@ -83,8 +94,7 @@ def report(app, exception):
     lines = ["Main text per page (words; minutes at 200 words a minute; folds closed):"]
     for docname, words in previous.items():
         lines.append(f"  {docname:<45} {words:>6} {words / WORDS_PER_MINUTE:>6.1f}")
-    chapters_0_to_6 = sum(words for docname, words in previous.items()
-                          if re.match(r"chapters/0[0-6]_", docname))
+    chapters_0_to_6 = sum(words for docname, words in previous.items() if in_chapters_0_to_6(docname))
     lines.append(f"  {'preface and chapters 0-6':<45} {chapters_0_to_6:>6} {chapters_0_to_6 / WORDS_PER_MINUTE:>6.1f}")
     print("\n".join(lines))
     over_budget(previous, chapters_0_to_6)
@@ -96,8 +106,7 @@ def over_budget(counts: dict[str, int], chapters_0_to_6: int) -> None:
         logger.warning(f"main text: the preface and chapters 0-6 hold {chapters_0_to_6} words, over their budget of "
                        f"{BUDGET_CHAPTERS_0_TO_6} (docs/_ext/main_text.py): fold or cut before adding")
     for docname, words in counts.items():
-        match = re.match(r"chapters/(\d\d)_", docname)
-        if not match or int(match.group(1)) <= 6:
+        if chapter_number(docname) is None or in_chapters_0_to_6(docname):
             continue
         budget = BUDGET_EXCEPTIONS.get(docname, BUDGET_PER_CHAPTER)
         if words > budget:
