@@ -8,7 +8,7 @@ from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_n
 options = arguments(__doc__)
 run = load_run(options.outputs, "training")
 n = run["length"]
-maps = [(np.array(head), f"layer {l + 1}, head {h + 1}\nmirrored weight {run['source_weight'][l][h]:.2f}")
+maps = [(np.array(head), f"layer {l + 1}, head {h + 1}\nmirrored weight {run['source_weight'][l][h]:.3f}")
         for l, layer in enumerate(run["attention"]) for h, head in enumerate(layer)]
 maps.append((np.fliplr(np.eye(n)), "the exact answer\n(anti-diagonal)"))
 
@@ -29,7 +29,7 @@ def draw(narrow: bool):
         axes.set_title(title, fontsize=title_size)
         axes.set_xticks(range(n), [str(d) for d in run["example"]["input"]], fontsize=tick_size)
         axes.set_yticks(range(n), [str(d) for d in run["example"]["prediction"]], fontsize=tick_size)
-        axes.set_xlabel("input digit (key)", fontsize=label_size)
+        axes.set_xlabel(f"input digit (key), positions 0 to {n - 1}", fontsize=label_size)
     for axes in axes_row if narrow else axes_row[:1]:
         axes.set_ylabel("predicted digit (query)", fontsize=label_size)
     if narrow:

@@ -25,7 +25,7 @@ def draw(narrow: bool):
     loss_axes.axhline(np.log(run["vocabulary"]), color="0.6", linestyle="--", linewidth=1)
     loss_axes.annotate(f"guessing: log {run['vocabulary']}", (steps[-1], np.log(run["vocabulary"])), ha="right",
                        va="top" if narrow else "bottom", fontsize=note, color="0.4")
-    loss_axes.set_xlabel("Adam step")
+    loss_axes.set_xlabel("training step")
     loss_axes.set_ylabel("training loss (cross-entropy)")
     accuracy_axes.plot(steps, accuracy, marker="o", markersize=3, color="C2")
     accuracy_axes.axhline(100.0 / run["vocabulary"], color="0.6", linestyle="--", linewidth=1)
@@ -34,7 +34,7 @@ def draw(narrow: bool):
                            fontsize=note, color="0.4")
     accuracy_axes.annotate("99 %", (steps[-1], 99.0), ha="right", va="top", fontsize=note, color="C3")
     accuracy_axes.set_ylim(0, 102)
-    accuracy_axes.set_xlabel("Adam step")
+    accuracy_axes.set_xlabel("training step")
     accuracy_axes.set_ylabel("held-out accuracy per digit (%)")
     return figure
 

@@ -56,7 +56,7 @@
       ]);
       view.sentence('bound', [
         'Largest |additive score|: ', [json.largest_abs_score, '/largest_abs_score'],
-        ', below ‖v‖₁ = ', [json.score_bound, '/score_bound'], ', which no additive score reaches.',
+        '; no additive score passes ‖v‖₁ = ', [json.score_bound, '/score_bound'], '.',
       ]);
     },
   });

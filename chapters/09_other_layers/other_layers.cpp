@@ -359,7 +359,7 @@ std::string additive_tables(const AdditiveResult& result) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     text += fmt::format("  {}: {} / {}\n", rows[i], result.additive_favourite[i], result.dot_product_favourite[i]);
   }
-  text += fmt::format("Largest |additive score|: {}, below ‖v‖₁ = {}, the bound no additive score reaches\n",
+  text += fmt::format("Largest |additive score|: {}; no additive score passes ‖v‖₁ = {}\n",
                       program::number_text(result.largest_score), program::number_text(result.score_bound));
   if (!result.timing) return text;
   const Timing& timing = *result.timing;
