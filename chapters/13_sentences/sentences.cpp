@@ -594,6 +594,7 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
     seed_run.parameters = run.parameters;
     result.runs.push_back(seed_run);
   }
+  result.by_distance = distance_spreads(result);
   return result;
 }
 
@@ -643,7 +644,7 @@ ModelsCompared compare_models(const Inputs& inputs, const Progress& progress) {
   result.attention = compute_over_seeds(one, part(0));
   one.model = Model::recurrent;
   result.recurrent = compute_over_seeds(one, part(1));
-  result.by_distance = distance_verdicts(distance_spreads(result.attention), distance_spreads(result.recurrent));
+  result.by_distance = distance_verdicts(result.attention.by_distance, result.recurrent.by_distance);
   return result;
 }
 

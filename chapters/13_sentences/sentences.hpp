@@ -35,7 +35,7 @@ std::string task_name(Task task);
 enum class Model { attention, recurrent };
 std::string model_name(Model model);
 
-/// Held-out sentences measured at each logged point of training (all of them after the last step).
+/// Held-out sentences measured at each logged point of training, the last included: the first this many.
 inline constexpr std::size_t logged_held_out = 200;
 
 /// Adam's settings with α = 0.006.
@@ -134,16 +134,18 @@ struct SeedRun {
   double seconds = 0.0;
 };
 
-struct SeedsResult {
-  Inputs inputs;
-  std::vector<SeedRun> runs;
-};
-
 /// One distance group over the seeds: the median, worst and best accuracy of the seeds that have the group.
 struct DistanceSpread {
   std::string label;
   attention::SeedSpread accuracy;
 };
+
+struct SeedsResult {
+  Inputs inputs;
+  std::vector<SeedRun> runs;
+  std::vector<DistanceSpread> by_distance;  // agreement: distance_spreads() of the runs
+};
+
 /// Each distance group of @p result's seeds, in the order of the first seed's groups.
 std::vector<DistanceSpread> distance_spreads(const SeedsResult& result);
 

@@ -73,6 +73,11 @@ nlohmann::json inputs_json(const Inputs& inputs) {
 
 std::string percent(double share) { return fmt::format("{:.1f} %", 100.0 * share); }
 
+// How many held-out sentences each logged point of training was measured on.
+long long logged_held_out_count(const Result& result) {
+  return std::min<long long>(result.held_out_count, static_cast<long long>(logged_held_out));
+}
+
 nlohmann::json groups_json(const std::vector<AgreementGroup>& groups) {
   nlohmann::json list = nlohmann::json::array();
   for (const AgreementGroup& group : groups) {
@@ -148,8 +153,7 @@ nlohmann::json to_json(const Result& result) {
                            {{"steps", result.logged_steps},
                             {"loss", result.loss},
                             {"held_out_accuracy", result.held_out_accuracy},
-                            {"measured_on",
-                             std::min<long long>(result.held_out_count, static_cast<long long>(logged_held_out))}}},
+                            {"measured_on", logged_held_out_count(result)}}},
                           {"accuracy", result.accuracy},
                           {"heads", heads},
                           {"heads_even_weight", result.even_weight},
@@ -201,7 +205,7 @@ nlohmann::json to_json(const SeedsResult& result) {
   };
   // Agreement: per distance group, the median, worst and best accuracy over the seeds that have the group.
   nlohmann::json by_distance = nlohmann::json::array();
-  for (const DistanceSpread& spread : distance_spreads(result)) {
+  for (const DistanceSpread& spread : result.by_distance) {
     by_distance.push_back({{"label", spread.label},
                            {"median", spread.accuracy.median},
                            {"worst", spread.accuracy.lowest},
@@ -301,7 +305,8 @@ std::string training_tables(const Result& result) {
     if (inputs.task == Task::agreement) text += fmt::format("  ({})", number_name(sentence.number));
     text += "\n";
   }
-  text += fmt::format("\n{:>7}  {:>8}  {}\n", "step", "loss", "held-out accuracy");
+  text += fmt::format("\n{:>7}  {:>8}  held-out accuracy (the first {} sentences)\n", "step", "loss",
+                      logged_held_out_count(result));
   for (std::size_t i = 0; i < result.logged_steps.size(); ++i) {
     text += fmt::format("{:>7}  {:>8.4f}  {:>8}\n", result.logged_steps[i], result.loss[i],
                         percent(result.held_out_accuracy[i]));
