@@ -40,7 +40,10 @@ constexpr std::uint64_t max_seed = 4294967295;  // 2³² − 1: mulberry32's see
 // The computation.
 
 // One encoding's vectors, their dot products and distances, and which of the
-// second and third words the first is nearer to.
+// second and third words the first is nearer to: "neither" when the two
+// distances agree to 12 significant digits, so that two distances equal but for
+// their last rounding (cat dragged onto the line between dog and apple) do not
+// name a winner.
 Encoding encoding_of(const attention::Matrix& vectors, const std::vector<std::string>& words) {
   Encoding encoding;
   encoding.vectors = vectors;
@@ -51,7 +54,8 @@ Encoding encoding_of(const attention::Matrix& vectors, const std::vector<std::st
   // [tables]
   // clang-format on
   const double to_second = encoding.distances(0, 1), to_third = encoding.distances(0, 2);
-  encoding.nearer = to_second < to_third ? words[1] : to_third < to_second ? words[2] : "neither";
+  const bool tied = std::abs(to_second - to_third) <= 1e-12 * std::max(to_second, to_third);
+  encoding.nearer = tied ? "neither" : to_second < to_third ? words[1] : words[2];
   return encoding;
 }
 

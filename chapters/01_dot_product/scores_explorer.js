@@ -30,7 +30,9 @@
         view.sentence('asymmetry', [
           `${tokens[0]} asks ${json.key_tokens[last]}: `, [json.scores[0][last], `/scores/0/${last}`],
           `; ${tokens[last]} asks ${json.key_tokens[0]}: `, [json.scores[last][0], `/scores/${last}/0`],
-          `. The table is ${json.symmetry}.`,
+          json.scores[0][last] === json.scores[last][0] && !json.symmetric
+            ? `. Another pair of mirror-image entries differs: the table is ${json.symmetry}.`
+            : `. The table is ${json.symmetry}.`,
         ]);
       } else {
         view.sentence('asymmetry', [`The table is ${json.symmetry}.`]);

@@ -96,7 +96,8 @@
         rows, columns, pointer: '/weights',
       });
       view.sentence('mask_summary', [
-        `${json.mask_description}: `, [json.allowed_entries, '/allowed_entries'], ' entries allowed, ',
+        `${json.mask_description}: `, [json.allowed_entries, '/allowed_entries'],
+        json.allowed_entries === 1 ? ' entry allowed, ' : ' entries allowed, ',
         [json.masked_entries, '/masked_entries'], ' masked. Row sums: ',
         ...json.row_sums.flatMap((sum, i) => [i ? ', ' : '', [sum, `/row_sums/${i}`]]), '.',
       ]);
@@ -134,7 +135,9 @@
         const name = `leak_${entry.index}`;
         const pointer = `/leak/${entry.index}`;
         const parts = [`Fill ${entry.label}: `];
-        if (entry.largest_masked_weight === 0) {
+        if (json.masked_entries === 0) {
+          parts.push('nothing is masked, so the fill changes nothing');
+        } else if (entry.largest_masked_weight === 0) {
           parts.push('every masked weight is ', [0, `${pointer}/largest_masked_weight`], ' exactly');
         } else if (entry.largest_masked_weight >= 5e-5) {
           parts.push([entry.query, `${pointer}/query`], ' gives ', [entry.key, `${pointer}/key`], ', which it must not see, ',

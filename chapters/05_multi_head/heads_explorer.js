@@ -39,8 +39,8 @@
         changed: readHeads, samples: ['1', '4'], bad: ['3', '0'], help: 'must divide d_model' },
       { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295, step: 1,
         samples: ['2', '4294967295'], bad: ['-1', '4294967296'] },
-      { name: 'reseed', label: 'Reseed (seed + 1)', type: 'button',
-        onClick: (values, set) => set('seed', (Number(values.seed) || 0) + 1) },
+      { name: 'reseed', label: 'Reseed (seed + 1, after 4294967295 back to 0)', type: 'button',
+        onClick: (values, set) => set('seed', String(((Number(values.seed) || 0) + 1) % 4294967296)) },
     ],
     // Native builds with -march=native let Eigen sum the products in vector
     // packets (and fused multiply-adds); the WebAssembly module sums them one
@@ -50,7 +50,7 @@
       const tokens = json.tokens;
       const output = view.slot('summary').parentElement;
       view.sentence('summary', [
-        [json.h, '/h'], ' heads of width dₖ = dᵥ = ', [json.d_k, '/d_k'], ' on d_model = ', [json.d_model, '/d_model'],
+        [json.h, '/h'], json.h === 1 ? ' head of width dₖ = dᵥ = ' : ' heads of width dₖ = dᵥ = ', [json.d_k, '/d_k'], ' on d_model = ', [json.d_model, '/d_model'],
         ', seed ', [json.seed, '/seed'], '. Row: the token asking; column: the token looked at.',
       ]);
       const names = ['summary'];

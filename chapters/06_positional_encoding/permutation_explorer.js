@@ -38,7 +38,9 @@
       }
       view.sentence('change', [
         'Largest change of any entry of a token\'s output: without positions ',
-        [json.without_positions.largest_output_difference, '/without_positions/largest_output_difference'],
+        [json.without_positions.largest_output_difference, '/without_positions/largest_output_difference',
+          json.without_positions.largest_output_difference === 0 ? 4 : '.1e'],
+        json.without_positions.largest_output_difference === 0 ? ' (exactly)' : ' (rounding only)',
         ', with positions ',
         [json.with_positions.largest_output_difference, '/with_positions/largest_output_difference'],
         json.with_positions.largest_output_difference > 0

@@ -31,9 +31,10 @@
       const line = document.createElement('tr');
       line.append(cell('th', row.name));
       for (const [key] of columns) {
-        const number = cell('td', view.numberText(row[key]));
+        const number = cell('td', view.formatNumber(row[key], ','));
         number.dataset.key = `/rows/${i}/${key}`;
         number.dataset.exact = JSON.stringify(row[key]);
+        number.dataset.format = ',';
         line.append(number);
       }
       table.append(line);

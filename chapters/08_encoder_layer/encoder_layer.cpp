@@ -419,7 +419,9 @@ std::string tables(const Result& result) {
                   inputs.layers == 1 ? "" : "s", inputs.causal ? ", causal" : "", program::number_text(inputs.scale),
                   inputs.seed) +
       program::table(fmt::format("Input x ({} × {})", n, d), inputs.x, inputs.tokens, dims(d)) + '\n' +
-      "── The graph chapter's head: head 1 of layer 1 under a causal mask, as NumPy prints it ──\n\n" +
+      (inputs.example == "walkthrough"
+           ? "── The graph chapter's head: head 1 of layer 1 under a causal mask, as NumPy prints it ──\n\n"
+           : "── Head 1 of layer 1 under a causal mask, as in the graph chapter, as NumPy prints it ──\n\n") +
       "scores (raw) =\n " + numpy_text(walk.scaled_scores) + "\n\n" + "scores (after causal mask) =\n " +
       numpy_text(walk.masked_scores) + "\n\n" + "weights (after softmax) =\n " + numpy_text(walk.weights) + "\n" +
       "row sums = " + numpy_text(sums) + "\n\n" + "out[0] == v[0] ? " + (result.out0_equals_v0 ? "True" : "False") +

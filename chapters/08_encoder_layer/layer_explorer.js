@@ -45,7 +45,8 @@
       const names = ['summary', 'nudge'];
       view.heatmap('walkthrough', json.walkthrough.weights, {
         rows: tokens, columns: tokens, domain: [0, 1],
-        title: "The graph chapter's head: head 1 of layer 1 under a causal mask",
+        title: json.example === 'walkthrough' ? "The graph chapter's head: head 1 of layer 1 under a causal mask"
+          : 'Head 1 of layer 1 under a causal mask, as in the graph chapter',
       });
       view.sentence('walkthrough_sums', [
         'Row sums: ', ...json.walkthrough.row_sums.flatMap((s, i) => [i ? ', ' : '', [s, `/walkthrough/row_sums/${i}`]]),

@@ -53,7 +53,8 @@
       }));
       // One row of weights in numbers: the second word's when tagging (the first saw), the slot's for agreement.
       const reader = tagging ? Math.min(1, words.length - 1) : words.length - 1;
-      const parts = [`Where "${words[reader]}" (word ${reader + 1}) puts its weight. `];
+      const parts = [tagging ? `Where "${words[reader]}" (word ${reader + 1}) puts its weight. `
+        : `Where the slot "${words[reader]}" (position ${reader + 1}) puts its weight. `];
       json.reading.attention.forEach((layer, l) => layer.forEach((head, h) => {
         parts.push(`Head ${h + 1}${json.reading.attention.length > 1 ? ` of layer ${l + 1}` : ''}: `);
         words.forEach((word, j) => {

@@ -75,9 +75,10 @@
       // The newest word: how it was chosen, and the three words the model gave most.
       const inputs = json.inputs;
       const how = inputs.temperature === 0 ? ['the likeliest word (T = 0)']
+        : inputs.top_k === 1 ? ['the likeliest word (top-k = 1: nothing to draw among)']
         : ['drawn at T = ', view.number(inputs.temperature, '/inputs/temperature'), ' among ',
           ...(inputs.top_k === 0 ? ['every word'] : ['the ', view.number(inputs.top_k, '/inputs/top_k'), ' likeliest']),
-          ', with probability ', view.number(newest.drawn_with, `${at}/drawn_with`, 3),
+          ', with probability ', view.number(newest.drawn_with, `${at}/drawn_with`, '.3g'),
           // A draw: the u that chose the word, inside the word's stretch of the line from 0 to 1.
           ...(newest.u === undefined ? [] : ['; u = ', view.number(newest.u, `${at}/u`, 3),
             ' fell in its stretch, from ', view.number(newest.stretch[0], `${at}/stretch/0`, 3),
@@ -90,14 +91,14 @@
           return element('tr', { class: candidate.word === newest.word ? 'next-word-chosen' : '' }, [
             element('th', { scope: 'row', text: candidate.word }),
             element('td', { class: 'next-word-bar-cell' }, [bar]),
-            element('td', {}, [view.number(candidate.probability, `${at}/top/${i}/probability`, 3)]),
+            element('td', {}, [view.number(candidate.probability, `${at}/top/${i}/probability`, '.3g')]),
           ]);
         }),
       ]);
       view.slot('sentence').replaceChildren(line, element('p', { class: 'next-word-status', text: status }),
         element('p', { class: 'interactive-sentence' }, [
           element('strong', { text: `Word ${last + 1}: ${quoted(newest.word)}` }), ', ', ...how,
-          '; the model gave it ', view.number(newest.probability, `${at}/probability`, 3), '.',
+          '; the model gave it ', view.number(newest.probability, `${at}/probability`, '.3g'), '.',
         ]));
       view.slot('newest').replaceChildren(top);
 

@@ -18,7 +18,8 @@
       { name: 'n', label: 'key position n', type: 'range', min: 0, max: LARGEST_OFFSET, step: 1, value: 3 },
       { name: 'q', label: 'Query q (--q)', type: 'text', flag: '--q', value: '1,1',
         help: 'an even number of entries; the arrows show the first two', samples: ['1,0', '0,2'], bad: ['1,2,3', ''] },
-      { name: 'k', label: 'Key k (--k)', type: 'text', flag: '--k', value: '2,0', samples: ['0,1', '-1,1'] },
+      { name: 'k', label: 'Key k (--k)', type: 'text', flag: '--k', value: '2,0', samples: ['0,1', '-1,1'],
+        help: 'as many entries as the query' },
     ],
     arguments(values) {
       return ['--no-training', '--q', values.q, '--k', values.k, '--placements', `${values.m},${values.n}`,

@@ -45,7 +45,7 @@
         [json.inputs.training_steps, '/inputs/training_steps'], ' steps ', ...ending,
         ', and the share of held-out digits said right is ', [run.accuracy, '/runs/0/accuracy', '.1%'], '. ',
         run.learned ? 'It learned the task: the line is blue.' : 'It did not learn the task: the line is red.',
-        ' The dashed line is ln 10 = ', [json.uniform_loss, '/uniform_loss'], ', the loss of a guess.',
+        ' The dashed line is ln 10 = ', [json.uniform_loss, '/uniform_loss'], ', the loss of a uniform guess.',
       ]);
     },
   });

@@ -32,9 +32,10 @@
         format: curve.format }));
       const predicted = run.curves.map((curve) => ({ step: curve.predicted_step, format: curve.format }));
       // The error axis from half a power of ten below the smallest error drawn up to 3, so that no tick sits on
-      // the corner where the step axis's labels are.
+      // the corner where the step axis's labels are; higher when an error passes 3 (bfloat16 near x = 0.1).
       const lowest = Math.min(...points.map((point) => point.error));
       const bottom = 10 ** (Math.floor(Math.log10(lowest)) - 0.5);
+      const top = Math.max(3, 1.5 * Math.max(...points.map((point) => point.error)));
       view.plot('errors', {
         title: `Relative error of the ${run.difference} difference of e^x at x = ${view.numberText(json.inputs.at)}` +
           ' against the step h; dashed: the predicted best step',
@@ -43,7 +44,7 @@
         // Ticks at every third power of ten.
         x: { type: 'log', domain: [1e-12, 1], reverse: true, label: 'step h, smaller to the right →',
           ticks: [1e-12, 1e-9, 1e-6, 1e-3, 1], tickFormat: Book.powerOfTen, grid: true },
-        y: { type: 'log', label: '↑ relative error', domain: [bottom, 3],
+        y: { type: 'log', label: '↑ relative error', domain: [bottom, top],
           ticks: [1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 1].filter((tick) => tick > bottom), tickFormat: Book.powerOfTen,
           grid: true },
         color: { domain: names, range: COLOURS, legend: true },

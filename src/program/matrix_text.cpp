@@ -34,8 +34,8 @@ attention::Matrix parse_matrix(std::string_view text, std::string_view flag) {
     const std::vector<std::string_view> entries = split(rows[row], ',');
     if (entries.size() != first_row.size()) {
       throw UsageError(
-          fmt::format("{}: row {} has {} entries but row 1 has {}; every row must have the same number of entries",
-                      flag, row + 1, entries.size(), first_row.size()));
+          fmt::format("{}: row {} has {} {} but row 1 has {}; every row must have the same number of entries", flag,
+                      row + 1, entries.size(), entries.size() == 1 ? "entry" : "entries", first_row.size()));
     }
     for (std::size_t column = 0; column < entries.size(); ++column) {
       matrix(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(column)) =

@@ -110,7 +110,7 @@ class AgreesWithNumPy(ProgramTest):
 class BadInput(ProgramTest):
     def test_each_bad_input_is_refused_with_one_line(self):
         cases = [
-            (["--q", "1,0;0"], "--q: row 2 has 1 entries but row 1 has 2"),  # ragged rows
+            (["--q", "1,0;0"], "--q: row 2 has 1 entry but row 1 has 2"),  # ragged rows
             (["--q", "1,x"], "--q: row 1, entry 2 is 'x'"),  # not a number
             (["--q", "1,0;;0,1"], "--q: row 2 is empty"),
             (["--q", ""], "--q: empty matrix"),

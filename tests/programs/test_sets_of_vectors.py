@@ -70,6 +70,18 @@ class OneHotAgainstEmbeddings(ProgramTest):
                          "apple")
         self.assertEqual(run_json("--words", "x,y,z", "--embeddings", "0;1;-1")["embedding"]["nearer"], "neither")
 
+    def test_distances_equal_but_for_rounding_name_no_winner(self):
+        # cat at (0.45, 0.55) lies on the line y = x + 0.1, as far from dog (0.8, 0.3) as from apple (0.2, 0.9):
+        # both distances are sqrt(0.185), which a double computes as two neighbouring numbers.
+        document = run_json("--embeddings", "0.45,0.55; 0.8,0.3; 0.2,0.9; 0.3,0.7")
+        distances = np.array(document["embedding"]["distances"])
+        self.assertAlmostEqual(distances[0, 1], np.sqrt(0.185), delta=1e-15)
+        self.assertAlmostEqual(distances[0, 2], np.sqrt(0.185), delta=1e-15)
+        self.assertEqual(document["embedding"]["nearer"], "neither")
+        # a gap far above rounding still names the nearer word
+        self.assertEqual(run_json("--embeddings", "0.45,0.5501; 0.8,0.3; 0.2,0.9; 0.3,0.7")["embedding"]["nearer"],
+                         "apple")
+
     def test_agrees_with_numpy(self):
         generator = np.random.default_rng(7)
         for words, width in [(3, 1), (4, 2), (7, 5), (12, 64)]:

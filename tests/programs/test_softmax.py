@@ -332,7 +332,7 @@ class BadInput(ProgramTest):
             (["--causal", "--k", "1,0;0,1", "--v", "1;2"],
              "--causal: a causal mask needs one query per key; got 3 queries and 2 keys"),
             (["--v", "1,0;0,1"], "--v: 2 values for 3 keys (--k)"),
-            (["--v", "1,0;0;1,1"], "--v: row 2 has 1 entries but row 1 has 2"),
+            (["--v", "1,0;0;1,1"], "--v: row 2 has 1 entry but row 1 has 2"),
             (["--k", "1,0,0"], "--k: keys have 3 entries per row but queries (--q) have 2"),
             (["--q", "1e200,0", "--k", "1e200,0", "--v", "1"], "--q, --k: the score of query 1 against key 1 overflows"),
             # Eleven equal weights of 1/11, each rounded, times the largest double: the sum rounds up past it.
