@@ -13,7 +13,6 @@
     ['64', '64 alone'],
     ['512', '512 alone'],
   ];
-  const reseed = (values, set) => set('seed', String(((Number(values.seed) || 0) + 1) % 4294967296));
 
   // A box holding one slot per row, rebuilt when the number of rows changes.
   function rowSlots(view, name, count) {
@@ -42,7 +41,7 @@
         min: 100, max: 4000, step: 100 },
       { name: 'seed', label: 'seed (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295, step: 1,
         samples: ['2', '1000'], bad: ['-1', '4294967296'], help: 'a whole number from 0 to 4294967295' },
-      { name: 'reseed', label: 'reseed (seed + 1, after 4294967295 back to 0)', type: 'button', onClick: reseed },
+      Book.reseedButton('reseed'),
     ],
     render(json, view) {
       const rows = json.rows;

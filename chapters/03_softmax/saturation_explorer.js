@@ -21,17 +21,20 @@
     render(json, view) {
       const s = json.saturation;
       const two = s.slot_two;
+      // How many times as far the divided side's weight moves; the ratio is inf or NaN where the other does not move.
+      let howFar = [': ', [two.divided_change_over_large_change, '/saturation/slot_two/divided_change_over_large_change'],
+        ' times as far.'];
+      if (two.large_change === 0 && two.divided_change === 0) {
+        howFar = [': neither weight moves (each is 0 or 1 to a double\'s precision).'];
+      } else if (two.large_change === 0) {
+        howFar = [': the weight on the scores as given does not move at all; the divided one does.'];
+      }
       view.sentence('slot-two', [
         'Slot two\'s weight: ', [two.large_before, '/saturation/slot_two/large_before'], ' → ',
         [two.large_after, '/saturation/slot_two/large_after'], ' for the scores as given, against ',
         [two.divided_before, '/saturation/slot_two/divided_before'], ' → ',
         [two.divided_after, '/saturation/slot_two/divided_after'], ' for the scores divided by ',
-        [s.divide, '/saturation/divide', 'g'], ...(two.large_change === 0 && two.divided_change === 0
-          ? [': neither weight moves (each is 0 or 1 to a double\'s precision).']
-          : two.large_change === 0
-            ? [': the weight on the scores as given does not move at all; the divided one does.']
-            : [': ', [two.divided_change_over_large_change, '/saturation/slot_two/divided_change_over_large_change'],
-              ' times as far.']),
+        [s.divide, '/saturation/divide', 'g'], ...howFar,
       ]);
       const slots = s.scores.map((_, j) => `slot ${j + 1}`);
       // The four rows of weights, each number under its own key.

@@ -39,8 +39,7 @@
         changed: readHeads, samples: ['1', '4'], bad: ['3', '0'], help: 'must divide d_model' },
       { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295, step: 1,
         samples: ['2', '4294967295'], bad: ['-1', '4294967296'] },
-      { name: 'reseed', label: 'Reseed (seed + 1, after 4294967295 back to 0)', type: 'button',
-        onClick: (values, set) => set('seed', String(((Number(values.seed) || 0) + 1) % 4294967296)) },
+      Book.reseedButton('Reseed'),
     ],
     // Native builds with -march=native let Eigen sum the products in vector
     // packets (and fused multiply-adds); the WebAssembly module sums them one

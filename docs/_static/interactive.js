@@ -46,7 +46,8 @@
 // controls (set(name, value)), e.g. a slider that edits one row of a matrix,
 // or a choice of example that puts the program's defaults back. Two sliders that
 // edit a matrix field's first row, and follow it when it is typed, come from
-// Book.firstRowSliders (chapters 0, 1 and 9).
+// Book.firstRowSliders (chapters 0, 1 and 9); a button that moves a 32-bit seed
+// on by one, from Book.reseedButton (chapters 2 and 5).
 //
 // What a test reads (tests/book/interactive_check.mjs): the figure's root
 // element carries data-state (loading | busy | ready | error), data-program,
@@ -820,6 +821,13 @@
     return { sliders, follow };
   }
 
+  // A button that moves the seed field on by one, after the largest 32-bit seed back to 0, so that it never
+  // sends a seed the program refuses.
+  function reseedButton(label) {
+    return { name: 'reseed', label: `${label} (seed + 1, after 4294967295 back to 0)`, type: 'button',
+      onClick: (values, set) => set('seed', String(((Number(values.seed) || 0) + 1) % 4294967296)) };
+  }
+
   window.Book = {
     figure(name, definition) {
       pending.push({ name, definition });
@@ -830,6 +838,7 @@
     formatNumber,  // formatNumber(value, spec): a number as the prose's :value: role with that format writes it
     powerOfTen,  // powerOfTen(value): a log axis's tick at a power of ten, as 1e−6
     firstRowSliders,  // firstRowSliders({ field, flag, names, labels, min, max, step }): sliders for a matrix's first row
+    reseedButton,  // reseedButton(label): seed + 1 for a 32-bit seed field named 'seed'
   };
   document.addEventListener('DOMContentLoaded', start);
 })();
