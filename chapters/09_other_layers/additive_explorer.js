@@ -30,7 +30,7 @@
       { name: 'wk', label: 'W_k (--wk)', type: 'text', belowOnPhones: true, flag: FLAGS.wk,
         samples: ['0.5,0;0,0.5', '1,-1;1,1'], bad: ['1,0,0;0,1,0', 'z'] },
       { name: 'va', label: 'v (--va)', type: 'text', belowOnPhones: true, flag: FLAGS.va,
-        samples: ['1,-1', '2,0.5'], bad: ['1,2,3', '1,nan'] },
+        samples: ['1,-1', '2,0.5', '1e-5,0'], bad: ['1,2,3', '1,nan'] },
     ],
     arguments(values) {
       const args = ['--no-timing'];
@@ -55,8 +55,8 @@
         ' and to ', ...favourite(json, 'dot_product', 'the dot product'), '.',
       ]);
       view.sentence('bound', [
-        'Largest |additive score|: ', [json.largest_abs_score, '/largest_abs_score'],
-        '; no additive score passes ‖v‖₁ = ', [json.score_bound, '/score_bound'], '.',
+        'Largest |additive score|: ', [json.largest_abs_score, '/largest_abs_score', '.4g'],
+        '; no additive score passes ‖v‖₁ = ', [json.score_bound, '/score_bound', '.4g'], '.',
       ]);
     },
   });

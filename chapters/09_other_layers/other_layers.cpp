@@ -359,8 +359,9 @@ std::string additive_tables(const AdditiveResult& result) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     text += fmt::format("  {}: {} / {}\n", rows[i], result.additive_favourite[i], result.dot_product_favourite[i]);
   }
-  text += fmt::format("Largest |additive score|: {}; no additive score passes ‖v‖₁ = {}\n",
-                      program::number_text(result.largest_score), program::number_text(result.score_bound));
+  // Four significant digits, not four decimals: a small v gives small scores, which four decimals write as 0.
+  text += fmt::format("Largest |additive score|: {:.4g}; no additive score passes ‖v‖₁ = {:.4g}\n",
+                      result.largest_score, result.score_bound);
   if (!result.timing) return text;
   const Timing& timing = *result.timing;
   text += fmt::format("\nTimed on this machine, one thread: n × n scores, d_k = d_a = {}, milliseconds per call,\n"

@@ -33,13 +33,13 @@
         words.forEach((word, t) => {
           const k = chosen(answers[t]);
           parts.push(`${t ? '; ' : ''}${word} → ${answers[t]} (p = `,
-            [json.reading.probabilities[t][k], `/reading/probabilities/${t}/${k}`, 3], ')');
+            [json.reading.probabilities[t][k], `/reading/probabilities/${t}/${k}`, '.3f'], ')');
         });
         view.sentence('answer', parts);
       } else {
         const k = chosen(answers[0]);
         view.sentence('answer', [`The verb takes the form for ${answers[0]} (p = `,
-          [json.reading.probabilities[0][k], `/reading/probabilities/0/${k}`, 3], ').']);
+          [json.reading.probabilities[0][k], `/reading/probabilities/0/${k}`, '.3f'], ').']);
       }
       // A word that occurs twice gets its position, so that each row and column has a label of its own.
       const labels = words.map((word, t) => (words.indexOf(word) === words.lastIndexOf(word) ? word : `${word} (${t + 1})`));

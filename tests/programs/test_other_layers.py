@@ -5,7 +5,7 @@ import unittest
 
 import numpy as np
 
-from harness import WIDE_PROCESSOR_NAME, ProgramTest, run_json
+from harness import WIDE_PROCESSOR_NAME, ProgramTest, run, run_json
 
 TOY_Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 TOY_K = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
@@ -89,6 +89,13 @@ class Additive(ProgramTest):
         document = run_json("--q", "1e6,0; 0,1e6; 1e6,1e6", "--no-timing")
         self.assertLessEqual(document["largest_abs_score"], 2.0)
         np.testing.assert_allclose(document["additive"]["row_sums"], np.ones(3), rtol=0, atol=1e-15)
+
+    def test_a_small_v_prints_its_bound_not_zero(self):
+        # ‖v‖₁ = 2e-5 bounds every score; four decimals would print both numbers as 0.
+        output = run("--va", "2e-5,0", "--no-timing").stdout
+        line = next(line for line in output.splitlines() if line.startswith("Largest |additive score|"))
+        self.assertTrue(line.endswith("‖v‖₁ = 2e-05"), line)
+        self.assertNotIn("score|: 0;", line)
 
     def test_timing_has_its_shape_but_no_verdict_is_asserted(self):
         document = run_json("--time-n", "2,4")
