@@ -43,6 +43,7 @@ def token_heatmap(axes, values, askers, answerers, vmin, vmax, key_label="key: t
     axes.set_xlabel(key_label)
     axes.xaxis.set_label_position("top")
     axes.xaxis.tick_top()
+    axes.tick_params(length=0)  # beside a label such as "I", a tick mark reads as part of it
     return image
 
 

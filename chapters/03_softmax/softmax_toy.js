@@ -73,9 +73,9 @@
         ...listed(json.weights[r], `/weights/${r}`), '; output ', ...listed(json.output[r], `/output/${r}`), '.',
       ]);
       // Plot's own title is a page heading (h2): each plot's title is a sentence above it.
-      view.sentence('weights-title', [scaled ? 'Weights softmax(QKᵀ/√dₖ), row = the token asking:' : 'Weights softmax(QKᵀ), row = the token asking:']);
+      view.sentence('weights-title', [`${scaled ? 'Weights softmax(QKᵀ/√dₖ)' : 'Weights softmax(QKᵀ)'}, row = the token asking; framed: ${word}'s row:`]);
       view.heatmap('weights', json.weights, {
-        rows: json.query_tokens, columns: keys,
+        rows: json.query_tokens, columns: keys, outline: keys.map((_, j) => [r, j]),
       });
 
       // Both ways, side by side: this word's weights with and without the division.

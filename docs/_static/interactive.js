@@ -449,8 +449,10 @@
       // control's name to its new value.
       drive,
       // A table of tokens against tokens as colours, each cell's number written in it.
-      // `cell` fixes the side of a cell in pixels (say, to fit two maps side by side).
-      heatmap(name, matrix, { rows, columns, title, label = 'weight', domain, cell }) {
+      // `cell` fixes the side of a cell in pixels (say, to fit two maps side by side);
+      // `outline` lists cells [row index, column index] the sentence beside the map names,
+      // drawn with a red frame as the static figures frame theirs.
+      heatmap(name, matrix, { rows, columns, title, label = 'weight', domain, cell, outline = [] }) {
         requireLabels('heatmap', name, matrix, rows, columns);
         const cells = [];
         matrix.forEach((row, i) => row.forEach((value, j) => {
@@ -475,14 +477,18 @@
           marginRight: 10,
           marginTop: 30 + labelHeight,
           padding: 0.04,
-          x: { domain: columns, axis: 'top', label: null, ...(turned ? { tickRotate: -45 } : {}) },
-          y: { domain: rows, label: null },
+          // No tick marks: beside a label such as "I" a tick reads as part of it.
+          x: { domain: columns, axis: 'top', label: null, tickSize: 0, ...(turned ? { tickRotate: -45 } : {}) },
+          y: { domain: rows, label: null, tickSize: 0 },
           color: { scheme: 'blues', domain: domain ?? [0, 1], legend: false, label },
           marks: [
             window.Plot.cell(cells, { x: 'column', y: 'row', fill: 'value', inset: 0.5 }),
             window.Plot.text(cells, {
               x: 'column', y: 'row', text: (d) => numberText(d.value, 3), fontSize,
               fill: (d) => (d.value - (domain ? domain[0] : 0)) / ((domain ? domain[1] - domain[0] : 1) || 1) > 0.55 ? 'white' : 'black',
+            }),
+            window.Plot.cell(outline.map(([i, j]) => ({ row: rows[i], column: columns[j] })), {
+              x: 'column', y: 'row', fill: 'none', stroke: '#d62728', strokeWidth: 2.5, inset: 1.5,
             }),
           ],
         });
