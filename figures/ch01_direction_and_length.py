@@ -1,5 +1,5 @@
-"""Chapter 1: direction and length. One query as an arrow, and the keys it is
-scored against as arrows, each labelled with its score q·k: at a right angle
+"""Chapter 1: direction and length. One query as a wide pale band, and the keys
+it is scored against as arrows, each labelled with its score q·k: at a right angle
 0, opposite negative, the same way positive, and larger for the longer key."""
 import numpy as np
 
@@ -11,26 +11,29 @@ query = np.array(run["queries"][0])
 keys = np.array(run["keys"])
 scores = np.array(run["scores"][0])
 
-figure, axes = plt.subplots(figsize=(6.2, 2.9))
-reach = max(np.abs(keys).max(), np.abs(query).max()) + 0.6
+figure, axes = plt.subplots(figsize=(4.7, 2.6))
 axes.axhline(0, color="#cccccc", linewidth=0.8, zorder=0)
 axes.axvline(0, color="#cccccc", linewidth=0.8, zorder=0)
+# The query first, as a wide pale band, so the keys drawn over it stay in sight.
+axes.plot([0, query[0]], [0, query[1]], color="#1f77b4", linewidth=9, alpha=0.3, solid_capstyle="butt", zorder=1)
+axes.text(query[0] * 0.6, query[1] + 0.15, f"query\nq = ({query[0]:g}, {query[1]:g})", ha="center", va="bottom",
+          fontsize=10, color="#1f77b4")
+# A key along the query but longer would hide the one equal to it: it is drawn a little below.
+below = np.array([0.0, -0.22])
 for key, score in zip(keys, scores):
     colour = "#2ca02c" if score > 0 else ("#d62728" if score < 0 else "#7f7f7f")
-    axes.annotate("", xy=key, xytext=(0, 0),
+    start = below if key[1] == 0 and key[0] > 0 and not np.array_equal(key, query) else np.zeros(2)
+    axes.annotate("", xy=start + key, xytext=start, zorder=2,
                   arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": 2, "shrinkA": 0, "shrinkB": 0})
     label = with_minus_signs(f"k = ({key[0]:g}, {key[1]:g})\nq·k = {score:g}")
-    offset = np.array([0.0, 0.32]) if key[1] >= 0 and abs(key[0]) < 0.5 else np.array([0.0, -0.55])
-    if key[0] == query[0] and key[1] == query[1]:
-        offset = np.array([0.0, 0.35])
-    axes.text(*(key + offset), label, ha="center", va="center", fontsize=9, color=colour)
-axes.annotate("", xy=query, xytext=(0, 0),
-              arrowprops={"arrowstyle": "-|>", "color": "#1f77b4", "linewidth": 3.2, "shrinkA": 0, "shrinkB": 0,
-                          "alpha": 0.55})
-axes.text(query[0] * 0.5, query[1] - 0.28, f"query q = ({query[0]:g}, {query[1]:g})", ha="center", fontsize=9,
-          color="#1f77b4")
-axes.set_xlim(-reach, reach)
-axes.set_ylim(-1.0, max(1.5, np.abs(keys[:, 1]).max() + 0.6))
+    if abs(key[0]) < 0.5:
+        axes.text(*(key + [0.0, 0.35]), label, ha="center", va="center", fontsize=10, color=colour)
+    elif np.array_equal(key, query):
+        axes.text(*(key + [0.4, 0.12]), label, ha="left", va="bottom", fontsize=10, color=colour)
+    else:
+        axes.text(*(start + key + [0.0, -0.55]), label, ha="center", va="center", fontsize=10, color=colour)
+axes.set_xlim(min(keys[:, 0].min(), 0) - 0.9, max(keys[:, 0].max(), query[0]) + 0.6)
+axes.set_ylim(-1.1, max(1.5, np.abs(keys[:, 1]).max() + 0.75))
 axes.set_aspect("equal")
 axes.set_xticks([])
 axes.set_yticks([])

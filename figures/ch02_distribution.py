@@ -12,6 +12,7 @@ histogram = run["histogram"]
 width, samples = histogram["dk"], run["samples"]
 counts = np.array(histogram["counts"], dtype=float)
 edges_raw, edges_scaled = np.array(histogram["edges_raw"]), np.array(histogram["edges_scaled"])
+SCALED = "darkorange"  # the interactive figure's colour for the scores after dividing
 
 
 def normal_density(x, variance):
@@ -33,8 +34,8 @@ def draw(narrow: bool):
     figure, (top, bottom) = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.3, 6.4) if narrow else (8, 5.6),
                                          sharex=True)
     panels = [
-        (top, edges_raw, width, "#1f77b4", f"q·k, unscaled (d_k = {width})", f"N(0, {width})"),
-        (bottom, edges_scaled, 1, "#2ca02c", f"q·k / √{width}", "N(0, 1)"),
+        (top, edges_raw, width, "#1f77b4", f"q·k, unscaled ($d_k$ = {width})", f"N(0, {width})"),
+        (bottom, edges_scaled, 1, SCALED, f"q·k / √{width}", "N(0, 1)"),
     ]
     samples_joint = ":\n" if narrow else ": "
     for axes, edges, variance, colour, label, theory in panels:
@@ -49,7 +50,7 @@ def draw(narrow: bool):
     bottom.set_xlabel("score before softmax")
 
     zoom = bottom.inset_axes([0.62, 0.2, 0.38, 0.62] if narrow else [0.64, 0.22, 0.34, 0.74])
-    histogram_and_density(zoom, edges_scaled, 1, "#2ca02c", None, None)
+    histogram_and_density(zoom, edges_scaled, 1, SCALED, None, None)
     zoom.set_xlim(edges_scaled[0], edges_scaled[-1])
     zoom.set_title("the same, zoomed in", fontsize=9)
     zoom.tick_params(labelsize=9 if narrow else 8)

@@ -7,8 +7,9 @@ from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_n
 
 options = arguments(__doc__)
 runs = [load_run(options.outputs, name) for name in ("scaling_variance", "scaling_variance_reseed")]
-styles = [dict(marker="o", color="#1f77b4", markersize=8),
-          dict(marker="s", color="#ff7f0e", markersize=7, fillstyle="none", markeredgewidth=1.8)]
+# The seeds in black and grey: orange is the interactive figure's colour for "after dividing".
+styles = [dict(marker="o", color="black", markersize=8),
+          dict(marker="s", color="0.4", markersize=7, fillstyle="none", markeredgewidth=1.8)]
 widths = np.array([row["dk"] for row in runs[0]["rows"]], dtype=float)
 line = np.geomspace(widths.min() / 1.5, widths.max() * 1.5, 50)
 

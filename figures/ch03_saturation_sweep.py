@@ -42,7 +42,7 @@ def draw(narrow: bool):
         axis.set_title(title)
         if not narrow or axis is axes[-1]:
             axis.set_xlabel("amount added to slot two")
-        axis.set_ylim(0, 1)
+        axis.set_ylim(-0.03, 1.02)  # a little below 0, so a line at a weight near 0 clears the axis
         axis.grid(alpha=0.3)
     for axis in axes if narrow else axes[:1]:
         axis.set_ylabel("weight")

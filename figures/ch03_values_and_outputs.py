@@ -31,6 +31,7 @@ def draw(narrow: bool):
         centre = values.mean(axis=0)
         order = np.argsort(np.arctan2(values[:, 1] - centre[1], values[:, 0] - centre[0]))
         band = values[order]
+        flat = np.linalg.matrix_rank(values - values[0]) < 2  # the values on one line: the band is a segment
         axis.fill(band[:, 0], band[:, 1], color="#c6dbef", edgecolor="#6baed6", linewidth=2.5,
                   label="the band around the values")
         axis.scatter(values[:, 0], values[:, 1], s=70, color="#08519c", zorder=3, label="values")
@@ -39,8 +40,16 @@ def draw(narrow: bool):
         for token, value, output in zip(tokens, values, outputs):
             axis.annotate(f"{token}'s value", value, xytext=(6, 6), textcoords="offset points", fontsize=9,
                           color="#08519c")
-            axis.annotate(f"{token}'s output", output, xytext=(-6, -12), textcoords="offset points", fontsize=9,
-                          color="#d62728", ha="right")
+            if flat:
+                axis.annotate(f"{token}'s output", output, xytext=(-6, -12), textcoords="offset points", fontsize=9,
+                              color="#d62728", ha="right")
+                continue
+            # A band with an inside: the label down and to the left, out of the band, on a thin line to the
+            # cross. Beside the cross, it would reach across the band's edge and blur where the output lies.
+            axis.annotate(f"{token}'s output", output, xytext=(-28, -28), textcoords="offset points", fontsize=9,
+                          color="#d62728", ha="right", va="top",
+                          arrowprops={"arrowstyle": "-", "color": "#d62728", "linewidth": 0.8, "shrinkA": 1,
+                                      "shrinkB": 5})
         axis.set_title(title)
         axis.set_xlim(-0.45, 1.45)
         axis.set_ylim(-0.3, 1.3)

@@ -9,9 +9,13 @@ from figure_style import (
 options = arguments(__doc__)
 run = load_run(options.outputs, "softmax")
 askers, answerers = run["query_tokens"], run["key_tokens"]
+scaled, unscaled = np.array(run["scaled"]["weights"]), np.array(run["unscaled"]["weights"])
+# What to look for, said only where this run shows it: in every row the largest weight larger without the
+# division, and the smallest smaller.
+leans = (unscaled.max(axis=1) > scaled.max(axis=1)).all() and (unscaled.min(axis=1) < scaled.min(axis=1)).all()
 panels = [
-    (np.array(run["scaled"]["weights"]), "softmax(QKᵀ/√dₖ)"),
-    (np.array(run["unscaled"]["weights"]), "softmax(QKᵀ), no scale"),
+    (scaled, "softmax(QKᵀ/√dₖ)"),
+    (unscaled, "softmax(QKᵀ), no scale" + (":\nlargest weights larger, smallest smaller" if leans else "")),
 ]
 top = max(weights.max() for weights, _ in panels)
 

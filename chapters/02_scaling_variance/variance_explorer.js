@@ -56,17 +56,22 @@
         ]);
       });
 
-      // The measured variances against the theory: d_k before the division, 1 after.
-      const labels = rows.map((row) => String(row.dk));
-      const x = { domain: labels, label: 'dₖ', padding: 0.3 };  // not d_k: Plot cuts the underscore off
+      // The measured variances against the theory: d_k before the division, 1 after. The widths on a
+      // logarithmic axis, ticked at the widths the reader chose, so that growing like d_k is a straight line.
+      const dks = rows.map((row) => row.dk);
+      const spread = (values) => [Math.min(...values) / 1.6, Math.max(...values) * 1.6];
+      // The label dₖ, not d_k: Plot cuts the underscore off.
+      const x = { type: 'log', base: 2, domain: spread(dks), ticks: dks, tickFormat: String, label: 'dₖ' };
       // Plot's own title is a page heading (h2): each plot's title is a sentence above it.
-      view.sentence('raw-title', ['Variance of q·k (dots) against dₖ, the theory (rules); logarithmic axis:']);
+      view.sentence('raw-title', ['Variance of q·k (dots) against dₖ, the theory (grey); logarithmic axes:']);
       view.plot('raw', {
         height: 220, marginLeft: 56, x,
-        y: { type: 'log', label: 'variance', grid: true, nice: true },
+        y: { type: 'log', base: 2, label: 'variance', grid: true, ticks: dks, tickFormat: String,
+          domain: spread(rows.flatMap((d) => [d.var_raw, d.var_theory])) },
         marks: [
-          window.Plot.tickY(rows, { x: (d) => String(d.dk), y: 'var_theory', stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 2 }),
-          window.Plot.dot(rows, { x: (d) => String(d.dk), y: 'var_raw', fill: 'steelblue', r: 5 }),
+          window.Plot.line(rows, { x: 'dk', y: 'var_theory', stroke: 'currentColor', strokeOpacity: 0.45, strokeWidth: 1.2 }),
+          window.Plot.ruleY(rows, { x1: (d) => d.dk / 1.3, x2: (d) => d.dk * 1.3, y: 'var_theory', stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 2 }),
+          window.Plot.dot(rows, { x: 'dk', y: 'var_raw', fill: 'steelblue', r: 5 }),
         ],
       });
       view.sentence('scaled-title', ['Variance of q·k / √dₖ (dots) against the theory (rule); grey bars: two typical swings either side:']);
@@ -79,10 +84,10 @@
         marks: [
           window.Plot.ruleY([json.rows[0].var_scaled_theory], { stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 2 }),
           window.Plot.ruleX(rows, {
-            x: (d) => String(d.dk), y1: (d) => d.var_scaled_theory - 2 * d.var_scaled_sd,
+            x: 'dk', y1: (d) => d.var_scaled_theory - 2 * d.var_scaled_sd,
             y2: (d) => d.var_scaled_theory + 2 * d.var_scaled_sd, stroke: 'gray', strokeOpacity: 0.35, strokeWidth: 10,
           }),
-          window.Plot.dot(rows, { x: (d) => String(d.dk), y: 'var_scaled', fill: 'darkorange', r: 5 }),
+          window.Plot.dot(rows, { x: 'dk', y: 'var_scaled', fill: 'darkorange', r: 5 }),
         ],
       });
 

@@ -55,23 +55,30 @@
           point[`weights_${side}`].forEach((weight, j) => points.push({ add: point.add, weight, slot: slots[j], side: label }));
         }
       }
+      // Slot two's weight at no addition and at the slider's, as the program returned them.
       const marked = [];
       for (const [side, label] of sides) {
-        s[`weights_${side === 'large' ? 'large' : 'divided'}_added`].forEach((weight, j) => {
-          if (s.add >= 0 && s.add <= 2) marked.push({ add: s.add, weight, slot: slots[j], side: label });
-        });
+        if (s.add >= 0 && s.add <= 2) {
+          marked.push({ add: 0, weight: s[`weights_${side}`][1], side: label },
+            { add: s.add, weight: s[`weights_${side}_added`][1], side: label });
+        }
       }
+      // The static figure's colours: slot two red and thicker, slot three grey.
+      const colours = ['#1f77b4', '#d62728', '#7f7f7f', '#2ca02c', '#9467bd', '#8c564b'];
       // Plot's own title is a page heading (h2): the title is a sentence above it.
-      view.sentence('sweep-title', ['Each slot\'s weight against the amount added to slot two, as the program sweeps it (dots: the slider):']);
+      view.sentence('sweep-title', ['Each slot\'s weight against the amount added to slot two, as the program sweeps it (dots: slot two at 0 and at the slider):']);
       view.plot('sweep', {
         height: 230, marginLeft: 44, marginRight: 16,
-        fx: { label: null, domain: sides.map(([, label]) => label) },
+        // Space between the two panels, so the last tick of one and the first of the other do not run together.
+        fx: { label: null, domain: sides.map(([, label]) => label), padding: 0.2 },
         x: { label: 'added to slot two', domain: [0, 2] },
-        y: { label: 'weight', domain: [0, 1], grid: true },
-        color: { legend: true, domain: slots },
+        // A little below 0, so a line at a weight near 0 clears the axis.
+        y: { label: 'weight', domain: [-0.03, 1.02], ticks: [0, 0.2, 0.4, 0.6, 0.8, 1], grid: true },
+        color: { legend: true, domain: slots, range: slots.map((_, j) => colours[j % colours.length]) },
         marks: [
-          window.Plot.line(points, { fx: 'side', x: 'add', y: 'weight', stroke: 'slot', z: 'slot', strokeWidth: 2 }),
-          window.Plot.dot(marked, { fx: 'side', x: 'add', y: 'weight', fill: 'slot', r: 4, stroke: 'white' }),
+          window.Plot.line(points.filter((d) => d.slot !== slots[1]), { fx: 'side', x: 'add', y: 'weight', stroke: 'slot', z: 'slot', strokeWidth: 1.6 }),
+          window.Plot.line(points.filter((d) => d.slot === slots[1]), { fx: 'side', x: 'add', y: 'weight', stroke: 'slot', strokeWidth: 3 }),
+          window.Plot.dot(marked, { fx: 'side', x: 'add', y: 'weight', fill: colours[1], r: 4.5, stroke: 'white' }),
           window.Plot.frame({ strokeOpacity: 0.2 }),
         ],
       });
