@@ -162,8 +162,12 @@ def build_figure(runs: dict, narrow: bool = False):
                            xytext=(6, 3) if point["marker"] == "s" else (4, -14), fontsize=9,
                            ha="left" if point["marker"] == "s" else "right")
         else:
-            inset.annotate(_label(point), (point["gap"], y), textcoords="offset points",
-                           xytext=(8, 4) if point["marker"] == "s" else (-6, -14), fontsize=7)
+            # On two lines, each in the white on its side of the line: the square's above
+            # it, to the right; the circle's below it, to the left.
+            above = point["marker"] == "s"
+            inset.annotate(_label(point).replace(", fill", ",\nfill"), (point["gap"], y), textcoords="offset points",
+                           xytext=(7, 5) if above else (-7, -7), ha="left" if above else "right",
+                           va="bottom" if above else "top", fontsize=7)
     inset.set_xlim(low, high)
     inset.set_ylim(-high / math.log(10.0), -low / math.log(10.0))
     exponents = range(math.ceil(-high / math.log(10.0)), math.floor(-low / math.log(10.0)) + 1)
@@ -172,7 +176,10 @@ def build_figure(runs: dict, narrow: bool = False):
         inset.set_xticks(range(math.ceil(low), math.floor(high) + 1, 2))
     inset.tick_params(labelsize=9 if narrow else 7)
     inset.set_title(f"gaps {low:g} to {high:g},{two_lines}enlarged", fontsize=9 if narrow else 8)
-    log_axes.indicate_inset_zoom(inset, edgecolor="#555555")
+    # The region enlarged, marked without the lines to the inset's corners, which would read as data.
+    _, connectors = log_axes.indicate_inset_zoom(inset, edgecolor="#555555")
+    for connector in connectors:
+        connector.set_visible(False)
 
     # Below: the row of weights that are exactly 0, on no scale at all.
     gaps, _ = curves["exact_only"]

@@ -15,8 +15,11 @@ comparison = timing["comparison"]
 d = timing["d"]
 rows = timing["rows"]
 lengths = [row["n"] for row in rows]
-attention_style = dict(color="#1f77b4", marker="o", label="self-attention")
-recurrent_style = dict(color="#d62728", marker="s", label="recurrent")
+# The recurrent layer's squares hollow and larger, so that where the two meet
+# (n = d counted, the crossing timed) each mark shows through the other.
+attention_style = dict(color="#1f77b4", marker="o", markersize=5, label="self-attention")
+recurrent_style = dict(color="#d62728", marker="s", markersize=9, markerfacecolor="none", markeredgewidth=1.5,
+                       label="recurrent")
 
 
 def milliseconds_with_spread(layer):
@@ -40,12 +43,13 @@ def draw(narrow: bool):
         figure, (counted, timed) = plt.subplots(1, 2, figsize=(11, 4.0))
     counted.plot(lengths, [row["attention_operations"] for row in rows], **attention_style)
     counted.plot(lengths, [row["recurrent_operations"] for row in rows], **recurrent_style)
-    counted.set_ylabel("multiply-adds of one layer\n(counted)" if narrow else "multiply-adds of one layer (counted)")
+    counted.set_ylabel("multiply-adds of one layer\n(counted, log scale)" if narrow
+                      else "multiply-adds of one layer (counted, log scale)")
     counted.set_title("Counted: 2·n²·d against 2·n·d²")
 
     for layer, style in (("attention", attention_style), ("recurrent", recurrent_style)):
         medians, spread = milliseconds_with_spread(layer)
-        timed.errorbar(lengths, medians, yerr=spread, capsize=3, markersize=5, **style)
+        timed.errorbar(lengths, medians, yerr=spread, capsize=3, **style)
     for index, crossing in enumerate(comparison["crossings"]):
         timed.axvspan(crossing["below_n"], crossing["above_n"], color="#2ca02c", alpha=0.15, linewidth=0,
                       label="the curves cross in here" if index == 0 else None)
@@ -54,7 +58,8 @@ def draw(narrow: bool):
         timed.plot([row["n"] for row in too_close], [row["attention"]["median"] * 1e3 for row in too_close],
                    linestyle="none", marker="o", markersize=11, markerfacecolor="none", markeredgecolor="0.4",
                    label="too close to call")
-    timed.set_ylabel(f"milliseconds, median of {timing['repeats']}")
+    timed.set_ylabel(f"milliseconds, median of {timing['repeats']}\n(log scale)" if narrow
+                    else f"milliseconds, median of {timing['repeats']} (log scale)")
     timed_title = "Timed on the machine that built this book"
     timed.set_title(timed_title.replace(" that ", "\nthat ") if narrow else timed_title)
 
@@ -67,7 +72,8 @@ def draw(narrow: bool):
         axes.set_xticks(lengths, tick_labels(narrow))
         axes.minorticks_off()
         if not narrow or axes is timed:
-            axes.set_xlabel(f"n, the length of the sequence (d = {d})")
+            axes.set_xlabel(f"n, the length of the sequence\n(d = {d}; log scale)" if narrow
+                           else f"n, the length of the sequence (d = {d}; log scale)")
         axes.grid(True, color="#eeeeee")
         axes.legend(loc="upper left", frameon=False, fontsize=9)
     if narrow:

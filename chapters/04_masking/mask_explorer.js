@@ -79,11 +79,13 @@
       view.plot('weights_heatmap', {
         caption: `Weights under the mask ${json.mask_spec}: dashed cells are masked`,
         width: 80 + size * columns.length,
-        height: 40 + size * rows.length,
+        height: 52 + size * rows.length,
         marginLeft: 70,
+        marginTop: 42,
         padding: 0.04,
-        x: { domain: columns, axis: 'top', label: null },
-        y: { domain: rows, label: null },
+        // Named on the map itself, which way is which: keys along the top, queries down the side.
+        x: { domain: columns, axis: 'top', label: 'key', tickSize: 0 },
+        y: { domain: rows, label: 'query', tickSize: 0 },
         color: { scheme: 'blues', domain: [0, 1] },
         marks: [
           window.Plot.cell(cells, { x: 'column', y: 'row', fill: 'value', inset: 0.5 }),
@@ -124,11 +126,13 @@
         marginLeft: 70,
         marginRight: 70,
         x: { type: 'log', domain: [smallest / 3, 1.5], label: 'largest masked weight', grid: true, tickFormat: Book.powerOfTen },
-        y: { domain: leaks.map((d) => d.label), label: 'fill' },
+        // No tick marks: after a negative fill, a tick reads as one more minus sign.
+        y: { domain: leaks.map((d) => d.label), label: 'fill', tickSize: 0 },
         marks: [
           window.Plot.dot(positive, { x: 'largest_masked_weight', y: 'label', fill: '#d62728', r: 5 }),
           window.Plot.text(positive, { x: 'largest_masked_weight', y: 'label', text: (d) => Book.formatNumber(d.largest_masked_weight, '.2e'), dx: 8, textAnchor: 'start' }),
-          window.Plot.text(zero, { x: smallest / 3, y: 'label', text: () => 'exactly 0', textAnchor: 'start', dx: 4, fill: 'currentColor' }),
+          // On a white ground (the plots' own), so that the gridline it sits across does not run through it.
+          window.Plot.text(zero, { x: smallest / 3, y: 'label', text: () => 'exactly 0', textAnchor: 'start', dx: 4, fill: 'currentColor', stroke: 'white', strokeWidth: 5 }),
         ],
       });
       const shown = leaks.map((entry) => {

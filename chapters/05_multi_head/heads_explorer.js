@@ -68,14 +68,15 @@
       for (const box of output.querySelectorAll('[data-slot^="head_"]')) {
         if (!names.includes(box.dataset.slot)) box.remove();
       }
-      const columns = (matrix) => matrix[0].map((_, j) => `${j + 1}`);
+      // Columns named as the program prints them: hi.j, column j of head i; d1 … of the output.
+      const headColumns = json.heads.flatMap((_, i) => Array.from({ length: json.d_v }, (__, j) => `h${i + 1}.${j + 1}`));
       view.matrix('concat', json.concat, {
-        title: 'Concat(head 1, …, head h): d_v columns per head, side by side',
-        rows: tokens, columns: columns(json.concat), pointer: '/concat',
+        title: 'Concat(head 1, …, head h): column hi.j is column j of head i',
+        rows: tokens, columns: headColumns, pointer: '/concat',
       });
       view.matrix('output', json.output, {
         title: 'Output = Concat · W^O',
-        rows: tokens, columns: columns(json.output), pointer: '/output',
+        rows: tokens, columns: json.output[0].map((_, j) => `d${j + 1}`), pointer: '/output',
       });
       names.push('concat', 'output');
       for (const name of names) output.append(view.slot(name));

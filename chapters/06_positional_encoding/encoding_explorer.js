@@ -29,6 +29,9 @@
       const cell = Math.max(4, Math.min(16, Math.floor(420 / positions.length)));
       const everyX = labelEvery(dimensions.length, (width - 60) / 22);
       const everyY = labelEvery(positions.length, (cell * positions.length) / 14);
+      // The row written out below as numbers, outlined across the map: white under black, seen on any colour.
+      const row = Math.min(Number(values.row), json.pe.length - 1);
+      const outline = (stroke, strokeWidth) => window.Plot.cell([row], { y: (d) => d, fill: 'none', stroke, strokeWidth });
       view.plot('heatmap', {
         width,
         height: 50 + cell * positions.length,
@@ -43,10 +46,11 @@
             x: 'dimension', y: 'position', fill: 'value',
             title: (d) => `PE(${d.position}, ${d.dimension}) = ${view.numberText(d.value)}`,
           }),
+          outline('white', 4),
+          outline('black', 2),
         ],
       });
-      const row = Math.min(Number(values.row), json.pe.length - 1);
-      const parts = [`PE(${row}) = (`];
+      const parts = [`The outlined row: PE(${row}) = (`];
       json.pe[row].forEach((value, j) => {
         if (j > 0) parts.push(', ');
         parts.push([value, `/pe/${row}/${j}`]);

@@ -13,7 +13,10 @@
     const order = text.replace(/\s/g, '');
     return orders.some(([value]) => value === order && value !== 'typed') ? order : 'typed';
   };
-  const columns = (matrix) => matrix[0].map((_, j) => `y${j + 1}`);
+  // Named as the program prints them: columns d1, d2, …; with positions, each row
+  // as its position (its place in the order, from 0) and its token, "0 cat".
+  const columns = (matrix) => matrix[0].map((_, j) => `d${j + 1}`);
+  const rowNames = (tokens, positions) => (positions ? tokens.map((token, i) => `${i} ${token}`) : tokens);
 
   Book.figure('permutation_explorer', {
     program: 'positional_encoding',
@@ -28,11 +31,11 @@
       for (const [key, title] of [['without_positions', 'without positions'], ['with_positions', 'with positions']]) {
         const comparison = json[key];
         view.matrix(`${key}_before`, comparison.before.output, {
-          title: `Outputs ${title}, old order`, rows: json.tokens,
+          title: `Outputs ${title}, old order`, rows: rowNames(json.tokens, key === 'with_positions'),
           columns: columns(comparison.before.output), pointer: `/${key}/before/output`,
         });
         view.matrix(`${key}_after`, comparison.after.output, {
-          title: `Outputs ${title}, new order`, rows: json.reordered_tokens,
+          title: `Outputs ${title}, new order`, rows: rowNames(json.reordered_tokens, key === 'with_positions'),
           columns: columns(comparison.after.output), pointer: `/${key}/after/output`,
         });
       }
