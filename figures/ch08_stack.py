@@ -1,6 +1,8 @@
 """Chapter 8: the worked example's token vectors through a stack of six
 encoder layers: the input x, then each layer's output, one heatmap each
-(rows: tokens, columns: channels), on one colour scale."""
+(rows: tokens, columns: channels), on one colour scale. Over each layer's
+output, its gap: the largest difference between two rows' entries in the same
+column, the number the prose reads (rows_apart)."""
 import numpy as np
 
 from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
@@ -9,7 +11,8 @@ options = arguments(__doc__)
 run = load_run(options.outputs, "encoder_layer_stack")
 tokens = run["tokens"]
 stages = [(np.array(run["x"]), "input x")]
-stages += [(np.array(layer["output"]), f"after layer {i + 1}") for i, layer in enumerate(run["layers"])]
+stages += [(np.array(layer["output"]), f"after layer {i + 1}\ngap {gap:.2g}")
+           for i, (layer, gap) in enumerate(zip(run["layers"], run["rows_apart"]["by_layer"]))]
 limit = max(float(np.max(np.abs(values))) for values, _ in stages)
 
 

@@ -10,21 +10,29 @@ meet; the open circle marks each format's best step.
 An error of exactly 0 has no place on a logarithmic axis and is left out."""
 import numpy as np
 
-from figure_style import arguments, load_run, plt, save, step_axes
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, step_axes
 
 options = arguments(__doc__)
 sweep = load_run(options.outputs, "backward_pass")["format_sweep"]
 COLOURS = {"double": "#1f77b4", "float": "#2ca02c"}
 steps = np.array(sweep["steps"])
 
-figure, axes = plt.subplots(figsize=(5.8, 3.8), layout="constrained")
-for name, curve in sweep["formats"].items():
-    colour = COLOURS[name]
-    errors = np.array(curve["errors"], dtype=float)
-    shown = errors > 0
-    axes.loglog(steps[shown], errors[shown], marker="o", markersize=3, color=colour, label=name)
-    axes.axvline(curve["cube_root_of_spacing"], color=colour, linestyle=":", linewidth=1)
-    axes.plot([curve["best_step"]], [curve["best_error"]], marker="o", markersize=9, markerfacecolor="none",
-              markeredgecolor=colour)
-step_axes(axes, "step h, smaller to the right (dotted: cube root of the spacing)", "relative error of dQ", "upper left")
-save(figure, options.out)
+
+def draw(narrow: bool):
+    """One chart; narrow, the same chart narrower, its x label on two lines."""
+    figure, axes = plt.subplots(figsize=(NARROW_WIDTH - 0.3, 3.8) if narrow else (5.8, 3.8), layout="constrained")
+    for name, curve in sweep["formats"].items():
+        colour = COLOURS[name]
+        errors = np.array(curve["errors"], dtype=float)
+        shown = errors > 0
+        axes.loglog(steps[shown], errors[shown], marker="o", markersize=3, color=colour, label=name)
+        axes.axvline(curve["cube_root_of_spacing"], color=colour, linestyle=":", linewidth=1)
+        axes.plot([curve["best_step"]], [curve["best_error"]], marker="o", markersize=9, markerfacecolor="none",
+                  markeredgecolor=colour)
+    gap = "\n" if narrow else " "
+    step_axes(axes, f"step h, smaller to the right{gap}(dotted: cube root of the spacing)", "relative error of dQ",
+              "upper left")
+    return figure
+
+
+save_wide_and_narrow(draw, options.out)

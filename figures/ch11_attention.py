@@ -1,6 +1,8 @@
 """Chapter 11: the attention weights the trained model uses on one held-out
 sequence, one panel per head, beside the map that solves "reverse" exactly:
-output position i reads input position n - 1 - i, the anti-diagonal."""
+output position i reads input position n - 1 - i, the anti-diagonal. On each
+head's map that mirrored cell of every row is framed in red, so that a row whose
+largest weight sits elsewhere shows."""
 import numpy as np
 
 from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
@@ -8,6 +10,7 @@ from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_n
 options = arguments(__doc__)
 run = load_run(options.outputs, "training")
 n = run["length"]
+heads = sum(len(layer) for layer in run["attention"])  # the maps before the exact answer
 maps = [(np.array(head), f"layer {l + 1}, head {h + 1}\nmirrored weight {run['source_weight'][l][h]:.3f}")
         for l, layer in enumerate(run["attention"]) for h, head in enumerate(layer)]
 maps.append((np.fliplr(np.eye(n)), "the exact answer\n(anti-diagonal)"))
@@ -24,8 +27,11 @@ def draw(narrow: bool):
     else:
         figure, axes_row = plt.subplots(1, len(maps), figsize=(2.5 * len(maps), 2.9), constrained_layout=True)
         title_size, tick_size, label_size = 9, 7, 8
-    for axes, (weights, title) in zip(axes_row, maps):
+    for index, (axes, (weights, title)) in enumerate(zip(axes_row, maps)):
         image = axes.imshow(weights, cmap="Blues", vmin=0, vmax=1)
+        for i in range(n if index < heads else 0):
+            axes.add_patch(plt.Rectangle((n - 1 - i - 0.45, i - 0.45), 0.9, 0.9, fill=False, edgecolor="#d62728",
+                                         linewidth=1.5))
         axes.set_title(title, fontsize=title_size)
         axes.set_xticks(range(n), [str(d) for d in run["example"]["input"]], fontsize=tick_size)
         axes.set_yticks(range(n), [str(d) for d in run["example"]["prediction"]], fontsize=tick_size)

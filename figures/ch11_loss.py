@@ -12,8 +12,8 @@ accuracy = 100.0 * np.array(run["held_out_accuracy"])
 
 
 def draw(narrow: bool):
-    """Side by side; narrow, the loss above the accuracy, each with its own axis labels, no note below 9 pt
-    and the guessing line's note under the line, clear of the frame."""
+    """Side by side; narrow, the loss above the accuracy, each with its own axis labels and no note below
+    9 pt. The guessing line's note goes under the line, clear of the frame; the first step at 99 % is ringed."""
     if narrow:
         figure, (loss_axes, accuracy_axes) = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 6.0),
                                                           constrained_layout=True)
@@ -24,7 +24,7 @@ def draw(narrow: bool):
     loss_axes.semilogy(steps, loss, marker="o", markersize=3)
     loss_axes.axhline(np.log(run["vocabulary"]), color="0.6", linestyle="--", linewidth=1)
     loss_axes.annotate(f"guessing: log {run['vocabulary']}", (steps[-1], np.log(run["vocabulary"])), ha="right",
-                       va="top" if narrow else "bottom", fontsize=note, color="0.4")
+                       va="top", fontsize=note, color="0.4")
     loss_axes.set_xlabel("training step")
     loss_axes.set_ylabel("training loss (cross-entropy)")
     accuracy_axes.plot(steps, accuracy, marker="o", markersize=3, color="C2")
@@ -33,6 +33,13 @@ def draw(narrow: bool):
     accuracy_axes.annotate("chance", (steps[-1], 100.0 / run["vocabulary"]), ha="right", va="bottom",
                            fontsize=note, color="0.4")
     accuracy_axes.annotate("99 %", (steps[-1], 99.0), ha="right", va="top", fontsize=note, color="C3")
+    # The step the prose names, where the curve first reaches the dotted line and so is hard to see.
+    first = run["first_step_at_99"]
+    reached = accuracy[list(steps).index(first)]
+    accuracy_axes.plot([first], [reached], marker="o", markersize=9, markerfacecolor="none", color="C3")
+    accuracy_axes.annotate(f"first at 99 %:\nstep {first}", (first, reached), xytext=(first + 0.1 * steps[-1], 70),
+                           ha="left", va="center", fontsize=note, color="C3",
+                           arrowprops={"arrowstyle": "->", "color": "C3", "lw": 1, "shrinkB": 5})
     accuracy_axes.set_ylim(0, 102)
     accuracy_axes.set_xlabel("training step")
     accuracy_axes.set_ylabel("held-out accuracy per digit (%)")

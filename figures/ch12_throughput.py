@@ -30,8 +30,8 @@ threads = f"{run['threads']} thread{'s' if run['threads'] > 1 else ''}"
 
 
 def draw(narrow: bool):
-    """One wide plot, each ceiling named on its line; narrow, the same plot narrower: the methods' names
-    slanted, the ceilings named in a legend below the plot, the title on two lines."""
+    """One wide plot; narrow, the same plot narrower: the methods' names slanted, the title on two lines.
+    Either way the ceilings are named in a legend below the plot, where no name crosses a bar."""
     if narrow:
         # The legend in a row of its own under the plot, where it covers no bar.
         figure, (axes, legend_row) = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 6.5), layout="constrained",
@@ -46,22 +46,15 @@ def draw(narrow: bool):
             axes.bar(position - 0.4 + width * (index + 0.5), match[0]["gflops"], width * 0.9, color=colour,
                      alpha=0.45 + 0.55 * (index + 1) / len(lengths))
 
-    def ceiling(value, label, style, colour="0.3", left=False):
-        """A horizontal line at a ceiling, labelled at the right end (or the left, so that close labels do
-        not meet); narrow, named in the legend instead."""
-        if narrow:
-            axes.axhline(value, color=colour, linestyle=style, linewidth=1, label=label)
-            return
-        axes.axhline(value, color=colour, linestyle=style, linewidth=1)
-        axes.text(-0.5 if left else len(shown) - 0.5, value, label, ha="left" if left else "right", va="bottom",
-                  fontsize=9, color=colour)
+    def ceiling(value, label, style, colour="0.3"):
+        """A horizontal line at a ceiling, named in the legend."""
+        axes.axhline(value, color=colour, linestyle=style, linewidth=1, label=label)
 
     ceiling(run["peak_gflops_one_thread"], "multiply-add peak, 1 thread", "--")
     if run["threads"] > 1:
         ceiling(run["peak_gflops"], f"multiply-add peak, {threads}", "-.")
     if ceilings["eigen_dgemm_gflops"] is not None:
-        ceiling(ceilings["eigen_dgemm_gflops"], f"dgemm {ceilings['dgemm_n']}, Eigen, 1 thread", ":", "#8c8c00",
-                left=True)
+        ceiling(ceilings["eigen_dgemm_gflops"], f"dgemm {ceilings['dgemm_n']}, Eigen, 1 thread", ":", "#8c8c00")
     if ceilings["numpy_dgemm_gflops"] is not None:
         ceiling(ceilings["numpy_dgemm_gflops"], f"dgemm {ceilings['dgemm_n']}, NumPy, {threads}", ":", "#d62728")
     if narrow:
@@ -72,6 +65,7 @@ def draw(narrow: bool):
                           frameon=False, fontsize=9)
     else:
         axes.set_xticks(range(len(shown)), [label for _, label, _ in shown])
+        axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=4, frameon=False, fontsize=9)
     axes.set_ylabel("GFLOP/s (2 per multiply-add)")
     line = "\n" if narrow else " "  # narrow: the title on two lines
     axes.set_title(f"Throughput at n = {', '.join(str(n) for n in lengths)}{line}(lighter to darker), d = {run['d']}")

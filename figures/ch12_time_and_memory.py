@@ -6,7 +6,9 @@ NumPy's measured with tracemalloc). A method skipped for its memory has no
 time at that n, but its counted memory is drawn, hollow. A method whose
 memory is the same as one drawn before it (the causal kernel's is the
 streaming kernel's) is drawn dashed, with a larger hollow marker, so that
-both lines show."""
+both lines show. One legend, below both panels, names the methods."""
+from matplotlib.lines import Line2D
+
 from figure_style import NARROW_WIDTH, arguments, load_run, narrow_path, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
@@ -25,14 +27,13 @@ lengths = run["n"]
 
 
 def draw(narrow: bool):
-    """Side by side, each legend inside its panel; narrow, time above memory, each legend below its panel,
-    long titles and labels on two lines, no text below 9 pt."""
+    """Side by side; narrow, time above memory, long titles and labels on two lines. Either way one
+    legend below the panels, where it covers no data, and no text below 9 pt."""
     if narrow:
-        # Each legend in a row of its own under its panel, where it covers no data.
-        figure, (timed, timed_key, memory, memory_key) = plt.subplots(
-            4, 1, figsize=(NARROW_WIDTH - 0.4, 11.0), layout="constrained", height_ratios=[3.0, 1.4, 3.0, 1.7])
+        figure, (timed, memory) = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 9.6), layout="constrained")
+        figure.get_layout_engine().set(hspace=0.08)  # the second title nearer its own panel
     else:
-        figure, (timed, memory) = plt.subplots(1, 2, figsize=(11, 4.3))
+        figure, (timed, memory) = plt.subplots(1, 2, figsize=(11, 5.0), layout="constrained")
     drawn = {}  # a memory curve, as a tuple of byte counts: the method that drew it first
     for method, style in STYLES.items():
         mine = [row for row in rows if row["method"] == method]
@@ -46,9 +47,7 @@ def draw(narrow: bool):
         if mine:
             curve = tuple(row["peak_extra_bytes"] for row in mine)
             first = drawn.setdefault(curve, method)
-            same = "\n    " if narrow else " "  # narrow: "(same as ...)" on a line of its own
-            twin = {} if first == method else dict(linestyle="--", markerfacecolor="none", markersize=9,
-                                                    label=f"{style['label']}{same}(same as {STYLES[first]['label']})")
+            twin = {} if first == method else dict(linestyle="--", markerfacecolor="none", markersize=9)
             memory.plot([row["n"] for row in mine], list(curve), **{**style, **twin})
             skipped = [row for row in mine if row["skipped"]]
             if skipped:
@@ -57,26 +56,21 @@ def draw(narrow: bool):
                             markeredgecolor=style["color"])
 
     line = "\n" if narrow else " "  # narrow: a long label or title on two lines
-    timed.set_ylabel(f"milliseconds per call,{line}median of {run['reps']}")
+    timed.set_ylabel(f"milliseconds per call,{line}median of {run['reps']} (log scale)")
     timed.set_title(f"Time, {run['threads']} thread{'' if run['threads'] == 1 else 's'}, d = {run['d']}")
-    memory.set_ylabel(f"extra bytes beyond{line}inputs and output")
+    memory.set_ylabel(f"extra bytes beyond{line}inputs and output (log scale)")
     memory.set_title(f"Memory: n² against n · d{line}(packed copies) or a few tiles")
     for axes in (timed, memory):
         axes.set_xscale("log", base=2)
         axes.set_yscale("log")
         axes.set_xticks(lengths, [str(n) for n in lengths])
         axes.minorticks_off()
-        axes.set_xlabel("n, queries and keys")
+        axes.set_xlabel("n, queries and keys (log scale)")
         axes.grid(True, color="#eeeeee")
-    if narrow:
-        for axes, key in ((timed, timed_key), (memory, memory_key)):
-            key.axis("off")
-            key.legend(*axes.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(-0.25, 1.0),
-                       frameon=False, fontsize=9)
-    else:
-        timed.legend(loc="upper left", frameon=False, fontsize=8)
-        memory.legend(loc="upper left", frameon=False, fontsize=7)
-        figure.tight_layout()
+    # Both panels draw each method alike (a memory curve the same as another's dashed, over it).
+    keys = [Line2D([], [], **style) for style in STYLES.values()]
+    figure.legend(handles=keys, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                  ncols=1 if narrow else 3, frameon=False, fontsize=9)
     return figure
 
 

@@ -37,12 +37,13 @@
       json.attention.forEach((layer, l) => layer.forEach((head, h) => {
         view.heatmap(`head_${l}_${h}`, head, {
           rows: positions, columns: positions, cell,
-          title: `Head ${h + 1}${json.attention.length > 1 ? ` of layer ${l + 1}` : ''}: rows are output positions, columns input positions (from 0)`,
+          // A title no wider than the map, so that the two maps' slots fit side by side.
+          title: `Head ${h + 1}${json.attention.length > 1 ? ` of layer ${l + 1}` : ''}: row = output position, column = input`,
         });
       }));
       const points = json.logged_steps.map((step, i) => ({ step, loss: json.loss[i], accuracy: json.held_out_accuracy[i] }));
       view.plot('curves', {
-        title: 'Training loss (blue) and held-out accuracy (green), per logged step',
+        title: 'Training loss (blue) and held-out accuracy (green, 1 = 100\u00a0%), per logged step',
         height: 200,
         x: { label: 'Adam step', domain: [0, TOTAL] },
         y: { label: null, domain: [0, Math.max(2.5, ...json.loss)] },

@@ -80,7 +80,7 @@
         height: 40 + size * queries.length,
         marginLeft: 60,
         x: { domain: keys, axis: 'top', label: 'keys' },
-        y: { domain: queries, label: null },
+        y: { domain: queries, label: 'queries' },
         marks: [
           window.Plot.cell(cells, { x: 'key', y: 'query', fill: (d) => COLOURS[d.kind], stroke: '#999', strokeWidth: 0.5, inset: 0.5 }),
           window.Plot.text(cells.filter((d) => d.kind === 'skipped'), { x: 'key', y: 'query', text: () => '╳', fill: '#bbb' }),
