@@ -6,17 +6,19 @@ Right of the dashed line lie the positions no training sequence reached.
 Bottom: for each seed of the rotary model, the scaled score that the head
 reading 3 places back gives a key at each offset, averaged over the test.
 The peak at offset 3 is what training asked for; the other peak lies at an
-offset no training sequence had."""
+offset no training sequence had, the dotted line at it; in the top plot, the dotted line marks
+the position of the first query with a key that far back."""
 from figure_style import arguments, load_run, plt, save
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "rotary_positions_seeds")
 inputs = run["inputs"]
 back, longest = inputs["back"], inputs["longest_trained"]
+rival = run["schemes"]["rotary"]["first_seed"]["rival_offset"]
 COLOURS = {"added": "#d62728", "rotary": "#1f77b4", "none": "#7f7f7f"}
-LABELS = {"added": "added positions (chapter 6)", "rotary": "rotary positions", "none": "no positions"}
+LABELS = {"added": "added positions", "rotary": "rotary positions", "none": "no positions"}
 
-figure, panels = plt.subplots(2, 1, figsize=(5.8, 6.2), layout="constrained")
+figure, panels = plt.subplots(2, 1, figsize=(4.6, 6.6), layout="constrained")
 top, bottom = panels
 positions = list(range(back, inputs["tested_length"]))
 for name in inputs["schemes"]:
@@ -29,8 +31,12 @@ top.axvline(longest - 0.5, color="black", linestyle="--", linewidth=1)
 top.text(longest - 0.3, 3, "longer than any\ntraining sequence →", fontsize=9, va="bottom")
 top.set_ylabel("right answers (%)", fontsize=10)
 top.set_xlabel("position in the test sequence", fontsize=10)
-top.set_ylim(0, 105)
-top.legend(loc="center left", frameon=False, fontsize=9)
+# From above the words at the foot of the dashed line, which it would cross.
+top.axvline(rival, ymin=0.17, color="black", linestyle=":", linewidth=1)
+top.text(rival + 0.3, 114, f"position {rival}", fontsize=9, va="top")
+top.set_ylim(0, 115)
+# Between the curves at 100 and the grey one, clear of the first grey point.
+top.legend(loc="upper left", bbox_to_anchor=(0, 0.84), frameon=False, fontsize=9)
 top.set_title(f"Say the digit {back} places back:\nmedian and spread over {len(inputs['seeds'])} seeds", fontsize=10)
 
 for r in run["runs"]:
@@ -39,8 +45,9 @@ for r in run["runs"]:
     bottom.plot(range(len(r["score_by_offset"])), r["score_by_offset"], color=COLOURS["rotary"], linewidth=1, alpha=0.7,
                 label="rotary, one line per seed" if r["seed"] == inputs["seeds"][0] else None)
 bottom.axvspan(longest - 0.5, inputs["tested_length"] - 0.5, color="#eeeeee", zorder=0)
-bottom.axvline(back, color="black", linestyle=":", linewidth=1)
-bottom.text(back + 0.3, bottom.get_ylim()[1], f"offset {back}", fontsize=9, va="top")
+for offset in (back, rival):
+    bottom.axvline(offset, color="black", linestyle=":", linewidth=1)
+    bottom.text(offset + 0.3, bottom.get_ylim()[1], f"offset {offset}", fontsize=9, va="top")
 bottom.set_xlabel("offset: how many places back the key stands", fontsize=10)
 bottom.set_ylabel("mean scaled score", fontsize=10)
 bottom.legend(loc="lower left", frameon=False, fontsize=9)

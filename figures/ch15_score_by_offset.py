@@ -1,7 +1,9 @@
 """Chapter 15: the score of a turned query with a turned key against their
 offset m − n. Top: the toy's query of "fish", (1, 1), and key of "cat",
 (2, 0): one pair of coordinates, turning 1 radian per position, so the
-score is one wave that repeats every 2π positions, for ever. Bottom: a query
+score is one wave that repeats every 2π positions, for ever; drawn at whole
+offsets only, which miss its peaks by varying amounts, so its points peak at
+varying heights. Bottom: a query
 and a key of 64 ones: 32 pairs turning at 32 speeds, from 1 radian per
 position down to 1/10000 of it. The waves agree only near offset 0, where
 the score is highest; further apart they fall out of step and the score
@@ -12,9 +14,9 @@ options = arguments(__doc__)
 toy = load_run(options.outputs, "rotary_positions")["turn"]
 ones = load_run(options.outputs, "rotary_positions_ones")["turn"]
 
-figure, panels = plt.subplots(2, 1, figsize=(5.8, 4.8), layout="constrained")
+figure, panels = plt.subplots(2, 1, figsize=(4.6, 5.0), layout="constrained")
 for axes, turn, title in [
-    (panels[0], toy, "q = (1, 1), k = (2, 0): one pair, one wave"),
+    (panels[0], toy, "q = (1, 1), k = (2, 0): one pair, one wave\n(drawn at whole offsets, which miss the true peaks)"),
     (panels[1], ones, f"q = k = {len(ones['query'])} ones: {len(ones['angles'])} pairs at {len(ones['angles'])} speeds"),
 ]:
     axes.axhline(0, color="#999999", linewidth=0.8)

@@ -9,17 +9,18 @@ from figure_style import NARROW_WIDTH, arguments, load_run, panel_figure, save_w
 options = arguments(__doc__)
 runs = [load_run(options.outputs, "precision"), load_run(options.outputs, "precision_wide")]
 COLOURS = ["#1f77b4", "#2ca02c", "#d62728"]
+MARKERS = ["o", "s", "^"]  # a shape per line, so the lines differ by more than colour
 
 
 def draw(narrow: bool):
-    """Side by side, the legend in the first panel; narrow, one above the other, the legend below them."""
+    """Side by side or, narrow, one above the other, the legend below the panels, where it covers no line."""
     figure, panels = panel_figure(2, narrow, wide_size=(7.4, 3.4), narrow_size=(NARROW_WIDTH - 0.3, 7.0), space=0.08,
                                   sharex=narrow, sharey=True)
     for axes, run in zip(panels, runs):
         n = [row["n"] for row in run["rows"]]
         for k, setup in enumerate(run["setups"]):
             errors = [max(row["sums"][k]["normalizer_error"], 1e-17) for row in run["rows"]]
-            axes.loglog(n, errors, marker="o", markersize=4, color=COLOURS[k], label=setup["name"])
+            axes.loglog(n, errors, marker=MARKERS[k], markersize=4.5, color=COLOURS[k], label=setup["name"])
         axes.set_title(f"scores with spread {run['inputs']['spread']:g}", fontsize=10)
         if not narrow or axes is panels[-1]:
             axes.set_xlabel("n, the number of scores summed", fontsize=10)
@@ -29,11 +30,11 @@ def draw(narrow: bool):
     if narrow:
         for axes in panels:
             axes.set_ylabel("relative error of the denominator", fontsize=10)
-        # Below the panels, where it covers no line.
         panels[-1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False, fontsize=9)
     else:
         panels[0].set_ylabel("relative error of the denominator", fontsize=10)
-        panels[0].legend(loc="upper left", frameon=False, fontsize=8)
+        figure.legend(*panels[0].get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3,
+                      frameon=False, fontsize=9)
     return figure
 
 

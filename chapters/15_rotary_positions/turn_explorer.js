@@ -1,10 +1,10 @@
 // Chapter 15's interactive figure: a query at position m and a key at position
 // n, each turned by its position, as the chapter's program (rotary_positions,
 // with --no-training) turns them. Left, the first pair of coordinates of each,
-// before (grey) and after the turn; right, the score of the turned pair against
-// the offset m − n, with the reader's offset marked. Moving m and n together
-// turns both arrows and leaves the score where it was. The page computes no
-// turn and no score; they are the JSON's.
+// before (pale) and after the turn (the same hues, full); right, the score of
+// the turned pair against the offset m − n, with the reader's offset marked.
+// Moving m and n together turns both arrows and leaves the score where it was.
+// The page computes no turn and no score; they are the JSON's.
 (function () {
   const LARGEST_OFFSET = 40;
   const arrow = (vector, label, colour) => ({ x2: vector[0], y2: vector[1], label, colour });
@@ -30,7 +30,8 @@
       const placed = turn.placements[0];
       const offset = placed.offset;
       const arrows = [
-        arrow(turn.query, 'q', '#9aa5b1'), arrow(turn.key, 'k', '#a0855c'),
+        // Before the turn, paler versions of the turned arrows' colours: each arrow's hue names q or k.
+        arrow(turn.query, 'q', '#8dbbe0'), arrow(turn.key, 'k', '#ec9494'),
         arrow(placed.turned_query, `q at ${placed.query_position}`, '#1f77b4'),
         arrow(placed.turned_key, `k at ${placed.key_position}`, '#d62728'),
       ];

@@ -32,6 +32,12 @@
         x: { label: 'step →', grid: true, domain: [0, json.inputs.training_steps] },
         y: { label: '↑ loss', grid: true, domain: [0, Math.max(json.uniform_loss, run.untrained_loss, ...run.loss) * 1.05] },
         marks: [
+          // The warm-up's steps, shaded as in the chapter's static figure, named at the foot, below the loss there.
+          ...(run.warmup > 0 ? [
+            window.Plot.rect([{ from: 0, to: run.warmup }],
+              { x1: 'from', x2: 'to', fill: '#999999', fillOpacity: 0.18 }),
+            window.Plot.text(['warm-up'], { x: run.warmup / 2, frameAnchor: 'bottom', dy: -6, fill: '#555555' }),
+          ] : []),
           window.Plot.ruleY([json.uniform_loss], { stroke: '#777777', strokeDasharray: '5 4' }),
           window.Plot.line(points, { x: 'step', y: 'loss', stroke: run.learned ? '#1f77b4' : '#d62728', strokeWidth: 1.8 }),
           // The untrained model's loss, at step 0: where the run starts from.
@@ -46,6 +52,7 @@
         ', and the share of held-out digits said right is ', [run.accuracy, '/runs/0/accuracy', '.1%'], '. ',
         run.learned ? 'It learned the task: the line is blue.' : 'It did not learn the task: the line is red.',
         ' The dashed line is ln 10 = ', [json.uniform_loss, '/uniform_loss'], ', the loss of a uniform guess.',
+        run.warmup > 0 ? ' The shaded steps are the warm-up.' : '',
       ]);
     },
   });

@@ -4,6 +4,8 @@
 // draws the relative errors it returns, on log-log axes.
 (function () {
   const COLOURS = ['#1f77b4', '#2ca02c', '#d62728'];
+  // A shape per line as well as a colour, so that the lines differ by more than colour.
+  const SYMBOLS = ['circle', 'square', 'triangle'];
   Book.figure('running_sum_explorer', {
     program: 'precision',
     controls: [
@@ -31,10 +33,12 @@
         marginTop: 28,
         y: { type: 'log', label: '↑ relative error', grid: true, domain: [powers[0], powers[powers.length - 1]],
           ticks: powers, tickFormat: Book.powerOfTen },
-        color: { domain: json.setups.map((s) => s.name), range: COLOURS, legend: true },
+        // One legend, of coloured shapes: the dots carry both the colour and the shape of their line.
+        color: { domain: json.setups.map((s) => s.name), range: COLOURS },
+        symbol: { domain: json.setups.map((s) => s.name), range: SYMBOLS, legend: true },
         marks: [
           window.Plot.line(points, { x: 'n', y: 'error', stroke: 'setup', strokeWidth: 1.6 }),
-          window.Plot.dot(points, { x: 'n', y: 'error', fill: 'setup', r: 3 }),
+          window.Plot.dot(points, { x: 'n', y: 'error', fill: 'setup', symbol: 'setup', r: 3.5 }),
         ],
       });
       const last = json.rows.length - 1;
@@ -43,7 +47,8 @@
         'For ', [row.n, `/rows/${last}/n`], ' scores the double sum L is ', [row.reference_sum, `/rows/${last}/reference_sum`],
         '. With a bfloat16 sum the denominator is off by ', [row.sums[2].normalizer_error, `/rows/${last}/sums/2/normalizer_error`,
           row.sums[2].normalizer_error < 0.0005 ? '.1e' : '.1%'],
-        ' of itself: the red line. The green and blue lines keep the sum in float.',
+        ' of itself: the red line of triangles, the bfloat16 sum. The green squares and the blue circles keep the',
+        ' sum in float.',
       ]);
     },
   });

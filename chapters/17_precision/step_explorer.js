@@ -8,6 +8,8 @@
 // tables write them: the tables' four decimals would show 1.2e-11 as 0.
 (function () {
   const COLOURS = ['#1f77b4', '#2ca02c', '#d62728'];
+  // A shape per format as well as a colour, so that the formats differ by more than colour.
+  const SYMBOLS = ['circle', 'square', 'triangle'];
   Book.figure('step_explorer', {
     program: 'precision',
     // The predicted step is a cube root (std::cbrt), whose last bit the browser's C library and the
@@ -47,11 +49,13 @@
         y: { type: 'log', label: '↑ relative error', domain: [bottom, top],
           ticks: [1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 1].filter((tick) => tick > bottom), tickFormat: Book.powerOfTen,
           grid: true },
-        color: { domain: names, range: COLOURS, legend: true },
+        // One legend, of coloured shapes: the dots carry both the colour and the shape of their format.
+        color: { domain: names, range: COLOURS },
+        symbol: { domain: names, range: SYMBOLS, legend: true },
         marks: [
           window.Plot.ruleX(predicted, { x: 'step', stroke: 'format', strokeDasharray: '4 3' }),
           window.Plot.line(points, { x: 'step', y: 'error', stroke: 'format', strokeWidth: 1.6 }),
-          window.Plot.dot(points, { x: 'step', y: 'error', fill: 'format', r: 2 }),
+          window.Plot.dot(points, { x: 'step', y: 'error', fill: 'format', symbol: 'format', r: 2.5 }),
           window.Plot.dot(best, { x: 'step', y: 'error', stroke: 'format', r: 6, strokeWidth: 2 }),
         ],
       });
