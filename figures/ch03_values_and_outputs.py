@@ -46,7 +46,7 @@ def draw(narrow: bool):
                 continue
             # A band with an inside: the label down and to the left, out of the band, on a thin line to the
             # cross. Beside the cross, it would reach across the band's edge and blur where the output lies.
-            axis.annotate(f"{token}'s output", output, xytext=(-28, -28), textcoords="offset points", fontsize=9,
+            axis.annotate(f"{token}'s output", output, xytext=(-38, -36), textcoords="offset points", fontsize=9,
                           color="#d62728", ha="right", va="top",
                           arrowprops={"arrowstyle": "-", "color": "#d62728", "linewidth": 0.8, "shrinkA": 1,
                                       "shrinkB": 5})

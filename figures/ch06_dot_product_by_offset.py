@@ -32,7 +32,7 @@ def draw(narrow: bool):
         axes.plot(offsets, similarity["at_position_0"], color=colour, linewidth=1.5,
                   label=f"d_model = {run['d_model']}")
     # The nearer offset's value carried right as a dotted line: the farther offset's point lies above it.
-    axes.plot([NEARER, FARTHER], [marked[NEARER]] * 2, color="0.3", linestyle=":", linewidth=1)
+    axes.plot([NEARER, FARTHER - 3], [marked[NEARER]] * 2, color="0.3", linestyle=":", linewidth=1)  # stops short of the dot
     axes.plot(list(marked), list(marked.values()), linestyle="none", marker="o", markersize=6, color="black",
               zorder=5)
     for k, value in marked.items():

@@ -8,7 +8,7 @@ An error of exactly 0 (possible where a layer is linear in what is moved, as
 the embedding is) has no place on a logarithmic axis and is left out."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
+from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, with_minus_signs
 
 MARKERS = ["o", "s", "^", "v", "D", "P", "X", "*"]
 
@@ -47,15 +47,15 @@ def draw(narrow: bool):
     axes.loglog(small, attention[-1] / 30 * steps[-1] / small, color="#777777", linestyle=":", linewidth=1.5)
     axes.text(small[2], attention[-1] / 30 * steps[-1] / small[2] / 8, "slope u/h", color="#555555", fontsize=9)
     axes.invert_xaxis()
-    # The two steps as lines in no curve's colour, each named above the axes: the check's to the left of
-    # its line, u^(1/3) (the smaller, so further right) to the right of its own.
+    # The two steps as lines in no curve's colour, above the grid and under the curves, each named above the
+    # axes: the check's to the left of its line, u^(1/3) (the smaller, so further right) to the right of its own.
     gap = "\n" if narrow else " "  # narrow, labels break where the wide figure has a space
     top = axes.get_xaxis_transform()
-    axes.axvline(chosen, color="black", linewidth=1)
-    axes.annotate(f"the check's step,{gap}h = {chosen:g}", (chosen, 1.0), xycoords=top, xytext=(-3, 3),
+    axes.axvline(chosen, color="black", linewidth=1, zorder=1.6)
+    axes.annotate(with_minus_signs(f"the check's step,{gap}h = {chosen:g}"), (chosen, 1.0), xycoords=top, xytext=(-3, 3),
                   textcoords="offset points", ha="right", va="bottom", multialignment="right", fontsize=9)
-    axes.axvline(np.cbrt(epsilon), color="black", linewidth=1, linestyle="-.")
-    axes.annotate("u^(1/3)", (np.cbrt(epsilon), 1.0), xycoords=top, xytext=(3, 3), textcoords="offset points",
+    axes.axvline(np.cbrt(epsilon), color="black", linewidth=1, linestyle="-.", zorder=1.6)
+    axes.annotate("$u^{1/3}$", (np.cbrt(epsilon), 1.0), xycoords=top, xytext=(3, 3), textcoords="offset points",
                   ha="left", va="bottom", fontsize=9)
     axes.axhline(1e-7, color="#444444", linewidth=0.8, label="1e−7: the bound the tests hold")
     axes.set_xlabel("step h, smaller to the right")

@@ -17,7 +17,7 @@ figure, axes = plt.subplots(figsize=(4.6, 3.8), layout="constrained")
 for curve in run["curves"]:
     colour = COLOURS[curve["format"]]
     errors = [max(error, 1e-17) for error in curve["errors"]]
-    axes.loglog(run["steps"], errors, marker=MARKERS[curve["format"]], markersize=3.5, color=colour,
+    axes.loglog(run["steps"], errors, marker=MARKERS[curve["format"]], markersize=5, color=colour,
                 label=curve["format"])
     axes.axvline(curve["root"], color=colour, linestyle=":", linewidth=1)
     # Each name on the side of its line away from the next: the leftmost (largest) step's to the left.

@@ -29,16 +29,21 @@
       const cell = Math.max(4, Math.min(16, Math.floor(420 / positions.length)));
       const everyX = labelEvery(dimensions.length, (width - 60) / 22);
       const everyY = labelEvery(positions.length, (cell * positions.length) / 14);
-      // The row written out below as numbers, outlined across the map: white under black, seen on any colour.
+      // The row written out below as numbers, outlined across the map: white under black, seen on any colour,
+      // drawn just outside the row (a negative inset) and thinner where cells are small, so the row shows whole.
       const row = Math.min(Number(values.row), json.pe.length - 1);
-      const outline = (stroke, strokeWidth) => window.Plot.cell([row], { y: (d) => d, fill: 'none', stroke, strokeWidth });
+      const outline = (stroke, strokeWidth) => window.Plot.cell([row], {
+        y: (d) => d, fill: 'none', stroke, strokeWidth, insetTop: -strokeWidth / 2, insetBottom: -strokeWidth / 2,
+      });
+      const thick = cell >= 10 ? 1 : 0.5;
       view.plot('heatmap', {
         width,
         height: 50 + cell * positions.length,
         marginLeft: 44,
         marginTop: 34,
         padding: 0,
-        x: { type: 'band', domain: dimensions, axis: 'top', label: 'dimension →', tickFormat: (d) => (d % everyX === 0 ? d : '') },
+        // Not rounded to whole pixels, so that the cells fill the frame the row's outline spans.
+        x: { type: 'band', domain: dimensions, round: false, axis: 'top', label: 'dimension →', tickFormat: (d) => (d % everyX === 0 ? d : '') },
         y: { type: 'band', domain: positions, label: '↓ position', tickFormat: (d) => (d % everyY === 0 ? d : '') },
         color: { type: 'linear', scheme: 'rdbu', reverse: true, domain: [-1, 1], legend: false },
         marks: [
@@ -46,8 +51,8 @@
             x: 'dimension', y: 'position', fill: 'value',
             title: (d) => `PE(${d.position}, ${d.dimension}) = ${view.numberText(d.value)}`,
           }),
-          outline('white', 4),
-          outline('black', 2),
+          outline('white', 4 * thick),
+          outline('black', 2 * thick),
         ],
       });
       const parts = [`The outlined row: PE(${row}) = (`];

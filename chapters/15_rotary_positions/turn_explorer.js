@@ -7,7 +7,7 @@
 // The page computes no turn and no score; they are the JSON's.
 (function () {
   const LARGEST_OFFSET = 40;
-  const arrow = (vector, label, colour) => ({ x2: vector[0], y2: vector[1], label, colour });
+  const arrow = (vector, label, colour, labelColour = colour) => ({ x2: vector[0], y2: vector[1], label, colour, labelColour });
 
   Book.figure('turn_explorer', {
     program: 'rotary_positions',
@@ -31,7 +31,8 @@
       const offset = placed.offset;
       const arrows = [
         // Before the turn, paler versions of the turned arrows' colours: each arrow's hue names q or k.
-        arrow(turn.query, 'q', '#8dbbe0'), arrow(turn.key, 'k', '#ec9494'),
+        // Their labels in the full colours, which read on white where the pale ones do not.
+        arrow(turn.query, 'q', '#8dbbe0', '#1f77b4'), arrow(turn.key, 'k', '#ec9494', '#d62728'),
         arrow(placed.turned_query, `q at ${placed.query_position}`, '#1f77b4'),
         arrow(placed.turned_key, `k at ${placed.key_position}`, '#d62728'),
       ];
@@ -48,7 +49,7 @@
           window.Plot.arrow(arrows, { x1: 0, y1: 0, x2: 'x2', y2: 'y2', stroke: 'colour', strokeWidth: 2 }),
           // Each label just past its arrow's tip, along the arrow, so that no label sits on an arrow.
           ...['start', 'end'].map((side) => window.Plot.text(arrows.filter((a) => (a.x2 < 0) === (side === 'end')),
-            { x: (a) => a.x2 * 1.15, y: (a) => a.y2 * 1.15, text: 'label', fill: 'colour', textAnchor: side })),
+            { x: (a) => a.x2 * 1.15, y: (a) => a.y2 * 1.15, text: 'label', fill: 'labelColour', textAnchor: side })),
         ],
       });
       const points = turn.offsets.map((o, i) => ({ offset: o, score: turn.scores[i] }));

@@ -413,6 +413,15 @@
           draw('line', { x1: x0, y1: zy, x2: x1, y2: zy, class: 'scatter-axis' });
           draw('line', { x1: zx, y1: y0, x2: zx, y2: y1, class: 'scatter-axis' });
         }
+        // The scale: the range's ends, and 0 where the axes cross, under the frame and left of it.
+        const marks = range[0] < 0 && range[1] > 0 ? [range[0], 0, range[1]] : range;
+        for (const value of marks) {
+          const [sx, sy] = toScreen([value, value]);
+          const across = draw('text', { x: sx, y: y0 + 16, class: 'scatter-tick', 'text-anchor': 'middle' });
+          across.textContent = numberText(value, 2);
+          const up = draw('text', { x: x0 - 6, y: sy + 4, class: 'scatter-tick', 'text-anchor': 'end' });
+          up.textContent = numberText(value, 2);
+        }
         points.forEach((point, i) => {
           const [sx, sy] = toScreen(point);
           draw('circle', { cx: sx, cy: sy, r: i === movable ? 9 : 6, class: i === movable ? 'scatter-point scatter-movable' : 'scatter-point' });
