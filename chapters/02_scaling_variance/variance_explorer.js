@@ -63,7 +63,7 @@
       // The label dₖ, not d_k: Plot cuts the underscore off.
       const x = { type: 'log', base: 2, domain: spread(dks), ticks: dks, tickFormat: String, label: 'dₖ' };
       // Plot's own title is a page heading (h2): each plot's title is a sentence above it.
-      view.sentence('raw-title', ['Variance of q·k (dots) against dₖ, the theory (grey); logarithmic axes:']);
+      view.sentence('raw-title', ['Variance of q·k (dots) against dₖ, the theory (line and rules); logarithmic axes:']);
       view.plot('raw', {
         height: 220, marginLeft: 56, x,
         y: { type: 'log', base: 2, label: 'variance', grid: true, ticks: dks, tickFormat: String,

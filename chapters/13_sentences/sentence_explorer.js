@@ -51,8 +51,11 @@
           title: `Head ${h + 1}${json.reading.attention.length > 1 ? ` of layer ${l + 1}` : ''}: each row is a word reading the others`,
         });
       }));
-      // One row of weights in numbers: the second word's when tagging (the first saw), the slot's for agreement.
-      const reader = tagging ? Math.min(1, words.length - 1) : words.length - 1;
+      // One row of weights in numbers: for agreement, the slot's; when tagging, the last ambiguous word's after the
+      // first (the second saw, whose clue, the word before it, is not the first word), else the second word's.
+      const ambiguous = json.language.ambiguous ?? [];
+      const lastAmbiguous = words.reduce((found, word, t) => (t > 0 && ambiguous.includes(word) ? t : found), -1);
+      const reader = tagging ? (lastAmbiguous > 0 ? lastAmbiguous : Math.min(1, words.length - 1)) : words.length - 1;
       const parts = [tagging ? `Where "${words[reader]}" (word ${reader + 1}) puts its weight. `
         : `Where the slot "${words[reader]}" (position ${reader + 1}) puts its weight. `];
       json.reading.attention.forEach((layer, l) => layer.forEach((head, h) => {

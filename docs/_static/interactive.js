@@ -473,7 +473,7 @@
         const room = Math.max(280, (root.clientWidth || 360) - 8);
         const size = cell ?? Math.max(20, Math.min(64, Math.floor((room - 80) / columns.length)));
         const longestNumber = Math.max(1, ...cells.map((d) => numberText(d.value, 3).length));
-        const fontSize = Math.max(7, Math.min(10, Math.floor((size - 4) / (0.6 * longestNumber))));
+        const fontSize = Math.max(7, Math.min(12, Math.floor((size - 4) / (0.6 * longestNumber))));
         // Column labels wider than a cell are turned, so that they do not run into each other.
         const longestLabel = Math.max(1, ...columns.map((column) => String(column).length));
         const turned = longestLabel * 6 > size - 4;
@@ -494,7 +494,7 @@
             window.Plot.cell(cells, { x: 'column', y: 'row', fill: 'value', inset: 0.5 }),
             window.Plot.text(cells, {
               x: 'column', y: 'row', text: (d) => numberText(d.value, 3), fontSize,
-              fill: (d) => (d.value - (domain ? domain[0] : 0)) / ((domain ? domain[1] - domain[0] : 1) || 1) > 0.55 ? 'white' : 'black',
+              fill: (d) => (d.value - (domain ? domain[0] : 0)) / ((domain ? domain[1] - domain[0] : 1) || 1) > 0.62 ? 'white' : 'black',
             }),
             window.Plot.cell(outline.map(([i, j]) => ({ row: rows[i], column: columns[j] })), {
               x: 'column', y: 'row', fill: 'none', stroke: '#d62728', strokeWidth: 2.5, inset: 1.5,
