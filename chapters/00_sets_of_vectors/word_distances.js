@@ -47,11 +47,9 @@
       } else {
         view.slot('plane').replaceChildren();
       }
+      // The embeddings' distances first, beside the plane (under it on a phone): they are what a drag moves.
+      // The one-hot table after them never changes.
       const domain = [0, largest(json.one_hot.distances, json.embedding.distances)];
-      view.heatmap('one_hot', json.one_hot.distances, {
-        rows: words, columns: words, label: 'distance', domain, title: 'One-hot vectors: distances',
-      });
-      view.sentence('one_hot_sentence', comparison(json, 'one_hot'));
       view.heatmap('embedding', json.embedding.distances, {
         rows: words, columns: words, label: 'distance', domain, title: 'Embeddings: distances',
       });
@@ -62,6 +60,10 @@
       view.matrix('embedding_table', json.embedding.distances, {
         title: 'Embeddings: distances, to four decimals', rows: words, columns: words, pointer: '/embedding/distances',
       });
+      view.heatmap('one_hot', json.one_hot.distances, {
+        rows: words, columns: words, label: 'distance', domain, title: 'One-hot vectors: distances',
+      });
+      view.sentence('one_hot_sentence', comparison(json, 'one_hot'));
     },
   });
 })();

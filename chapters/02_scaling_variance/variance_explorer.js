@@ -63,7 +63,7 @@
       // The label dₖ, not d_k: Plot cuts the underscore off.
       const x = { type: 'log', base: 2, domain: spread(dks), ticks: dks, tickFormat: String, label: 'dₖ' };
       // Plot's own title is a page heading (h2): each plot's title is a sentence above it.
-      view.sentence('raw-title', ['Variance of q·k (dots) against dₖ, the theory (line and rules); logarithmic axes:']);
+      view.sentence('raw-title', ['Variance of q·k (dots) against dₖ, the theory (grey line; a short bar at each dₖ); logarithmic axes:']);
       view.plot('raw', {
         height: 220, marginLeft: 56, x,
         y: { type: 'log', base: 2, label: 'variance', grid: true, ticks: dks, tickFormat: String,
@@ -78,8 +78,10 @@
       view.plot('scaled', {
         height: 220, marginLeft: 56, x,
         y: { label: 'variance after ÷√dₖ', grid: true, domain: [
-          Math.min(0.8, ...rows.map((d) => Math.min(d.var_scaled, d.var_scaled_theory - 2 * d.var_scaled_sd))),
-          Math.max(1.2, ...rows.map((d) => Math.max(d.var_scaled, d.var_scaled_theory + 2 * d.var_scaled_sd))),
+          // Wide enough for the fewest samples, and the same at every setting it covers, so that the swings
+          // are seen to shrink as the samples grow.
+          Math.min(0.4, ...rows.map((d) => Math.min(d.var_scaled, d.var_scaled_theory - 2 * d.var_scaled_sd))),
+          Math.max(1.6, ...rows.map((d) => Math.max(d.var_scaled, d.var_scaled_theory + 2 * d.var_scaled_sd))),
         ] },
         marks: [
           window.Plot.ruleY([json.rows[0].var_scaled_theory], { stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 2 }),

@@ -29,11 +29,12 @@
       } else if (two.large_change === 0) {
         howFar = [': the weight on the scores as given does not move at all; the divided one does.'];
       }
+      // Four significant digits: a saturated weight such as 3.7e−40 must not read as 0.
       view.sentence('slot-two', [
-        'Slot two\'s weight: ', [two.large_before, '/saturation/slot_two/large_before'], ' → ',
-        [two.large_after, '/saturation/slot_two/large_after'], ' for the scores as given, against ',
-        [two.divided_before, '/saturation/slot_two/divided_before'], ' → ',
-        [two.divided_after, '/saturation/slot_two/divided_after'], ' for the scores divided by ',
+        'Slot two\'s weight: ', [two.large_before, '/saturation/slot_two/large_before', '.4g'], ' → ',
+        [two.large_after, '/saturation/slot_two/large_after', '.4g'], ' for the scores as given, against ',
+        [two.divided_before, '/saturation/slot_two/divided_before', '.4g'], ' → ',
+        [two.divided_after, '/saturation/slot_two/divided_after', '.4g'], ' for the scores divided by ',
         [s.divide, '/saturation/divide', 'g'], ...howFar,
       ]);
       const slots = s.scores.map((_, j) => `slot ${j + 1}`);

@@ -18,7 +18,6 @@
       set('query_y', y);
     }
   };
-  const largest = (matrix) => Math.max(...matrix.flat().filter((v) => typeof v === 'number'));
 
   // Two slots side by side (wrapping on a narrow screen), inside one slot.
   function pair(view, name, left, right) {
@@ -83,13 +82,13 @@
       for (const [run, label] of [['scaled', 'with ÷√dₖ'], ['unscaled', 'without']]) {
         json[run].weights[r].forEach((weight, j) => bars.push({ key: keys[j], weight, run: label }));
       }
-      const top = Math.max(largest(json.scaled.weights), largest(json.unscaled.weights));
       view.sentence('compare-title', [`${word}'s weights with the division (left bar) and without it (right bar):`]);
       view.plot('compare', {
         height: 200, marginLeft: 44,
         fx: { label: null, domain: keys },
         x: { axis: null, domain: ['with ÷√dₖ', 'without'] },
-        y: { label: 'weight', domain: [0, Math.max(top, 1e-9)], grid: true },
+        // From 0 to 1, whatever the weights: a weight that grows must be seen to grow.
+        y: { label: 'weight', domain: [0, 1], grid: true },
         color: { legend: true, domain: ['with ÷√dₖ', 'without'], range: ['steelblue', 'darkorange'] },
         marks: [
           window.Plot.barY(bars, { fx: 'key', x: 'run', y: 'weight', fill: 'run' }),

@@ -12,7 +12,7 @@
     // within 8.7e-13 of the native ones, relatively.
     tolerance: 1e-12,
     controls: [
-      { name: 'd_model', label: 'width d_model (--d-model)', type: 'range', flag: '--d-model', min: 2, max: 32, step: 2 },
+      { name: 'd_model', label: 'width d_model (--d-model)', type: 'range', flag: '--d-model', min: 2, max: 64, step: 2 },
       { name: 'k', label: 'offset k (--shift)', type: 'range', flag: '--shift', min: 0, max: 127, step: 1 },
     ],
     render(json, view) {
@@ -33,6 +33,8 @@
           window.Plot.areaY(points, { x: 'offset', y1: 'smallest', y2: 'largest', fill: '#4c78a8', fillOpacity: 0.3 }),
           window.Plot.line(points, { x: 'offset', y: 'value', stroke: '#1f4e8c', strokeWidth: 1.5 }),
           window.Plot.ruleX(chosen, { x: 'offset', stroke: '#c0392b', strokeDasharray: '4 3' }),
+          // The chosen offset's value carried across, so that an offset above or below it shows at a glance.
+          window.Plot.ruleY(chosen, { y: 'value', stroke: '#c0392b', strokeDasharray: '1 3' }),
           window.Plot.dot(chosen, { x: 'offset', y: 'value', fill: '#c0392b', r: 4 }),
         ],
       });

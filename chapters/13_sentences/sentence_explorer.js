@@ -67,9 +67,9 @@
       }));
       view.sentence('reader_row', parts);
       view.sentence('held_out', tagging
-        ? ['Held-out accuracy of this model, as a fraction: all words ', [json.accuracy, '/accuracy'],
-          ', ambiguous words ', [json.ambiguous.accuracy, '/ambiguous/accuracy'], '.']
-        : ['Held-out accuracy of this model, as a fraction of the subjects: ', [json.accuracy, '/accuracy'], '.']);
+        ? ['Held-out accuracy of this model: all words ', [json.accuracy, '/accuracy', '.1%'],
+          ', ambiguous words ', [json.ambiguous.accuracy, '/ambiguous/accuracy', '.1%'], '.']
+        : ['Held-out accuracy of this model, over the subjects: ', [json.accuracy, '/accuracy', '.1%'], '.']);
     },
   });
 })();

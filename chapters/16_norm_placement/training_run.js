@@ -30,7 +30,8 @@
         height: 260,
         marginLeft: 48,
         x: { label: 'step →', grid: true, domain: [0, json.inputs.training_steps] },
-        y: { label: '↑ loss', grid: true, domain: [0, Math.max(json.uniform_loss, run.untrained_loss, ...run.loss) * 1.05] },
+        // The same axis for every run the controls reach (their losses start below 3.1), so that runs compare by eye.
+        y: { label: '↑ loss', grid: true, domain: [0, Math.max(3.1, ...[json.uniform_loss, run.untrained_loss, ...run.loss].map((loss) => loss * 1.05))] },
         marks: [
           // The warm-up's steps, shaded as in the chapter's static figure, named at the foot, below the loss there.
           ...(run.warmup > 0 ? [
@@ -45,12 +46,15 @@
         ],
       });
       const ending = run.final_loss === null ? ['the loss stopped being a number']
-        : ['the final loss is ', [run.final_loss, '/runs/0/final_loss', '.3g']];
+        : ['the final loss (the mean of the last ', [json.inputs.final_points, '/inputs/final_points', 'd'],
+          ' logged losses) is ', [run.final_loss, '/runs/0/final_loss', '.3g']];
       view.sentence('result', [
         'Untrained (the dot at step 0), the loss is ', [run.untrained_loss, '/runs/0/untrained_loss'], '; after ',
         [json.inputs.training_steps, '/inputs/training_steps'], ' steps ', ...ending,
         ', and the share of held-out digits said right is ', [run.accuracy, '/runs/0/accuracy', '.1%'], '. ',
-        run.learned ? 'It learned the task: the line is blue.' : 'It did not learn the task: the line is red.',
+        ...(run.learned ? ['It learned the task: the line is blue.']
+          : ['It did not learn the task (the bar: ', [json.inputs.learned_accuracy, '/inputs/learned_accuracy', '.0%'],
+            ' of held-out digits right by the last step): the line is red.']),
         ' The dashed line is ln 10 = ', [json.uniform_loss, '/uniform_loss'], ', the loss of a uniform guess.',
         run.warmup > 0 ? ' The shaded steps are the warm-up.' : '',
       ]);

@@ -23,8 +23,10 @@
       });
       // Ticks at the powers of ten, written as the tables write them (1e−6, not 1µ).
       const exponents = points.map((point) => Math.log10(point.error));
-      const low = Math.floor(Math.min(...exponents));
-      const powers = Array.from({ length: Math.ceil(Math.max(...exponents)) - low + 1 }, (_, i) => 10 ** (low + i));
+      // From 1e−10 to 1 at least, at every spread and seed, so that an error that falls is seen to fall.
+      const low = Math.min(-10, Math.floor(Math.min(...exponents)));
+      const high = Math.max(0, Math.ceil(Math.max(...exponents)));
+      const powers = Array.from({ length: high - low + 1 }, (_, i) => 10 ** (low + i));
       view.plot('errors', {
         title: 'Relative error of the softmax’s denominator against double',
         height: 300,

@@ -23,20 +23,21 @@
     render(json, view) {
       const run = json.finite_difference;
       const names = run.curves.map((curve) => curve.format);
+      // The error axis starts at the same place at every setting, so that a dip that rises is seen to rise; an
+      // error below it (a lucky step, or exactly 0) is drawn on the bottom edge.
+      const BOTTOM = 10 ** -13.5;
       const points = [];
       run.curves.forEach((curve) => {
         curve.errors.forEach((error, i) => {
-          // An error of exactly 0 (a lucky step) is drawn at the bottom of the axis.
-          points.push({ step: run.steps[i], error: Math.max(error, 1e-17), format: curve.format });
+          points.push({ step: run.steps[i], error: Math.max(error, BOTTOM), format: curve.format });
         });
       });
-      const best = run.curves.map((curve) => ({ step: curve.best_step, error: Math.max(curve.best_error, 1e-17),
+      const best = run.curves.map((curve) => ({ step: curve.best_step, error: Math.max(curve.best_error, BOTTOM),
         format: curve.format }));
       const predicted = run.curves.map((curve) => ({ step: curve.predicted_step, format: curve.format }));
-      // The error axis from half a power of ten below the smallest error drawn up to 3, so that no tick sits on
-      // the corner where the step axis's labels are; higher when an error passes 3 (bfloat16 near x = 0.1).
-      const lowest = Math.min(...points.map((point) => point.error));
-      const bottom = 10 ** (Math.floor(Math.log10(lowest)) - 0.5);
+      // Up to 3, so that no tick sits on the corner where the step axis's labels are; higher when an error
+      // passes 3 (bfloat16 near x = 0.1).
+      const bottom = BOTTOM;
       const top = Math.max(3, 1.5 * Math.max(...points.map((point) => point.error)));
       view.plot('errors', {
         title: `Relative error of the ${run.difference} difference of e^x at x = ${view.numberText(json.inputs.at)}` +

@@ -839,7 +839,7 @@
   // A button that moves the seed field on by one, after the largest 32-bit seed back to 0, so that it never
   // sends a seed the program refuses.
   function reseedButton(label) {
-    return { name: 'reseed', label: `${label} (seed + 1, after 4294967295 back to 0)`, type: 'button',
+    return { name: 'reseed', label: `${label} (seed + 1)`, type: 'button',
       onClick: (values, set) => set('seed', String(((Number(values.seed) || 0) + 1) % 4294967296)) };
   }
 
