@@ -7,24 +7,31 @@
 (function () {
   const MAX_HEADS = 4;
   const MAX_WIDTH = 12;
+  // The number of heads the reader last asked for, with the slider or the field: a d_model that it does not
+  // divide lowers h for a while, and the next d_model it divides brings it back.
+  let wanted = null;
   // h moved: bring d_model up to the next multiple of h (every h here divides 12).
   const fitWidth = (values, set) => {
     const h = Number(values.heads_slider);
     const width = Number(values.d_model);
+    wanted = h;
     set('heads', h);
     if (width % h !== 0) set('d_model', Math.min(MAX_WIDTH, Math.ceil(width / h) * h));
   };
-  // d_model moved: take the largest number of heads, at most the current one, that divides it.
+  // d_model moved: take the largest number of heads, at most the one asked for, that divides it.
   const fitHeads = (values, set) => {
     const width = Number(values.d_model);
-    let h = Math.min(Number(values.heads), MAX_HEADS);
+    let h = Math.min(wanted ?? Number(values.heads), MAX_HEADS);
     while (h > 1 && width % h !== 0) h -= 1;
     set('heads', h);
     set('heads_slider', h);
   };
   const readHeads = (values, set) => {
     const h = Number(values.heads);
-    if (Number.isInteger(h) && h >= 1 && h <= MAX_HEADS && Number(values.d_model) % h === 0) set('heads_slider', h);
+    if (Number.isInteger(h) && h >= 1 && h <= MAX_HEADS && Number(values.d_model) % h === 0) {
+      wanted = h;
+      set('heads_slider', h);
+    }
   };
 
   Book.figure('heads_explorer', {
@@ -34,7 +41,7 @@
         value: (defaults) => defaults['--heads'],
         help: 'moves d_model to a multiple of h' },
       { name: 'd_model', label: 'd_model (--d-model)', type: 'range', flag: '--d-model', min: 1, max: MAX_WIDTH, step: 1,
-        changed: fitHeads, help: 'h drops to a divisor of d_model' },
+        changed: fitHeads, help: 'h drops to a divisor of d_model, and comes back when it can' },
       { name: 'heads', label: 'Heads, typed (--heads)', type: 'number', flag: '--heads', min: 1, max: MAX_HEADS, step: 1,
         changed: readHeads, samples: ['1', '4'], bad: ['3', '0'], help: 'must divide d_model' },
       { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295, step: 1,

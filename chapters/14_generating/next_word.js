@@ -84,7 +84,7 @@
             ' fell in its stretch, from ', view.number(newest.stretch[0], `${at}/stretch/0`, 3),
             ' to ', view.number(newest.stretch[1], `${at}/stretch/1`, 3)])];
       const top = element('table', { class: 'next-word-top' }, [
-        element('caption', { text: 'The model’s likeliest three' }),
+        element('caption', { text: 'The model’s likeliest three, before T and top-k' }),
         ...newest.top.map((candidate, i) => {
           const bar = element('span', { class: 'next-word-bar' });
           bar.style.width = `${(100 * candidate.probability).toFixed(1)}%`;
@@ -100,7 +100,29 @@
           element('strong', { text: `Word ${last + 1}: ${quoted(newest.word)}` }), ', ', ...how,
           '; the model gave it ', view.number(newest.probability, `${at}/probability`, '.3g'), '.',
         ]));
-      view.slot('newest').replaceChildren(top);
+      // A draw's line from 0 to 1, after T and top-k: each kept word's stretch as wide as its chance, the drawn
+      // word's darker, and u as a tick. Raise T and the stretches even out; lower it, or top-k, and the likeliest
+      // words take the line. Drawn from the JSON's stretches; no number is written on it.
+      const strip = [];
+      if (newest.u !== undefined && newest.line) {
+        const segments = newest.line.map((piece, i) => {
+          const segment = element('span', {
+            class: `next-word-stretch${piece.word === newest.word ? ' next-word-stretch-drawn' : ''}${i % 2 ? ' next-word-stretch-odd' : ''}`,
+            title: piece.word,
+          });
+          segment.style.left = `${100 * piece.from}%`;
+          segment.style.width = `${100 * (piece.to - piece.from)}%`;
+          if (piece.to - piece.from >= 0.08) segment.textContent = piece.word;
+          return segment;
+        });
+        const tick = element('span', { class: 'next-word-u' });
+        tick.style.left = `${100 * newest.u}%`;
+        strip.push(element('p', { class: 'next-word-line-title', text: 'The line the draw used, after T and top-k: a stretch per word it kept; the tick is u' }),
+          element('div', { class: 'next-word-line', role: 'img',
+            'aria-label': `The line from 0 to 1 split among ${newest.line.length} words; u fell in the stretch of ${newest.word}` },
+          [...segments, tick]));
+      }
+      view.slot('newest').replaceChildren(top, ...strip);
 
       // Where the position that chose it looked, over the words read so far: a row per head
       // (on a narrow screen a row per word), the last layer.
