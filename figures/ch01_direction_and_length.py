@@ -18,7 +18,8 @@ axes.axvline(0, color="#cccccc", linewidth=0.8, zorder=0)
 axes.plot([0, query[0]], [0, query[1]], color="#1f77b4", linewidth=9, alpha=0.3, solid_capstyle="butt", zorder=1)
 axes.text(query[0] * 0.6, query[1] + 0.15, f"query\nq = ({query[0]:g}, {query[1]:g})", ha="center", va="bottom",
           fontsize=10, color="#1f77b4")
-# A key along the query but longer would hide the one equal to it: it is drawn a little below.
+# A key on the positive x-axis other than the query (the query here is (1, 0), so such a key points its way) would
+# hide the key equal to the query: it is drawn a little below the axis.
 below = np.array([0.0, -0.22])
 for key, score in zip(keys, scores):
     colour = "#2ca02c" if score > 0 else ("#d62728" if score < 0 else "#7f7f7f")

@@ -8,7 +8,7 @@ weight, over the held-out ambiguous words, from the ambiguous word to the word
 before it."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, panel_figure, plt, save_wide_and_narrow
+from figure_style import NARROW_WIDTH, arguments, cell_numbers, load_run, panel_figure, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "sentences")
@@ -30,10 +30,8 @@ def draw(narrow: bool):
                                     sharey=not narrow)
     for axes, (weights, title, to_previous) in zip(axes_row, panels):
         axes.imshow(weights, cmap="Blues", vmin=0, vmax=1)
+        cell_numbers(axes, weights, lambda weight: f"{weight:.2f}", 0.6, fontsize=cells)
         for i in range(n):
-            for j in range(n):
-                axes.text(j, i, f"{weights[i, j]:.2f}", ha="center", va="center", fontsize=cells,
-                          color="white" if weights[i, j] > 0.6 else "black")
             j = int(np.argmax(weights[i]))
             axes.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#d62728", linewidth=1.8))
             if i > 0:

@@ -47,11 +47,13 @@ def token_heatmap(axes, values, askers, answerers, vmin, vmax, key_label="key: t
     return image
 
 
-def cell_numbers(axes, values, text, light_above: float) -> None:
+def cell_numbers(axes, values, text, light_above: float, **text_options) -> None:
     """Each cell of a heatmap with its number written on it, `text(value)`: white on the
-    cells whose value is above `light_above` (the darker ones), black on the others."""
+    cells whose value is above `light_above` (the darker ones), black on the others;
+    `text_options` (a font size, say) go to each number's text."""
     for (i, j), value in np.ndenumerate(values):
-        axes.text(j, i, text(value), ha="center", va="center", color="white" if value > light_above else "black")
+        axes.text(j, i, text(value), ha="center", va="center", color="white" if value > light_above else "black",
+                  **text_options)
 
 
 def step_axes(axes, xlabel: str, ylabel: str, legend_loc: str) -> None:

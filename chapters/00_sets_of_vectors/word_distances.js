@@ -48,7 +48,7 @@
         view.slot('plane').replaceChildren();
       }
       // The embeddings' distances first, beside the plane (under it on a phone): they are what a drag moves.
-      // The one-hot table after them never changes.
+      // The one-hot table after them: its numbers never change (its shades share the embeddings' scale).
       const domain = [0, largest(json.one_hot.distances, json.embedding.distances)];
       view.heatmap('embedding', json.embedding.distances, {
         rows: words, columns: words, label: 'distance', domain, title: 'Embeddings: distances',

@@ -18,18 +18,18 @@
     render(json, view) {
       const tokens = json.query_tokens;
       const last = tokens.length - 1;
-      const mirrored = json.scores.length > last && json.scores[0].length > last && last > 0;
+      const hasMirrorPair = json.scores.length > last && json.scores[0].length > last && last > 0;
       view.heatmap('heatmap', json.scores, {
         rows: json.query_tokens, columns: json.key_tokens, label: 'score',
-        title: mirrored ? 'Scores QKᵀ, darker for larger; framed: the pair the sentence below compares' : 'Scores QKᵀ, darker for larger',
+        title: hasMirrorPair ? 'Scores QKᵀ, darker for larger; framed: the pair the sentence below compares' : 'Scores QKᵀ, darker for larger',
         domain: [Math.min(0, minimum(json.scores)), Math.max(1e-9, maximum(json.scores))],
-        outline: mirrored ? [[0, last], [last, 0]] : [],
+        outline: hasMirrorPair ? [[0, last], [last, 0]] : [],
       });
       view.matrix('table', json.scores, {
         title: 'Scores QKᵀ: row = the token asking, column = the token answering',
         rows: json.query_tokens, columns: json.key_tokens, pointer: '/scores',
       });
-      if (mirrored) {
+      if (hasMirrorPair) {
         view.sentence('asymmetry', [
           `${tokens[0]} asks ${json.key_tokens[last]}: `, [json.scores[0][last], `/scores/0/${last}`],
           `; ${tokens[last]} asks ${json.key_tokens[0]}: `, [json.scores[last][0], `/scores/${last}/0`],

@@ -35,7 +35,7 @@
       const outline = (stroke, strokeWidth) => window.Plot.cell([row], {
         y: (d) => d, fill: 'none', stroke, strokeWidth, insetTop: -strokeWidth / 2, insetBottom: -strokeWidth / 2,
       });
-      const thick = cell >= 10 ? 1 : 0.5;
+      const widthScale = cell >= 10 ? 1 : 0.5;
       view.plot('heatmap', {
         width,
         height: 50 + cell * positions.length,
@@ -51,8 +51,8 @@
             x: 'dimension', y: 'position', fill: 'value',
             title: (d) => `PE(${d.position}, ${d.dimension}) = ${view.numberText(d.value)}`,
           }),
-          outline('white', 4 * thick),
-          outline('black', 2 * thick),
+          outline('white', 4 * widthScale),
+          outline('black', 2 * widthScale),
         ],
       });
       const parts = [`The outlined row: PE(${row}) = (`];

@@ -5,6 +5,7 @@
 // stack needs, the multiply-adds of one layer and its sequential steps, as a
 // table of numbers and as two dot charts.
 (function () {
+  const LONGEST = 64;  // the longest sequence the n slider reaches
   const columns = [
     ['max_path_length', 'max path'],
     ['layers', 'layers'],
@@ -45,7 +46,7 @@
   Book.figure('path_explorer', {
     program: 'path_length',
     controls: [
-      { name: 'n', label: 'sequence length n (--n)', type: 'range', flag: '--n', min: 1, max: 64, step: 1 },
+      { name: 'n', label: 'sequence length n (--n)', type: 'range', flag: '--n', min: 1, max: LONGEST, step: 1 },
       { name: 'kernel', label: 'kernel width k (--kernel)', type: 'range', flag: '--kernel', min: 3, max: 15, step: 2 },
       { name: 'radius', label: 'radius R (--radius)', type: 'range', flag: '--radius', min: 1, max: 8, step: 1 },
       { name: 'd', label: 'width d (--d)', type: 'select', flag: '--d', options: [['16', '16'], ['64', '64'], ['512', '512']] },
@@ -60,9 +61,9 @@
       view.plot('paths', {
         height: 200,
         marginLeft: 124,
-        // The same axis at every n the slider reaches (the longest path at n = 64 is 65 edges), so that a path
-        // that grows with n is seen to grow.
-        x: { label: 'maximum path length, edges →', grid: true, domain: [0, Math.max(65, ...rows.map((r) => r.max_path_length))] },
+        // The same axis at every n up to the slider's end, so that a path that grows with n is seen to grow.
+        x: { label: 'maximum path length, edges →', grid: true, nice: true,
+          domain: [0, Math.max(LONGEST, ...rows.map((r) => r.max_path_length))] },
         y: { domain: names, label: null },
         marks: [
           window.Plot.ruleY(rows, { y: 'name', x1: 0, x2: 'max_path_length', stroke: '#9ab' }),

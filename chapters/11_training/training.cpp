@@ -442,6 +442,10 @@ nlohmann::json to_json(const Result& result) {
     for (double value : values) list.push_back(program::number_json(value));
     return list;
   };
+  // The position each output of the example is copied from: what its attention should find.
+  std::vector<Eigen::Index> example_source;
+  const auto length = static_cast<Eigen::Index>(result.example_input.size());
+  for (Eigen::Index i = 0; i < length; ++i) example_source.push_back(source_position(inputs.task, i, length));
   nlohmann::json mistakes = nlohmann::json::array();
   for (const Result::Mistake& mistake : result.mistakes) {
     mistakes.push_back({{"input", mistake.input}, {"target", mistake.target}, {"prediction", mistake.prediction}});
@@ -470,7 +474,10 @@ nlohmann::json to_json(const Result& result) {
       {"wrong_not_in_input", result.wrong_not_in_input},
       {"mistakes", mistakes},
       {"example",
-       {{"input", result.example_input}, {"target", result.example_target}, {"prediction", result.example_prediction}}},
+       {{"input", result.example_input},
+        {"target", result.example_target},
+        {"prediction", result.example_prediction},
+        {"source", example_source}}},
       {"attention", attention_maps},
       {"source_weight", per_head_json(result.source_weight)},
       {"source_peak", per_head_json(result.source_peak)},

@@ -37,8 +37,8 @@
       json.attention.forEach((layer, l) => layer.forEach((head, h) => {
         view.heatmap(`head_${l}_${h}`, head, {
           rows: positions, columns: positions, cell,
-          // The cells the task asks each output to read: the mirrored input for reverse, the same one for copy.
-          outline: positions.map((_, i) => [i, json.task === 'reverse' ? positions.length - 1 - i : i]),
+          // The cells the task asks each output to read (the program's: the mirrored input for reverse).
+          outline: json.example.source.map((source, i) => [i, source]),
           // A title no wider than the map, so that the two maps' slots fit side by side.
           title: `Head ${h + 1}${json.attention.length > 1 ? ` of layer ${l + 1}` : ''}: row = output position, column = input`,
         });

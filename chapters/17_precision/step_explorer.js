@@ -37,7 +37,6 @@
       const predicted = run.curves.map((curve) => ({ step: curve.predicted_step, format: curve.format }));
       // Up to 3, so that no tick sits on the corner where the step axis's labels are; higher when an error
       // passes 3 (bfloat16 near x = 0.1).
-      const bottom = BOTTOM;
       const top = Math.max(3, 1.5 * Math.max(...points.map((point) => point.error)));
       view.plot('errors', {
         title: `Relative error of the ${run.difference} difference of e^x at x = ${view.numberText(json.inputs.at)}` +
@@ -47,8 +46,8 @@
         // Ticks at every third power of ten.
         x: { type: 'log', domain: [1e-12, 1], reverse: true, label: 'step h, smaller to the right →',
           ticks: [1e-12, 1e-9, 1e-6, 1e-3, 1], tickFormat: Book.powerOfTen, grid: true },
-        y: { type: 'log', label: '↑ relative error', domain: [bottom, top],
-          ticks: [1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 1].filter((tick) => tick > bottom), tickFormat: Book.powerOfTen,
+        y: { type: 'log', label: '↑ relative error', domain: [BOTTOM, top],
+          ticks: [1e-15, 1e-12, 1e-9, 1e-6, 1e-3, 1].filter((tick) => tick > BOTTOM), tickFormat: Book.powerOfTen,
           grid: true },
         // One legend, of coloured shapes: the dots carry both the colour and the shape of their format.
         color: { domain: names, range: COLOURS },

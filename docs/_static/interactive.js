@@ -459,8 +459,8 @@
       drive,
       // A table of tokens against tokens as colours, each cell's number written in it.
       // `cell` fixes the side of a cell in pixels (say, to fit two maps side by side);
-      // `outline` lists cells [row index, column index] the sentence beside the map names,
-      // drawn with a red frame as the static figures frame theirs.
+      // `outline` lists cells [row index, column index] to frame in red, as the static figures
+      // frame theirs (say, the ones a sentence or the title names).
       heatmap(name, matrix, { rows, columns, title, label = 'weight', domain, cell, outline = [] }) {
         requireLabels('heatmap', name, matrix, rows, columns);
         const cells = [];

@@ -179,6 +179,7 @@ class TrainingTest(ProgramTest):
         document = run_json("--task", "copy", "--steps", "60" if SLOW else SHORT_STEPS, *SMALL)
         self.assertGreater(document["final_accuracy"], 0.1 + (0.3 if SLOW else 0.6))
         self.assertEqual(document["example"]["target"], document["example"]["input"])
+        self.assertEqual(document["example"]["source"], list(range(len(document["example"]["input"]))))
 
     def test_the_same_seed_gives_the_same_bits_and_another_seed_does_not(self):
         if SLOW:  # a cheaper run, twice
@@ -206,6 +207,9 @@ class TrainingTest(ProgramTest):
     def test_the_example_is_held_out_and_its_target_is_reversed(self):
         example = self.short["example"]
         self.assertEqual(example["target"], example["input"][::-1])
+        # each output's source: the position its digit comes from, so input[source] is the target
+        self.assertEqual(example["source"], list(range(len(example["input"]) - 1, -1, -1)))
+        self.assertEqual([example["input"][s] for s in example["source"]], example["target"])
         self.assertEqual(len(self.short["position_accuracy"]), 8)
         self.assertAlmostEqual(np.mean(self.short["position_accuracy"]), self.short["final_accuracy"], places=12)
         self.assertEqual(self.short["held_out"], 200)
