@@ -51,7 +51,7 @@
     controls: [
       { name: 'kind', label: 'Mask', type: 'select', value: (defaults) => maskKind(defaults['--mask']), changed: composeMask,
         options: [['none', 'none'], ['causal', 'causal'], ['band', 'band of radius R'], ['pad', 'padding: N real keys']] },
-      { name: 'parameter', label: 'R or N', type: 'range', min: 0, max: 4, step: 1, value: 1, changed: composeMask,
+      { name: 'parameter', label: 'band radius R, or real keys N', type: 'range', min: 0, max: 4, step: 1, value: 1, changed: composeMask,
         help: 'the band\'s radius, or how many keys are real (none and causal have neither)' },
       { name: 'mask', label: 'Mask (--mask)', type: 'text', flag: '--mask', changed: readMask,
         samples: ['band:0', 'pad:2', 'none'], bad: ['band:-1', 'diagonal'],
