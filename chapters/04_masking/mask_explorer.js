@@ -69,6 +69,11 @@
         samples: ['1,0;0,1;9,-9', '1;2;3'], bad: ['1,0;0,1;x,1', '1,0;0,1'] },
     ],
     render(json, view) {
+      // The radius slider sets nothing under no mask or the causal one: dimmed there, still movable.
+      const slider = view.control('parameter');
+      const inert = !['band', 'pad'].includes(maskKind(json.mask_spec));
+      slider.setAttribute('aria-disabled', String(inert));
+      slider.closest('.interactive-control').style.opacity = inert ? '0.5' : '';
       const rows = json.query_tokens;
       const columns = json.key_tokens;
       const cells = [];
