@@ -79,8 +79,8 @@
         width: 80 + size * keys.length,
         height: 40 + size * queries.length,
         marginLeft: 60,
-        x: { domain: keys, axis: 'top', label: 'keys' },
-        y: { domain: queries, label: 'queries' },
+        x: { domain: keys, axis: 'top', label: 'keys', tickSize: 0 },
+        y: { domain: queries, label: 'queries', tickSize: 0 },
         marks: [
           window.Plot.cell(cells, { x: 'key', y: 'query', fill: (d) => COLOURS[d.kind], stroke: '#999', strokeWidth: 0.5, inset: 0.5 }),
           window.Plot.text(cells.filter((d) => d.kind === 'skipped'), { x: 'key', y: 'query', text: () => '╳', fill: '#bbb' }),
@@ -118,7 +118,9 @@
         title: 'The teaching version\'s output, for comparison', rows: queries,
         columns: trace.teaching_output[0].map((_, j) => `d${j + 1}`), pointer: '/trace/teaching_output',
       });
-      for (const name of ['grid', 'scores', 'exponentials', ...queries.map((_, i) => `state_${i}`), 'teaching']) {
+      // Each query's running state right under the grid, beside the slider that moves it; the tile's
+      // scores and exponentials after it.
+      for (const name of ['grid', ...queries.map((_, i) => `state_${i}`), 'scores', 'exponentials', 'teaching']) {
         output.append(view.slot(name));
       }
     },
