@@ -3,7 +3,7 @@
 // with --no-training) turns them. Left, the first pair of coordinates of each,
 // before (pale) and after the turn (the same hues, full); right, the score of
 // the turned pair against the offset m − n, with the reader's offset marked.
-// Moving m and n together turns both arrows and leaves the score where it was.
+// Moving m and n together (a button moves both by 5) turns both arrows and leaves the score where it was.
 // The page computes no turn and no score; they are the JSON's.
 (function () {
   const LARGEST_OFFSET = 40;
@@ -16,6 +16,16 @@
     controls: [
       { name: 'm', label: 'query position m', type: 'range', min: 0, max: LARGEST_OFFSET, step: 1, value: 5 },
       { name: 'n', label: 'key position n', type: 'range', min: 0, max: LARGEST_OFFSET, step: 1, value: 3 },
+      // Both positions on by the same amount, which the caption asks the reader to try; past the
+      // sliders' end, both back so that the nearer one starts again from 0. The offset never changes.
+      { name: 'both', label: 'Move m and n on by 5', type: 'button', presses: 3,
+        onClick: (values, set) => {
+          const m = Number(values.m);
+          const n = Number(values.n);
+          const by = Math.max(m, n) + 5 <= LARGEST_OFFSET ? 5 : -Math.min(m, n);
+          set('m', m + by);
+          set('n', n + by);
+        } },
       { name: 'q', label: 'Query q (--q)', type: 'text', flag: '--q', value: '1,1',
         help: 'an even number of entries; the arrows show the first two', samples: ['1,0', '0,2'], bad: ['1,2,3', ''] },
       { name: 'k', label: 'Key k (--k)', type: 'text', flag: '--k', value: '2,0', samples: ['0,1', '-1,1'],
