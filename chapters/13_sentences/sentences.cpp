@@ -189,7 +189,8 @@ Reading read(const Trained& trained, const std::vector<Eigen::Index>& words) {
 struct HeldOutPass {
   std::vector<std::vector<Eigen::Index>> answers;  // one list per held-out sentence
   HeadMeasures heads;
-  double even_weight = 0.0;  // 1 / the sentence's length, averaged over the rows the heads are measured on
+  double even_weight = 0.0;       // 1 / the sentence's length, averaged over the rows the heads are measured on
+  double first_word_share = 0.0;  // the share of those rows whose target is the sentence's first word
 };
 
 HeldOutPass pass_over_held_out(const Trained& trained) {
@@ -205,7 +206,7 @@ HeldOutPass pass_over_held_out(const Trained& trained) {
   const auto heads = static_cast<std::size_t>(trained.inputs.shape.heads);
   HeadMeasures& measures = pass.heads;
   measures.assign(layers, std::vector<HeadMeasure>(heads));
-  double rows = 0.0;
+  double rows = 0.0, rows_not_first = 0.0;
   for (const Sentence& sentence : trained.held_out) {
     const attention::TokenClassifierSteps steps = attention::token_classifier(trained.weights, sentence.words);
     pass.answers.push_back(answers(task, steps.logits));
@@ -220,6 +221,9 @@ HeldOutPass pass_over_held_out(const Trained& trained) {
     for (const auto& [from, to] : pairs) {
       rows += 1.0;
       pass.even_weight += 1.0 / static_cast<double>(steps.logits.rows());  // every position reads every other
+      const bool first = to == 0;
+      pass.first_word_share += first ? 1.0 : 0.0;
+      rows_not_first += first ? 0.0 : 1.0;
       for (std::size_t l = 0; l < layers; ++l) {
         for (std::size_t h = 0; h < heads; ++h) {
           const attention::Matrix& weights = steps.layers[l].attention.heads[h].attention.weights;
@@ -227,14 +231,20 @@ HeldOutPass pass_over_held_out(const Trained& trained) {
           weights.row(from).maxCoeff(&peak);
           measures[l][h].mean_weight += weights(from, to);
           measures[l][h].peak_share += peak == to ? 1.0 : 0.0;
+          measures[l][h].peak_share_not_first += peak == to && !first ? 1.0 : 0.0;
         }
       }
     }
   }
   for (auto& layer : measures) {
-    for (HeadMeasure& head : layer) head.mean_weight /= rows, head.peak_share /= rows;
+    for (HeadMeasure& head : layer) {
+      head.mean_weight /= rows, head.peak_share /= rows;
+      // A held-out set whose every target is the first word leaves no row to count: 0, not 0/0
+      head.peak_share_not_first = rows_not_first > 0.0 ? head.peak_share_not_first / rows_not_first : 0.0;
+    }
   }
   pass.even_weight /= rows;
+  pass.first_word_share /= rows;
   return pass;
 }
 
@@ -526,6 +536,7 @@ Result report(const Trained& trained, const Inputs& given) {
   result.accuracy = accuracy_of(trained, pass.answers);
   result.heads = pass.heads;
   result.even_weight = pass.even_weight;
+  result.first_word_share = pass.first_word_share;
   const Task task = trained.inputs.task;
   if (task == Task::tagging) {
     double right = 0.0;
@@ -587,8 +598,10 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
       seed_run.by_distance = run.by_distance;
     }
     for (const auto& layer : run.heads) {
-      for (const HeadMeasure& head : layer)
+      for (const HeadMeasure& head : layer) {
         seed_run.best_peak_share = std::max(seed_run.best_peak_share, head.peak_share);
+        seed_run.best_peak_share_not_first = std::max(seed_run.best_peak_share_not_first, head.peak_share_not_first);
+      }
     }
     seed_run.seconds = run.seconds;
     seed_run.parameters = run.parameters;

@@ -72,6 +72,9 @@ struct HeadMeasure {
   // Tagging: on the previous word, from an ambiguous word; agreement: on the subject, from the slot
   double mean_weight = 0.0;
   double peak_share = 0.0;  // the share of those rows whose largest weight is there
+  // The same share over the rows whose target is not the sentence's first word. Where it is (tagging: an
+  // ambiguous word in second place), a head that always looks at the first word lands there by habit alone.
+  double peak_share_not_first = 0.0;
 };
 using HeadMeasures = std::vector<std::vector<HeadMeasure>>;  // [layer][head]
 
@@ -117,6 +120,7 @@ struct Result {
   HeadMeasures heads;
   // What a head spreading its weight evenly over each sentence would put there, averaged over the same rows
   double even_weight = 0.0;
+  double first_word_share = 0.0;  // the share of those rows whose target is the sentence's first word
   Reading reading;
   double seconds = 0.0;  // training time, wall clock
   std::optional<attention::TokenClassifierWeights> weights;
@@ -128,6 +132,7 @@ struct SeedRun {
   double accuracy = 0.0;
   double hard_accuracy = 0.0;               // tagging: on ambiguous words; agreement: on sentences with an attractor
   double best_peak_share = 0.0;             // of the head whose largest weight most often lands where HeadMeasure says
+  double best_peak_share_not_first = 0.0;   // the largest peak_share_not_first of the heads
   double one_word_hard = 0.0;               // the best a layer that reads one word at a time can do on the hard cases
   std::vector<AgreementGroup> by_distance;  // agreement: accuracy by distance from subject to slot
   long long parameters = 0;                 // learned numbers in the model

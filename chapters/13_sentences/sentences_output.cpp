@@ -113,7 +113,9 @@ nlohmann::json to_json(const Result& result) {
   for (const auto& layer : result.heads) {
     nlohmann::json row = nlohmann::json::array();
     for (const HeadMeasure& head : layer)
-      row.push_back({{"mean_weight", head.mean_weight}, {"peak_share", head.peak_share}});
+      row.push_back({{"mean_weight", head.mean_weight},
+                     {"peak_share", head.peak_share},
+                     {"peak_share_not_first", head.peak_share_not_first}});
     heads.push_back(row);
   }
   std::vector<std::string> words;
@@ -157,6 +159,7 @@ nlohmann::json to_json(const Result& result) {
                           {"accuracy", result.accuracy},
                           {"heads", heads},
                           {"heads_even_weight", result.even_weight},
+                          {"heads_first_word_share", result.first_word_share},
                           {"heads_measure", task == Task::tagging ? "from an ambiguous word to the word before it"
                                                                   : "from the slot to the subject's noun"},
                           {"reading",
@@ -187,15 +190,17 @@ nlohmann::json to_json(const Result& result) {
 
 nlohmann::json to_json(const SeedsResult& result) {
   nlohmann::json runs = nlohmann::json::array();
-  std::vector<double> accuracy, hard, peak, one_word, seconds;
+  std::vector<double> accuracy, hard, peak, peak_not_first, one_word, seconds;
   for (const SeedRun& run : result.runs) {
     runs.push_back({{"seed", run.seed},
                     {"accuracy", run.accuracy},
                     {"hard_accuracy", run.hard_accuracy},
                     {"best_peak_share", run.best_peak_share},
+                    {"best_peak_share_not_first", run.best_peak_share_not_first},
                     {"one_word_hard", run.one_word_hard},
                     {"by_distance", groups_json(run.by_distance)}});
     accuracy.push_back(run.accuracy), hard.push_back(run.hard_accuracy), peak.push_back(run.best_peak_share);
+    peak_not_first.push_back(run.best_peak_share_not_first);
     one_word.push_back(run.one_word_hard);
     seconds.push_back(run.seconds);
   }
@@ -221,6 +226,7 @@ nlohmann::json to_json(const SeedsResult& result) {
           {"accuracy", summary(accuracy)},
           {"hard_accuracy", summary(hard)},
           {"best_peak_share", summary(peak)},
+          {"best_peak_share_not_first", summary(peak_not_first)},
           {"one_word_hard", summary(one_word)},
           {"seconds",
            {{"per_seed", seconds},

@@ -406,8 +406,9 @@ TEST_CASE("tagging after a few steps: every held-out measure is its definition o
   double right = 0.0, total = 0.0, right_ambiguous = 0.0, total_ambiguous = 0.0, rows = 0.0;
   std::map<Eigen::Index, std::map<Tag, double>> counts;                              // word → tag → occurrences
   std::map<std::pair<Eigen::Index, Eigen::Index>, std::map<Tag, double>> counts_at;  // (word, position) → tag → …
-  std::vector<double> weight(2, 0.0), peak(2, 0.0);
-  double even = 0.0;  // 1/n for a sentence of n words, on each of those rows
+  std::vector<double> weight(2, 0.0), peak(2, 0.0), peak_not_first(2, 0.0);
+  double even = 0.0;             // 1/n for a sentence of n words, on each of those rows
+  double clue_first_rows = 0.0;  // rows of a word in second place, whose word before is the first word
   for (const Sentence& sentence : held_out) {
     const attention::TokenClassifierSteps steps = attention::token_classifier(*result.weights, sentence.words);
     for (Eigen::Index t = 0; t < static_cast<Eigen::Index>(sentence.words.size()); ++t) {
@@ -422,10 +423,12 @@ TEST_CASE("tagging after a few steps: every held-out measure is its definition o
       total_ambiguous += 1.0;
       rows += 1.0;  // from the ambiguous word to the word before it
       even += 1.0 / static_cast<double>(sentence.words.size());
+      clue_first_rows += t == 1 ? 1.0 : 0.0;
       for (std::size_t h = 0; h < 2; ++h) {
         const attention::Matrix& w = steps.layers[0].attention.heads[h].attention.weights;
         weight[h] += w(t, t - 1);
         peak[h] += first_largest(w.row(t)) == t - 1 ? 1.0 : 0.0;
+        if (t > 1) peak_not_first[h] += first_largest(w.row(t)) == t - 1 ? 1.0 : 0.0;
       }
     }
   }
@@ -435,8 +438,11 @@ TEST_CASE("tagging after a few steps: every held-out measure is its definition o
   for (std::size_t h = 0; h < 2; ++h) {
     CHECK(result.heads[0][h].mean_weight == Approx(weight[h] / rows).epsilon(1e-13));
     CHECK(result.heads[0][h].peak_share == Approx(peak[h] / rows).epsilon(1e-13));
+    CHECK(result.heads[0][h].peak_share_not_first ==
+          Approx(peak_not_first[h] / (rows - clue_first_rows)).epsilon(1e-13));
   }
   CHECK(result.even_weight == Approx(even / rows).epsilon(1e-13));
+  CHECK(result.first_word_share == Approx(clue_first_rows / rows).epsilon(1e-13));
   // A layer that reads one word at a time gives a word one tag: at best its commonest one.
   double best = 0.0, best_ambiguous = 0.0;
   for (const auto& [word, tags] : counts) {
@@ -530,8 +536,11 @@ TEST_CASE("agreement after a few steps: accuracy by attractors and distance agai
     for (std::size_t h = 0; h < 2; ++h) {
       CHECK(result.heads[l][h].mean_weight == Approx(weight[l][h]).epsilon(1e-13));
       CHECK(result.heads[l][h].peak_share == Approx(peak[l][h]).epsilon(1e-13));
+      // The subject's noun is never the first word (its determiner is), so no row is left out.
+      CHECK(result.heads[l][h].peak_share_not_first == result.heads[l][h].peak_share);
     }
   }
+  CHECK(result.first_word_share == 0.0);
   // The reading of "the key to the cabinets" and the slot: one row of two probabilities, for the slot.
   Words key = words("the key to the cabinets");
   key.push_back(static_cast<Eigen::Index>(sentences::vocabulary().size()) - 1);
@@ -638,15 +647,20 @@ TEST_CASE("each seed of the table is that seed trained alone", "[ch13]") {
     CHECK(run.accuracy == alone.accuracy);
     CHECK(run.one_word_hard == alone.one_word_agreement);
     // Hard cases: the sentences with an attractor, every group but "0".
-    double right = 0.0, count = 0.0, best = 0.0;
+    double right = 0.0, count = 0.0, best = 0.0, best_not_first = 0.0;
     for (const sentences::AgreementGroup& group : alone.by_attractors) {
       if (group.label == "0") continue;
       right += group.model * static_cast<double>(group.count), count += static_cast<double>(group.count);
     }
     CHECK(run.hard_accuracy == Approx(right / count).epsilon(1e-14));
-    for (const auto& layer : alone.heads)
-      for (const sentences::HeadMeasure& head : layer) best = std::max(best, head.peak_share);
+    for (const auto& layer : alone.heads) {
+      for (const sentences::HeadMeasure& head : layer) {
+        best = std::max(best, head.peak_share);
+        best_not_first = std::max(best_not_first, head.peak_share_not_first);
+      }
+    }
     CHECK(run.best_peak_share == best);
+    CHECK(run.best_peak_share_not_first == best_not_first);
   }
 }
 

@@ -640,8 +640,9 @@ class SentencesTest(ProgramTest):
             weights = as_arrays(document["weights"])  # once, not at every sentence
             right = total = right_ambiguous = total_ambiguous = 0
             by_attractors = Counter()
-            rows = even = 0
-            heads = np.zeros((len(weights["layers"]), len(weights["layers"][0]["heads"]), 2))  # mean weight, peak
+            rows = even = first_rows = 0
+            # mean weight, peak, peak on a row whose target is not the first word
+            heads = np.zeros((len(weights["layers"]), len(weights["layers"][0]["heads"]), 3))
             for text in document["sentences"]["held_out"]:
                 words = text.split(" ")
                 analysis = self.parse(text, task)
@@ -662,19 +663,30 @@ class SentencesTest(ProgramTest):
                 for source, target in pairs:
                     rows += 1
                     even += 1 / len(words)  # a head that spreads its weight evenly over the sentence
+                    first_rows += target == 0
                     for l, layer in enumerate(maps):
                         for h, attention in enumerate(layer):
-                            heads[l, h] += attention[source, target], attention[source].argmax() == target
+                            peak = attention[source].argmax() == target
+                            heads[l, h] += attention[source, target], peak, peak and target != 0
             with self.subTest(task=task):
                 self.assertAlmostEqual(document["accuracy"], right / total, delta=1e-12)
                 np.testing.assert_allclose(np.array([[[head["mean_weight"], head["peak_share"]] for head in layer]
-                                                     for layer in document["heads"]]), heads / rows, rtol=0, atol=1e-12)
+                                                     for layer in document["heads"]]), heads[:, :, :2] / rows,
+                                           rtol=0, atol=1e-12)
                 self.assertAlmostEqual(document["heads_even_weight"], even / rows, delta=1e-12)
+                # Tagging: the word before an ambiguous word in second place is the first word; agreement: the
+                # subject's noun never is.
+                self.assertAlmostEqual(document["heads_first_word_share"], first_rows / rows, delta=1e-12)
+                np.testing.assert_allclose(np.array([[head["peak_share_not_first"] for head in layer]
+                                                     for layer in document["heads"]]),
+                                           heads[:, :, 2] / (rows - first_rows), rtol=0, atol=1e-12)
                 if task == "tagging":
+                    self.assertGreater(first_rows, 0)
                     self.assertEqual(document["ambiguous"]["count"], total_ambiguous)
                     self.assertAlmostEqual(document["ambiguous"]["accuracy"], right_ambiguous / total_ambiguous,
                                            delta=1e-12)
                 else:
+                    self.assertEqual(first_rows, 0)
                     for group in document["by_attractors"]:
                         attractor_count = int(group["label"].rstrip("+"))
                         self.assertAlmostEqual(group["model"], by_attractors[attractor_count] / group["count"],
@@ -693,8 +705,9 @@ class SentencesTest(ProgramTest):
                 with self.subTest(task=task, model=model, seed=row["seed"]):
                     self.assertEqual(row["accuracy"], alone["accuracy"])
                     if model == "attention":
-                        self.assertEqual(row["best_peak_share"],
-                                         max(head["peak_share"] for layer in alone["heads"] for head in layer))
+                        for key in ("peak_share", "peak_share_not_first"):
+                            self.assertEqual(row[f"best_{key}"],
+                                             max(head[key] for layer in alone["heads"] for head in layer))
                     if task == "tagging":
                         self.assertEqual(row["hard_accuracy"], alone["ambiguous"]["accuracy"])
                         self.assertEqual(row["one_word_hard"], alone["ambiguous"]["one_word_ceiling"])
@@ -705,7 +718,8 @@ class SentencesTest(ProgramTest):
                                                / sum(group["count"] for group in hard), delta=1e-12)
                         self.assertEqual(row["one_word_hard"], alone["one_word"])
                         self.assertEqual(row["by_distance"], alone["by_distance"])
-            keys = ("accuracy", "hard_accuracy") + (("best_peak_share",) if model == "attention" else ())
+            keys = ("accuracy", "hard_accuracy") + (("best_peak_share", "best_peak_share_not_first")
+                                                     if model == "attention" else ())
             for key in keys:
                 values = [row[key] for row in document["runs"]]
                 self.assertEqual(document[key]["worst"], min(values))
