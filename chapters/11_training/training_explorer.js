@@ -3,7 +3,9 @@
 // and the figure redraws the held-out example's attention maps, the loss and
 // the accuracy after each 25. Each update asks the program for --steps N; the
 // program keeps the run between calls and continues it, so the page shows
-// exactly what `training --steps N` prints for the same flags.
+// exactly what `training --steps N` prints for the same flags. The step slider follows the run, and
+// dragged back it asks for fewer steps, which the program trains again from step 0 (the same weights at
+// every step, for given flags), pausing the run there so that the reader can watch the maps form.
 (function () {
   const CHUNK = 25;   // steps between two redraws, and between two logged points
   const TOTAL = 300;  // where the page stops
@@ -22,6 +24,9 @@
         samples: ['2', '7'], bad: ['-1', 'one'], help: 'the weights, the held-out set and the training stream' },
       { name: 'learning_rate', label: 'Learning rate', type: 'select', flag: '--learning-rate',
         changed: restart, options: [['0.001', '0.001'], ['0.003', '0.003'], ['0.006', '0.006']] },
+      { name: 'step', label: 'Show the run at step', type: 'range', min: CHUNK, max: TOTAL, step: CHUNK, value: CHUNK,
+        changed: (values) => { steps = Number(values.step); paused = true; },
+        help: 'drag back to watch the maps form; Go on continues from there' },
       { name: 'restart', label: 'Train again from step 0', type: 'button', onClick: restart },
       { name: 'pause', label: 'Pause', type: 'button', onClick: () => { paused = !paused; } },
     ],
@@ -75,6 +80,8 @@
           view.measured(json.seconds, '/seconds', `${Math.round(1000 * json.seconds)} ms`),
           ` for the ${json.steps} steps so far, held-out evaluation included).`]
         : ['Training in this page…']);
+      // The slider shows the step drawn, as the run goes on.
+      view.setControl('step', String(json.steps));
       // The pause button says what a press does, and is dimmed once the run has reached its last step.
       const pause = view.control('pause');
       pause.setAttribute('aria-disabled', String(json.steps >= TOTAL));
