@@ -49,6 +49,8 @@
         marks: [
           window.Plot.cell(cells, {
             x: 'dimension', y: 'position', fill: 'value',
+            // Edges snapped to whole pixels: cells a fraction of a pixel apart left pale seams between rows.
+            shapeRendering: 'crispEdges',
             title: (d) => `PE(${d.position}, ${d.dimension}) = ${view.numberText(d.value)}`,
           }),
           outline('white', 4 * widthScale),
