@@ -822,15 +822,23 @@
   // field's changed hook.
   function firstRowSliders({ field, flag, names, labels, min, max, step }) {
     const rows = (text) => String(text).split(';');
-    const move = (values, set) => set(field, [names.map((name) => values[name]).join(','),
-      ...rows(values[field]).slice(1)].join(';'));
+    // Slider j moved: entry j of the first row becomes its value, and the other entries stay as typed
+    // (say, 0.3, between two of the other slider's steps); a first row of another length is written whole.
+    const move = (j) => (values, set) => {
+      const [first, ...others] = rows(values[field]);
+      const entries = first.split(',');
+      const row = entries.length === names.length
+        ? entries.map((entry, i) => (i === j ? String(values[names[j]]) : entry.trim()))
+        : names.map((name) => values[name]);
+      set(field, [row.join(','), ...others].join(';'));
+    };
     const onStep = (x) => x >= min && x <= max && Math.abs((x - min) / step - Math.round((x - min) / step)) < 1e-9;
     const follow = (values, set) => {
       const entries = rows(values[field])[0].split(',').map((entry) => (entry.trim() === '' ? NaN : Number(entry)));
       if (entries.length === names.length && entries.every(onStep)) names.forEach((name, j) => set(name, entries[j]));
     };
     const sliders = names.map((name, j) => ({
-      name, label: labels[j], type: 'range', min, max, step, changed: move,
+      name, label: labels[j], type: 'range', min, max, step, changed: move(j),
       value: (defaults) => rows(defaults[flag])[0].split(',')[j].trim(),
     }));
     return { sliders, follow };

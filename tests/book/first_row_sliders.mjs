@@ -34,9 +34,14 @@ check("each slider starts at its entry of the default's first row", () => {
   const defaults = { '--q': ' 1.5, -2 ; 0,1;1,1' };
   assert.deepEqual(cat.sliders.map((s) => s.value(defaults)), ['1.5', '-2']);
 });
-check('a slider moved rewrites the first row and keeps the others as typed', () => {
-  assert.deepEqual(setBy(cat.sliders[0].changed, { cat_x: '2', cat_y: '-0.5', q: '1,0; 0,1;1,1' }),
-    [['q', '2,-0.5; 0,1;1,1']]);
+check('a slider moved rewrites its entry of the first row and keeps the other rows as typed', () => {
+  assert.deepEqual(setBy(cat.sliders[0].changed, { cat_x: '2', cat_y: '0', q: '1,0; 0,1;1,1' }),
+    [['q', '2,0; 0,1;1,1']]);
+});
+check('a slider moved changes only its own entry: the other stays as typed, off the sliders\' steps too', () => {
+  assert.deepEqual(setBy(cat.sliders[1].changed, { cat_x: '0', cat_y: '1.5', q: '0.3, 0;0,1;1,1' }),
+    [['q', '0.3,1.5;0,1;1,1']]);
+  assert.deepEqual(setBy(cat.sliders[0].changed, { cat_x: '1', cat_y: '0', q: '1;2;3' }), [['q', '1,0;2;3']]);
 });
 check('a typed first row the sliders can show moves both', () => {
   assert.deepEqual(setBy(cat.follow, { q: '3, -2.5;0,1;1,1' }), [['cat_x', 3], ['cat_y', -2.5]]);
