@@ -2,9 +2,9 @@
 // around it, computed in the page by the chapter's program (encoder_layer).
 // Choose the input (the graph chapter's x or the toy), the seed of
 // np.random.default_rng, the number of layers, and whether the layers'
-// attention is causal. Shown: the walkthrough's causal weights (head 1 of
-// layer 1, always causal, as the graph chapter computes them), each head's weights in
-// layer 1, the stack's output, and which rows move when the last token moves.
+// attention is causal. Shown: which rows move when the last token moves, each head's
+// weights in layer 1, the walkthrough's causal weights (head 1 of layer 1, always causal,
+// as the graph chapter computes them), and the stack's output.
 (function () {
   Book.figure('layer_explorer', {
     program: 'encoder_layer',
@@ -46,16 +46,8 @@
         '.',
       ]);
       const names = ['summary', 'nudge'];
-      view.heatmap('walkthrough', json.walkthrough.weights, {
-        rows: tokens, columns: tokens, domain: [0, 1],
-        title: json.example === 'walkthrough' ? "The graph chapter's head: head 1 of layer 1 under a causal mask"
-          : 'Head 1 of layer 1 under a causal mask, as in the graph chapter',
-      });
-      view.sentence('walkthrough_sums', [
-        'Row sums: ', ...json.walkthrough.row_sums.flatMap((s, i) => [i ? ', ' : '', [s, `/walkthrough/row_sums/${i}`]]),
-        '. out[0] == v[0]: ', json.walkthrough.out0_equals_v0 ? 'True' : 'False', '.',
-      ]);
-      names.push('walkthrough', 'walkthrough_sums');
+      // Layer 1's heads first, under the controls: the causal box changes them. The graph chapter's head
+      // after them is causal whatever the box says.
       json.layers[0].heads.forEach((head, i) => {
         view.heatmap(`head_${i}`, head.weights, {
           rows: tokens, columns: tokens, domain: [0, 1],
@@ -66,6 +58,16 @@
       for (const box of output.querySelectorAll('[data-slot^="head_"]')) {
         if (!names.includes(box.dataset.slot)) box.remove();
       }
+      view.heatmap('walkthrough', json.walkthrough.weights, {
+        rows: tokens, columns: tokens, domain: [0, 1],
+        title: json.example === 'walkthrough' ? "The graph chapter's head: head 1 of layer 1 under a causal mask"
+          : 'Head 1 of layer 1 under a causal mask, as in the graph chapter',
+      });
+      view.sentence('walkthrough_sums', [
+        'Row sums: ', ...json.walkthrough.row_sums.flatMap((s, i) => [i ? ', ' : '', [s, `/walkthrough/row_sums/${i}`]]),
+        '. out[0] == v[0]: ', json.walkthrough.out0_equals_v0 ? 'True' : 'False', '.',
+      ]);
+      names.push('walkthrough', 'walkthrough_sums');
       const channels = json.output[0].map((_, j) => `d${j + 1}`);
       view.matrix('stack_output', json.output, {
         title: `Output of layer ${json.layers_count}: LayerNorm(y + FFN(y))`, rows: tokens, columns: channels,
