@@ -322,18 +322,31 @@ std::string training_tables(const Result& result) {
 
 std::string heads_table(const Result& result) {
   if (result.heads.empty()) return "";  // a recurrence has no heads
-  std::string text = fmt::format("\nWhere each head looks, over the held-out set: {}\n",
-                                 result.inputs.task == Task::tagging ? "from an ambiguous word to the word before it"
-                                                                     : "from the slot to the subject's noun");
-  text += fmt::format("  {:<14} {:>11}  {:>24}\n", "", "mean weight", "rows with the most there");
+  const bool tagging = result.inputs.task == Task::tagging;
+  std::string text =
+      fmt::format("\nWhere each head looks, over the held-out set: {}\n",
+                  tagging ? "from an ambiguous word to the word before it" : "from the slot to the subject's noun");
+  // Tagging: the ambiguous words in second place have the first word as their clue, where a head may look by
+  // habit; the last column leaves them out.
+  const auto without_second = [tagging](const std::string& cell) {
+    return tagging ? fmt::format("  {:>18}", cell) : std::string();
+  };
+  text += fmt::format("  {:<17} {:>11}  {:>24}{}\n", "", "mean weight", "rows with the most there",
+                      without_second("without 2nd words"));
   for (std::size_t l = 0; l < result.heads.size(); ++l) {
     for (std::size_t h = 0; h < result.heads[l].size(); ++h) {
-      text += fmt::format("  layer {} head {} {:>11.3f}  {:>24}\n", l + 1, h + 1, result.heads[l][h].mean_weight,
-                          percent(result.heads[l][h].peak_share));
+      const HeadMeasure& head = result.heads[l][h];
+      text += fmt::format("  layer {} head {}    {:>11.3f}  {:>24}{}\n", l + 1, h + 1, head.mean_weight,
+                          percent(head.peak_share), without_second(percent(head.peak_share_not_first)));
     }
   }
-  // A head that spreads its weight evenly, and one whose largest weight falls on a word drawn at random.
-  text += fmt::format("  {:<14} {:>11.3f}  {:>24}\n", "spread evenly", result.even_weight, percent(result.even_weight));
+  // A head that spreads its weight evenly, and one whose largest weight falls on a word drawn at random: 1/n.
+  text +=
+      fmt::format("  {:<17} {:>11.3f}  {:>24}\n", "1/n: even, random", result.even_weight, percent(result.even_weight));
+  if (tagging) {
+    text += fmt::format("  Ambiguous words in second place, whose clue is the first word: {}\n",
+                        percent(result.first_word_share));
+  }
   return text;
 }
 
