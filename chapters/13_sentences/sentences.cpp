@@ -206,7 +206,7 @@ HeldOutPass pass_over_held_out(const Trained& trained) {
   const auto heads = static_cast<std::size_t>(trained.inputs.shape.heads);
   HeadMeasures& measures = pass.heads;
   measures.assign(layers, std::vector<HeadMeasure>(heads));
-  double rows = 0.0, rows_not_first = 0.0;
+  double rows = 0.0, first_word_rows = 0.0;
   for (const Sentence& sentence : trained.held_out) {
     const attention::TokenClassifierSteps steps = attention::token_classifier(trained.weights, sentence.words);
     pass.answers.push_back(answers(task, steps.logits));
@@ -222,8 +222,7 @@ HeldOutPass pass_over_held_out(const Trained& trained) {
       rows += 1.0;
       pass.even_weight += 1.0 / static_cast<double>(steps.logits.rows());  // every position reads every other
       const bool first = to == 0;
-      pass.first_word_share += first ? 1.0 : 0.0;
-      rows_not_first += first ? 0.0 : 1.0;
+      first_word_rows += first ? 1.0 : 0.0;
       for (std::size_t l = 0; l < layers; ++l) {
         for (std::size_t h = 0; h < heads; ++h) {
           const attention::Matrix& weights = steps.layers[l].attention.heads[h].attention.weights;
@@ -236,6 +235,7 @@ HeldOutPass pass_over_held_out(const Trained& trained) {
       }
     }
   }
+  const double rows_not_first = rows - first_word_rows;
   for (auto& layer : measures) {
     for (HeadMeasure& head : layer) {
       head.mean_weight /= rows, head.peak_share /= rows;
@@ -244,7 +244,7 @@ HeldOutPass pass_over_held_out(const Trained& trained) {
     }
   }
   pass.even_weight /= rows;
-  pass.first_word_share /= rows;
+  pass.first_word_share = first_word_rows / rows;
   return pass;
 }
 
