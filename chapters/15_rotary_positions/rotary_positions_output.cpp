@@ -356,6 +356,21 @@ std::string tables(const Result& result) {
     text += fmt::format("  Holds the task (accuracy ≥ {}) to a later position, by the spread rule: {}\n",
                         program::number_text(holds, 1), holds_further(result));
   }
+  if (inputs.seeds.size() > 1) {  // the seeds behind each worst and best above, and behind the verdicts' reasons
+    text += fmt::format("\nRight on the longer positions ({} to {}), seed by seed\n  {:>6}", inputs.longest_trained,
+                        inputs.tested_length - 1, "seed");
+    for (const attention::Positions scheme : inputs.schemes) text += fmt::format("  {:>7}", scheme_name(scheme));
+    for (const std::uint64_t seed : inputs.seeds) {
+      text += fmt::format("\n  {:>6}", seed);
+      for (const attention::Positions scheme : inputs.schemes) {
+        const auto run = std::find_if(result.runs.begin(), result.runs.end(), [&](const TrainedRun& candidate) {
+          return candidate.scheme == scheme && candidate.seed == seed;
+        });
+        text += fmt::format("  {:>5.1f} %", 100 * run->accuracy_beyond);
+      }
+    }
+    text += '\n';
+  }
   return text;
 }
 

@@ -315,6 +315,15 @@ class Training(ProgramTest):
                         else "too close to call")
             self.assertEqual(run_document[verdict], expected, (key, rotary, added))
             self.assertIn(f"{line}, by the spread rule: {expected}\n", printed)
+        # Each seed's share beyond the trained lengths, the numbers the reason below names, in a table of its own.
+        seed_table = printed.split(", seed by seed\n")[1].splitlines()
+        schemes = seed_table[0].split()[1:]
+        for seed_line in seed_table[1:]:
+            seed, *shares = seed_line.split()
+            runs = {row["scheme"]: row for row in run_document["runs"] if row["seed"] == int(seed)}
+            self.assertEqual(shares, [text for scheme in schemes
+                                      for text in (f"{100 * runs[scheme]['accuracy_beyond']:.1f}", "%")])
+        self.assertEqual(len(seed_table) - 1, len(run_document["inputs"]["seeds"]))
         # Why: the worst seed of the way with the higher median, against the best of the other.
         runs = {scheme: sorted(runs_of(run_document, scheme), key=lambda row: row["accuracy_beyond"])
                 for scheme in ("rotary", "added")}
