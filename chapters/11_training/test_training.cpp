@@ -96,7 +96,8 @@ struct Measured {
   double loss = 0.0, variance = 0.0, accuracy = 0.0;
   std::vector<double> position_accuracy;
   long long wrong_sequences = 0, wrong_digits = 0, neighbour = 0, both_neighbours = 0, nowhere = 0;
-  std::vector<Sequence> wrong_inputs;              // in held-out order
+  double nowhere_by_chance = 0.0;      // the wrong digits a random wrong answer would take from outside the input
+  std::vector<Sequence> wrong_inputs;  // in held-out order
   std::vector<double> source_weight, source_peak;  // per head of the one layer
 };
 
@@ -129,6 +130,11 @@ Measured measured(const attention::TokenClassifierWeights& weights, const std::v
         m.neighbour += left || right ? 1 : 0;
         m.both_neighbours += left && right ? 1 : 0;
         m.nowhere += std::find(input.begin(), input.end(), answer) == input.end() ? 1 : 0;
+        // The right digit is in the input, so of the V − 1 wrong ones, V minus the input's distinct digits are not.
+        Sequence distinct = input;
+        std::sort(distinct.begin(), distinct.end());
+        const auto in_input = std::unique(distinct.begin(), distinct.end()) - distinct.begin();
+        m.nowhere_by_chance += static_cast<double>(z.size() - in_input) / static_cast<double>(z.size() - 1);
       }
       for (std::size_t h = 0; h < 2; ++h) {
         const attention::Matrix& w = steps.layers[0].attention.heads[h].attention.weights;
@@ -163,6 +169,7 @@ void check_held_out_measures(const training::Result& result, const std::vector<S
   CHECK(result.wrong_from_neighbour == m.neighbour);
   CHECK(result.wrong_from_both_neighbours == m.both_neighbours);
   CHECK(result.wrong_not_in_input == m.nowhere);
+  CHECK(result.wrong_not_in_input_by_chance == Approx(m.nowhere_by_chance).epsilon(1e-12));
   // The mistakes shown: the first five wrong sequences, in held-out order, each with its wrong answer.
   REQUIRE(result.mistakes.size() == std::min<std::size_t>(5, m.wrong_inputs.size()));
   for (std::size_t s = 0; s < result.mistakes.size(); ++s) {
@@ -352,6 +359,7 @@ TEST_CASE("each seed of the table is that seed trained alone and the summary spa
   double sharpest_min = 1e9, sharpest_max = -1e9, least_min = 1e9, least_max = -1e9, accuracy_min = 1e9,
          least_peak_max = -1.0;
   long long wrong = 0, neighbour = 0, nowhere = 0, above_half = 0, at_99 = 0, at_100 = 0;
+  double nowhere_by_chance = 0.0;
   for (std::size_t s = 0; s < 2; ++s) {
     const training::SeedRun& run = over.runs[s];
     CHECK(run.seed == inputs.seeds[s]);
@@ -364,6 +372,7 @@ TEST_CASE("each seed of the table is that seed trained alone and the summary spa
     CHECK(run.wrong_digits == alone.wrong_digits);
     CHECK(run.wrong_from_neighbour == alone.wrong_from_neighbour);
     CHECK(run.wrong_not_in_input == alone.wrong_not_in_input);
+    CHECK(run.wrong_not_in_input_by_chance == alone.wrong_not_in_input_by_chance);
     CHECK(run.example_source_peak == alone.example_source_peak);
     const std::vector<double>& heads = run.source_weight[0];
     sharpest_min = std::min(sharpest_min, std::max(heads[0], heads[1]));
@@ -377,6 +386,7 @@ TEST_CASE("each seed of the table is that seed trained alone and the summary spa
     at_99 += run.first_step_at_99 ? 1 : 0;
     at_100 += run.first_step_at_100 ? 1 : 0;
     wrong += run.wrong_digits, neighbour += run.wrong_from_neighbour, nowhere += run.wrong_not_in_input;
+    nowhere_by_chance += run.wrong_not_in_input_by_chance;
   }
   CHECK(over.summary.sharpest_weight_min == sharpest_min);
   CHECK(over.summary.sharpest_weight_max == sharpest_max);
@@ -387,6 +397,7 @@ TEST_CASE("each seed of the table is that seed trained alone and the summary spa
   CHECK(over.summary.wrong_digits == wrong);
   CHECK(over.summary.wrong_from_neighbour == neighbour);
   CHECK(over.summary.wrong_not_in_input == nowhere);
+  CHECK(over.summary.wrong_not_in_input_by_chance == Approx(nowhere_by_chance).epsilon(1e-12));
   CHECK(over.summary.seeds_with_every_head_above_half == above_half);
   CHECK(over.summary.seeds_at_99 == at_99);
   CHECK(over.summary.seeds_at_100 == at_100);

@@ -165,6 +165,12 @@ void Trainer::count_wrong_digits(const Sequence& input, const Sequence& answer, 
     if (left || right) ++result.wrong_from_neighbour;
     if (left && right) ++result.wrong_from_both_neighbours;
     if (std::find(input.begin(), input.end(), answer[at]) == input.end()) ++result.wrong_not_in_input;
+    // The chance baseline: the share of the V − 1 digits that are not right which appear nowhere in the input.
+    long long missing = 0;
+    for (Eigen::Index digit = 0; digit < inputs_.vocabulary; ++digit) {
+      if (digit != target[at] && std::find(input.begin(), input.end(), digit) == input.end()) ++missing;
+    }
+    result.wrong_not_in_input_by_chance += static_cast<double>(missing) / static_cast<double>(inputs_.vocabulary - 1);
   }
 }
 
@@ -336,7 +342,8 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
     over.held_out_count = result.held_out_count;
     over.runs.push_back({one.seed, result.final_accuracy, result.first_step_at_99, result.first_step_at_100,
                          result.wrong_digits, result.wrong_from_neighbour, result.wrong_not_in_input,
-                         result.source_weight, result.source_peak, result.example_source_peak});
+                         result.wrong_not_in_input_by_chance, result.source_weight, result.source_peak,
+                         result.example_source_peak});
   }
   // What holds over the seeds: the sharpest and the least sharp head of each seed, at their worst and best.
   SeedsResult::Summary& summary = over.summary;
@@ -373,6 +380,7 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
     summary.wrong_digits += run.wrong_digits;
     summary.wrong_from_neighbour += run.wrong_from_neighbour;
     summary.wrong_not_in_input += run.wrong_not_in_input;
+    summary.wrong_not_in_input_by_chance += run.wrong_not_in_input_by_chance;
   }
   return over;
 }
@@ -472,6 +480,7 @@ nlohmann::json to_json(const Result& result) {
       {"wrong_from_neighbour", result.wrong_from_neighbour},
       {"wrong_from_both_neighbours", result.wrong_from_both_neighbours},
       {"wrong_not_in_input", result.wrong_not_in_input},
+      {"wrong_not_in_input_by_chance", program::number_json(result.wrong_not_in_input_by_chance)},
       {"mistakes", mistakes},
       {"example",
        {{"input", result.example_input},
@@ -498,6 +507,7 @@ nlohmann::json to_json(const SeedsResult& result) {
                     {"wrong_digits", run.wrong_digits},
                     {"wrong_from_neighbour", run.wrong_from_neighbour},
                     {"wrong_not_in_input", run.wrong_not_in_input},
+                    {"wrong_not_in_input_by_chance", program::number_json(run.wrong_not_in_input_by_chance)},
                     {"source_weight", per_head_json(run.source_weight)},
                     {"source_peak", per_head_json(run.source_peak)},
                     {"example_source_peak", run.example_source_peak}});
@@ -522,7 +532,8 @@ nlohmann::json to_json(const SeedsResult& result) {
         {"final_accuracy_min", program::number_json(summary.final_accuracy_min)},
         {"wrong_digits", summary.wrong_digits},
         {"wrong_from_neighbour", summary.wrong_from_neighbour},
-        {"wrong_not_in_input", summary.wrong_not_in_input}}},
+        {"wrong_not_in_input", summary.wrong_not_in_input},
+        {"wrong_not_in_input_by_chance", program::number_json(summary.wrong_not_in_input_by_chance)}}},
       {"seconds", program::number_json(result.seconds)},
   });
   return document;

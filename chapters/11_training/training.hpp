@@ -84,6 +84,9 @@ struct Result {
   long long wrong_from_neighbour = 0;        // of those, how many are the input digit next to the right position
   long long wrong_from_both_neighbours = 0;  // … and how many are the digit on both sides of the right position
   long long wrong_not_in_input = 0;          // how many wrong digits appear nowhere in their input
+  // How many would, on average, if each wrong digit were drawn at random from the V − 1 that are not right:
+  // the chance baseline for wrong_not_in_input
+  double wrong_not_in_input_by_chance = 0.0;
   Sequence example_input, example_target, example_prediction;  // held-out sequence 1
   std::vector<std::vector<attention::Matrix>> attention;       // its weights: per layer, per head, n × n
   std::vector<std::vector<double>> source_weight;  // per layer, per head: mean weight on the source position
@@ -101,6 +104,7 @@ struct SeedRun {
   double final_accuracy = 0.0;
   std::optional<long long> first_step_at_99, first_step_at_100;
   long long wrong_digits = 0, wrong_from_neighbour = 0, wrong_not_in_input = 0;
+  double wrong_not_in_input_by_chance = 0.0;
   std::vector<std::vector<double>> source_weight, source_peak;  // per layer, per head
   std::vector<std::vector<long long>> example_source_peak;      // per layer, per head
 };
@@ -121,6 +125,7 @@ struct SeedsResult {
     std::optional<long long> last_first_step_at_99;  // the latest step at which a seed first reached 99 %
     double final_accuracy_min = 0.0;
     long long wrong_digits = 0, wrong_from_neighbour = 0, wrong_not_in_input = 0;  // summed over seeds
+    double wrong_not_in_input_by_chance = 0.0;                                     // summed over seeds
   } summary;
   double seconds = 0.0;  // all the seeds' training, wall clock
 };

@@ -131,8 +131,9 @@ class TrainingTest(ProgramTest):
 
     @unittest.skipIf(SLOW, "five trainings take a minute under the sanitizers")
     def test_early_mistakes_over_the_seeds_come_from_the_input(self):
-        # Stopped early, every seed's model gets digits wrong; each wrong digit is one of the input's (the chapter:
-        # "the model does not invent digits"), and nearly all are the digit next to the right position.
+        # Stopped early, every seed's model gets digits wrong; in these runs each wrong digit is one of the input's
+        # (the chapter: "no wrong digit comes from outside the input"), and nearly all are the digit next to the
+        # right position.
         document = run_json(*RUNS["training_seeds_early"]["arguments"])
         summary = document["summary"]
         self.assertGreaterEqual(len(document["seeds"]), 5)
@@ -141,6 +142,37 @@ class TrainingTest(ProgramTest):
         self.assertGreater(summary["wrong_digits"], 100)  # enough mistakes to judge
         self.assertEqual(summary["wrong_not_in_input"], 0)
         self.assertGreater(summary["wrong_from_neighbour"], 0.95 * summary["wrong_digits"])
+        # The chance baseline the chapter sets against that 0: how many wrong digits would appear nowhere in their
+        # input if each were drawn at random from the V - 1 that are not right. In an input of n digits drawn
+        # uniformly, a given wrong digit is missing from the other n - 1 positions with probability
+        # ((V - 1) / V)^(n - 1), here measured by drawing sequences in NumPy. The mistakes' inputs are not uniform
+        # draws (a digit on both sides of the right one is a repeat), so the program's count, summed over the
+        # actual mistakes, is held to a wide band around that share.
+        chance = sum(run["wrong_not_in_input_by_chance"] for run in document["seeds"])
+        self.assertAlmostEqual(summary["wrong_not_in_input_by_chance"], chance, places=9)
+        for seed_run in document["seeds"]:
+            self.assertGreaterEqual(seed_run["wrong_not_in_input_by_chance"], 0.0)
+            self.assertLessEqual(seed_run["wrong_not_in_input_by_chance"], seed_run["wrong_digits"])
+        vocabulary, n = document["vocabulary"], document["length"]
+        generator = np.random.default_rng(5)
+        inputs = generator.integers(0, vocabulary, (20000, n))
+        right = inputs[:, 0]  # the right digit, in the input by definition
+        wrong = (right + generator.integers(1, vocabulary, len(right))) % vocabulary  # uniform over the V - 1 others
+        missing = np.mean([digit not in row for digit, row in zip(wrong, inputs)])
+        self.assertAlmostEqual(missing, ((vocabulary - 1) / vocabulary) ** (n - 1), delta=0.02)
+        self.assertGreater(summary["wrong_not_in_input_by_chance"], 0.7 * missing * summary["wrong_digits"])
+        self.assertLess(summary["wrong_not_in_input_by_chance"], 1.5 * missing * summary["wrong_digits"])
+
+    def test_the_first_mistake_shown_early_is_the_example_whose_maps_are_shown(self):
+        # The chapter reads the first mistake listed at 200 steps (the run training_early) against the two
+        # attention maps printed below it, which are the example's, the first held-out sequence's.
+        document = run_json(*RUNS["training_early"]["arguments"])
+        self.assertGreater(len(document["mistakes"]), 0)
+        first = document["mistakes"][0]
+        example = document["example"]
+        self.assertEqual(first["input"], example["input"])
+        self.assertEqual(first["prediction"], example["prediction"])
+        self.assertNotEqual(example["prediction"], example["target"])
 
     def test_the_untrained_loss_exceeds_log_v_by_about_half_the_logit_variance(self):
         # Adam's first step moves each weight by about the learning rate; at 1e-300 the weights stay the
