@@ -1046,6 +1046,28 @@ std::string summary_of(const Benchmark& benchmark) {
                             benchmark.inputs.threads == 1 ? "" : "s", benchmark.inputs.width);
 }
 
+// @p first against @p second at every timed length, in words, so that a sentence quoting it reads true whatever the
+// run found: "slower at n = 256 and 512, and faster at n = 1024". The lengths are grouped by verdict, each group in
+// the order of its first length; a length where either method was not timed is left out.
+std::string verdicts_over_lengths(const Benchmark& benchmark, const std::string& first, const std::string& second) {
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> groups;  // a verdict and its lengths
+  for (const std::size_t n : benchmark.inputs.lengths) {
+    const std::optional<attention::Faster> verdict = verdict_at(benchmark.rows, n, first, second);
+    if (!verdict) continue;
+    const std::string text = verdict_text(*verdict);
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& entry) { return entry.first == text; });
+    if (group == groups.end()) group = groups.insert(groups.end(), {text, {}});
+    group->second.push_back(n);
+  }
+  if (groups.empty()) return "not timed beside it at any length";
+  std::string text;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (i > 0) text += i + 1 == groups.size() ? ", and " : ", ";
+    text += groups[i].first + " at " + program::lengths_text(groups[i].second);
+  }
+  return text;
+}
+
 // The dgemm ceilings' names where a rate above the peak is listed.
 constexpr const char* eigen_dgemm_name = "dgemm through Eigen";
 constexpr const char* numpy_dgemm_name = "dgemm through NumPy";
@@ -1388,6 +1410,10 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
                      {"detail", goal.detail}});
   }
   const nlohmann::json ratios = ratios_json(benchmark);
+  nlohmann::json verdicts_by_length = nlohmann::json::object();
+  for (const StepPair& pair : step_pairs) {
+    verdicts_by_length[pair.key] = verdicts_over_lengths(benchmark, pair.first, pair.second);
+  }
   const NumpyPeer& numpy = benchmark.numpy;
   nlohmann::json peer = {{"available", numpy.available}};
   peer["description"] =
@@ -1444,6 +1470,7 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
           {"skipped", skipped},
           {"ratios", ratios},
           {"at_largest_n", ratios.back()},
+          {"verdicts_by_length", verdicts_by_length},
           {"memory_at_16384", memory_json(benchmark)},
           {"numpy", peer},
           {"goals", goals},

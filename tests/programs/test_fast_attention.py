@@ -28,6 +28,39 @@ def faster_at(first, second) -> str:
         return "slower"
     return "too close to call"
 
+
+# Each step against the one before it, and the kernel against the teaching version and NumPy: the document's key, the
+# first method, the second.
+STEP_PAIRS = (("buffered_vs_teaching", "buffered", "teaching"),
+              ("vectorised_exp_vs_buffered", "buffered_vectorised_exp", "buffered"),
+              ("eigen_products_vs_vectorised_exp", "streaming_eigen_products", "buffered_vectorised_exp"),
+              ("streaming_vs_eigen_products", "streaming", "streaming_eigen_products"),
+              ("streaming_vs_teaching", "streaming", "teaching"),
+              ("streaming_vs_numpy", "streaming", "numpy"),
+              ("causal_vs_streaming", "streaming_causal", "streaming"))
+
+
+def lengths_in_words(lengths) -> str:
+    """[16] as "n = 16", [16, 64] as "n = 16 and 64", [16, 32, 64] as "n = 16, 32 and 64"."""
+    words = [str(n) for n in lengths]
+    return "n = " + (words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1])
+
+
+def verdicts_in_words(document, first, second) -> str:
+    """first against second at every length both were timed, grouped by verdict, each group in the order of its first
+    length: "slower at n = 256 and 512, and faster at n = 1024"."""
+    groups = {}  # a verdict and its lengths, in the order of the first
+    for n in document["n"]:
+        rows = {row["method"]: row for row in document["rows"]
+                if row["n"] == n and row["seconds_median"] is not None}
+        if first in rows and second in rows:
+            groups.setdefault(faster_at(rows[first]["seconds_spread"], rows[second]["seconds_spread"]), []).append(n)
+    parts = [f"{verdict} at {lengths_in_words(lengths)}" for verdict, lengths in groups.items()]
+    if not parts:
+        return "not timed beside it at any length"
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + ", and " + parts[-1]
+
+
 TOY = dict(q=[[1, 0], [0, 1], [1, 1]], k=[[2, 0], [0, 1], [1, 1]], v=[[1, 0], [0, 1], [0.5, 0.5]])
 EIGHT = dict(
     q=[[0.5, -1.0], [1.5, 0.2], [-0.3, 0.8], [2.0, 1.0], [0.0, -2.0], [1.0, 1.0], [-1.5, 0.5], [0.3, 0.3]],
@@ -218,6 +251,11 @@ class Benchmark(ProgramTest):
                                        ("streaming_vs_teaching", "streaming", "teaching"),
                                        ("causal_vs_streaming", "streaming_causal", "streaming")):
                 self.assertEqual(verdicts[key], faster_at(rows[first]["seconds_spread"], rows[second]["seconds_spread"]))
+        # The verdicts over every length in words, as the prose quotes them (step 3 against step 2): recomputed here
+        # from each length's spreads.
+        self.assertEqual(set(document["verdicts_by_length"]), {key for key, _, _ in STEP_PAIRS})
+        for key, first, second in STEP_PAIRS:
+            self.assertEqual(document["verdicts_by_length"][key], verdicts_in_words(document, first, second), key)
         self.assertEqual({goal["name"] for goal in document["goals"]},
                          {"streaming_vs_numpy", "streaming_1_5x_numpy", "products_at_half_peak", "memory_at_16384",
                           "causal_half"})
