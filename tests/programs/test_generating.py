@@ -246,6 +246,15 @@ class GeneratingTest(ProgramTest):
         self.assertEqual(tokens[-1], END)
         self.assertEqual(set(tokens[:-1]), WORDS)
 
+    def test_the_sentences_the_prose_builds_alike_are_both_in_the_language(self):
+        # Chapter 14 says a sentence like "we can the new girls" is built like "we see the new girls": by the
+        # rules, written from the definition, each is a sentence, and "can" and "see" are both verbs of "we".
+        for text in ("we can the new girls", "we see the new girls"):
+            with self.subTest(text=text):
+                self.assertIsNone(refusal(text, True))
+        self.assertIn("can", PRESENT_FOR["many"])
+        self.assertIn("see", PRESENT_FOR["many"])
+
     def test_every_sentence_is_judged_as_the_parser_judges_it(self):
         runs = [document(*arguments) for arguments in (GREEDY, SAMPLED, *DRAWN.values(), *GROUPED.values(), *EDGES)]
         if not SLOW:
