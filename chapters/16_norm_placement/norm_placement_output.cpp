@@ -91,6 +91,15 @@ nlohmann::json to_json(const Result& result) {
   nlohmann::json cells = nlohmann::json::array();
   Eigen::Index diverged = 0, learned = 0;
   for (const Cell& cell : result.cells) {
+    // The run whose final loss is the cell's median, for the prose to name (an odd number of seeds has one):
+    // which seed it is depends on the run, so the text reads it here rather than at a fixed index.
+    nlohmann::json median_run = nullptr;
+    for (const std::size_t r : cell.runs) {
+      if (cell.runs.size() % 2 == 1 && result.runs[r].final_loss == cell.median_final_loss) {
+        median_run = {{"run", r}, {"seed", result.runs[r].seed}, {"untrained_loss", result.runs[r].untrained_loss}};
+        break;
+      }
+    }
     cells.push_back({{"layout", layout_name(cell.layout)},
                      {"placement", placement_name(cell.layout)},
                      {"norm", norm_name(cell.layout)},
@@ -98,6 +107,7 @@ nlohmann::json to_json(const Result& result) {
                      {"learning_rate", cell.learning_rate},
                      {"runs", cell.runs},
                      {"median_final_loss", loss_json(cell.median_final_loss)},
+                     {"median_run", median_run},
                      {"diverged", cell.diverged},
                      {"learned", cell.learned},
                      {"median_accuracy", cell.median_accuracy}});
@@ -165,14 +175,16 @@ std::string tables(const Result& result) {
   if (!inputs.train) return text;
   text += '\n';
   text += program::wrapped(
-      fmt::format("The task: reverse {} digits (chapter 11). The model: {} layers, d_model = {}, {} heads, d_ff = {}. "
-                  "{} Adam steps of {} sequences; a warm-up raises the learning rate in a straight line from 0 over "
-                  "its steps. Seeds: {}. A run has learned the task when at least {:.0f} % of the digits of {} "
-                  "held-out sequences come out right; it has diverged when its loss stops being a number or ends "
-                  "above the untrained model's. Guessing every digit evenly costs ln 10 = {} per digit.",
-                  inputs.length, inputs.shape.layers, inputs.shape.d_model, inputs.shape.heads, inputs.shape.d_ff,
-                  inputs.training_steps, inputs.batch, fmt::join(inputs.seeds, ", "), 100 * inputs.learned_accuracy,
-                  inputs.tested, program::number_text(result.uniform_loss, 3)),
+      fmt::format(
+          "The task: reverse {} digits (chapter 11). The model: {} layers, d_model = {}, {} heads, d_ff = {}. "
+          "{} Adam steps of {} sequences; a warm-up raises the learning rate in a straight line from 0 over "
+          "its steps. Seeds: {}. A run has learned the task when at least {:.0f} % of the digits of {} "
+          "held-out sequences come out right; it has diverged when its loss or its gradient stops being a number, "
+          "or when its final loss ends above the untrained model's (the last table). Guessing every digit "
+          "evenly costs ln 10 = {} per digit.",
+          inputs.length, inputs.shape.layers, inputs.shape.d_model, inputs.shape.heads, inputs.shape.d_ff,
+          inputs.training_steps, inputs.batch, fmt::join(inputs.seeds, ", "), 100 * inputs.learned_accuracy,
+          inputs.tested, program::number_text(result.uniform_loss, 3)),
       78, "");
   text += '\n';
   text +=
@@ -208,6 +220,26 @@ std::string tables(const Result& result) {
                     placement_name(cell.layout) + ", " + norm_name(cell.layout), cell.warmup,
                     program::typed_number(cell.learning_rate), fmt::format("{} of {}", cell.learned, cell.runs.size()),
                     cell.diverged, loss, 100 * cell.median_accuracy);
+  }
+  // What "diverged" compares each final loss with: the untrained model's loss. A seed draws the same weights and
+  // held-out sequences whatever the warm-up and the rate, so one loss per layout and seed: taken from the
+  // layout's first cell, whose runs are one per seed, in the order of the seeds.
+  text += '\n';
+  text += fmt::format("The untrained model's loss on the {} held-out sequences, seed by seed\n", inputs.tested);
+  std::vector<std::string> seed_headings;
+  for (const std::uint64_t seed : inputs.seeds) seed_headings.push_back(fmt::format("seed {}", seed));
+  text += fmt::format("  {:<22}", "layout");
+  for (const std::string& heading : seed_headings) text += fmt::format("  {:>6}", heading);
+  text += '\n';
+  for (const attention::LayerLayout& layout : inputs.layouts) {
+    const auto first =
+        std::find_if(result.cells.begin(), result.cells.end(), [&](const Cell& cell) { return cell.layout == layout; });
+    text += fmt::format("  {:<22}", placement_name(layout) + ", " + norm_name(layout));
+    for (std::size_t s = 0; s < first->runs.size(); ++s) {  // "#": three digits even where the last is 0 (2.80)
+      text += fmt::format("  {:>{}}", fmt::format("{:#.3g}", result.runs[first->runs[s]].untrained_loss),
+                          std::max<std::size_t>(6, seed_headings[s].size()));
+    }
+    text += '\n';
   }
   return text;
 }

@@ -8,7 +8,8 @@ and biases 0; what follows from them is checked too: RMSNorm keeps every sign, a
 neither output but for ε, by a factor worked out here exactly (and far, once the row is so small that its
 variance is near ε). The grid's numbers are held to the rules the book states: runs in the order layout,
 warm-up, rate, seed; a logged point every 25 steps and at the last; the final loss the mean of the last 4
-logged points; diverged when the loss stopped being a number or ended above the untrained model's; learned at
+logged points; diverged when the loss or the gradient stopped being a number or the final loss ended above the
+untrained model's, which the last table prints for each layout and seed; learned at
 90 % of the held-out digits, a whole count of them; each cell's counts and medians those of its runs; ln 10 for
 a uniform guess; the learned numbers counted here from the model's shapes. The warm-up's straight line from 0 (a
 warm-up of one step is none; while it lasts only rate / W matters) is checked in-process, in
@@ -280,6 +281,14 @@ class Grid(ProgramTest):
                     self.assertIsNone(cell["median_final_loss"])
                 else:
                     self.assertAlmostEqual(cell["median_final_loss"], median_loss, delta=1e-15 * median_loss)
+                # The run the prose names as the median one: with an odd number of seeds, the first of the cell's
+                # runs whose final loss is the median.
+                if len(members) % 2 == 0:
+                    self.assertIsNone(cell["median_run"])
+                elif not math.isinf(median_loss):
+                    r = next(i for i in indices if runs[i]["final_loss"] == median_loss)
+                    self.assertEqual(cell["median_run"], {"run": r, "seed": runs[r]["seed"],
+                                                          "untrained_loss": runs[r]["untrained_loss"]})
         self.assertEqual(run_document["total_runs"], len(plan))
         self.assertEqual(run_document["total_diverged"], sum(row["diverged"] for row in runs))
         self.assertEqual(run_document["total_learned"], sum(row["learned"] for row in runs))
@@ -302,6 +311,34 @@ class Grid(ProgramTest):
                 self.assertTrue(shown_loss_matches(loss, cell["median_final_loss"]), (loss, cell["median_final_loss"]))
                 self.assertAlmostEqual(float(accuracy), 100 * cell["median_accuracy"], delta=0.05 + 1e-9)
 
+    def check_untrained_table(self, printed, run_document):
+        """The last table: for each layout and seed, the untrained loss (to 3 digits) that every run of that layout
+        and seed starts from, whatever its warm-up and rate, and that its "diverged" is judged against; and the
+        definition above the tables says what check_runs holds "diverged" to."""
+        self.assertIn("it has diverged when its loss or its gradient stops being a number, or when its final loss "
+                      "ends above the untrained model's", " ".join(printed.split()))
+        inputs = run_document["inputs"]
+        title = f"The untrained model's loss on the {TESTED} held-out sequences, seed by seed\n"
+        self.assertEqual(printed.count(title), 1)
+        heading, *rows = [line for line in printed.split(title)[1].splitlines() if line.strip()]
+        seed_headings = [word for seed in inputs["seeds"] for word in ("seed", str(seed))]
+        self.assertEqual(heading.split(), ["layout"] + seed_headings)
+        self.assertEqual(len(rows), len(inputs["layouts"]))  # the last table: nothing after it
+        for row, layout in zip(rows, inputs["layouts"]):
+            match = re.fullmatch(r"  (post|pre)-norm, (LayerNorm|RMSNorm) +(\S.*)", row)
+            self.assertIsNotNone(match, row)
+            placement, norm, losses = match.groups()
+            self.assertEqual(f"{placement}_{'rms_norm' if norm == 'RMSNorm' else 'layer_norm'}", layout)
+            shown = losses.split()
+            self.assertEqual(len(shown), len(inputs["seeds"]))
+            for value, seed in zip(shown, inputs["seeds"]):
+                members = runs_of(run_document, layout, seed=seed)
+                self.assertEqual(len(members), len(inputs["warmups"]) * len(inputs["learning_rates"]))
+                for member in members:
+                    with self.subTest(layout=layout, seed=seed, warmup=member["warmup"], rate=member["learning_rate"]):
+                        self.assertTrue(shown_loss_matches(value, member["untrained_loss"]),
+                                        (value, member["untrained_loss"]))
+
     def test_a_small_grid_keeps_its_books(self):
         printed, run_document = tables_and_document(*GRID)
         self.check_runs(run_document)
@@ -320,6 +357,7 @@ class Grid(ProgramTest):
         # The training reports the same worked example as --no-training.
         self.assertEqual(run_document["norms"], document("--no-training")["norms"])
         self.check_grid_table(printed, run_document)
+        self.check_untrained_table(printed, run_document)
 
     def test_a_run_alone_is_its_row_of_the_grid(self):
         # Trained alone, or beside 23 others over the processors: the same numbers.
@@ -359,6 +397,10 @@ class Grid(ProgramTest):
         self.assertEqual((inputs["training_steps"], inputs["layers"]), (700, LAYERS))
         self.check_runs(run_document)
         self.check_grid_table(printed, run_document)
+        self.check_untrained_table(printed, run_document)
+        # An untrained model is not a uniform guess: its random scores put its loss above ln 10 (what chapter 16
+        # says before it compares a stalled run with its untrained loss).
+        self.assertTrue(all(row["untrained_loss"] > math.log(10) for row in run_document["runs"]))
         self.assertEqual(run_document["total_runs"], 8)
         self.assertEqual(run_document["runs"][0]["logged_steps"], list(range(25, 701, 25)))
         # The floors. On the seeds 1 to 5 of the book's grid at this rate every pre-norm run without a warm-up
