@@ -146,6 +146,7 @@ Result compute(const Inputs& inputs) {
     LengthRow row;
     row.n = n;
     row.reference = running_sum(first, reference);
+    row.term_at_one_spread = std::exp(inputs.spread - row.reference.maximum);
     for (const Setup& setup : inputs.setups) {
       RunningSum sum = running_sum(first, setup);
       // The softmax's denominator is e^M · L; its relative error against the double one:

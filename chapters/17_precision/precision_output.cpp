@@ -64,6 +64,7 @@ nlohmann::json to_json(const Result& result) {
     rows.push_back({{"n", row.n},
                     {"reference_sum", row.reference.sum},
                     {"reference_maximum", row.reference.maximum},
+                    {"term_at_one_spread", row.term_at_one_spread},
                     {"sums", sums}});
   }
   nlohmann::json curves = nlohmann::json::array();

@@ -175,6 +175,22 @@ class RunningSums(ProgramTest):
         # float's error at the same n is far below bfloat16's.
         self.assertLess(last["sums"][0]["normalizer_error"], 4 * last["n"] * FLOAT_ROUNDING)
 
+    def test_the_term_one_spread_above_the_mean(self):
+        """e^(spread − M), recomputed from the scores. In the book's longest run it is below 1/16, half the bfloat16
+        spacing once L passes 16; and about five scores in six lie below one spread (their mean is 0), as the page
+        says from the bell curve."""
+        for arguments, spread in (((), 1.0), (("--spread", "4"), 4.0)):
+            rows = document(*arguments)["rows"]
+            drawn = scores(1, spread, rows[-1]["n"])
+            for row in rows:
+                with self.subTest(spread=spread, n=row["n"]):
+                    expected = math.exp(spread - float(drawn[:row["n"]].max()))
+                    self.assertAlmostEqual(row["term_at_one_spread"], expected, delta=1e-14 * expected)
+        longest = document()["rows"][-1]
+        self.assertLess(longest["term_at_one_spread"], 1 / 16)
+        below = float(np.mean(scores(1, 1.0, longest["n"]) < 1.0))
+        self.assertAlmostEqual(below, 5 / 6, delta=0.02)
+
     def test_a_length_alone_is_its_row(self):
         alone = document("--n", "256")["rows"]
         self.assertEqual(alone, [row for row in document(*SMALL)["rows"] if row["n"] == 256])
