@@ -1,8 +1,8 @@
 """Chapter 8: the worked example's token vectors through a stack of six
 encoder layers: the input x, then each layer's output, one heatmap each
-(rows: tokens, columns: channels), on one colour scale. Over each layer's
-output, its gap: the largest difference between two rows' entries in the same
-column, the number the prose reads (rows_apart)."""
+(rows: tokens, columns: the entries of each token's vector), on one colour
+scale. Over each layer's output, its gap: the largest difference between two
+rows' entries in the same column, the number the prose reads (rows_apart)."""
 import numpy as np
 
 from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
@@ -35,9 +35,9 @@ def draw(narrow: bool):
         image = axes.imshow(values, cmap="RdBu_r", vmin=-limit, vmax=limit)
         axes.set_title(title, fontsize=10)
         axes.set_xticks(range(values.shape[1]), [f"{j + 1}" for j in range(values.shape[1])], fontsize=tick_size)
-        axes.set_xlabel("channel", fontsize=9)
+        axes.set_xlabel("entry (column)", fontsize=9)
     axes_row[0].set_yticks(range(len(tokens)), tokens)
-    figure.colorbar(image, ax=axes_row, shrink=0.8 if narrow else 0.6, label="entry",
+    figure.colorbar(image, ax=axes_row, shrink=0.8 if narrow else 0.6, label="value",
                     location="bottom" if narrow else "right")
     return figure
 

@@ -71,7 +71,6 @@ NAMED_AHEAD = {
     ("NaN", "chapters/02_scaling_variance/index"): "the measured variance infinite or NaN",
     ("encoder–decoder attention", "chapters/05_multi_head/index"): "so it can compute encoder–decoder attention",
     ("dropout", "chapters/06_positional_encoding/index"): "dropout is applied to the sums of the embeddings",
-    ("layer normalisation", "chapters/07_path_length/index"): "the feed-forward network and layer normalisation work inside each position",
 }
 
 # The blocks of text the check reads, each a unit a "chapter N" can point from.
