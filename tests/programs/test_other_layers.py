@@ -131,6 +131,31 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertEqual(dot.max(), dot[0][0])
         self.assertLess(additive.max() - additive.min(), dot.max() - dot.min())
 
+    def test_the_ties_in_the_last_lines_name_the_first_key(self):
+        document = run_json("--no-timing")
+        tokens = document["key_tokens"]
+        # (scoring, query row, the two tied keys) as the prose and its fold name them.
+        ties = [("additive", 1, (0, 2)), ("dot_product", 1, (1, 2)), ("dot_product", 2, (0, 2))]
+        for scoring, row, (first, second) in ties:
+            with self.subTest(scoring=scoring, row=row):
+                weights = np.array(document[scoring]["weights"][row])
+                self.assertEqual(weights[first], weights[second])
+                self.assertEqual(weights.max(), weights[first])
+                self.assertEqual(document[scoring]["largest_weight_on"][row], tokens[first])
+        # Cat's row has no tie in either scoring.
+        for scoring in ("additive", "dot_product"):
+            cat_row = np.array(document[scoring]["weights"][0])
+            self.assertEqual(np.count_nonzero(cat_row == cat_row.max()), 1)
+
+    def test_the_scores_that_show_tanh_flattening(self):
+        document = run_json("--no-timing")
+        scores = document["additive"]["scores"]
+        # Eat's query (0, 1) plus its own key (0, 1) is (0, 2): tanh(0) + tanh(2).
+        self.assertEqual(TOY_Q[1].tolist(), [0.0, 1.0])
+        self.assertEqual(TOY_K[1].tolist(), [0.0, 1.0])
+        self.assertAlmostEqual(scores[1][1], np.tanh(2.0), delta=1e-15)
+        self.assertAlmostEqual(scores[0][0], np.tanh(3.0), delta=1e-15)
+
     def test_the_cross_example_as_described(self):
         document = run_json("--demo", "cross")
         columns = document["column_sums"]
@@ -138,6 +163,12 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertNotAlmostEqual(columns[0], 1.0, places=3)
         weights = document["weights"]
         self.assertGreater(weights[0][0], weights[0][2])  # die, sharing Katze's direction, beats frisst for cat
+        # Cat's output row points mostly along Katze's axis, the one axis Katze's vector has.
+        katze = np.array(document["source"][1])
+        self.assertEqual(np.count_nonzero(katze), 1)
+        cat_output = np.array(document["output"][0])
+        self.assertEqual(int(np.argmax(cat_output)), int(np.flatnonzero(katze)[0]))
+        self.assertGreater(cat_output.max(), cat_output.sum() - cat_output.max())
 
     def test_the_single_product_is_within_rounding(self):
         document = run_json("--demo", "convolution")
