@@ -5,7 +5,7 @@
 //   agreement  read a subject with phrases after it ("the key to the cabinets") and say whether the verb
 //              that comes next takes the form for one ("is") or for many ("are").
 //
-// Both are measured on held-out sentences the training never drew, against what a layer that reads one word
+// Both are measured on held-out sentences never trained on, against what a layer that reads one word
 // at a time can do at best, and over several seeds.
 #pragma once
 

@@ -379,7 +379,7 @@ std::string reading_tables(const Result& result) {
 std::string tables(const Result& result) {
   std::string text = training_tables(result);
   if (result.inputs.task == Task::tagging) {
-    text += fmt::format("\nHeld-out: {} sentences, none of them drawn in training\n", result.held_out_count);
+    text += fmt::format("\nHeld-out: {} sentences, none of them trained on\n", result.held_out_count);
     text += fmt::format("  {:<28} {:>11}  {:>25}\n", "", "this model", "best one-word-at-a-time");
     text += fmt::format("  {:<28} {:>11}  {:>25}\n", "every word", percent(result.accuracy),
                         percent(result.one_word_ceiling));
@@ -389,7 +389,7 @@ std::string tables(const Result& result) {
                         "   {} of every word, {} of the ambiguous ones)\n",
                         percent(result.word_and_position_ceiling), percent(result.word_and_position_ceiling_ambiguous));
   } else {
-    text += fmt::format("\nHeld-out: {} subjects, none of them drawn in training; accuracy {}\n", result.held_out_count,
+    text += fmt::format("\nHeld-out: {} subjects, none of them trained on; accuracy {}\n", result.held_out_count,
                         percent(result.accuracy));
     text += fmt::format("  (a layer that reads only the slot can do no better than {})\n",
                         percent(result.one_word_agreement));

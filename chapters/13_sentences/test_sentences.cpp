@@ -398,7 +398,7 @@ TEST_CASE("tagging after a few steps: every held-out measure is its definition o
   REQUIRE(result.held_out_sentences.size() == held_out.size());
   for (std::size_t s = 0; s < held_out.size(); ++s)
     CHECK(result.held_out_sentences[s] == sentences::text_of(held_out[s].words));
-  // Training never drew a held-out sentence, and drew 2 a step.
+  // No held-out sentence was trained on, and 2 sentences were trained on a step.
   for (const std::string& text : result.training_sentences) CHECK_FALSE(among(result.held_out_sentences, text));
   CHECK(result.training_drawn == 12);
   CHECK(result.training_distinct == static_cast<long long>(result.training_sentences.size()));

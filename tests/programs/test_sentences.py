@@ -344,6 +344,15 @@ class SentencesTest(ProgramTest):
             self.assertEqual(document["data"]["training_drawn"], 16 * int(steps))
             self.assertGreater(document["data"]["held_out_redrawn"], 0)  # the exclusion had work to do
 
+    def test_the_tables_say_the_held_out_set_was_never_trained_on(self):
+        # What the test above checks, in the words of the tables' "Held-out" line (the chapter says the same):
+        # "never trained on", not "never drawn", since training draws held-out sentences and draws again.
+        for task, counted in (("tagging", "sentences"), ("agreement", "subjects")):
+            with self.subTest(task=task):
+                tables = run("--task", task, "--steps", "1").stdout
+                self.assertRegex(tables, rf"\nHeld-out: \d+ {counted}, none of them trained on\b")
+                self.assertNotIn("drawn in training", tables)
+
     # ---- what the program counts of its held-out sentences ----
 
     def test_the_one_word_ceiling_of_tagging(self):
