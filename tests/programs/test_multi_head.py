@@ -306,6 +306,18 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertNotEqual(first[1], second[1])
         self.assertNotEqual(first[2], second[2])
 
+    def test_loves_last_output_entry_leans_to_head_1(self):
+        # "In love's last output entry, head 1's columns contribute … and head 2's …: it leans to head 1's blend."
+        # Recomputed from each head's output and its block of W_o, not read from part_of_output.
+        document = run_json()
+        w_o = np.array(document["W_o"])
+        width = document["d_v"]
+        parts = [(np.array(head["output"]) @ w_o[i * width:(i + 1) * width])[1, 3]
+                 for i, head in enumerate(document["heads"])]
+        self.assertAlmostEqual(sum(parts), document["output"][1][3], delta=1e-12)
+        self.assertGreater(parts[0] * document["output"][1][3], 0)  # head 1's part has the entry's sign
+        self.assertGreater(abs(parts[0]), 2 * abs(parts[1]))  # and is most of it
+
 
 if __name__ == "__main__":
     unittest.main()

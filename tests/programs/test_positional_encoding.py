@@ -380,6 +380,35 @@ class JudgmentsInTheProse(ProgramTest):
                 # ... "a wrong answer": trillions of them.
                 self.assertGreater(shift["transposed_grid_error_spacings"], 1e12)
 
+    def test_with_positions_cats_weight_on_itself_changes(self):
+        # "The weights change too, not just the values: cat gives itself … at position 0, … at position 2."
+        document = run_json("--order", "3,2,1")
+        encoding = numpy_encoding(3, 2)
+
+        def self_weights(order):
+            queries, keys = TOY_Q[order] + encoding, TOY_K[order] + encoding
+            scores = queries @ keys.T / np.sqrt(2)
+            weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+            return np.diag(weights / weights.sum(axis=1, keepdims=True))
+
+        at_0, at_2 = self_weights([0, 1, 2])[0], self_weights([2, 1, 0])[2]  # cat first, then cat last
+        placed = document["with_positions"]
+        self.assertAlmostEqual(placed["before"]["weights"][0][0], at_0, delta=1e-14)
+        self.assertAlmostEqual(placed["after"]["weights"][2][2], at_2, delta=1e-14)
+        self.assertGreater(abs(at_2 - at_0), 0.1)
+        unplaced = document["without_positions"]  # without positions cat keeps its weight on itself
+        self.assertAlmostEqual(unplaced["before"]["weights"][0][0], unplaced["after"]["weights"][2][2], delta=1e-15)
+
+    def test_positions_0_and_6_nearly_agree_on_pair_0_but_not_on_pair_1(self):
+        # "With d_model = 64, positions 0 and 6 nearly agree on pair 0 …, but pair 1 sets them apart."
+        document = run_json("--positions", "128", "--d-model", "64")
+        pe = np.array(document["pe"])
+        np.testing.assert_allclose(pe[[0, 6], :4], numpy_encoding(7, 64)[[0, 6], :4], rtol=0, atol=1e-15)
+        pair_0 = np.linalg.norm(pe[6, 0:2] - pe[0, 0:2])
+        pair_1 = np.linalg.norm(pe[6, 2:4] - pe[0, 2:4])
+        self.assertLess(pair_0, 0.3)  # 2·sin(0.283/2): six radians is 0.283 short of a full turn
+        self.assertGreater(pair_1, 1.0)  # pair 1 has turned about 4.5 radians, far from its start
+
 
 if __name__ == "__main__":
     unittest.main()
