@@ -31,6 +31,9 @@
       const width = json.queries[0].map((_, j) => `d${j + 1}`);
       const valueColumns = json.values[0].map((_, j) => `d${j + 1}`);
       const g = json.gradients;
+      // The loss's sliders reach the last query and the last value column of the matrices as typed.
+      view.control('row').max = String(rows.length);
+      view.control('column').max = String(valueColumns.length);
       view.sentence('loss', [
         `L = O[${rows[json.loss_row]}][d${json.loss_column + 1}] = `, [json.loss, '/loss'],
         json.causal ? ', under the causal mask. ' : ', without a mask. ',

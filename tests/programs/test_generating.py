@@ -34,7 +34,7 @@ import numpy as np
 from harness import ProgramTest, run, run_json
 from test_page_entry import PageCall
 from test_sentences import (ADJECTIVES, DETERMINERS, NOUNS_FOR, OBJECT_PRONOUNS, PREPOSITIONS, PRESENT_FOR,
-                            SUBJECT_PRONOUNS, WORDS, Parser, analyses, numbers_in)
+                            SUBJECT_PRONOUNS, VERB_FORMS, WORDS, Parser, analyses, numbers_in)
 from test_training import layer_norm, positional_encoding
 
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
@@ -254,6 +254,9 @@ class GeneratingTest(ProgramTest):
                 self.assertIsNone(refusal(text, True))
         self.assertIn("can", PRESENT_FOR["many"])
         self.assertIn("see", PRESENT_FOR["many"])
+        # The fold names the nouns that are verbs too: the nouns for one that are also a verb's form.
+        self.assertEqual([noun for noun in NOUNS_FOR["one"] if noun in VERB_FORMS],
+                         ["saw", "watch", "fly", "park", "duck", "can"])
 
     def test_every_sentence_is_judged_as_the_parser_judges_it(self):
         runs = [document(*arguments) for arguments in (GREEDY, SAMPLED, *DRAWN.values(), *GROUPED.values(), *EDGES)]

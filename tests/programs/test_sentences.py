@@ -433,6 +433,15 @@ class SentencesTest(ProgramTest):
         # all of the other number, the last one too.
         self.assertEqual(self.agreement["by_attractors"][0]["nearest_noun"], 1.0)
         self.assertEqual(self.agreement["by_attractors"][-1]["nearest_noun"], 0.0)
+        # The distance figure's rule line: at distance 1 the last noun is the subject's own; farther on it is the
+        # last modifier's noun, whose number is drawn, so the rule is right about half the time (the figure's
+        # alt text says "near 50 percent beyond").
+        by_distance = self.agreement["by_distance"]
+        self.assertEqual((by_distance[0]["label"], by_distance[0]["nearest_noun"]), ("1", 1.0))
+        farther = by_distance[1:]
+        pooled = sum(group["nearest_noun"] * group["count"] for group in farther) / sum(
+            group["count"] for group in farther)
+        self.assertTrue(0.35 < pooled < 0.65, pooled)
         # The recurrent model is judged on the same sentences, so its groups are the same but for its answers.
         self.check_agreement_groups(self.recurrent)
         for key in ("by_attractors", "by_distance"):
@@ -754,6 +763,16 @@ class SentencesTest(ProgramTest):
         # The chapter's claim: above what one word at a time can do, on every word and on the ambiguous ones.
         self.assertGreater(document["accuracy"], document["one_word_ceiling"])
         self.assertGreater(document["ambiguous"]["accuracy"], document["ambiguous"]["one_word_ceiling"] + 0.2)
+        # "The heads lean on the clue, but do not always give it their largest weight": each head's mean weight
+        # on the clue and its share of largest weights there (the second word left out) are well above a head's
+        # that spreads its weight evenly (0.36 and 0.32, 0.42 and 0.28 against 0.11 in the book's run), and
+        # neither head's share is all.
+        even = document["heads_even_weight"]
+        for layer in document["heads"]:
+            for head in layer:
+                self.assertGreater(head["mean_weight"], 2 * even, head)
+                self.assertGreater(head["peak_share_not_first"], 1.5 * even, head)
+                self.assertLess(head["peak_share_not_first"], 0.9, head)
         # And above what a word and its position can do, so positions alone do not explain the lead (19 points
         # in the book's run; the margin is kept well below that).
         self.assertGreater(document["ambiguous"]["accuracy"],
