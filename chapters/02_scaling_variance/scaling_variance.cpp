@@ -90,20 +90,27 @@ std::string histogram_text(const Histogram& histogram, std::size_t samples) {
   return text;
 }
 
-// The results as a table: one line per d_k.
+// The results as two tables, one line per d_k in each: q·k, then q·k/√d_k. One
+// above the other, each under 40 characters wide, so that a phone's narrow
+// column shows every number without scrolling sideways.
 std::string results_text(const std::vector<Row>& rows, std::uint32_t seed, std::size_t samples) {
   std::string text = fmt::format("Footnote 4, measured: seed {}, {} random pairs (q, k) for each d_k.\n"
                                  "Every entry of q and k is drawn independently with mean 0 and variance 1.\n"
                                  "Theory: Var(q·k) = d_k, and so Var(q·k/√d_k) = 1.\n\n",
                                  seed, samples);
   const auto number = [](double value) { return program::number_text(value); };
-  text += fmt::format("{:>6}  {:-^30}  {:-^31}\n", "", " q·k ", " q·k/√d_k ");
   // The format is a literal in each call, so that the compiler checks it.
-  text += fmt::format("{:>6}  {:>8}  {:>10}  {:>6}  {:>10}  {:>6}  {:>9}\n", "d_k", "mean", "variance", "theory",
-                      "variance", "theory", "± typical");
+  text += fmt::format("{:>6}  {:-^28}\n", "", " q·k ");
+  text += fmt::format("{:>6}  {:>8}  {:>10}  {:>6}\n", "d_k", "mean", "variance", "theory");
   for (const Row& row : rows) {
-    text += fmt::format("{:>6}  {:>8}  {:>10}  {:>6}  {:>10}  {:>6}  {:>9}\n", row.width, number(row.mean_raw),
-                        number(row.var_raw), row.width, number(row.var_scaled), 1, number(row.var_scaled_sd));
+    text +=
+        fmt::format("{:>6}  {:>8}  {:>10}  {:>6}\n", row.width, number(row.mean_raw), number(row.var_raw), row.width);
+  }
+  text += fmt::format("\n{:>6}  {:-^29}\n", "", " q·k/√d_k ");
+  text += fmt::format("{:>6}  {:>10}  {:>6}  {:>9}\n", "d_k", "variance", "theory", "± typical");
+  for (const Row& row : rows) {
+    text +=
+        fmt::format("{:>6}  {:>10}  {:>6}  {:>9}\n", row.width, number(row.var_scaled), 1, number(row.var_scaled_sd));
   }
   text += fmt::format("\n± typical: how far the scaled variance typically lands from 1, from one\n"
                       "seed to the next (its standard deviation in theory, for {} samples).\n",

@@ -34,7 +34,7 @@ constexpr double sweep_end = 2.0;
 // The toy prints e^s itself while every |s| is at most this (e^20 has 9 digits).
 constexpr double max_printed_exponent = 20.0;
 
-// Two tables go side by side when each has at most this many columns.
+// The toy's input tables Q, K and V go side by side when they have at most three times this many columns in all.
 constexpr Eigen::Index max_columns_side_by_side = 6;
 
 // The hand-worked lesson rounds every intermediate value to this many decimals.
@@ -524,13 +524,10 @@ std::string toy_output_and_comparison(const ToyResult& toy) {
                                                                    askers, answerers),
                                                     program::table("Output " + undivided + "V",
                                                                    toy.unscaled.steps.output, askers, output_columns)};
-  text += "The same vectors with and without the scale, side by side\n\n";
-  if (main.steps.weights.cols() <= max_columns_side_by_side && main.steps.output.cols() <= max_columns_side_by_side) {
-    text += side_by_side({scaled_tables[0], unscaled_tables[0]}) + '\n' +
-            side_by_side({scaled_tables[1], unscaled_tables[1]});
-  } else {
-    text += scaled_tables[0] + '\n' + unscaled_tables[0] + '\n' + scaled_tables[1] + '\n' + unscaled_tables[1];
-  }
+  // One above the other, each with its own title: the page lays the tables it shows side by side where its
+  // column is wide enough, and one above the other on a phone (docs/_ext/book.py, the output directive).
+  text += "The same vectors with and without the scale\n\n";
+  text += scaled_tables[0] + '\n' + unscaled_tables[0] + '\n' + scaled_tables[1] + '\n' + unscaled_tables[1];
   return text;
 }
 
@@ -549,7 +546,8 @@ std::string saturation_tables(const SaturationResult& result) {
   Matrix rows(8, slots);
   rows << inputs.scores, result.weights_large, result.scores_added, result.weights_large_added, result.divided,
       result.weights_divided, result.divided_added, result.weights_divided_added;
-  const std::string added_label = fmt::format(" + {} at slot 2", plus);
+  // Short row labels: "s / 8, slot 2 + 0.5" keeps the table within a phone's narrow column.
+  const std::string added_label = fmt::format(", slot 2 + {}", plus);
   std::string text = program::table(fmt::format("Saturation: scores s against {}, adding {} to slot two on both sides",
                                                 divided_by, plus),
                                     rows,
@@ -557,20 +555,25 @@ std::string saturation_tables(const SaturationResult& result) {
                                      divided_by + added_label, "  weights"},
                                     slot_labels);
   text += '\n';
-  const std::string indent(24, ' ');
-  text += fmt::format("{:<24}large {} → {} ({:+.4f})\n{}divided {} → {} ({:+.4f})\n",
-                      fmt::format("Slot two, adding {}:", plus), program::number_text(result.weights_large(1)),
-                      program::number_text(result.weights_large_added(1)), result.large_change, indent,
-                      program::number_text(result.weights_divided(1)),
-                      program::number_text(result.weights_divided_added(1)), result.divided_change);
-  text += fmt::format("{:<24}large {} → {}\n{}divided {} → {}\n", "Largest weight:", largest_text(result.largest_large),
-                      largest_text(result.largest_large_added), indent, largest_text(result.largest_divided),
-                      largest_text(result.largest_divided_added));
-  text += fmt::format("Sensitivity of slot two to its own score, w₂(1 − w₂):\n"
-                      "{}large {}; divided {} (per unit of s: {})\n\n",
-                      indent, program::number_text(result.sensitivity_large),
-                      program::number_text(result.sensitivity_divided),
-                      program::number_text(result.sensitivity_divided_per_unit));
+  // Each side on a line of its own under its heading, and a change of the largest weight over two lines,
+  // so that the numbers stay within a phone's narrow column.
+  const auto side = [](const char* name, const std::string& value) { return fmt::format("  {:<9}{}\n", name, value); };
+  const auto changed = [](const std::string& before, const std::string& after) {
+    return fmt::format("{}\n{:11}→ {}", before, "", after);
+  };
+  text += fmt::format("Slot two, adding {}:\n", plus);
+  text += side("large", fmt::format("{} → {} ({:+.4f})", program::number_text(result.weights_large(1)),
+                                    program::number_text(result.weights_large_added(1)), result.large_change));
+  text += side("divided", fmt::format("{} → {} ({:+.4f})", program::number_text(result.weights_divided(1)),
+                                      program::number_text(result.weights_divided_added(1)), result.divided_change));
+  text += "Largest weight:\n";
+  text += side("large", changed(largest_text(result.largest_large), largest_text(result.largest_large_added)));
+  text += side("divided", changed(largest_text(result.largest_divided), largest_text(result.largest_divided_added)));
+  text += "Sensitivity of slot two to its own score, w₂(1 − w₂):\n";
+  text += side("large", program::number_text(result.sensitivity_large));
+  text += side("divided", fmt::format("{} (per unit of s: {})", program::number_text(result.sensitivity_divided),
+                                      program::number_text(result.sensitivity_divided_per_unit)));
+  text += '\n';
 
   Matrix formulas(4, slots);
   formulas << result.exponentials, result.shifted_exponentials, result.textbook, result.weights_large;
@@ -667,7 +670,7 @@ namespace {
 // - The toy (no arguments, or any of --q --k --v --tokens --no-scale): the
 //   book's sentence "cat eat fish" (src/program/toy.hpp) through the whole
 //   formula softmax(QKᵀ/√d_k)V, one table per box of the paper's Figure 2
-//   (left), then the same vectors with and without the scale, side by side.
+//   (left), then the same vectors with and without the scale.
 //   --no-scale makes softmax(QKᵀ)V the main result.
 // - The saturation demo (any of --scores --divide --add): one row of scores s
 //   against the same row divided by --divide, with --add added to slot two on

@@ -318,29 +318,65 @@ std::string checks(const Result& result) {
   return text;
 }
 
-// The leak of each compared fill, or why there is none.
+// How many characters @p text shows: its UTF-8 code points, so that "∞" and
+// "eat → fish" count as a terminal shows them, not as their bytes.
+std::size_t shown_width(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char byte) {
+    return (static_cast<unsigned char>(byte) & 0xC0) != 0x80;
+  }));
+}
+
+// The widest of @p heading and the entries of @p column, in characters.
+std::size_t column_width(std::string_view heading, const std::vector<std::string>& column) {
+  std::size_t width = shown_width(heading);
+  for (const std::string& entry : column) width = std::max(width, shown_width(entry));
+  return width;
+}
+
+// The leak of each compared fill, or why there is none: two tables narrow
+// enough for a phone's page (about 44 characters), the masked weights with
+// their gaps, then the output changes.
 std::string leak_table(const Result& result) {
   if (result.allowed_count == result.allowed.size()) {
     return "\nNothing is masked, so the fill changes nothing.\n";
   }
   const program::AttentionInputs& tokens = result.inputs.tokens;
-  std::string text = "\nThe same inputs and mask, with other fills in place of −∞\n";
-  text += fmt::format("{:>7}  {:>21}  {:<14}  {:>8}  {:>21}\n", "fill", "largest masked weight", "at", "gap",
-                      "largest output change");
+  std::vector<std::string> fills, gaps, weights, places, changes;
   for (const Leak& leak : result.leaks) {
-    const std::string where = leak.query < 0
-                                  ? "-"
-                                  : fmt::format("{} → {}", tokens.query_labels[static_cast<std::size_t>(leak.query)],
-                                                tokens.key_labels[static_cast<std::size_t>(leak.key)]);
-    text += fmt::format("{:>7}  {:>21}  {:<14}  {:>8}  {:>21}\n", fill_text(leak.fill),
-                        weight_text(leak.largest_masked_weight), where,
-                        leak.smallest_gap ? gap_text(*leak.smallest_gap) : "-",
-                        leak.largest_output_change == 0.0 ? "0" : fmt::format("{:.3e}", leak.largest_output_change));
+    fills.push_back(fill_text(leak.fill));
+    gaps.push_back(leak.smallest_gap ? gap_text(*leak.smallest_gap) : "-");
+    weights.push_back(weight_text(leak.largest_masked_weight));
+    places.push_back(leak.query < 0 ? "-"
+                                    : fmt::format("{} → {}", tokens.query_labels[static_cast<std::size_t>(leak.query)],
+                                                  tokens.key_labels[static_cast<std::size_t>(leak.key)]));
+    changes.push_back(leak.largest_output_change == 0.0 ? "0" : fmt::format("{:.3e}", leak.largest_output_change));
   }
-  text += fmt::format("gap: over the rows with a masked key, the least distance from the row's largest\n"
-                      "allowed score down to the fill. A masked weight is at most e^(−gap), and in\n"
-                      "double precision e^(−gap) is exactly 0 once the gap is more than about {}.\n",
+  const std::size_t fill_width = column_width("fill", fills), gap_width = column_width("gap", gaps);
+  const std::size_t weight_width = column_width("masked weight", weights);
+  const std::size_t change_width = column_width("largest output change", changes);
+
+  // The heading "largest masked weight" over two lines; "at" is the last column, unpadded.
+  std::string text = "\nThe same inputs and mask, with other fills\nin place of −∞\n";
+  text += fmt::format("{:>{}}  {:>{}}  {:>{}}\n", "", fill_width, "", gap_width, "largest", weight_width);
+  text +=
+      fmt::format("{:>{}}  {:>{}}  {:>{}}  at\n", "fill", fill_width, "gap", gap_width, "masked weight", weight_width);
+  for (std::size_t i = 0; i < result.leaks.size(); ++i) {
+    text += fmt::format("{:>{}}  {:>{}}  {:>{}}  {}\n", fills[i], fill_width, gaps[i], gap_width, weights[i],
+                        weight_width, places[i]);
+  }
+  text += fmt::format("gap: over the rows with a masked key, the\n"
+                      "least distance from the row's largest\n"
+                      "allowed score down to the fill. A masked\n"
+                      "weight is at most e^(−gap), and in double\n"
+                      "precision e^(−gap) is exactly 0 once the\n"
+                      "gap is more than about {}.\n",
                       program::number_text(result.underflow.double_underflow_gap, 0));
+
+  text += "\nThe same fills: the largest change of an\noutput entry from its value under −∞\n";
+  text += fmt::format("{:>{}}  {:>{}}\n", "fill", fill_width, "largest output change", change_width);
+  for (std::size_t i = 0; i < result.leaks.size(); ++i) {
+    text += fmt::format("{:>{}}  {:>{}}\n", fills[i], fill_width, changes[i], change_width);
+  }
   return text;
 }
 

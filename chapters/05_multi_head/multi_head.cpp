@@ -1,5 +1,6 @@
 #include "multi_head.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -143,45 +144,40 @@ nlohmann::json draws_json(const Inputs& inputs) {
 // ---------------------------------------------------------------------------
 // Tables.
 
+// The counts of each stage, with h heads and with one, in columns narrow enough
+// for a phone's page (about 44 characters): how a count grows comes last.
 std::string cost_text(const LayerCost& multi, const LayerCost& single, std::uint64_t n) {
-  const auto row = [](const std::string& stage, const char* growth, const std::string& a, const std::string& b) {
-    return fmt::format("{:<34}  {:>4}  {:>17}  {:>17}\n", stage, growth, a, b);
+  constexpr int label_width = 13;  // "weighted sums", the longest label
+  const std::string multi_heads = fmt::format("{} head{}", multi.heads, multi.heads == 1 ? "" : "s");
+  const std::string multi_width = fmt::format("of {}", multi.d_k);
+  const std::string single_heads = "1 head", single_width = fmt::format("of {}", single.d_k);
+  // Each column as wide as its widest heading or count; the total is the largest count.
+  const std::size_t multi_column =
+      std::max({multi_heads.size(), multi_width.size(), program::grouped_digits(multi.total()).size()});
+  const std::size_t single_column =
+      std::max({single_heads.size(), single_width.size(), program::grouped_digits(single.total()).size()});
+  const auto row = [&](const std::string& stage, const std::string& a, const std::string& b, const char* growth) {
+    const std::string line =
+        fmt::format("{:<{}}  {:>{}}  {:>{}}  {}", stage, label_width, a, multi_column, b, single_column, growth);
+    return line.substr(0, line.find_last_not_of(' ') + 1) + '\n';
   };
-  const auto counts = [&](const std::string& stage, const char* growth, std::uint64_t a, std::uint64_t b) {
-    return row(stage, growth, program::grouped_digits(a), program::grouped_digits(b));
+  const auto counts = [&](const std::string& stage, std::uint64_t a, std::uint64_t b, const char* growth) {
+    return row(stage, program::grouped_digits(a), program::grouped_digits(b), growth);
   };
-  return fmt::format("The cost of this layer for n = {} tokens, in multiply-adds\n", n) +
-         row("", "grows", fmt::format("{} head{} of {}", multi.heads, multi.heads == 1 ? "" : "s", multi.d_k),
-             fmt::format("1 head of {}", single.d_k)) +
-         counts("projections Q_i, K_i, V_i = X·W", "n", multi.projections, single.projections) +
-         counts("scores Q_i K_iᵀ", "n²", multi.scores, single.scores) +
-         counts("weighted sums weights_i · V_i", "n²", multi.weighted_sums, single.weighted_sums) +
-         counts("output projection Concat · W^O", "n", multi.output_projection, single.output_projection) +
-         counts("total", "", multi.total(), single.total()) +
-         counts("exponentials (softmax)", "n²", multi.exponentials, single.exponentials);
+  return fmt::format("The cost of this layer for n = {} tokens,\nin multiply-adds\n", n) +
+         row("", multi_heads, single_heads, "") + row("", multi_width, single_width, "grows") +
+         counts("projections", multi.projections, single.projections, "n") +
+         counts("scores", multi.scores, single.scores, "n²") +
+         counts("weighted sums", multi.weighted_sums, single.weighted_sums, "n²") +
+         counts("Concat · W^O", multi.output_projection, single.output_projection, "n") +
+         counts("total", multi.total(), single.total(), "") +
+         counts("exponentials", multi.exponentials, single.exponentials, "n²");
 }
 
 std::string sizes_text(const Result& result) {
   const Inputs& inputs = result.inputs;
   return fmt::format("d_model = {}, h = {} head{}\nd_k = d_v = d_model / h = {} / {} = {}\n\n", inputs.d_model,
                      inputs.heads, inputs.heads == 1 ? "" : "s", inputs.d_model, inputs.heads, result.width);
-}
-
-// [A | B | C]: three matrices with as many rows, side by side.
-Matrix side_by_side(const Matrix& a, const Matrix& b, const Matrix& c) {
-  Matrix joined(a.rows(), a.cols() + b.cols() + c.cols());
-  joined << a, b, c;
-  return joined;
-}
-
-// Labels "prefix1", … for each of three blocks of @p width columns: q1 q2 k1 k2 v1 v2.
-std::vector<std::string> query_key_value_labels(Eigen::Index width) {
-  std::vector<std::string> labels;
-  for (const char* prefix : {"q", "k", "v"}) {
-    const std::vector<std::string> block = program::numbered_labels(prefix, width);
-    labels.insert(labels.end(), block.begin(), block.end());
-  }
-  return labels;
 }
 
 // "Concat(head_1, head_2)", and for more than three heads "Concat(head_1, …, head_8)".
@@ -197,22 +193,36 @@ std::vector<std::string> head_labels(std::size_t head, Eigen::Index width) {
   return program::numbered_labels(fmt::format("h{}.", head + 1), width);
 }
 
-// Head i's weights, projections, attention weights and output.
+// Head i's weights, projections, attention weights and output. W^Q_i, W^K_i and
+// W^V_i, and the Q_i, K_i and V_i they make, are each a table of their own (as in
+// chapter 1): side by side, three would not fit a phone's page.
 std::string head_text(const Result& result, std::size_t i) {
   const attention::HeadSteps& head = result.steps.heads[i];
   const attention::HeadProjections& projections = result.weights.heads[i];
   const std::vector<std::string>& tokens = result.inputs.tokens;
   const Eigen::Index n = result.input.rows(), d_model = result.inputs.d_model, w = result.width;
   const std::size_t number = i + 1;
-  return fmt::format("── Head {} ──\n\n", number) +
-         program::table(fmt::format("W^Q_{0} | W^K_{0} | W^V_{0}, each {1} × {2}", number, d_model, w),
-                        side_by_side(projections.query, projections.key, projections.value),
-                        program::numbered_labels("d", d_model), query_key_value_labels(w)) +
-         '\n' +
-         program::table(fmt::format("Q_{0} = X·W^Q_{0} | K_{0} = X·W^K_{0} | V_{0} = X·W^V_{0}, each {1} × {2}", number,
-                                    n, w),
-                        side_by_side(head.queries, head.keys, head.values), tokens, query_key_value_labels(w)) +
-         '\n' +
+  struct Projection {
+    const char* name;    // Q, K or V
+    const char* column;  // q, k or v: the prefix of its column labels
+    const Matrix& weights;
+    const Matrix& projected;
+  };
+  const std::vector<Projection> three = {{"Q", "q", projections.query, head.queries},
+                                         {"K", "k", projections.key, head.keys},
+                                         {"V", "v", projections.value, head.values}};
+  std::string text = fmt::format("── Head {} ──\n\n", number);
+  for (const Projection& projection : three) {
+    text += program::table(fmt::format("W^{}_{} ({} × {})", projection.name, number, d_model, w), projection.weights,
+                           program::numbered_labels("d", d_model), program::numbered_labels(projection.column, w)) +
+            '\n';
+  }
+  for (const Projection& projection : three) {
+    text += program::table(fmt::format("{0}_{1} = X·W^{0}_{1} ({2} × {3})", projection.name, number, n, w),
+                           projection.projected, tokens, program::numbered_labels(projection.column, w)) +
+            '\n';
+  }
+  return text +
          program::table(fmt::format("Weights softmax(Q_{0} K_{0}ᵀ / √{1}): row = the token asking", number, w),
                         head.attention.weights, tokens, tokens) +
          '\n' +

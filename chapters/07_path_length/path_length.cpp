@@ -72,22 +72,24 @@ constexpr std::uint32_t timing_seed = 7;
 // The rows of the table, in order, with what Table 1 of the paper says of each.
 struct LayerRow {
   LayerType type;
-  const char* key;   // the JSON name
-  const char* name;  // the printed name
+  const char* key;    // the JSON name
+  const char* name;   // the layer's name, in the JSON
+  const char* label;  // its row label in the printed table, short enough for a phone's page
   const char* table1_complexity;
   const char* table1_sequential;
   const char* table1_path;
 };
 
 const std::vector<LayerRow> layer_rows = {
-    {LayerType::self_attention, "self_attention", "self-attention", "O(n²·d)", "O(1)", "O(1)"},
-    {LayerType::recurrent, "recurrent", "recurrent", "O(n·d²)", "O(n)", "O(n)"},
-    {LayerType::bidirectional_recurrent, "bidirectional_recurrent", "recurrent, both ways", "—", "—", "—"},
-    {LayerType::convolution, "convolutional", "convolution", "O(k·n·d²)", "O(1)", "O(log_k(n))"},
-    {LayerType::dilated_convolution, "convolutional_dilated", "dilated convolution", "O(k·n·d²)", "O(1)",
-     "O(log_k(n))"},
-    {LayerType::restricted_self_attention, "restricted_self_attention", "restricted attention", "O(r·n·d)", "O(1)",
-     "O(n/r)"},
+    {LayerType::self_attention, "self_attention", "self-attention", "self-attention", "O(n²·d)", "O(1)", "O(1)"},
+    {LayerType::recurrent, "recurrent", "recurrent", "recurrent", "O(n·d²)", "O(n)", "O(n)"},
+    {LayerType::bidirectional_recurrent, "bidirectional_recurrent", "recurrent, both ways", "recurrent, 2 ways", "—",
+     "—", "—"},
+    {LayerType::convolution, "convolutional", "convolution", "convolution", "O(k·n·d²)", "O(1)", "O(log_k(n))"},
+    {LayerType::dilated_convolution, "convolutional_dilated", "dilated convolution", "dilated conv.", "O(k·n·d²)",
+     "O(1)", "O(log_k(n))"},
+    {LayerType::restricted_self_attention, "restricted_self_attention", "restricted attention", "restricted attn.",
+     "O(r·n·d)", "O(1)", "O(n/r)"},
 };
 
 const LayerRow& row_of(LayerType type) {
@@ -456,28 +458,32 @@ std::string counts_text(const Result& result) {
                                  inputs.width, inputs.kernel, inputs.radius, 2 * inputs.radius + 1);
   for (std::size_t first = 0; first < result.counts.size(); first += layer_rows.size()) {
     text += fmt::format("\nn = {}\n", result.counts[first].positions);
+    // The columns the chapter reads first, max path and connected pairs, come
+    // right after the layer, so that they fit a phone's page (about 44 characters).
     // "connected/pairs" grows with n²: the column is as wide as its widest entry.
     std::vector<std::string> pairs;
-    std::size_t pairs_width = 10;
+    std::size_t pairs_width = 9;  // "connected"
     for (std::size_t i = first; i < first + layer_rows.size(); ++i) {
       pairs.push_back(fmt::format("{}/{}", result.counts[i].paths.connected_pairs, result.counts[i].paths.pairs));
       pairs_width = std::max(pairs_width, pairs.back().size());
     }
-    text += line_of(fmt::format("{:<20}  {:>6}  {:>5}  {:>{}}  {:>6}  {:>6}  {:>13}", "", "", "max", "connected",
-                                pairs_width, "sequential", "", "multiply-adds"));
-    text += line_of(fmt::format("{:<20}  {:>6}  {:>5}  {:>{}}  {:>6}  {:>6}  {:>13}", "layer", "layers", "path",
-                                "pairs", pairs_width, "layer", "stack", "per layer"));
+    constexpr int label_width = 17;  // "recurrent, 2 ways", the longest row label
+    // "sequential" heads two columns, its steps in one layer and in the stack.
+    text += line_of(fmt::format("{:<{}}  {:>4}  {:>{}}  {:>6}  {:>14}  {:>13}", "", label_width, "max", "connected",
+                                pairs_width, "", "sequential", "multiply-adds"));
+    text += line_of(fmt::format("{:<{}}  {:>4}  {:>{}}  {:>6}  {:>6}  {:>6}  {:>13}", "layer", label_width, "path",
+                                "pairs", pairs_width, "layers", "layer", "stack", "per layer"));
     for (std::size_t i = first; i < first + layer_rows.size(); ++i) {
       const attention::LayerCount& count = result.counts[i];
-      text +=
-          line_of(fmt::format("{:<20}  {:>6}  {:>5}  {:>{}}  {:>6}  {:>6}  {:>13}", layer_rows[i - first].name,
-                              count.layers, count.paths.maximum, pairs[i - first], pairs_width, count.sequential_steps,
-                              count.stack_sequential_steps, program::grouped_digits(count.multiply_adds)));
+      text += line_of(fmt::format("{:<{}}  {:>4}  {:>{}}  {:>6}  {:>6}  {:>6}  {:>13}", layer_rows[i - first].label,
+                                  label_width, count.paths.maximum, pairs[i - first], pairs_width, count.layers,
+                                  count.sequential_steps, count.stack_sequential_steps,
+                                  program::grouped_digits(count.multiply_adds)));
     }
   }
   text += "\nlayers: stacked until every output depends on every input (the recurrent\n"
           "layer never gets there: output i depends on inputs 1 ... i only).\n"
-          "recurrent, both ways: a recurrent chain each way, read together at each\n"
+          "recurrent, 2 ways: a recurrent chain each way, read together at each\n"
           "position (not in the paper's Table 1).\n"
           "max path: the longest shortest path, in edges, from an input to an output\n"
           "that depends on it; connected pairs: (input, output) joined by a path.\n"

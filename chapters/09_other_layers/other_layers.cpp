@@ -355,12 +355,13 @@ std::string additive_tables(const AdditiveResult& result) {
   text += program::table("Dot-product weights", result.dot_product.weights, rows, columns) + '\n';
   text += program::table("Additive output = weights · V", result.additive.output, rows, value_columns) + '\n';
   text += program::table("Dot-product output = weights · V", result.dot_product.output, rows, value_columns) + '\n';
-  text += "Largest weight, per query (additive / dot product):\n";
+  // Short lines, here and below: a phone's narrow column shows them whole.
+  text += "Largest weight, per query\n(additive / dot product):\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     text += fmt::format("  {}: {} / {}\n", rows[i], result.additive_favourite[i], result.dot_product_favourite[i]);
   }
   // Four significant digits, not four decimals: a small v gives small scores, which four decimals write as 0.
-  text += fmt::format("Largest |additive score|: {:.4g}; no additive score passes ‖v‖₁ = {:.4g}\n",
+  text += fmt::format("Largest |additive score|: {:.4g}\nNo additive score passes ‖v‖₁ = {:.4g}\n",
                       result.largest_score, result.score_bound);
   if (!result.timing) return text;
   const Timing& timing = *result.timing;
@@ -419,9 +420,10 @@ std::string convolution_tables(const ConvolutionResult& result) {
             '\n';
   }
   text += program::table("Attention output Σ_δ head_δ · W^O_δ", result.attention.output, positions, out) + '\n';
-  text += fmt::format("Equal to the convolution, entry by entry, as doubles: {} (largest difference {})\n",
-                      result.equal ? "yes" : "no", result.largest_difference);
-  text += fmt::format("Concat · W^O as one product: largest difference from the convolution {}\n",
+  // Short lines: a phone's narrow column shows them whole. == compares the doubles entry by entry.
+  text += fmt::format("Equal to the convolution (==): {}\n  largest difference: {}\n", result.equal ? "yes" : "no",
+                      result.largest_difference);
+  text += fmt::format("Concat · W^O as one product:\n  largest difference from the convolution: {}\n",
                       result.single_product_difference);
   return text;
 }

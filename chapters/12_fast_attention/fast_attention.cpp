@@ -1505,6 +1505,33 @@ std::string tile_words(const std::vector<std::string>& queries, const std::vecto
                      key_count == 1 ? "key" : "keys", fmt::join(key_names, ", "));
 }
 
+// How wide fmt pads UTF-8 @p text: its characters, so "—" is one, though three bytes.
+std::size_t characters(const std::string& text) {
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// One query's row in a tile of the trace, each entry as printed.
+struct TraceRow {
+  std::string query, scores, maximum, rescale, sum, output;
+};
+
+TraceRow trace_row(const TraceStep& step, const std::vector<std::string>& queries, Eigen::Index i) {
+  const attention::StreamingTileState& tile = step.tile;
+  const auto query = static_cast<std::size_t>(tile.first_query + i);
+  std::vector<std::string> scores, output;
+  for (Eigen::Index j = 0; j < tile.scores.cols(); ++j) scores.push_back(program::number_text(tile.scores(i, j)));
+  for (Eigen::Index j = 0; j < step.output[query]->size(); ++j) {
+    output.push_back(program::number_text((*step.output[query])(j)));
+  }
+  return {queries[query],
+          fmt::format("{}", fmt::join(scores, "  ")),
+          optional_text(step.maximum[query]),
+          program::number_text(tile.rescale(i)),
+          optional_text(step.sum[query]),
+          fmt::format("({})", fmt::join(output, ", "))};
+}
+
 std::string trace_text(const Trace& trace) {
   const TraceInputs& inputs = trace.inputs;
   const auto& queries = inputs.example.query_labels;
@@ -1514,26 +1541,44 @@ std::string trace_text(const Trace& trace) {
                   "mask {}; scores scaled by 1/sqrt(d_k) = {}.\n",
                   inputs.key_tile, inputs.query_tile, range_name(inputs.range),
                   program::number_text(1.0 / std::sqrt(static_cast<double>(inputs.example.queries.cols()))));
+  std::vector<std::vector<TraceRow>> rows(trace.steps.size());
   for (std::size_t s = 0; s < trace.steps.size(); ++s) {
-    const TraceStep& step = trace.steps[s];
-    const attention::StreamingTileState& tile = step.tile;
+    for (Eigen::Index i = 0; i < trace.steps[s].tile.scores.rows(); ++i) {
+      rows[s].push_back(trace_row(trace.steps[s], queries, i));
+    }
+  }
+  // Each column of query, scores, M, rescale and L as wide as its widest entry in any tile, so that the columns
+  // line up from tile to tile and, on the toy, fit a phone's 44 characters. O / L, a vector, would take a row past
+  // that: it is a second table under them.
+  const TraceRow heading{"query", "scores", "M", "rescale", "L", "O / L"};
+  std::size_t query_width = 0, scores_width = 0, maximum_width = 0, rescale_width = 0, sum_width = 0;
+  const auto widen = [&](const TraceRow& row) {
+    query_width = std::max(query_width, characters(row.query));
+    scores_width = std::max(scores_width, characters(row.scores));
+    maximum_width = std::max(maximum_width, characters(row.maximum));
+    rescale_width = std::max(rescale_width, characters(row.rescale));
+    sum_width = std::max(sum_width, characters(row.sum));
+  };
+  widen(heading);
+  for (const std::vector<TraceRow>& tile_rows : rows) {
+    for (const TraceRow& row : tile_rows) widen(row);
+  }
+  const auto state_line = [&](const TraceRow& row) {
+    return fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}\n", row.query, query_width, row.scores, scores_width,
+                       row.maximum, maximum_width, row.rescale, rescale_width, row.sum, sum_width);
+  };
+  const auto output_line = [&](const TraceRow& row) {
+    return fmt::format("{:<{}}  {}\n", row.query, query_width, row.output);
+  };
+  for (std::size_t s = 0; s < trace.steps.size(); ++s) {
+    const attention::StreamingTileState& tile = trace.steps[s].tile;
     text += fmt::format("\nTile {}: {}\n", s + 1,
                         tile_words(queries, keys, tile.first_query, tile.scores.rows(), tile.first_key,
                                    tile.scores.cols()));
-    text += fmt::format("{:<8}  {:<24}  {:>8}  {:>8}  {:>8}  {}\n", "query", "scores", "M", "rescale", "L", "O / L");
-    for (Eigen::Index i = 0; i < tile.scores.rows(); ++i) {
-      const auto query = static_cast<std::size_t>(tile.first_query + i);
-      std::vector<std::string> scores, output;
-      for (Eigen::Index j = 0; j < tile.scores.cols(); ++j) scores.push_back(program::number_text(tile.scores(i, j)));
-      for (Eigen::Index j = 0; j < step.output[query]->size(); ++j) {
-        output.push_back(program::number_text((*step.output[query])(j)));
-      }
-      std::string line =
-          fmt::format("{:<8}  {:<24}  {:>8}  {:>8}  {:>8}  ({})", queries[query],
-                      fmt::format("{}", fmt::join(scores, "  ")), optional_text(step.maximum[query]),
-                      program::number_text(tile.rescale(i)), optional_text(step.sum[query]), fmt::join(output, ", "));
-      text += line + "\n";
-    }
+    text += state_line(heading);
+    for (const TraceRow& row : rows[s]) text += state_line(row);
+    text += output_line(heading);
+    for (const TraceRow& row : rows[s]) text += output_line(row);
   }
   // A skipped tile is named by its words, as a visited one is (its tile numbers are in the JSON).
   const auto count = [](Eigen::Index first, Eigen::Index tile, std::size_t all) {

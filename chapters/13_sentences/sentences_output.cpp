@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -277,12 +278,69 @@ std::string tables(const ModelsCompared& result) {
   return text;
 }
 
+namespace {
+
+// About as many characters as a phone's page shows in a line of program output.
+constexpr std::size_t phone_width = 44;
+
+// @p lines (each ending in a newline) with @p first before the first and @p rest before the others.
+std::string indented(const std::string& lines, std::string_view first, std::string_view rest) {
+  std::string text;
+  for (std::size_t start = 0; start < lines.size();) {
+    const std::size_t end = lines.find('\n', start) + 1;
+    text += std::string(start == 0 ? first : rest) + lines.substr(start, end - start);
+    start = end;
+  }
+  return text;
+}
+
+// A rule of grammar_rules() in lines of at most phone_width characters: the
+// left side and its "→", then each alternative on a line of its own, "|"
+// before all but the first, a long one continued further in. The rules' one
+// line without "→", the numbers a and b, is wrapped as a sentence. The
+// spaces that align the rules in the JSON are left out.
+std::string rule_lines(std::string_view rule) {
+  // The rule with single spaces; inside "[ ]" a stand-in for each, so that
+  // wrapping never breaks an optional part (restored below).
+  constexpr char kept_space = '\x01';
+  std::string words;
+  int brackets = 0;
+  for (const char c : rule) {
+    if (c != ' ') {
+      words += c;
+      brackets += c == '[' ? 1 : c == ']' ? -1 : 0;
+    } else if (!words.empty() && words.back() != ' ' && words.back() != kept_space) {
+      words += brackets > 0 ? kept_space : ' ';
+    }
+  }
+  constexpr std::string_view arrow = " → ", bar = " | ";
+  const std::size_t at = words.find(arrow);
+  std::string text;
+  if (at == std::string::npos) {
+    text = indented(program::wrapped(words, phone_width - 2, "    "), "  ", "  ");
+  } else {
+    text = fmt::format("  {} →\n", words.substr(0, at));
+    std::string_view alternatives = std::string_view(words).substr(at + arrow.size());
+    for (bool first = true; !alternatives.empty(); first = false) {
+      const std::size_t end = std::min(alternatives.find(bar), alternatives.size());
+      // wrapped() counts bytes, not characters: a line of it is at most as wide as the count.
+      text += indented(program::wrapped(alternatives.substr(0, end), phone_width - 6, "  "),
+                       first ? "      " : "    | ", "      ");
+      alternatives.remove_prefix(std::min(end + bar.size(), alternatives.size()));
+    }
+  }
+  std::replace(text.begin(), text.end(), kept_space, ' ');
+  return text;
+}
+
+}  // namespace
+
 std::string language_tables() {
   std::string text =
       fmt::format("The language: {} words, {} tags; {} words are a noun in one place and a verb in another\n\n",
                   vocabulary().size() - 1, tag_count, ambiguous_words().size());
   text += "Grammar\n";
-  for (const std::string& rule : grammar_rules()) text += fmt::format("  {}\n", rule);
+  for (const std::string& rule : grammar_rules()) text += rule_lines(rule);
   text += "\nWords\n";
   for (const auto& [word_class, words] : lexicon()) text += fmt::format("  {:<17} {}\n", word_class, words);
   text += fmt::format("\nBoth noun and verb\n  {}\n", fmt::join(ambiguous_words(), " "));
@@ -356,10 +414,12 @@ std::string reading_tables(const Result& result) {
   for (const Eigen::Index word : reading.words) words.push_back(vocabulary()[static_cast<std::size_t>(word)]);
   const std::vector<std::string> names = output_names(result.inputs.task);
   std::string text = fmt::format("\nThe model reads \"{}\"\n", text_of(reading.words));
-  text += program::table(result.inputs.task == Task::tagging ? "Probability of each tag"
-                                                             : "Probability of each number at the slot",
-                         reading.probabilities,
-                         result.inputs.task == Task::tagging ? words : std::vector<std::string>{verb_slot()}, names, 3);
+  // Tagging: a row per tag, a column per word, so that a short sentence's
+  // probabilities fit a phone's page; seven tags side by side would not.
+  text += result.inputs.task == Task::tagging
+              ? program::table("Probability of each tag", reading.probabilities.transpose(), names, words, 3)
+              : program::table("Probability of each number at the slot", reading.probabilities,
+                               std::vector<std::string>{verb_slot()}, names, 3);
   text += "  Answer:";
   for (const Eigen::Index answer : reading.answers) text += fmt::format(" {}", names[static_cast<std::size_t>(answer)]);
   text += "\n";

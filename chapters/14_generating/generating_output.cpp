@@ -178,6 +178,12 @@ nlohmann::json to_json(const Result& result) {
 
 namespace {
 
+// "1 key/value head", "4 key/value heads": the verdicts name a grouping in words, since the page prints them
+// into its sentences as plain text (where "h_kv" would show its underscore).
+std::string key_value_heads_text(long long heads) {
+  return fmt::format("{} key/value head{}", heads, heads == 1 ? "" : "s");
+}
+
 // Can the seeds tell the groupings of @p by_groups apart on @p measure (its "best" and "worst" over the
 // seeds)? The book's spread rule (attention::higher_over_seeds()): a grouping differs from the first only if every
 // seed's value with it lies beyond every seed's value with the first. @p what names one value, @p whats several.
@@ -189,19 +195,24 @@ std::string seeds_verdict(const nlohmann::json& by_groups, const char* measure, 
   };
   const nlohmann::json& reference = by_groups.front();
   const long long reference_heads = reference["key_value_heads"].get<long long>();
-  std::vector<std::string> others;
+  std::vector<std::string> others;  // "2 key/value heads", "with 1": the groupings after the first, in order
   for (const nlohmann::json& group : by_groups) {
     const long long heads = group["key_value_heads"].get<long long>();
     const attention::Higher higher = attention::higher_over_seeds(spread(group), spread(reference));
     if (higher != attention::Higher::too_close) {
-      return fmt::format("with h_kv = {} every seed's {} lies {} every seed's {} with h_kv = {}", heads, what,
+      return fmt::format("with {} every seed's {} lies {} every seed's {} with {}", key_value_heads_text(heads), what,
                          higher == attention::Higher::first ? "above" : "below", what, reference_heads);
     }
-    if (heads != reference_heads) others.push_back(fmt::format("h_kv = {}", heads));
+    if (heads != reference_heads) {
+      others.push_back(others.empty() ? key_value_heads_text(heads) : fmt::format("with {}", heads));
+    }
   }
-  if (others.empty()) return fmt::format("only h_kv = {} was trained", reference_heads);
+  if (others.empty()) {
+    return fmt::format("only {} {} trained", key_value_heads_text(reference_heads),
+                       reference_heads == 1 ? "was" : "were");
+  }
   // Overlapping ranges over a few seeds cannot show that sharing costs nothing, only that the rule sees no cost.
-  return fmt::format("too close to call: the {} with {} {} those with h_kv = {}", whats, program::listed(others, "and"),
+  return fmt::format("too close to call: the {} with {} {} those with {}", whats, program::listed(others, "and"),
                      others.size() == 1 ? "overlap" : "each overlap", reference_heads);
 }
 
@@ -367,40 +378,43 @@ std::string generation_table(const Result& result) {
   std::string text =
       fmt::format("\nGenerating from \"{}\" ({}), {}\n", prompt_text(generation), how,
                   inputs.use_cache ? "reading a cache of keys and values" : "recomputing the whole prefix");
-  text +=
-      fmt::format("  {:>4}  {:<9} {:>6}  {:<32}  {:>13}\n", "step", "word", "p", "likeliest three", "cache numbers");
+  // The numbers in the cache next to p, and the likeliest three last, unpadded: the columns the chapter reads fit a
+  // phone's narrow column. The cache holds at most 64 numbers a word for the start, 40 prompt words and 200 steps:
+  // 5 digits.
+  text += fmt::format("  {:>4}  {:<9} {:>6}  {:>5}  {}\n", "step", "word", "p", "cache", "likeliest three");
   for (std::size_t s = 0; s < generation.words.size(); ++s) {
     const GeneratedWord& word = generation.words[s];
-    std::string top;
+    std::vector<std::string> top;
     for (const auto& [candidate, probability] : word.top) {
-      top += fmt::format("{} {:.2f}  ", tokens()[static_cast<std::size_t>(candidate)], probability);
+      top.push_back(fmt::format("{} {:.2f}", tokens()[static_cast<std::size_t>(candidate)], probability));
     }
-    text += fmt::format("  {:>4}  {:<9} {:>6.3f}  {:<32}  {:>13}\n", s + 1,
-                        tokens()[static_cast<std::size_t>(word.word)], word.probability, top, word.cache_numbers);
+    text += fmt::format("  {:>4}  {:<9} {:>6.3f}  {:>5}  {}\n", s + 1, tokens()[static_cast<std::size_t>(word.word)],
+                        word.probability, word.cache_numbers, fmt::join(top, "  "));
   }
   text += fmt::format("  Sentence: \"{}\"  {}\n", text_of(generation.sentence),
                       !generation.ended        ? "(not finished)"
                       : generation.grammatical ? "(the grammar accepts it)"
                                                : "(not a sentence of the grammar)");
-  text += fmt::format("  Largest difference in the word scores, cached against recomputed: {:.3g}\n",
+  text += fmt::format("  Largest difference in the word scores,\n  cached against recomputed: {:.3g}\n",
                       generation.largest_difference);
   text += first_draw_line(generation, inputs.sampling);
   if (!generation.words.empty()) {
-    // Where the position that chose the last word looked, in the last layer.
+    // Where the position that chose the last word looked, in the last layer: a row per word read and a column per
+    // head, so that a long sentence makes the table longer, not wider.
     const GeneratedWord& last = generation.words.back();
     const auto& layer = last.attention.back();
     std::vector<Eigen::Index> read = generation.prompt;
     for (std::size_t s = 0; s + 1 < generation.words.size(); ++s) read.push_back(generation.words[s].word);
-    attention::Matrix weights(static_cast<Eigen::Index>(layer.size()), static_cast<Eigen::Index>(read.size()));
+    attention::Matrix weights(static_cast<Eigen::Index>(read.size()), static_cast<Eigen::Index>(layer.size()));
     for (std::size_t h = 0; h < layer.size(); ++h) {
       for (std::size_t t = 0; t < read.size(); ++t)
-        weights(static_cast<Eigen::Index>(h), static_cast<Eigen::Index>(t)) = layer[h][t];
+        weights(static_cast<Eigen::Index>(t), static_cast<Eigen::Index>(h)) = layer[h][t];
     }
-    std::vector<std::string> columns;
-    for (const Eigen::Index w : read) columns.push_back(tokens()[static_cast<std::size_t>(w)]);
-    text += '\n' + program::table(fmt::format("Attention of the position that chose \"{}\", last layer",
+    std::vector<std::string> rows;
+    for (const Eigen::Index w : read) rows.push_back(tokens()[static_cast<std::size_t>(w)]);
+    text += '\n' + program::table(fmt::format("Attention of the position that chose \"{}\",\nin the last layer",
                                               tokens()[static_cast<std::size_t>(last.word)]),
-                                  weights, program::numbered_labels("head ", weights.rows()), columns, 2);
+                                  weights, rows, program::numbered_labels("head ", weights.cols()), 2);
   }
   return text;
 }
@@ -422,13 +436,19 @@ std::string tables(const Result& result) {
       text += fmt::format("{:>7}  {:>8.4f}\n", result.logged_steps[i], result.loss[i]);
   }
   const Quality& quality = result.quality;
-  text += fmt::format("\nHeld-out: {} sentences, {} words to predict\n", inputs.held_out, quality.held_out_words);
-  text += fmt::format("  loss per word        {:.4f}\n    a model that ignores the earlier words, at best  {:.4f}\n"
-                      "    the grammar that wrote them                      {:.4f}\n",
-                      quality.held_out_loss, quality.no_context_loss, quality.grammar_loss);
-  text += fmt::format("Sentences drawn from the model (T = 1, every word): {}\n", inputs.judged);
-  text += fmt::format("  grammatical          {}  (and never a training sentence: {})\n", percent(quality.grammatical),
-                      percent(quality.novel));
+  // Short labels, one value a line, so that a phone's narrow column shows every value the chapter quotes.
+  const auto line = [](std::string_view label, const std::string& value) {
+    return fmt::format("{:<35}{}\n", label, value);
+  };
+  text += fmt::format("\nHeld-out: {} sentences\n", inputs.held_out);
+  text += line("  words to predict", fmt::format("{}", quality.held_out_words));
+  text += line("  loss per word", fmt::format("{:.4f}", quality.held_out_loss));
+  text += line("    best ignoring earlier words", fmt::format("{:.4f}", quality.no_context_loss));
+  text += line("    the grammar that wrote them", fmt::format("{:.4f}", quality.grammar_loss));
+  text += "Drawn from the model (T = 1, every word)\n";
+  text += line("  sentences", fmt::format("{}", inputs.judged));
+  text += line("  grammatical", percent(quality.grammatical));
+  text += line("    and never a training sentence", percent(quality.novel));
   for (const Example& example : quality.examples) {
     // A sentence that never ended runs to 40 words: the table shows its start (the JSON has it whole).
     constexpr std::size_t widest = 72;
@@ -478,11 +498,13 @@ std::string tables(const BenchmarkResult& result) {
                   result.inputs.reps),
       78, "  ");
   text += program::processor_lines(result.processor);
-  text += fmt::format("\nTime for all n words, ms: median [spread]\n  {:>5}  {:>29}  {:>29}  {}\n", "n", "cache",
-                      "recompute", "faster");
+  // One way a row, and which was faster under them: a time can be 29 characters wide, and side by side the two
+  // and the verdict would not fit a phone's narrow column.
+  text += fmt::format("\nTime for all n words, ms: median [spread]\n  {:>5}\n", "n");
   for (const BenchmarkLength& length : result.lengths) {
-    text += fmt::format("  {:>5}  {:>29}  {:>29}  {}\n", length.n, program::milliseconds_text(length.cached),
-                        program::milliseconds_text(length.recomputed), faster_name(length.faster));
+    text += fmt::format("  {:>5}  {:<9}  {}\n", length.n, "cache", program::milliseconds_text(length.cached));
+    text += fmt::format("  {:>5}  {:<9}  {}\n", "", "recompute", program::milliseconds_text(length.recomputed));
+    text += fmt::format("  {:>5}  {:<9}  {}\n", "", "faster", faster_name(length.faster));
   }
   text += fmt::format(
       "\nMultiply-adds counted for all n words, and the cache's memory at n\n  {:>5}  {:>16}  {:>18}  {:>9}  {:>12}\n",

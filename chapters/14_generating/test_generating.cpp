@@ -384,6 +384,39 @@ TEST_CASE("the seeds' table is each seed and h_kv trained alone", "[ch14]") {
   CHECK(single.quality.grammatical == seeds.runs[3].quality.grammatical);
 }
 
+TEST_CASE("the seeds' verdicts name the groupings in words, as the page prints them", "[ch14]") {
+  // Two seeds for each grouping, with held-out losses and grammatical shares set by hand: no training.
+  const auto seeds_result = [](const std::vector<std::pair<Eigen::Index, std::vector<double>>>& losses) {
+    generating::SeedsResult result;
+    result.inputs.seeds = {1, 2};
+    for (const auto& [groups, by_seed] : losses) {
+      result.inputs.key_value_heads_list.push_back(groups);
+      for (std::size_t s = 0; s < by_seed.size(); ++s) {
+        generating::SeedRun run;
+        run.seed = s + 1;
+        run.key_value_heads = groups;
+        run.quality.held_out_loss = by_seed[s];
+        run.quality.grammatical = 0.8 + 0.01 * static_cast<double>(s);
+        result.runs.push_back(run);
+      }
+    }
+    return generating::to_json(result);
+  };
+  const nlohmann::json overlapping = seeds_result({{4, {2.38, 2.40}}, {2, {2.39, 2.41}}, {1, {2.37, 2.42}}});
+  CHECK(overlapping["verdict"] ==
+        "too close to call: the losses with 2 key/value heads and with 1 each overlap those with 4");
+  CHECK(overlapping["grammatical_verdict"] ==
+        "too close to call: the grammatical shares with 2 key/value heads and with 1 each overlap those with 4");
+  CHECK(seeds_result({{4, {2.38, 2.40}}, {1, {2.39, 2.41}}})["verdict"] ==
+        "too close to call: the losses with 1 key/value head overlap those with 4");
+  CHECK(seeds_result({{4, {2.38, 2.40}}, {2, {2.39, 2.41}}, {1, {2.50, 2.51}}})["verdict"] ==
+        "with 1 key/value head every seed's loss lies above every seed's loss with 4");
+  CHECK(seeds_result({{4, {2.38, 2.40}}, {2, {2.30, 2.31}}})["verdict"] ==
+        "with 2 key/value heads every seed's loss lies below every seed's loss with 4");
+  CHECK(seeds_result({{4, {2.38, 2.40}}})["verdict"] == "only 4 key/value heads were trained");
+  CHECK(seeds_result({{1, {2.38, 2.40}}})["verdict"] == "only 1 key/value head was trained");
+}
+
 TEST_CASE("the benchmark counts the multiply-adds of both ways from the shape", "[ch14]") {
   generating::BenchmarkInputs inputs;
   inputs.lengths = {1, 3};

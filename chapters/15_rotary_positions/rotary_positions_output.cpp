@@ -312,7 +312,7 @@ std::string tables(const Result& result) {
     return inputs.ones > 0 ? fmt::format("{} ones", vector.size())
                            : fmt::format("({})", fmt::join(numbers(vector), ", "));
   };
-  text += fmt::format("The turn: q = {}, k = {}; unturned, q · k = {}\n", vector_text(turn.query),
+  text += fmt::format("The turn: q = {}, k = {};\nunturned, q · k = {}\n", vector_text(turn.query),
                       vector_text(turn.key), program::number_text(turn.unturned_score));
   text += "  pair i   turns by ω_i radians per position\n";
   for (std::size_t i = 0; i < turn.angles.size(); ++i) {
@@ -322,9 +322,10 @@ std::string tables(const Result& result) {
     }
     text += fmt::format("  {:>6}   {}\n", i, program::number_text(turn.angles[i], 6));
   }
-  text += "\n  query at m   key at n   m − n   turned q · turned k\n";
+  // Each column as wide as its heading, 44 characters in all: a phone's column.
+  text += "\n  q at m  k at n  m − n  turned q · turned k\n";
   for (const Placement& placement : turn.placements) {
-    text += fmt::format("  {:>10}   {:>8}   {:>5}   {:>19}\n", placement.query_position, placement.key_position,
+    text += fmt::format("  {:>6}  {:>6}  {:>5}  {:>19}\n", placement.query_position, placement.key_position,
                         placement.query_position - placement.key_position, program::number_text(placement.score));
   }
   if (!inputs.train) return text;
@@ -335,29 +336,54 @@ std::string tables(const Result& result) {
                                        inputs.back, inputs.back + 1, inputs.longest_trained, inputs.training_steps,
                                        inputs.batch, inputs.tested, inputs.tested_length),
                            78, "");
-  text += fmt::format("\nAccuracy over the seeds ({}): median [worst, best]\n", fmt::join(inputs.seeds, ", "));
-  text += fmt::format("  {:<9}  {:>26}  {:>26}  {:<18}  {}\n", "positions",
-                      fmt::format("{} to {} (trained)", inputs.back, inputs.longest_trained - 1),
-                      fmt::format("{} to {} (longer)", inputs.longest_trained, inputs.tested_length - 1),
-                      fmt::format("median ≥ {} up to", program::number_text(holds, 1)), "each seed");
+  // A table a phone's column (44 characters) shows whole: for each range of positions, a median [worst, best] for
+  // each way of giving positions; then how far each holds the task.
+  text += fmt::format("\nAccuracy over the seeds ({}):\nmedian [worst, best]\n", fmt::join(inputs.seeds, ", "));
   const auto cell = [](const attention::SeedSpread& spread) {
     return fmt::format("{:.1f} % [{:.1f}, {:.1f}]", 100 * spread.median, 100 * spread.lowest, 100 * spread.highest);
   };
   // The last position held, or "-" when not even the first position with an answer is.
   const auto held = [&](Eigen::Index until) { return until > inputs.back ? std::to_string(until - 1) : "-"; };
-  for (const SchemeSummary& summary : summaries(result)) {
+  const std::vector<SchemeSummary> scheme_summaries = summaries(result);
+  std::size_t cell_width = 0;
+  for (const SchemeSummary& summary : scheme_summaries) {
+    cell_width = std::max({cell_width, cell(summary.trained).size(), cell(summary.beyond).size()});
+  }
+  const auto accuracy_rows = [&](const std::string& range, auto spread_of) {
+    text += fmt::format("  {:<9}  {:>{}}\n", "positions", range, cell_width);
+    for (const SchemeSummary& summary : scheme_summaries) {
+      text += fmt::format("  {:<9}  {:>{}}\n", scheme_name(summary.scheme), cell(spread_of(summary)), cell_width);
+    }
+  };
+  accuracy_rows(fmt::format("{} to {} (trained)", inputs.back, inputs.longest_trained - 1),
+                [](const SchemeSummary& summary) { return summary.trained; });
+  accuracy_rows(fmt::format("{} to {} (longer)", inputs.longest_trained, inputs.tested_length - 1),
+                [](const SchemeSummary& summary) { return summary.beyond; });
+  text += fmt::format("  {:<9}  {:<18}  {}\n", "positions",
+                      fmt::format("median ≥ {} up to", program::number_text(holds, 1)), "each seed");
+  for (const SchemeSummary& summary : scheme_summaries) {
     const Eigen::Index fewest = summary.fewest_held_until, most = summary.most_held_until;
-    text += fmt::format("  {:<9}  {:>26}  {:>26}  {:<18}  {}\n", scheme_name(summary.scheme), cell(summary.trained),
-                        cell(summary.beyond), held(summary.holds_until),
+    text += fmt::format("  {:<9}  {:<18}  {}\n", scheme_name(summary.scheme), held(summary.holds_until),
                         fewest == most ? held(fewest) : fmt::format("{} to {}", held(fewest), held(most)));
   }
+  // A verdict on lines of at most 44 characters (wrapped() counts bytes: "≥" as three), indented by two, and by
+  // four where it goes on.
+  const auto verdict_lines = [](const std::string& sentence) {
+    const std::string wrapped = program::wrapped(sentence, 42, "  ");
+    std::string lines;
+    for (const std::string_view line : program::split(wrapped, '\n')) {
+      if (!line.empty()) lines += fmt::format("  {}\n", line);
+    }
+    return lines;
+  };
   if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {
-    text += fmt::format("  Better beyond the trained lengths, by the spread rule: {}\n", better_beyond(result));
-    text += fmt::format("  Holds the task (accuracy ≥ {}) to a later position, by the spread rule: {}\n",
-                        program::number_text(holds, 1), holds_further(result));
+    text +=
+        verdict_lines(fmt::format("Better beyond the trained lengths, by the spread rule: {}", better_beyond(result)));
+    text += verdict_lines(fmt::format("Holds the task (accuracy ≥ {}) to a later position, by the spread rule: {}",
+                                      program::number_text(holds, 1), holds_further(result)));
   }
   if (inputs.seeds.size() > 1) {  // the seeds behind each worst and best above, and behind the verdicts' reasons
-    text += fmt::format("\nRight on the longer positions ({} to {}), seed by seed\n  {:>6}", inputs.longest_trained,
+    text += fmt::format("\nRight on the longer positions ({} to {}),\nseed by seed\n  {:>6}", inputs.longest_trained,
                         inputs.tested_length - 1, "seed");
     for (const attention::Positions scheme : inputs.schemes) text += fmt::format("  {:>7}", scheme_name(scheme));
     for (const std::uint64_t seed : inputs.seeds) {

@@ -36,6 +36,12 @@ std::string norm_name(const attention::LayerLayout& layout) {
   return layout.norm == attention::NormKind::rms_norm ? "RMSNorm" : "LayerNorm";
 }
 
+// A layout as a table's row label names it: "post, LayerNorm", at most short_layout_width characters.
+std::string short_layout_name(const attention::LayerLayout& layout) {
+  return fmt::format("{}, {}", layout.placement == attention::NormPlacement::pre ? "pre" : "post", norm_name(layout));
+}
+constexpr std::size_t short_layout_width = 15;
+
 // The loss as JSON: a number, or null for a run that stopped (its loss is not a number).
 nlohmann::json loss_json(double loss) { return std::isfinite(loss) ? nlohmann::json(loss) : nlohmann::json(nullptr); }
 
@@ -187,57 +193,73 @@ std::string tables(const Result& result) {
           inputs.tested, program::number_text(result.uniform_loss, 3)),
       78, "");
   text += '\n';
+  // The tables below fit a phone's narrow column (about 44 characters) with four layers and five seeds: a layout is
+  // named "post, LayerNorm" in a row label, and the grid gives each layout and warm-up a heading line of its own.
   text +=
-      fmt::format("At the start, before any step, on {} held-out sequences: medians over the seeds\n", inputs.batch);
-  // One row per layout: its layers' sizes, then their gradients, in a column of sizes as wide as its longest
-  // entry needs (with six or more layers, wider than its heading) and two spaces before the gradients.
-  const std::string sizes_heading = "each layer's output size";
-  std::vector<std::pair<std::string, std::string>> rows;
-  std::size_t sizes_width = sizes_heading.size() + 2;
+      fmt::format("At the start, before any step, on {} held-out\nsequences: medians over the seeds\n", inputs.batch);
+  // Two stacked tables, the sizes and then the gradients, a column per layer, every column as wide as the widest
+  // number of either.
+  std::vector<std::vector<std::string>> sizes, gradients;
+  std::size_t number_width = 0;
   for (const attention::LayerLayout& layout : inputs.layouts) {
     const AtStartMedians medians = at_start_medians(result, layout);
-    std::vector<std::string> sizes, gradients;
-    for (const double size : medians.sizes) sizes.push_back(fmt::format("{:.3g}", size));
-    for (const double gradient : medians.gradients) gradients.push_back(fmt::format("{:.3g}", gradient));
-    rows.emplace_back(fmt::format("{}", fmt::join(sizes, " ")), fmt::format("{}", fmt::join(gradients, " ")));
-    sizes_width = std::max(sizes_width, rows.back().first.size() + 1);
+    sizes.emplace_back(), gradients.emplace_back();
+    for (const double size : medians.sizes) sizes.back().push_back(fmt::format("{:.3g}", size));
+    for (const double gradient : medians.gradients) gradients.back().push_back(fmt::format("{:.3g}", gradient));
+    for (const std::string& number : sizes.back()) number_width = std::max(number_width, number.size());
+    for (const std::string& number : gradients.back()) number_width = std::max(number_width, number.size());
   }
-  text += fmt::format("  {:<22} {:<{}} {}\n", "layout", sizes_heading, sizes_width, "its weights' gradient");
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    const attention::LayerLayout& layout = inputs.layouts[r];
-    text += fmt::format("  {:<22} {:<{}} {}\n", placement_name(layout) + ", " + norm_name(layout), rows[r].first,
-                        sizes_width, rows[r].second);
-  }
+  const std::string which_layers =
+      inputs.shape.layers == 1 ? std::string("layer 1") : fmt::format("layers 1 to {}", inputs.shape.layers);
+  const auto numbers_table = [&](const std::string& what, const std::vector<std::vector<std::string>>& rows) {
+    std::string table = fmt::format("{}, {}\n", what, which_layers);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      table += fmt::format("  {:<{}} ", short_layout_name(inputs.layouts[r]), short_layout_width);
+      for (const std::string& number : rows[r]) table += fmt::format(" {:>{}}", number, number_width);
+      table += '\n';
+    }
+    return table;
+  };
+  text += numbers_table("Each layer's output size", sizes);
+  text += numbers_table("Its weights' gradient", gradients);
   text += '\n';
-  text += "The grid: learned and diverged count seeds; the loss and the accuracy are the seeds' medians\n";
-  text += fmt::format("  {:<22} {:>7} {:>6} {:>9} {:>8} {:>11} {:>9}\n", "layout", "warm-up", "rate", "learned",
-                      "diverged", "final loss", "accuracy");
+  text += "The grid: learned and diverged count seeds;\nfinal loss and accuracy are their medians\n";
+  // A heading line for each layout and warm-up, then a row for each rate, in the columns of the line under the title.
+  std::size_t rate_width = 4, learned_width = 7;  // "rate", "learned"
   for (const Cell& cell : result.cells) {
+    rate_width = std::max(rate_width, program::typed_number(cell.learning_rate).size());
+    learned_width = std::max(learned_width, fmt::format("{} of {}", cell.learned, cell.runs.size()).size());
+  }
+  text += fmt::format("  {:>{}} {:>{}} {:>8} {:>10} {:>8}\n", "rate", rate_width, "learned", learned_width, "diverged",
+                      "final loss", "accuracy");
+  for (std::size_t c = 0; c < result.cells.size(); ++c) {
+    const Cell& cell = result.cells[c];
+    if (c == 0 || cell.layout != result.cells[c - 1].layout || cell.warmup != result.cells[c - 1].warmup) {
+      text += fmt::format("{}, {}, {}\n", placement_name(cell.layout), norm_name(cell.layout),
+                          cell.warmup == 0 ? std::string("no warm-up") : fmt::format("warm-up {}", cell.warmup));
+    }
     const std::string loss =
         std::isfinite(cell.median_final_loss) ? fmt::format("{:.3g}", cell.median_final_loss) : "-";
-    text +=
-        fmt::format("  {:<22} {:>7} {:>6} {:>9} {:>8} {:>11} {:>8.1f}%\n",
-                    placement_name(cell.layout) + ", " + norm_name(cell.layout), cell.warmup,
-                    program::typed_number(cell.learning_rate), fmt::format("{} of {}", cell.learned, cell.runs.size()),
-                    cell.diverged, loss, 100 * cell.median_accuracy);
+    text += fmt::format("  {:>{}} {:>{}} {:>8} {:>10} {:>7.1f}%\n", program::typed_number(cell.learning_rate),
+                        rate_width, fmt::format("{} of {}", cell.learned, cell.runs.size()), learned_width,
+                        cell.diverged, loss, 100 * cell.median_accuracy);
   }
   // What "diverged" compares each final loss with: the untrained model's loss. A seed draws the same weights and
   // held-out sequences whatever the warm-up and the rate, so one loss per layout and seed: taken from the
   // layout's first cell, whose runs are one per seed, in the order of the seeds.
   text += '\n';
-  text += fmt::format("The untrained model's loss on the {} held-out sequences, seed by seed\n", inputs.tested);
-  std::vector<std::string> seed_headings;
-  for (const std::uint64_t seed : inputs.seeds) seed_headings.push_back(fmt::format("seed {}", seed));
-  text += fmt::format("  {:<22}", "layout");
-  for (const std::string& heading : seed_headings) text += fmt::format("  {:>6}", heading);
+  text += fmt::format("The untrained model's loss on the {}\nheld-out sequences, seed by seed\n", inputs.tested);
+  std::size_t seed_width = 4;  // "2.81": a loss to three digits
+  for (const std::uint64_t seed : inputs.seeds) seed_width = std::max(seed_width, std::to_string(seed).size());
+  text += fmt::format("  {:<{}} ", "seed", short_layout_width);
+  for (const std::uint64_t seed : inputs.seeds) text += fmt::format(" {:>{}}", seed, seed_width);
   text += '\n';
   for (const attention::LayerLayout& layout : inputs.layouts) {
     const auto first =
         std::find_if(result.cells.begin(), result.cells.end(), [&](const Cell& cell) { return cell.layout == layout; });
-    text += fmt::format("  {:<22}", placement_name(layout) + ", " + norm_name(layout));
-    for (std::size_t s = 0; s < first->runs.size(); ++s) {  // "#": three digits even where the last is 0 (2.80)
-      text += fmt::format("  {:>{}}", fmt::format("{:#.3g}", result.runs[first->runs[s]].untrained_loss),
-                          std::max<std::size_t>(6, seed_headings[s].size()));
+    text += fmt::format("  {:<{}} ", short_layout_name(layout), short_layout_width);
+    for (const std::size_t run : first->runs) {  // "#": three digits even where the last is 0 (2.80)
+      text += fmt::format(" {:>{}}", fmt::format("{:#.3g}", result.runs[run].untrained_loss), seed_width);
     }
     text += '\n';
   }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -30,6 +31,43 @@ std::string error_text(double value) { return fmt::format("{:.1e}", value); }
 
 std::string setup_name(const Setup& setup) {
   return fmt::format("{} terms, {} sum", attention::format_name(setup.terms), attention::format_name(setup.sum));
+}
+
+// The tables' lines are at most 44 characters where they can be, a phone's column: a heading takes two lines, and
+// a column is only as wide as its widest entry or heading line.
+constexpr std::size_t phone_width = 44;
+
+// One column of a table: its heading, a line over the other (top empty for a heading of one line), and its entries.
+struct Column {
+  Column(std::string top_line, std::string bottom_line, std::size_t spaces_before = 2, bool aligned_left = false)
+      : top(std::move(top_line)), bottom(std::move(bottom_line)), gap(spaces_before), left(aligned_left) {}
+  std::string top, bottom;
+  std::vector<std::string> entries;  // one a row
+  std::size_t gap;                   // the spaces before it (before the first, the table's indent)
+  bool left;                         // aligned left, as the rows' names are; numbers are aligned right
+};
+
+std::string columns_text(const std::vector<Column>& columns) {
+  const auto line = [&](const auto& entry_of) {
+    std::string text;
+    for (const Column& column : columns) {
+      std::size_t width = std::max(column.top.size(), column.bottom.size());
+      for (const std::string& entry : column.entries) width = std::max(width, entry.size());
+      text += std::string(column.gap, ' ');
+      text +=
+          column.left ? fmt::format("{:<{}}", entry_of(column), width) : fmt::format("{:>{}}", entry_of(column), width);
+    }
+    text.erase(text.find_last_not_of(' ') + 1);
+    return text + '\n';
+  };
+  const bool two_lines =
+      std::any_of(columns.begin(), columns.end(), [](const Column& column) { return !column.top.empty(); });
+  std::string text = two_lines ? line([](const Column& column) { return column.top; }) : "";
+  text += line([](const Column& column) { return column.bottom; });
+  for (std::size_t row = 0; row < columns.front().entries.size(); ++row) {
+    text += line([row](const Column& column) { return column.entries[row]; });
+  }
+  return text;
 }
 
 }  // namespace
@@ -95,38 +133,54 @@ nlohmann::json to_json(const Result& result) {
 std::string tables(const Result& result) {
   const Inputs& inputs = result.inputs;
   std::string text = fmt::format("Adding 1, {} times, from 0\n", inputs.count);
-  text += "  format     fraction bits   total        stuck from   spacing there\n";
+  std::vector<Column> counting{
+      {"", "format", 2, true}, {"fraction", "bits"}, {"", "total"}, {"stuck", "from"}, {"spacing", "there"}};
   for (const Counting& c : result.counting) {
-    text += fmt::format("  {:<9}  {:>13}   {:<11}  {:>10}   {}\n", attention::format_name(c.format),
-                        attention::fraction_bits(c.format), program::number_text(c.total),
-                        c.stuck_from == 0 ? std::string("-") : std::to_string(c.stuck_from),
-                        fmt::format("{:.3g}", c.spacing_there));
+    counting[0].entries.push_back(attention::format_name(c.format));
+    counting[1].entries.push_back(std::to_string(attention::fraction_bits(c.format)));
+    counting[2].entries.push_back(program::number_text(c.total));
+    counting[3].entries.push_back(c.stuck_from == 0 ? std::string("-") : std::to_string(c.stuck_from));
+    counting[4].entries.push_back(fmt::format("{:.3g}", c.spacing_there));
   }
+  text += columns_text(counting);
   const bool central = inputs.difference == Difference::central;
-  text += fmt::format("\nThe {} difference of e^x at x = {}, every number in the format: the best step h\n",
-                      difference_name(inputs.difference), program::number_text(inputs.at));
-  text += fmt::format("  format     best step   its relative error   (spacing at 1)^(1/{})\n", central ? 3 : 2);
+  text += '\n';
+  text +=
+      program::wrapped(fmt::format("The {} difference of e^x at x = {}, every number in the format: the best step h",
+                                   difference_name(inputs.difference), program::number_text(inputs.at)),
+                       phone_width);
+  std::vector<Column> steps{{"", "format", 2, true},
+                            {"best", "step"},
+                            {"relative", "error"},
+                            {"(spacing", fmt::format("at 1)^(1/{})", central ? 3 : 2)}};
   for (const StepCurve& curve : result.curves) {
-    text += fmt::format("  {:<9}  {:>9}   {:>18}   {:>20}\n", attention::format_name(curve.format),
-                        two_digits(curve.best_step), error_text(curve.best_error), two_digits(curve.root));
+    steps[0].entries.push_back(attention::format_name(curve.format));
+    steps[1].entries.push_back(two_digits(curve.best_step));
+    steps[2].entries.push_back(error_text(curve.best_error));
+    steps[3].entries.push_back(two_digits(curve.root));
   }
+  text += columns_text(steps);
   text += '\n';
   text += program::wrapped(fmt::format("The running sum of e^(s - M) over n scores (normal, spread {}, seed {}): "
                                        "the relative error of the softmax's denominator against double, with the "
                                        "terms and the sum kept in",
                                        program::number_text(inputs.spread), inputs.seed),
-                           78, "");
-  text += fmt::format("  {:>7}  {:>10}", "n", "L (double)");
+                           phone_width);
+  // Each way of keeping the sum headed by its terms' format over its sum's. Between two of them one space is
+  // enough, as their entries are narrower than "bfloat16".
+  std::vector<Column> sums{{"", "n"}, {"L", "(double)"}};
   for (const Setup& setup : inputs.setups) {
-    text += fmt::format("  {:>18}",
-                        fmt::format("{}, {}", attention::format_name(setup.terms), attention::format_name(setup.sum)));
+    const std::size_t gap = sums.size() == 2 ? 2 : 1;  // two after L's column
+    sums.emplace_back(attention::format_name(setup.terms), attention::format_name(setup.sum), gap);
   }
-  text += '\n';
   for (const LengthRow& row : result.rows) {
-    text += fmt::format("  {:>7}  {:>10}", row.n, program::number_text(row.reference.sum, 2));
-    for (const RunningSum& sum : row.sums) text += fmt::format("  {:>18}", fmt::format("{:.1e}", sum.normalizer_error));
-    text += '\n';
+    sums[0].entries.push_back(std::to_string(row.n));
+    sums[1].entries.push_back(program::number_text(row.reference.sum, 2));
+    for (std::size_t s = 0; s < row.sums.size(); ++s) {
+      sums[2 + s].entries.push_back(fmt::format("{:.1e}", row.sums[s].normalizer_error));
+    }
   }
+  text += columns_text(sums);
   return text;
 }
 

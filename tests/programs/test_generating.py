@@ -540,13 +540,15 @@ class GeneratingTest(ProgramTest):
         def losses(heads):
             return [row["held_out_loss"] for row in runs if row["key_value_heads"] == heads]
         apart = max(losses(1)) < min(losses(4)) or min(losses(1)) > max(losses(4))
-        self.assertEqual(seeds["verdict"].startswith("with h_kv = 1 every seed's loss lies"), apart, seeds["verdict"])
+        self.assertEqual(seeds["verdict"].startswith("with 1 key/value head every seed's loss lies"), apart,
+                         seeds["verdict"])
         if not apart:
-            self.assertEqual(seeds["verdict"], "too close to call: the losses with h_kv = 1 overlap those with h_kv = 4")
+            self.assertEqual(seeds["verdict"],
+                             "too close to call: the losses with 1 key/value head overlap those with 4")
         def shares(heads):
             return [row["grammatical"] for row in runs if row["key_value_heads"] == heads]
         apart = max(shares(1)) < min(shares(4)) or min(shares(1)) > max(shares(4))
-        self.assertEqual(seeds["grammatical_verdict"].startswith("with h_kv = 1 every seed's"), apart,
+        self.assertEqual(seeds["grammatical_verdict"].startswith("with 1 key/value head every seed's"), apart,
                          seeds["grammatical_verdict"])
         self.assertIn("grammatical share", seeds["grammatical_verdict"])
         # A row of the table is that seed and h_kv trained alone.

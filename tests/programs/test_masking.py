@@ -315,8 +315,12 @@ class NonFiniteNumbers(ProgramTest):
         self.assertEqual(leak_for(run_json("--mask", "pad:2"), -10.0)["gap_rows"], 3)
 
     def test_the_tables_still_show_no_gap_as_a_dash(self):
-        printed = run("--mask", "pad:0").stdout.split("fill  ")[1]
-        self.assertEqual(printed.splitlines()[1].split()[-2:], ["-", "0"])
+        printed = run("--mask", "pad:0").stdout
+        # The first row under each table's heading: −∞'s gap and masked weight, then its output change.
+        weights = printed.split("  masked weight  at\n")[1]
+        self.assertEqual(weights.splitlines()[0].split(), ["-inf", "-", "0", "(exactly)", "-"])
+        changes = printed.split("fill  largest output change\n")[1]
+        self.assertEqual(changes.splitlines()[0].split(), ["-inf", "0"])
 
     def test_an_output_change_that_overflows_is_refused(self):
         # The finite fill 1e300 puts all the weight on the masked keys: cat's output moves from

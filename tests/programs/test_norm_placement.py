@@ -295,17 +295,25 @@ class Grid(ProgramTest):
         self.assertGreater(run_document["seconds"], 0)
 
     def check_grid_table(self, printed, run_document):
-        """The grid's table says what the cells say: counts exactly, losses to 3 digits, accuracies to 0.1 %."""
-        pattern = (r"  (post|pre)-norm, (LayerNorm|RMSNorm) +(\d+) +(\S+) +(\d+) of (\d+) +(\d+) +(\S+) +(\S+)%")
-        lines = [re.fullmatch(pattern, line) for line in printed.split("The grid:")[1].splitlines()]
-        lines = [line for line in lines if line]
+        """The grid's table says what the cells say: counts exactly, losses to 3 digits, accuracies to 0.1 %. Each
+        layout and warm-up has a heading line, and under it a row for each rate."""
+        heading = re.compile(r"(post|pre)-norm, (LayerNorm|RMSNorm), (no warm-up|warm-up (\d+))")
+        row = re.compile(r"  +(\S+) +(\d+) of (\d+) +(\d+) +(\S+) +(\S+)%")
+        shown, under = [], None
+        for line in printed.split("The grid:")[1].split("\n\n")[0].splitlines():
+            if match := heading.fullmatch(line):
+                placement, norm, _, warmup = match.groups()
+                under = (placement + "-norm", norm, int(warmup or 0))
+            elif match := row.fullmatch(line):
+                self.assertIsNotNone(under, line)
+                shown.append(under + match.groups())
         cells = run_document["cells"]
-        self.assertEqual(len(lines), len(cells))
-        for line, cell in zip(lines, cells):
-            placement, norm, warmup, rate, learned, seeds, diverged, loss, accuracy = line.groups()
+        self.assertEqual(len(shown), len(cells))
+        for line, cell in zip(shown, cells):
+            placement, norm, warmup, rate, learned, seeds, diverged, loss, accuracy = line
             with self.subTest(cell=(cell["layout"], cell["warmup"], cell["learning_rate"])):
-                self.assertEqual((placement + "-norm", norm), (cell["placement"], cell["norm"]))
-                self.assertEqual((int(warmup), float(rate)), (cell["warmup"], cell["learning_rate"]))
+                self.assertEqual((placement, norm), (cell["placement"], cell["norm"]))
+                self.assertEqual((warmup, float(rate)), (cell["warmup"], cell["learning_rate"]))
                 self.assertEqual((int(learned), int(seeds), int(diverged)),
                                  (cell["learned"], len(cell["runs"]), cell["diverged"]))
                 self.assertTrue(shown_loss_matches(loss, cell["median_final_loss"]), (loss, cell["median_final_loss"]))
@@ -318,14 +326,13 @@ class Grid(ProgramTest):
         self.assertIn("it has diverged when its loss or its gradient stops being a number, or when its final loss "
                       "ends above the untrained model's", " ".join(printed.split()))
         inputs = run_document["inputs"]
-        title = f"The untrained model's loss on the {TESTED} held-out sequences, seed by seed\n"
+        title = f"The untrained model's loss on the {TESTED}\nheld-out sequences, seed by seed\n"
         self.assertEqual(printed.count(title), 1)
         heading, *rows = [line for line in printed.split(title)[1].splitlines() if line.strip()]
-        seed_headings = [word for seed in inputs["seeds"] for word in ("seed", str(seed))]
-        self.assertEqual(heading.split(), ["layout"] + seed_headings)
+        self.assertEqual(heading.split(), ["seed"] + [str(seed) for seed in inputs["seeds"]])
         self.assertEqual(len(rows), len(inputs["layouts"]))  # the last table: nothing after it
         for row, layout in zip(rows, inputs["layouts"]):
-            match = re.fullmatch(r"  (post|pre)-norm, (LayerNorm|RMSNorm) +(\S.*)", row)
+            match = re.fullmatch(r"  (post|pre), (LayerNorm|RMSNorm) +(\S.*)", row)
             self.assertIsNotNone(match, row)
             placement, norm, losses = match.groups()
             self.assertEqual(f"{placement}_{'rms_norm' if norm == 'RMSNorm' else 'layer_norm'}", layout)
@@ -465,23 +472,28 @@ class AtStart(ProgramTest):
                 self.assertTrue(np.all(post[:, -1] > pre[:, -1]), (post, pre))
                 self.assertFalse(np.all(post[:, :-1] > pre[:, :-1]), (post, pre))
 
-    def test_the_table_keeps_sizes_and_gradients_apart_with_many_layers(self):
-        """With six layers a row's sizes are wider than their heading: every row's gradients still start where
-        the heading "its weights' gradient" does, two spaces or more after the sizes, and read back as the
-        JSON's medians."""
+    def test_the_tables_of_sizes_and_gradients_with_many_layers(self):
+        """With six layers each row of the two stacked tables, the sizes and then the gradients, holds six numbers
+        in columns, and they read back as the JSON's medians."""
         printed, run_document = tables_and_document("--training-steps", "1", "--layers", "6", "--warmups", "0",
                                                     "--layouts", "post_layer_norm,pre_layer_norm")
-        lines = printed.splitlines()
-        heading = next(line for line in lines if "each layer's output size" in line)
-        column = heading.index("its weights' gradient")
-        for layout, name in (("post_layer_norm", "post-norm, LayerNorm"), ("pre_layer_norm", "pre-norm, LayerNorm")):
-            row = next(line for line in lines if line.strip().startswith(name))
-            with self.subTest(layout=layout):
-                self.assertEqual(row[column - 2:column], "  ", row)
-                self.assertNotEqual(row[column], " ", row)
-                medians = run_document["at_start"][layout]["median_gradients"]
-                self.assertEqual(len(medians), 6)
-                np.testing.assert_allclose([float(x) for x in row[column:].split()], medians, rtol=5e-3)
+        title = f"At the start, before any step, on {BATCH} held-out\nsequences: medians over the seeds\n"
+        block = printed.split(title)[1]
+        lines = block.split("\n\n")[0].splitlines()
+        self.assertEqual([line for line in lines if not line.startswith("  ")],
+                         ["Each layer's output size, layers 1 to 6", "Its weights' gradient, layers 1 to 6"])
+        gradients_from = lines.index("Its weights' gradient, layers 1 to 6")
+        for key, rows in (("median_sizes", lines[1:gradients_from]), ("median_gradients", lines[gradients_from + 1:])):
+            self.assertEqual(len(rows), 2)
+            ends = {len(row) for row in rows}  # right-aligned columns of one width: every row ends where the others do
+            self.assertEqual(len(ends), 1, rows)
+            for row, (layout, name) in zip(rows, (("post_layer_norm", "post, LayerNorm"),
+                                                  ("pre_layer_norm", "pre, LayerNorm"))):
+                with self.subTest(key=key, layout=layout):
+                    self.assertTrue(row.startswith(f"  {name} "), row)
+                    medians = run_document["at_start"][layout][key]
+                    self.assertEqual(len(medians), 6)
+                    np.testing.assert_allclose([float(x) for x in row[2 + len(name):].split()], medians, rtol=5e-3)
 
 
 class CommandLine(ProgramTest):

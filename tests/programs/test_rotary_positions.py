@@ -314,9 +314,10 @@ class Training(ProgramTest):
             expected = ("rotary" if min(rotary) > max(added) else "added" if min(added) > max(rotary)
                         else "too close to call")
             self.assertEqual(run_document[verdict], expected, (key, rotary, added))
-            self.assertIn(f"{line}, by the spread rule: {expected}\n", printed)
+            # A verdict goes on, where it is wrapped, on a line indented by four.
+            self.assertIn(f"{line}, by the spread rule: {expected}\n", re.sub(r"\n    (?=\S)", " ", printed))
         # Each seed's share beyond the trained lengths, the numbers the reason below names, in a table of its own.
-        seed_table = printed.split(", seed by seed\n")[1].splitlines()
+        seed_table = printed.split(",\nseed by seed\n")[1].splitlines()
         schemes = seed_table[0].split()[1:]
         for seed_line in seed_table[1:]:
             seed, *shares = seed_line.split()
@@ -441,12 +442,18 @@ class Training(ProgramTest):
             m, n, offset, score = line.split()
             self.assertEqual((int(m), int(n), int(offset)), (row["query_position"], row["key_position"], row["offset"]))
             self.assertAlmostEqual(float(score), row["score"], delta=5e-5)
+        # A row for each way of giving positions under each range of positions, the trained range first; then a row
+        # for each under how far it holds the task.
         found = {}
         for line in printed.splitlines():
-            match = re.fullmatch(r"  (added|rotary|none) +(\S+) % \[(\S+), (\S+)\] +(\S+) % \[(\S+), (\S+)\] +(\d+|-)"
-                                 r" +(\d+|-)(?: to (\d+|-))?", line)
+            match = re.fullmatch(r"  (added|rotary|none) +(\S+) % \[(\S+), (\S+)\]", line)
             if match:
-                found[match[1]] = [float(value) for value in match.groups()[1:7]] + [match[8], match[9], match[10]]
+                found.setdefault(match[1], []).extend(float(value) for value in match.groups()[1:])
+        for line in printed.splitlines():
+            match = re.fullmatch(r"  (added|rotary|none) +(\d+|-) +(\d+|-)(?: to (\d+|-))?", line)
+            if match:
+                found[match[1]] += [match[2], match[3], match[4]]
+        self.assertEqual({scheme: len(values) for scheme, values in found.items()}, {scheme: 9 for scheme in found})
         self.assertEqual(sorted(found), sorted(SCHEMES))
         for scheme, values in found.items():
             summary = run_document["schemes"][scheme]

@@ -81,9 +81,14 @@ class PublishedFigure(ProgramTest):
         self.check(run_json("--seed", "1", "--samples", "4000", "--dk", "2,64,512"))
 
     def test_the_tables_show_the_same_numbers(self):
-        lines = {line.split()[0]: line.split() for line in run().stdout.splitlines() if line.strip()}
-        for width, raw, scaled in self.PUBLISHED:
-            self.assertEqual(lines[str(width)][2:6], [raw, str(width), scaled, "1"])
+        # Two tables, one above the other, each with a line per d_k that begins with it: q·k (d_k, mean,
+        # variance, theory), then q·k/√d_k (d_k, variance, theory, ± typical).
+        widths = [str(width) for width, _, _ in self.PUBLISHED]
+        rows = [line.split() for line in run().stdout.splitlines() if line.split()[:1] in [[w] for w in widths]]
+        self.assertEqual([row[0] for row in rows], widths + widths)
+        for (width, raw, scaled), raw_row, scaled_row in zip(self.PUBLISHED, rows[:3], rows[3:]):
+            self.assertEqual(raw_row[2:4], [raw, str(width)])
+            self.assertEqual(scaled_row[1:3], [scaled, "1"])
 
 
 class AgreesWithNumPy(ProgramTest):
@@ -244,7 +249,7 @@ class Caps(ProgramTest):
         first = document["rows"][0]
         np.testing.assert_allclose([first["mean_raw"], first["var_raw"], first["var_scaled"]],
                                    [mean, variance, scaled], rtol=1e-9, atol=1e-12)
-        # "With ten times the samples, the last column shrinks by √10."
+        # "Ten times the samples shrink the ± typical column by √10."
         for row, before in zip(document["rows"], default["rows"]):
             self.assertAlmostEqual(row["var_scaled_sd"] * math.sqrt(10), before["var_scaled_sd"], places=12)
             self.assertLess(abs(row["var_scaled"] - 1), 4 * row["var_scaled_sd"])

@@ -171,10 +171,11 @@ class SaturationAgainstTheSeed(ProgramTest):
 
     def test_the_tables(self):
         printed = run("--add", "0.5").stdout
-        self.assertIn("Slot two, adding 0.5:   large 0.018 → 0.0293 (+0.0113)\n", printed)
-        self.assertIn("   divided 0.3072 → 0.4223 (+0.1151)\n", printed)
-        self.assertIn("   divided slot 1 (0.5065) → slots 1 and 2 tie (0.4223)\n", printed)
-        self.assertIn("s / 8 + 0.5 at slot 2       1       1       0\n", printed)
+        self.assertIn("Slot two, adding 0.5:\n  large    0.018 → 0.0293 (+0.0113)\n"
+                      "  divided  0.3072 → 0.4223 (+0.1151)\n", printed)
+        self.assertIn("  divided  slot 1 (0.5065)\n           → slots 1 and 2 tie (0.4223)\n", printed)
+        self.assertIn("  large    0.0177\n  divided  0.2128 (per unit of s: 0.0266)\n", printed)
+        self.assertIn("s / 8, slot 2 + 0.5       1       1       0\n", printed)
 
 
 class WhatGoesWrongWithoutTheShift(ProgramTest):
