@@ -70,10 +70,13 @@
     ],
     render(json, view) {
       // The radius slider sets nothing under no mask or the causal one: dimmed there, still movable.
+      // Only the slider and its value are dimmed: the label, and the help line that says why, stay legible.
       const slider = view.control('parameter');
       const inert = !['band', 'pad'].includes(maskKind(json.mask_spec));
       slider.setAttribute('aria-disabled', String(inert));
-      slider.closest('.interactive-control').style.opacity = inert ? '0.5' : '';
+      for (const part of [slider, slider.closest('.interactive-control').querySelector('output')]) {
+        if (part) part.style.opacity = inert ? '0.5' : '';
+      }
       const rows = json.query_tokens;
       const columns = json.key_tokens;
       const cells = [];

@@ -72,16 +72,25 @@
         const kind = status(Math.floor(i / trace.query_tile), Math.floor(j / trace.key_tile));
         cells.push({ query, key, kind });
       }));
-      const size = Math.max(24, Math.min(40, Math.floor((view.slot('grid').parentElement.clientWidth - 80) / keys.length)));
+      // Labels at 12 px; the axes' names a line clear of the tokens: "keys" above the column labels,
+      // "queries" left of the row labels.
+      const size = Math.max(24, Math.min(40, Math.floor((view.slot('grid').parentElement.clientWidth - 90) / keys.length)));
+      const axis = { tickSize: 0, tickPadding: 6, fontSize: 12, labelArrow: 'none' };
       view.plot('grid', {
         caption: `Tile ${index + 1} of ${steps.length} visited` +
           (trace.skipped.length ? `; ${trace.skipped.length} skipped (wholly masked, crossed)` : ''),
-        width: 80 + size * keys.length,
-        height: 40 + size * queries.length,
-        marginLeft: 60,
-        x: { domain: keys, axis: 'top', label: 'keys', tickSize: 0 },
-        y: { domain: queries, label: 'queries', tickSize: 0 },
+        width: 90 + size * keys.length,
+        height: 60 + size * queries.length,
+        marginTop: 50,
+        marginBottom: 10,
+        marginLeft: 80,
+        marginRight: 10,
+        style: { color: '#1a1a1a' },
+        x: { domain: keys },
+        y: { domain: queries },
         marks: [
+          window.Plot.axisX({ ...axis, anchor: 'top', label: 'keys', labelOffset: 40 }),
+          window.Plot.axisY({ ...axis, label: 'queries', labelOffset: 70 }),
           window.Plot.cell(cells, { x: 'key', y: 'query', fill: (d) => COLOURS[d.kind], stroke: '#999', strokeWidth: 0.5, inset: 0.5 }),
           window.Plot.text(cells.filter((d) => d.kind === 'skipped'), { x: 'key', y: 'query', text: () => '╳', fill: '#bbb' }),
         ],

@@ -33,14 +33,16 @@
       { name: 'prompt', label: 'Prompt (--prompt)', type: 'text', flag: '--prompt', value: 'the key to the cabinets',
         optional: true, help: 'the first words, from chapter 13’s language; empty: the model starts the sentence',
         samples: ['the dogs that', 'I saw'], bad: ['the cat sat on a mat', 'I saw a .'] },
-      { name: 'next', label: 'Next word', type: 'button', presses: 4,
-        onClick: () => { if (!ended && steps < MOST_WORDS) steps += 1; } },
       { name: 'temperature', label: 'Temperature (--temperature)', type: 'range', flag: '--temperature',
         min: 0, max: 2, step: 0.1, value: 1, help: '0: always the likeliest word' },
       { name: 'top_k', label: 'Top-k (--top-k)', type: 'range', flag: '--top-k', min: 0, max: 10, step: 1, value: 5,
         help: 'draw among the k likeliest words; 0: among all' },
       { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', value: '3',
         help: 'of the draws', samples: ['1', '7'], bad: ['-1', '18446744073709551616'] },
+      // The two buttons together, after the settings: placed among them, a button reads as part of the
+      // control beside it. (The order is the page's only: arguments() below names each flag.)
+      { name: 'next', label: 'Next word', type: 'button', presses: 4,
+        onClick: () => { if (!ended && steps < MOST_WORDS) steps += 1; } },
       { name: 'again', label: 'Start again', type: 'button', onClick: () => { steps = 1; } },
     ],
     arguments(values) {

@@ -55,8 +55,8 @@
         [json.inputs.training_steps, '/inputs/training_steps'], ' steps ', ...ending,
         ', and the share of held-out digits said right is ', [run.accuracy, '/runs/0/accuracy', '.1%'], '. ',
         ...(run.learned ? ['It learned the task: the line is blue.']
-          : ['It did not learn the task (the bar: ', [json.inputs.learned_accuracy, '/inputs/learned_accuracy', '.0%'],
-            ' of held-out digits right by the last step): the line is red.']),
+          : ['It did not learn the task (learning it takes at least ', [json.inputs.learned_accuracy, '/inputs/learned_accuracy', '.0%'],
+            ' of the held-out digits right after the last step): the line is red.']),
         ' The dashed line is ln 10 = ', [json.uniform_loss, '/uniform_loss'], ', the loss of a uniform guess.',
         run.warmup > 0 ? ' The shaded steps are the warm-up.' : '',
       ]);

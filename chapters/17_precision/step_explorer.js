@@ -39,7 +39,7 @@
       // passes 3 (bfloat16 near x = 0.1).
       const top = Math.max(3, 1.5 * Math.max(...points.map((point) => point.error)));
       view.plot('errors', {
-        title: `Relative error of the ${run.difference} difference of e^x at x = ${view.numberText(json.inputs.at)}` +
+        title: `Relative error of the ${run.difference} difference of eˣ at x = ${view.numberText(json.inputs.at)}` +
           ' against the step h; dashed: the predicted best step',
         height: 300,
         marginLeft: 52,

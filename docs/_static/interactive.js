@@ -32,7 +32,8 @@
 //
 // Control types: 'range', 'number' (a text field for a number: what is typed
 // goes to the program as typed), 'text', 'select' (options: [[value, label], ...]),
-// 'checkbox' (adds its flag when ticked), 'button' (calls onClick(values, set)).
+// 'checkbox' (adds its flag when ticked), 'button' (calls onClick(values, set));
+// buttons listed one after another are kept together, on one line where it fits.
 // A control may list samples (values the tests try) and bad (values the
 // program must refuse, its message then shown next to the control).
 // A text field whose flag takes an empty value (say, no prompt) says
@@ -292,6 +293,14 @@
     return node;
   }
 
+  // How wide a text is drawn in the plots' font (Observable Plot's system-ui), in pixels.
+  let measuring = null;
+  function textWidth(text, fontSize) {
+    measuring ??= document.createElement('canvas').getContext('2d');
+    measuring.font = `${fontSize}px system-ui, sans-serif`;
+    return measuring.measureText(text).width;
+  }
+
   // One number on screen, with where it came from: `format` is a number of decimals (numberText)
   // or a format spec as the prose's :value: roles take (formatNumber), then carried as data-format.
   function numberNode(tag, value, pointer, format) {
@@ -467,30 +476,52 @@
         matrix.forEach((row, i) => row.forEach((value, j) => {
           if (typeof value === 'number') cells.push({ row: rows[i], column: columns[j], value });
         }));
-        // Cells as wide as the figure has room for (the row labels' 70 px and 10 px
-        // on the right taken off), between 20 and 64 px; the numbers in them are
-        // written smaller when a cell is narrow, so that neighbours never touch.
+        // The labels at 12 px, dark; the row labels' margin as wide as the longest of them
+        // (at least 24 px), so that one-digit labels do not cost a fifth of a phone's width.
+        const labelFont = 12;
+        const widest = (labels, fontSize) => Math.max(0, ...labels.map((text) => textWidth(String(text), fontSize)));
+        const marginLeft = Math.max(24, Math.ceil(widest(rows, labelFont)) + 12);
+        // Cells as wide as the figure has room for (the row labels' margin and 10 px on
+        // the right taken off), between 20 and 64 px; the numbers in them are written
+        // smaller when a cell is narrow, so that neighbours never touch.
         const room = Math.max(280, (root.clientWidth || 360) - 8);
-        const size = cell ?? Math.max(20, Math.min(64, Math.floor((room - 80) / columns.length)));
+        let size = cell ?? Math.max(20, Math.min(64, Math.floor((room - marginLeft - 10) / columns.length)));
+        // Column labels wider than a cell are written a point smaller, and if that is not
+        // enough, turned, so that they do not run into each other; turned, they take the
+        // height of their diagonal, and the last ones may stick out past the last column
+        // (the right margin then makes room for them, the cells a little narrower).
+        const columnFont = widest(columns, labelFont) > size - 4 && widest(columns, labelFont - 1) <= size - 4
+          ? labelFont - 1 : labelFont;
+        const longestLabel = widest(columns, columnFont);
+        const turned = longestLabel > size - 4;
+        const labelHeight = turned ? Math.ceil((longestLabel + columnFont) * Math.SQRT1_2) + 4 : 0;
+        const beyond = (side) => Math.max(0, ...columns.map((column, j) => Math.ceil(
+          (textWidth(String(column), columnFont) + columnFont / 2) * Math.SQRT1_2 - (columns.length - j - 0.5) * side)));
+        let marginRight = 10;
+        for (let pass = 0; turned && pass < 3; pass++) {
+          marginRight = Math.max(10, beyond(size) + 4);
+          if (cell !== undefined) break;
+          size = Math.max(20, Math.min(size, Math.floor((room - marginLeft - marginRight) / columns.length)));
+        }
         const longestNumber = Math.max(1, ...cells.map((d) => numberText(d.value, 3).length));
         const fontSize = Math.max(7, Math.min(12, Math.floor((size - 4) / (0.6 * longestNumber))));
-        // Column labels wider than a cell are turned, so that they do not run into each other.
-        const longestLabel = Math.max(1, ...columns.map((column) => String(column).length));
-        const turned = longestLabel * 6 > size - 4;
-        const labelHeight = turned ? Math.ceil(longestLabel * 6 * Math.SQRT1_2) + 8 : 0;
         this.plot(name, {
           title,
-          width: 80 + size * columns.length,
+          width: marginLeft + marginRight + size * columns.length,
           height: 40 + labelHeight + size * rows.length,
-          marginLeft: 70,
-          marginRight: 10,
+          marginLeft,
+          marginRight,
           marginTop: 30 + labelHeight,
           padding: 0.04,
-          // No tick marks: beside a label such as "I" a tick reads as part of it.
-          x: { domain: columns, axis: 'top', label: null, tickSize: 0, ...(turned ? { tickRotate: -45 } : {}) },
-          y: { domain: rows, label: null, tickSize: 0 },
+          style: { color: '#1a1a1a' },
+          x: { domain: columns, label: null },
+          y: { domain: rows, label: null },
           color: { scheme: 'blues', domain: domain ?? [0, 1], legend: false, label },
           marks: [
+            // No tick marks: beside a label such as "I" a tick reads as part of it.
+            window.Plot.axisX({ anchor: 'top', label: null, tickSize: 0, tickPadding: 6, fontSize: columnFont,
+              ...(turned ? { tickRotate: -45 } : {}) }),
+            window.Plot.axisY({ label: null, tickSize: 0, tickPadding: 6, fontSize: labelFont }),
             window.Plot.cell(cells, { x: 'column', y: 'row', fill: 'value', inset: 0.5 }),
             window.Plot.text(cells, {
               x: 'column', y: 'row', text: (d) => numberText(d.value, 3), fontSize,
@@ -771,7 +802,19 @@
         schedule();
       });
       nodes.set(control.name, node);
-      (control.belowOnPhones ? fields : controls).append(node.box);
+      const into = control.belowOnPhones ? fields : controls;
+      // Buttons listed one after another share a box, which wraps as one: a button
+      // left alone at a line's end reads as part of the control beside it.
+      const before = into.lastElementChild;
+      if (control.type === 'button' && before?.classList.contains('interactive-buttons')) {
+        before.append(node.box);
+      } else if (control.type === 'button' && before?.classList.contains('interactive-button')) {
+        const together = element('div', { class: 'interactive-buttons' });
+        before.replaceWith(together);
+        together.append(before, node.box);
+      } else {
+        into.append(node.box);
+      }
     }
     Promise.all([worker ? null : loadModule(), loadPlot()]).then(async ([pageModule]) => {
       module = pageModule;
