@@ -235,6 +235,14 @@ class GradientCheck(ProgramTest):
                 self.assertGreater(errors[-1], 1e3 * errors[best])
                 # Truncation: a step 10 times smaller, an error about 100 times smaller.
                 self.assertAlmostEqual(math.log10(errors[1] / errors[2]), 2.0, delta=0.1)
+        # The two other shapes the prose reads. The embedding: rounding alone, climbing from the largest step on.
+        # The feed-forward network: on this draw only the largest step crosses a ReLU kink, so its error drops
+        # once (truncation gone), then climbs with rounding.
+        embedding, feed_forward = sweep["errors"]["embedding"], sweep["errors"]["feed_forward"]
+        self.assertTrue(all(later > earlier for earlier, later in zip(embedding, embedding[1:])), embedding)
+        self.assertLess(embedding[0], 1e-12)
+        self.assertGreater(feed_forward[0], 1e6 * feed_forward[1])
+        self.assertTrue(all(later > earlier for earlier, later in zip(feed_forward[1:], feed_forward[2:])), feed_forward)
         # The step the check uses is the sweep's 1e-5: the same numbers.
         document = run_json()
         for key in LAYERS:
