@@ -17,7 +17,7 @@ axes.axvline(0, color="#cccccc", linewidth=0.8, zorder=0)
 # The query first, as a wide pale band, so the keys drawn over it stay in sight.
 axes.plot([0, query[0]], [0, query[1]], color="#1f77b4", linewidth=9, alpha=0.3, solid_capstyle="butt", zorder=1)
 axes.text(query[0] * 0.6, query[1] + 0.15, f"query\nq = ({query[0]:g}, {query[1]:g})", ha="center", va="bottom",
-          fontsize=10, color="#1f77b4")
+          fontsize=11, color="#1f77b4")
 # A key on the positive x-axis other than the query (the query here is (1, 0), so such a key points its way) would
 # hide the key equal to the query: it is drawn a little below the axis.
 below = np.array([0.0, -0.22])
@@ -28,11 +28,12 @@ for key, score in zip(keys, scores):
                   arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": 2, "shrinkA": 0, "shrinkB": 0})
     label = with_minus_signs(f"k = ({key[0]:g}, {key[1]:g})\nq·k = {score:g}")
     if abs(key[0]) < 0.5:
-        axes.text(*(key + [0.0, 0.35]), label, ha="center", va="center", fontsize=10, color=colour)
+        # Beside its tip, to the right: above it, the label would sit on the grey vertical axis.
+        axes.text(*(key + [0.15, 0.15]), label, ha="left", va="center", fontsize=11, color=colour)
     elif np.array_equal(key, query):
-        axes.text(*(key + [0.4, 0.12]), label, ha="left", va="bottom", fontsize=10, color=colour)
+        axes.text(*(key + [0.4, 0.12]), label, ha="left", va="bottom", fontsize=11, color=colour)
     else:
-        axes.text(*(start + key + [0.0, -0.55]), label, ha="center", va="center", fontsize=10, color=colour)
+        axes.text(*(start + key + [0.0, -0.55]), label, ha="center", va="center", fontsize=11, color=colour)
 axes.set_xlim(min(keys[:, 0].min(), 0) - 0.9, max(keys[:, 0].max(), query[0]) + 0.6)
 axes.set_ylim(-1.1, max(1.5, np.abs(keys[:, 1]).max() + 0.75))
 axes.set_aspect("equal")
@@ -40,5 +41,5 @@ axes.set_xticks([])
 axes.set_yticks([])
 for side in axes.spines.values():
     side.set_visible(False)
-axes.set_title("One query, four keys: the score grows with alignment and length", fontsize=10)
+axes.set_title("One query, four keys:\nthe score grows with alignment and length", fontsize=11)
 save(figure, options.out)

@@ -4,7 +4,7 @@ densities footnote 4 predicts: N(0, d_k) and N(0, 1). An inset zooms in on the
 scaled scores: the same counts, the same shape, on an axis √dₖ times narrower."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
+from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "scaling_variance")
@@ -30,7 +30,7 @@ def histogram_and_density(axes, edges, variance, colour, label, theory):
 
 def draw(narrow: bool):
     """One plot 8 in wide; narrow, the same plot narrower: each legend entry on two lines,
-    room above the curves for the legends, a larger inset with 9 pt ticks."""
+    room above the curves for the legends, a larger inset, no text below NARROW_SMALL_TEXT."""
     figure, (top, bottom) = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.3, 6.4) if narrow else (8, 5.6),
                                          sharex=True)
     panels = [
@@ -38,11 +38,12 @@ def draw(narrow: bool):
         (bottom, edges_scaled, 1, SCALED, f"q·k / √{width}", "N(0, 1)"),
     ]
     samples_joint = ":\n" if narrow else ": "
+    small = NARROW_SMALL_TEXT if narrow else 9
     for axes, edges, variance, colour, label, theory in panels:
         histogram_and_density(axes, edges, variance, colour, f"{label}{samples_joint}{samples} samples",
                               f"density of {theory}")
         axes.set_ylabel("density")
-        axes.legend(loc="upper left", frameon=False, fontsize=9)
+        axes.legend(loc="upper left", frameon=False, fontsize=small)
         axes.set_ylim(0, (1.6 if narrow else 1.3)
                       * max(counts.max() / (samples * (edges[1] - edges[0])), normal_density(0.0, variance)))
         axes.spines[["top", "right"]].set_visible(False)
@@ -52,8 +53,8 @@ def draw(narrow: bool):
     zoom = bottom.inset_axes([0.62, 0.2, 0.38, 0.62] if narrow else [0.64, 0.22, 0.34, 0.74])
     histogram_and_density(zoom, edges_scaled, 1, SCALED, None, None)
     zoom.set_xlim(edges_scaled[0], edges_scaled[-1])
-    zoom.set_title("the same, zoomed in", fontsize=9)
-    zoom.tick_params(labelsize=9 if narrow else 8)
+    zoom.set_title("the same,\nzoomed in" if narrow else "the same, zoomed in", fontsize=small)
+    zoom.tick_params(labelsize=small if narrow else 8)
     figure.tight_layout()
     return figure
 

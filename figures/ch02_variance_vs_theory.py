@@ -3,7 +3,7 @@ d_k, before scaling (left: it grows like d_k) and after dividing by √dₖ
 (right: it stays near 1), for seed 1 and for the reseeded run, seed 2."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
+from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 runs = [load_run(options.outputs, name) for name in ("scaling_variance", "scaling_variance_reseed")]
@@ -49,8 +49,9 @@ def draw(narrow: bool):
     low = min(1 - 2.5 * row["var_scaled_sd"] for row in runs[0]["rows"])
     high = max(1 + 2.5 * row["var_scaled_sd"] for row in runs[0]["rows"])
     after.set_ylim(min(low, *(row["var_scaled"] for run in runs for row in run["rows"])) - 0.01,
-                   max(high, *(row["var_scaled"] for run in runs for row in run["rows"])) + 0.04)
-    after.legend(loc="upper right", frameon=False, fontsize=9)
+                   max(high, *(row["var_scaled"] for run in runs for row in run["rows"]))
+                   + (0.06 if narrow else 0.04))  # narrow, room for the larger legend above the bars
+    after.legend(loc="upper right", frameon=False, fontsize=NARROW_SMALL_TEXT if narrow else 9)
 
     for axes in (before, after):
         axes.set_xticks(widths, [f"{w:g}" for w in widths])

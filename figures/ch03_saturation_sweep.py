@@ -4,7 +4,7 @@ as the amount added to slot two grows. The program computes every point
 (its `saturation.sweep`); this script only draws them."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, panel_figure, save_wide_and_narrow
+from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, panel_figure, save_wide_and_narrow
 
 options = arguments(__doc__)
 demo = load_run(options.outputs, "softmax_saturation")["saturation"]
@@ -46,7 +46,7 @@ def draw(narrow: bool):
         axis.grid(alpha=0.3)
     for axis in axes if narrow else axes[:1]:
         axis.set_ylabel("weight")
-    axes[0].legend(loc="center right", fontsize=9)
+    axes[0].legend(loc="center right", fontsize=NARROW_SMALL_TEXT if narrow else 9)
     return figure
 
 

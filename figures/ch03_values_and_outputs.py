@@ -5,7 +5,7 @@ convex region): a triangle when the values are three corners, a segment for
 the toy, whose values lie on one line."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
+from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 triangle = load_run(options.outputs, "softmax_triangle")
@@ -22,6 +22,7 @@ def draw(narrow: bool):
         figure.get_layout_engine().set(hspace=0.08)  # each title nearer its own panel than the one above
     else:
         figure, axes = plt.subplots(1, 2, figsize=(8.4, 4.2), sharey=True, layout="constrained")
+    small = NARROW_SMALL_TEXT if narrow else 9  # the labels and the legend
     for axis, (run, title) in zip(axes, panels):
         values = np.array(run["values"])
         outputs = np.array(run["output"])
@@ -38,15 +39,15 @@ def draw(narrow: bool):
         axis.scatter(outputs[:, 0], outputs[:, 1], s=70, marker="x", color="#d62728", linewidths=2, zorder=3,
                      label="outputs")
         for token, value, output in zip(tokens, values, outputs):
-            axis.annotate(f"{token}'s value", value, xytext=(6, 6), textcoords="offset points", fontsize=9,
+            axis.annotate(f"{token}'s value", value, xytext=(6, 6), textcoords="offset points", fontsize=small,
                           color="#08519c")
             if flat:
-                axis.annotate(f"{token}'s output", output, xytext=(-6, -12), textcoords="offset points", fontsize=9,
+                axis.annotate(f"{token}'s output", output, xytext=(-6, -12), textcoords="offset points", fontsize=small,
                               color="#d62728", ha="right")
                 continue
             # A band with an inside: the label down and to the left, out of the band, on a thin line to the
             # cross. Beside the cross, it would reach across the band's edge and blur where the output lies.
-            axis.annotate(f"{token}'s output", output, xytext=(-38, -36), textcoords="offset points", fontsize=9,
+            axis.annotate(f"{token}'s output", output, xytext=(-38, -36), textcoords="offset points", fontsize=small,
                           color="#d62728", ha="right", va="top",
                           arrowprops={"arrowstyle": "-", "color": "#d62728", "linewidth": 0.8, "shrinkA": 1,
                                       "shrinkB": 5})
@@ -60,7 +61,7 @@ def draw(narrow: bool):
         axis.spines[["top", "right"]].set_visible(False)
     for axis in axes if narrow else axes[:1]:
         axis.set_ylabel("second number")
-    axes[0].legend(loc="lower left", frameon=False, fontsize=9)
+    axes[0].legend(loc="lower left", frameon=False, fontsize=small)
     return figure
 
 

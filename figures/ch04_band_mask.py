@@ -3,7 +3,7 @@ eight positions may look at with radius 2; middle and right, the weights
 without the band and with it, on the same eight vectors."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
+from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 band = load_run(options.outputs, "masking_band")
@@ -29,7 +29,8 @@ def draw(narrow: bool):
     for i in range(allowed.shape[0]):
         for j in range(allowed.shape[1]):
             if not allowed[i, j]:
-                band_axes.text(j, i, "×", ha="center", va="center", color="#999999", fontsize=9)
+                band_axes.text(j, i, "×", ha="center", va="center", color="#999999",
+                               fontsize=NARROW_SMALL_TEXT if narrow else 9)
     for axes in (mask_axes, none_axes, band_axes):
         axes.set_xticks(range(len(labels)), labels)
         axes.set_yticks(range(len(labels)), labels)

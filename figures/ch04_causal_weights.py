@@ -3,7 +3,8 @@ mask, side by side. Masked cells are hatched: their weight is exactly 0."""
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from figure_style import NARROW_WIDTH, arguments, load_run, panel_figure, save_wide_and_narrow, token_heatmap
+from figure_style import (
+    NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, panel_figure, save_wide_and_narrow, token_heatmap)
 
 options = arguments(__doc__)
 panels = [(load_run(options.outputs, "masking_none"), "no mask"),
@@ -23,12 +24,13 @@ def draw(narrow: bool):
         for i in range(weights.shape[0]):
             for j in range(weights.shape[1]):
                 if allowed[i, j]:
-                    axes.text(j, i, f"{weights[i, j]:.3f}".rstrip("0").rstrip("."), ha="center", va="center",
+                    axes.text(j, i, f"{weights[i, j]:.3f}", ha="center", va="center",
                               color="white" if weights[i, j] > 0.6 else "black")
                 else:
                     axes.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#eeeeee", edgecolor="#888888",
                                              hatch="///", linewidth=0.8))
-                    axes.text(j, i, "masked\n0", ha="center", va="center", color="#444444", fontsize=9,
+                    axes.text(j, i, "masked\n0", ha="center", va="center", color="#444444",
+                              fontsize=NARROW_SMALL_TEXT if narrow else 9,
                               bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"})
     for axes in axes_pair if narrow else axes_pair[:1]:
         axes.set_ylabel("query: the token asking")

@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, with_minus_signs
+from figure_style import (
+    NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, with_minus_signs)
 
 # The two runs, as runs.json names them, each drawn with its own marker and colour.
 SERIES = (
@@ -89,8 +90,8 @@ def build_figure(runs: dict, narrow: bool = False):
     """The figure, and its panels by name: "log", "zero" and "inset".
 
     Narrow (for a phone's column, no wider than NARROW_WIDTH): the same plot,
-    taller than wide, no font below 9 pt; the legend below the plot, its long
-    entries on two lines; the notes in shorter lines; the inset's points
+    taller than wide, no font below NARROW_SMALL_TEXT; the legend below the plot, its
+    long entries on two lines; the notes in shorter lines; the inset's points
     labelled with their weights only, the legend naming each run's fill."""
     underflow = runs["masking"]["underflow"]
     double_limit = underflow["double_underflow_gap"]
@@ -100,13 +101,14 @@ def build_figure(runs: dict, narrow: bool = False):
 
     if narrow:
         figure, (log_axes, zero_axes) = plt.subplots(
-            2, 1, sharex=True, figsize=(NARROW_WIDTH - 0.3, 7.2),
-            gridspec_kw={"height_ratios": [6, 1], "hspace": 0.04, "left": 0.23, "right": 0.97, "top": 0.98,
+            2, 1, sharex=True, figsize=(NARROW_WIDTH - 0.3, 7.5),
+            gridspec_kw={"height_ratios": [6, 1.5], "hspace": 0.04, "left": 0.23, "right": 0.97, "top": 0.98,
                          "bottom": 0.25})
     else:
         figure, (log_axes, zero_axes) = plt.subplots(
             2, 1, sharex=True, figsize=(7.8, 5.0), gridspec_kw={"height_ratios": [6, 1], "hspace": 0.08})
     two_lines = "\n" if narrow else " "  # a long label, narrow, on two lines
+    small = NARROW_SMALL_TEXT if narrow else 9  # the notes
 
     # Above: positive weights, log scale (drawn as log10 on a linear axis, because
     # e^(−gap) for gaps past 745 is below the smallest double and could not be plotted as a number).
@@ -119,7 +121,7 @@ def build_figure(runs: dict, narrow: bool = False):
     log_axes.axvspan(double_limit, GAP_RANGE[1], color="#e8e8e8", zorder=0)
     if narrow:
         beyond = f"beyond a gap\nof {double_limit:.0f}, a\ndouble stores\ne^(−gap) as\nexactly 0"
-        log_axes.text(double_limit + 12, -150, beyond, fontsize=9, va="top")
+        log_axes.text(double_limit + 12, -150, beyond, fontsize=small, va="top")
     else:
         beyond = f"beyond a gap of {double_limit:.0f}:\na double stores\ne^(−gap) as exactly 0"
         log_axes.text(double_limit + 12, -240, beyond, fontsize=9, va="top")
@@ -128,7 +130,7 @@ def build_figure(runs: dict, narrow: bool = False):
     zero_axes.axvline(float_limit, color="#7f7f7f", linestyle=":", linewidth=1)
     single = f"single precision\nstores 0 beyond\na gap of {float_limit:.0f}"
     if narrow:  # above the falling line, where the wide drawing has its legend
-        log_axes.text(float_limit + 8, -35, single, fontsize=9, color="#555555")
+        log_axes.text(float_limit + 8, -35, single, fontsize=small, color="#555555")
     else:
         log_axes.text(float_limit + 8, -150, single, fontsize=9, color="#555555")
     # The measured leaks lie within a unit of each other on this scale: they are
@@ -142,8 +144,8 @@ def build_figure(runs: dict, narrow: bool = False):
     log_axes.set_ylim(LOG10_BOTTOM, LOG10_TOP)
     log_axes.set_ylabel("largest masked weight\n(log scale)")
     if narrow:  # below the plot, under the gap axis's label
-        log_axes.legend(loc="upper center", bbox_to_anchor=(0.45, -0.95), bbox_transform=zero_axes.transAxes,
-                        fontsize=9, frameon=False)
+        log_axes.legend(loc="upper center", bbox_to_anchor=(0.45, -0.66), bbox_transform=zero_axes.transAxes,
+                        fontsize=small, frameon=False)
     else:
         log_axes.legend(loc="upper right", fontsize=8)
 
@@ -159,7 +161,7 @@ def build_figure(runs: dict, narrow: bool = False):
         inset.plot(point["gap"], y, linestyle="none", marker=point["marker"], color=point["color"], markersize=7)
         if narrow:
             inset.annotate(with_minus_signs(f"{point['weight']:.1e}"), (point["gap"], y), textcoords="offset points",
-                           xytext=(6, 3) if point["marker"] == "s" else (4, -14), fontsize=9,
+                           xytext=(6, 3) if point["marker"] == "s" else (4, -14), fontsize=small,
                            ha="left" if point["marker"] == "s" else "right")
         else:
             # On two lines, each in the white on its side of the line: the square's above
@@ -174,8 +176,8 @@ def build_figure(runs: dict, narrow: bool = False):
     inset.set_yticks(list(exponents), [_power_of_ten(t) for t in exponents])
     if narrow:
         inset.set_xticks(range(math.ceil(low), math.floor(high) + 1, 2))
-    inset.tick_params(labelsize=9 if narrow else 7)
-    inset.set_title(f"gaps {low:g} to {high:g},{two_lines}enlarged", fontsize=9 if narrow else 8)
+    inset.tick_params(labelsize=small if narrow else 7)
+    inset.set_title(f"gaps {low:g} to {high:g},{two_lines}enlarged", fontsize=small if narrow else 8)
     # The region enlarged, marked without the lines to the inset's corners, which would read as data.
     _, connectors = log_axes.indicate_inset_zoom(inset, edgecolor="#555555")
     for connector in connectors:
@@ -188,8 +190,10 @@ def build_figure(runs: dict, narrow: bool = False):
     for point in (p for p in points if not p["on_log_axis"]):
         zero_axes.plot(point["gap"], 0, linestyle="none", marker=point["marker"], markersize=8,
                        color=point["color"], markerfacecolor="white", markeredgewidth=1.5)
-        zero_axes.annotate(_label(point), (point["gap"], 0), textcoords="offset points", xytext=(-10, 8),
-                           ha="right", fontsize=9 if narrow else 8)
+        # Narrow, on two lines: on one, it would cross the single-precision line.
+        zero_axes.annotate(_label(point).replace(", fill", f",{two_lines}fill"), (point["gap"], 0),
+                           textcoords="offset points", xytext=(-10, 6 if narrow else 8), ha="right",
+                           fontsize=small if narrow else 8)
     zero_axes.set_ylim(-1, 1)
     zero_axes.set_yticks([0], ["exactly 0"])
     zero_axes.set_xlim(*GAP_RANGE)

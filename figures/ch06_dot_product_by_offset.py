@@ -8,7 +8,8 @@ higher) are marked with their values, and a dotted line at the nearer one's
 value shows the farther one above it. Narrow, for a phone: the same plot narrower."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, with_minus_signs
+from figure_style import (
+    NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, with_minus_signs)
 
 # The two entries the prose of chapters/06_positional_encoding/index.rst compares, as its
 # :value: roles point at them: /similarity/at_position_0/21 and /101 of the d_model = 64 run,
@@ -24,6 +25,7 @@ NEARER, FARTHER = marked
 
 def draw(narrow: bool):
     figure, axes = plt.subplots(figsize=(NARROW_WIDTH - 0.3, 3.6) if narrow else (6.7, 4.2))
+    small = NARROW_SMALL_TEXT if narrow else 9  # the marked values and the legend
     for run, colour in zip(runs, ("#1f77b4", "#d62728")):
         similarity = run["similarity"]
         offsets = np.array(similarity["offsets"])
@@ -37,13 +39,13 @@ def draw(narrow: bool):
               zorder=5)
     for k, value in marked.items():
         axes.annotate(with_minus_signs(f"k = {k}: {value:.2f}"), (k, value), textcoords="offset points",
-                      xytext=(0, -30) if k == NEARER else (0, 9), ha="center", fontsize=9,
+                      xytext=(0, -30) if k == NEARER else (0, 9), ha="center", fontsize=small,
                       arrowprops=dict(arrowstyle="-", color="0.3", linewidth=0.6, shrinkA=1, shrinkB=4))
     axes.axhline(0, color="#7f7f7f", linewidth=0.6)
     axes.set_xlabel("offset k")
     axes.set_ylabel("PE(pos) · PE(pos + k)")
     axes.set_xlim(0, offsets[-1])
-    axes.legend(loc="upper right", fontsize=9, frameon=False)
+    axes.legend(loc="upper right", fontsize=small, frameon=False)
     return figure
 
 

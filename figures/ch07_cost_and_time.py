@@ -6,7 +6,7 @@ as a bar. Where the curves cross, and whether they do, is the program's
 comparison of the same run (timing/comparison in its JSON), drawn as it is:
 a shaded band between the two timed lengths around each crossing. The SVG's
 title and description say the same in words, from the same JSON."""
-from figure_style import NARROW_WIDTH, arguments, load_run, narrow_path, plt, save_wide_and_narrow
+from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, narrow_path, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "path_length")
@@ -41,6 +41,7 @@ def draw(narrow: bool):
         figure, (counted, timed) = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.3, 7.8), sharex=True)
     else:
         figure, (counted, timed) = plt.subplots(1, 2, figsize=(11, 4.0))
+    small = NARROW_SMALL_TEXT if narrow else 9  # the note at n = d and the legends
     counted.plot(lengths, [row["attention_operations"] for row in rows], **attention_style)
     counted.plot(lengths, [row["recurrent_operations"] for row in rows], **recurrent_style)
     counted.set_ylabel("multiply-adds of one layer\n(counted, log scale)" if narrow
@@ -65,7 +66,7 @@ def draw(narrow: bool):
 
     for axes in (counted, timed):
         axes.axvline(d, color="0.5", linestyle="--", linewidth=1)
-        axes.text(d, 0.03, f"n = d = {d} ", transform=axes.get_xaxis_transform(), ha="right", fontsize=9,
+        axes.text(d, 0.03, f"n = d = {d} ", transform=axes.get_xaxis_transform(), ha="right", fontsize=small,
                   color="0.3")
         axes.set_xscale("log", base=2)
         axes.set_yscale("log")
@@ -75,7 +76,7 @@ def draw(narrow: bool):
             axes.set_xlabel(f"n, the length of the sequence\n(d = {d}; log scale)" if narrow
                            else f"n, the length of the sequence (d = {d}; log scale)")
         axes.grid(True, color="#eeeeee")
-        axes.legend(loc="upper left", frameon=False, fontsize=9)
+        axes.legend(loc="upper left", frameon=False, fontsize=small)
     if narrow:
         counted.tick_params(labelbottom=True)  # each panel keeps its lengths, to be read alone
         figure.tight_layout(h_pad=1.2)

@@ -7,7 +7,7 @@ self-attention deep enough that every output depends on every input.
 Each line's value at the largest n is written at its right end, in its colour,
 so that the three lines drawn within an edge of each other can be told apart.
 Narrow, for a phone: the same plot, its legend below it."""
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
+from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 sweep = load_run(options.outputs, "path_length_sweep")
@@ -52,6 +52,7 @@ def end_label_heights(axes, gap: float) -> dict:
 def draw(narrow: bool):
     """One plot; narrow, the legend goes below it, where it covers no line."""
     figure, axes = plt.subplots(figsize=(NARROW_WIDTH - 0.5, 3.2) if narrow else (6.6, 3.4))
+    small = NARROW_SMALL_TEXT if narrow else 9  # the end labels and the legend
     for layer, style in styles.items():
         rows = [row for row in sweep["rows"] if row["layer"] == layer]
         axes.plot([row["n"] for row in rows], [row["max_path_length"] for row in rows], markersize=4, linewidth=1.4,
@@ -62,14 +63,14 @@ def draw(narrow: bool):
     axes.set_ylim(0, None)
     for layer, offset in end_label_heights(axes, gap=10).items():
         axes.annotate(str(ends[layer]), (largest, ends[layer]), xytext=(9, offset), textcoords="offset points",
-                      ha="left", va="center", fontsize=9, color=styles[layer]["color"], annotation_clip=False,
+                      ha="left", va="center", fontsize=small, color=styles[layer]["color"], annotation_clip=False,
                       arrowprops=dict(arrowstyle="-", color=styles[layer]["color"], linewidth=0.6, shrinkA=0,
                                       shrinkB=1))
     axes.grid(True, color="#eeeeee")
     if narrow:
-        axes.legend(loc="upper center", bbox_to_anchor=(0.45, -0.17), frameon=False, fontsize=9, ncols=1)
+        axes.legend(loc="upper center", bbox_to_anchor=(0.45, -0.17), frameon=False, fontsize=small, ncols=1)
     else:
-        axes.legend(loc="upper left", frameon=False, fontsize=9)
+        axes.legend(loc="upper left", frameon=False, fontsize=small)
     axes.set_title("Counted on the dependency graphs")
     return figure
 

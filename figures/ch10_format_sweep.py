@@ -10,7 +10,7 @@ meet; the open circle marks each format's best step.
 An error of exactly 0 has no place on a logarithmic axis and is left out."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, step_axes
+from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, step_axes
 
 options = arguments(__doc__)
 sweep = load_run(options.outputs, "backward_pass")["format_sweep"]
@@ -19,7 +19,7 @@ steps = np.array(sweep["steps"])
 
 
 def draw(narrow: bool):
-    """One chart; narrow, the same chart narrower, its x label on two lines."""
+    """One chart; narrow, the same chart narrower, its x label on two lines, no text below NARROW_SMALL_TEXT."""
     figure, axes = plt.subplots(figsize=(NARROW_WIDTH - 0.3, 3.8) if narrow else (5.8, 3.8), layout="constrained")
     for name, curve in sweep["formats"].items():
         colour = COLOURS[name]
@@ -31,7 +31,7 @@ def draw(narrow: bool):
                   markeredgecolor=colour)
     gap = "\n" if narrow else " "
     step_axes(axes, f"step h, smaller to the right{gap}(dotted: cube root of the spacing)", "relative error of dQ",
-              "upper left")
+              "upper left", small=NARROW_SMALL_TEXT if narrow else 9)
     return figure
 
 

@@ -5,7 +5,7 @@ head's map that mirrored cell of every row is framed in red, so that a row whose
 largest weight sits elsewhere shows."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
+from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "training")
@@ -18,12 +18,12 @@ maps.append((np.fliplr(np.eye(n)), "the exact answer\n(anti-diagonal)"))
 
 def draw(narrow: bool):
     """Side by side, the colour bar on the right; narrow, one above another, each map with its own
-    axis labels, the colour bar below, no text below 9 pt."""
+    axis labels, the colour bar below, no text below NARROW_SMALL_TEXT."""
     if narrow:
         figure, axes_row = plt.subplots(len(maps), 1, figsize=(NARROW_WIDTH - 1.2, 3.3 * len(maps) + 0.6),
                                         constrained_layout=True)
         figure.get_layout_engine().set(hspace=0.03)
-        title_size, tick_size, label_size = 10, 9, 9
+        title_size, tick_size, label_size = 11, NARROW_SMALL_TEXT, NARROW_SMALL_TEXT
     else:
         figure, axes_row = plt.subplots(1, len(maps), figsize=(2.5 * len(maps), 2.9), constrained_layout=True)
         title_size, tick_size, label_size = 9, 7, 8

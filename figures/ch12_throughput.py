@@ -6,7 +6,7 @@ independent fused multiply-adds in vector registers (the dashed line; per
 thread for the one-thread methods), and a 1024 x 1024 matrix product (dgemm)
 through Eigen and through NumPy (dotted lines). A rate above the peak is
 not a result (the program lists it apart), so it is not drawn."""
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
+from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "fast_attention_benchmark")
@@ -62,7 +62,7 @@ def draw(narrow: bool):
                         ha="right", rotation_mode="anchor")
         legend_row.axis("off")
         legend_row.legend(*axes.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(-0.2, 1.0),
-                          frameon=False, fontsize=9)
+                          frameon=False, fontsize=NARROW_SMALL_TEXT)
     else:
         axes.set_xticks(range(len(shown)), [label for _, label, _ in shown])
         axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=4, frameon=False, fontsize=9)

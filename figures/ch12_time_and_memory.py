@@ -6,10 +6,11 @@ NumPy's measured with tracemalloc). A method skipped for its memory has no
 time at that n, but its counted memory is drawn, hollow. A method whose
 memory is the same as one drawn before it (the causal kernel's is the
 streaming kernel's) is drawn dashed, with a larger hollow marker, so that
-both lines show. One legend, below both panels, names the methods."""
+both lines show. One legend names the methods: below both panels, or,
+narrow, below the time panel, the first a phone shows."""
 from matplotlib.lines import Line2D
 
-from figure_style import NARROW_WIDTH, arguments, load_run, narrow_path, plt, save_wide_and_narrow
+from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, narrow_path, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "fast_attention_benchmark")
@@ -28,9 +29,11 @@ lengths = run["n"]
 
 def draw(narrow: bool):
     """Side by side; narrow, time above memory, long titles and labels on two lines. Either way one
-    legend below the panels, where it covers no data, and no text below 9 pt."""
+    legend where it covers no data: below both panels, or, narrow, below the time panel, between it and
+    the memory panel, so that the first panel's lines are named where they are first seen; no text
+    below 9 pt (narrow, NARROW_SMALL_TEXT)."""
     if narrow:
-        figure, (timed, memory) = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 9.6), layout="constrained")
+        figure, (timed, memory) = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 11.0), layout="constrained")
         figure.get_layout_engine().set(hspace=0.08)  # the second title nearer its own panel
     else:
         figure, (timed, memory) = plt.subplots(1, 2, figsize=(11, 5.0), layout="constrained")
@@ -69,8 +72,13 @@ def draw(narrow: bool):
         axes.grid(True, color="#eeeeee")
     # Both panels draw each method alike (a memory curve the same as another's dashed, over it).
     keys = [Line2D([], [], **style) for style in STYLES.values()]
-    figure.legend(handles=keys, loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                  ncols=1 if narrow else 3, frameon=False, fontsize=9)
+    if narrow:
+        # Under the time panel's axis label; the layout makes room for it above the memory panel.
+        timed.legend(handles=keys, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncols=1, frameon=False,
+                     fontsize=NARROW_SMALL_TEXT)
+    else:
+        figure.legend(handles=keys, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=3, frameon=False,
+                      fontsize=9)
     return figure
 
 

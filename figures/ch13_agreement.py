@@ -8,7 +8,7 @@ attention weights over the words, with each head's mean weight from the slot
 to the subject's noun on the held-out sentences."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
+from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "sentences_agreement")
@@ -23,14 +23,17 @@ confidence = reading["probabilities"][0][run["outputs"].index(answer)]
 
 def draw(narrow: bool):
     """Side by side; narrow, the accuracy above the heads' bars, each head's panel with its words, no text
-    below 9 pt."""
+    below NARROW_SMALL_TEXT."""
     if narrow:
         figure = plt.figure(figsize=(NARROW_WIDTH - 0.4, 7.4), layout="constrained")
         left, right = figure.subfigures(2, 1, height_ratios=[1.0, 1.25], hspace=0.04)
     else:
         figure = plt.figure(figsize=(7.0, 3.3), layout="constrained")
         left, right = figure.subfigures(1, 2, width_ratios=[1.0, 1.15])
-    small, smaller = (9, 9) if narrow else (8, 7)
+    small, smaller = (NARROW_SMALL_TEXT, NARROW_SMALL_TEXT) if narrow else (8, 7)
+    label = NARROW_SMALL_TEXT if narrow else 9  # the accuracy's ticks and axis labels, the words
+    heading = 11 if narrow else 10  # the titles
+    sep = "\n" if narrow else "; "  # narrow, a head's title on two lines
 
     # Left: accuracy by attractors, the model against the last-noun rule.
     accuracy_axes = left.subplots()
@@ -43,15 +46,15 @@ def draw(narrow: bool):
         # A whole number only where it is exact: 99.7 printed as 100 would hide the one mistake.
         labels = [f"{value:.0f}" if value in (0.0, 100.0) else f"{value:.1f}" for value in values]
         accuracy_axes.bar_label(bars, labels, fontsize=smaller, padding=1)
-    accuracy_axes.set_xticks(x, [f"{group['label']}\n({group['count']})" for group in groups], fontsize=9)
-    accuracy_axes.set_xlabel("attractors (sentences)", fontsize=9)
-    accuracy_axes.set_ylabel("held-out accuracy (%)", fontsize=9)
+    accuracy_axes.set_xticks(x, [f"{group['label']}\n({group['count']})" for group in groups], fontsize=label)
+    accuracy_axes.set_xlabel("attractors (sentences)", fontsize=label)
+    accuracy_axes.set_ylabel("held-out accuracy (%)", fontsize=label)
     accuracy_axes.set_ylim(0, 125)
     accuracy_axes.set_yticks(range(0, 101, 25))
-    accuracy_axes.tick_params(axis="y", labelsize=9)
+    accuracy_axes.tick_params(axis="y", labelsize=label)
     accuracy_axes.legend(loc="upper center", ncol=2, frameon=False, fontsize=small, handlelength=1.2,
                          columnspacing=1.0)
-    accuracy_axes.set_title("Accuracy by attractors", fontsize=10)
+    accuracy_axes.set_title("Accuracy by attractors", fontsize=heading)
     accuracy_axes.spines[["top", "right"]].set_visible(False)
 
     # Right: the slot's row of attention weights in the example sentence, per head.
@@ -63,11 +66,11 @@ def draw(narrow: bool):
         axes.set_ylim(0, 1.3)
         axes.set_yticks([0, 0.5, 1])
         axes.tick_params(labelsize=small)
-        axes.set_xticks(positions, words if row == len(heads) - 1 else [], fontsize=9)
-        axes.set_title(f"{title}; to the subject's noun, on average: {to_subject:.3f}", fontsize=small, loc="left")
+        axes.set_xticks(positions, words if row == len(heads) - 1 else [], fontsize=label)
+        axes.set_title(f"{title}{sep}to the subject's noun, on average: {to_subject:.3f}", fontsize=small, loc="left")
         axes.set_ylabel("weight", fontsize=small)
         axes.spines[["top", "right"]].set_visible(False)
-    right.suptitle(f"\"{' '.join(words)}\" → {answer}, p = {confidence:.3f}", fontsize=10)
+    right.suptitle(f"\"{' '.join(words)}\" → {answer}, p = {confidence:.3f}", fontsize=heading)
     return figure
 
 

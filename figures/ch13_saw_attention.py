@@ -23,8 +23,8 @@ n = len(words)
 
 def draw(narrow: bool):
     """Side by side, the rows named once, on the first panel; narrow, one above the other, each panel naming its
-    rows, in larger type."""
-    small, cells, ticks = (9, 11, 11) if narrow else (8, 9, 10)
+    rows, in larger type: the axis labels as large as the words, readable on a phone."""
+    small, cells, ticks = (11, 11, 11) if narrow else (8, 9, 10)
     figure, axes_row = panel_figure(len(panels), narrow, wide_size=(2.1 * len(panels) + 1.3, 2.7),
                                     narrow_size=(NARROW_WIDTH - 0.3, 3.8 * len(panels)), space=0.08,
                                     sharey=not narrow)
@@ -40,7 +40,8 @@ def draw(narrow: bool):
                 for colour, style, width in (("white", "-", 2.2), ("black", ":", 1.6)):
                     axes.add_patch(plt.Rectangle((i - 1.5 + 0.08, i - 0.5 + 0.08), 0.84, 0.84, fill=False,
                                                  edgecolor=colour, linestyle=style, linewidth=width))
-        axes.set_title(f"{title}\nheld-out mean weight\non the word before: {to_previous:.3f}", fontsize=small + 1)
+        axes.set_title(f"{title}\nheld-out mean weight\non the word before: {to_previous:.3f}",
+                       fontsize=small if narrow else small + 1)
         axes.set_xticks(range(n), words, fontsize=ticks)
         axes.set_xlabel("the word read", fontsize=small)
         axes.xaxis.tick_top()

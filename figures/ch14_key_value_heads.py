@@ -24,7 +24,8 @@ PANELS = [
      f"Grammatical, of {run['inputs']['judged']} sentences drawn (higher is better)", "{:.1f}"),
 ]
 
-figure, panels = plt.subplots(2, 1, figsize=(4.6, 5.0), sharex=True, layout="constrained")
+figure, panels = plt.subplots(2, 1, figsize=(4.6, 5.2), sharex=True, layout="constrained")
+figure.get_layout_engine().set(h_pad=0.1)  # the lower title clear of the upper panel's axis
 for axes, (key, scale, label, title, number) in zip(panels, PANELS):
     for position, group in enumerate(groups):
         mine = {r["seed"]: r[key] * scale for r in run["runs"] if r["key_value_heads"] == group["key_value_heads"]}
@@ -38,7 +39,7 @@ for axes, (key, scale, label, title, number) in zip(panels, PANELS):
                       ha="left", va="center", fontsize=10)
     first = groups[0]  # its range, against which the others' ranges are compared
     axes.axhspan(first[key]["best"] * scale, first[key]["worst"] * scale, color="#1f77b4", alpha=0.12, linewidth=0,
-                 zorder=0, label=f"h_kv = {first['key_value_heads']} seeds' range")
+                 zorder=0, label=f"seeds' range, $h_{{kv}}$ = {first['key_value_heads']}")
     axes.set_ylabel(label, fontsize=10)
     axes.set_title(title, fontsize=10)
     axes.tick_params(labelsize=10)
@@ -47,7 +48,8 @@ for axes, (key, scale, label, title, number) in zip(panels, PANELS):
 panels[0].legend(loc="upper left", frameon=False, fontsize=10, ncol=2, handlelength=1.2)
 bottom, top = panels[0].get_ylim()
 panels[0].set_ylim(bottom, top + 0.45 * (top - bottom))  # room for the legend
-panels[-1].set_xticks(range(len(groups)), [f"{group['cache_numbers_per_word']}\n(h_kv = {group['key_value_heads']})"
+heads = "$h_{kv}$"  # as the prose writes it, h with kv below
+panels[-1].set_xticks(range(len(groups)), [f"{group['cache_numbers_per_word']}\n({heads} = {group['key_value_heads']})"
                                            for group in groups])
 panels[-1].set_xlim(-0.5, len(groups) - 0.2)
 panels[-1].set_xlabel("numbers in the cache per word (key/value heads)", fontsize=10)

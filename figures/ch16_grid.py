@@ -28,8 +28,9 @@ COLUMN_NAMES = [f"{'no warm-up' if w == 0 else f'warm-up {w}'}\nrate {r:g}" for 
 TITLE = f"Seeds that learned the task, of {seeds}, and the median final loss"
 
 
-def table(axes, chosen: list, loss_size: float, names: dict) -> None:
-    """The cells of the columns `chosen` (indices into `columns`), in that order: shade, count, loss."""
+def table(axes, chosen: list, loss_size: float, names: dict, tick_size: float = 9, loss_word: str = "loss ") -> None:
+    """The cells of the columns `chosen` (indices into `columns`), in that order: shade, count, loss
+    (after `loss_word`); the columns' and rows' names at `tick_size`."""
     axes.imshow(learned[:, chosen], cmap="Blues", vmin=0, vmax=seeds * 1.25, aspect="auto")
     for i in range(len(layouts)):
         for k, j in enumerate(chosen):
@@ -37,15 +38,16 @@ def table(axes, chosen: list, loss_size: float, names: dict) -> None:
             loss = losses[i][j]
             axes.text(k, i - 0.12, f"{int(learned[i, j])} of {seeds}", ha="center", va="center", fontsize=11,
                       color="white" if dark else "black", fontweight="bold")
-            axes.text(k, i + 0.22, "stopped" if loss is None else with_minus_signs(f"loss {loss:.3g}"),
+            axes.text(k, i + 0.22, "stopped" if loss is None else with_minus_signs(f"{loss_word}{loss:.3g}"),
                       ha="center", va="center", fontsize=loss_size, color="white" if dark else "#333333")
-    axes.set_xticks(range(len(chosen)), [COLUMN_NAMES[j] for j in chosen], fontsize=9)
-    axes.set_yticks(range(len(layouts)), [names[name] for name in layouts], fontsize=9)
+    axes.set_xticks(range(len(chosen)), [COLUMN_NAMES[j] for j in chosen], fontsize=tick_size)
+    axes.set_yticks(range(len(layouts)), [names[name] for name in layouts], fontsize=tick_size)
 
 
 def draw(narrow: bool):
     """One table; narrow, its two halves (without a warm-up, with one) one above the other,
-    the layouts' names on more lines and the losses at 9 pt, so that each loss fits its cell."""
+    the layouts' names on more lines, and every text at 11 pt, readable on a phone; so that each loss
+    fits its cell at that size, the cells give the loss's number alone, the title saying what it is."""
     if not narrow:
         figure, axes = plt.subplots(figsize=(7.2, 3.6), layout="constrained")
         table(axes, list(range(len(columns))), loss_size=8, names=NAMES)
@@ -55,12 +57,13 @@ def draw(narrow: bool):
         return figure
     rates = len(inputs["learning_rates"])
     narrow_names = {layout: name.replace(", ", ",\n") for layout, name in NAMES.items()}  # wider cells
-    figure, halves = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.2, 6.4), layout="constrained")
+    figure, halves = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.2, 7.6), layout="constrained")
     figure.get_layout_engine().set(hspace=0.06)
     for h, axes in enumerate(halves):
-        table(axes, list(range(h * rates, (h + 1) * rates)), loss_size=9, names=narrow_names)
+        table(axes, list(range(h * rates, (h + 1) * rates)), loss_size=11, names=narrow_names, tick_size=11,
+              loss_word="")
         axes.axhline(1.5, color="black", linewidth=1.5)
-    figure.suptitle(TITLE.replace(", and", ",\nand"), fontsize=10)
+    figure.suptitle(f"Seeds that learned the task, of {seeds};\nunder it, the seeds' median final loss", fontsize=11)
     return figure
 
 

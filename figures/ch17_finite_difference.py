@@ -23,7 +23,7 @@ for curve in run["curves"]:
     # Each name on the side of its line away from the next: the leftmost (largest) step's to the left.
     leftmost = curve["root"] == max(other["root"] for other in run["curves"])
     axes.text(curve["root"], 1.01, f" {curve['format']} ", transform=axes.get_xaxis_transform(), va="bottom",
-              ha="right" if leftmost else "left", color=colour, fontsize=9)
+              ha="right" if leftmost else "left", color=colour, fontsize=10)
 step_axes(axes, "step h, smaller to the right\n(dotted: cube root of the spacing)", "relative error of the derivative",
-          "lower left")
+          "lower left", small=10)
 save(figure, options.out)

@@ -56,14 +56,15 @@ def cell_numbers(axes, values, text, light_above: float, **text_options) -> None
                   **text_options)
 
 
-def step_axes(axes, xlabel: str, ylabel: str, legend_loc: str) -> None:
+def step_axes(axes, xlabel: str, ylabel: str, legend_loc: str, small: float = 9) -> None:
     """Log-log axes of an error against a step h, the step shrinking to the
-    right (chapters 10 and 17): labels, a frameless legend, a light grid."""
+    right (chapters 10 and 17): labels, a frameless legend, a light grid.
+    `small` is the legend's and the ticks' size (NARROW_SMALL_TEXT, say, in a narrow drawing)."""
     axes.set_xlabel(xlabel, fontsize=10)
     axes.set_ylabel(ylabel, fontsize=10)
     axes.invert_xaxis()
-    axes.legend(loc=legend_loc, frameon=False, fontsize=9)
-    axes.tick_params(labelsize=9)
+    axes.legend(loc=legend_loc, frameon=False, fontsize=small)
+    axes.tick_params(labelsize=small)
     axes.grid(True, color="#eeeeee", which="major")
     axes.spines[["top", "right"]].set_visible(False)
 
@@ -84,6 +85,11 @@ NARROW_WIDTH = 4.8
 """The widest a figure for narrow screens is drawn, in inches: on a phone's
 column of text (about 360 px) it shows at three quarters of its size or more,
 its 11 pt labels at 11 px or more."""
+
+NARROW_SMALL_TEXT = 10.5
+"""The smallest text of a figure's narrow drawing, in points: its legends, notes, an inset's
+title and ticks. Drawn at NARROW_WIDTH, it shows on a phone at about 11 px; the wide
+drawing, seen at its full size, keeps its 8 and 9 pt text."""
 
 
 def narrow_path(out: Path) -> Path:
