@@ -203,27 +203,34 @@ def visit_displaymath(self, node):
     raise nodes.SkipNode
 
 
-# Punctuation right after an inline formula: kept on the formula's line, so a
-# narrow column never starts a line with the comma or full stop that ends it.
+# Punctuation right after an inline formula, and an opening bracket or quote
+# right before one: kept on the formula's line, so a narrow column never starts
+# a line with the comma or full stop that ends it, nor ends one with a "(" that
+# opens it.
 PUNCTUATION = re.compile(r"^[.,;:!?)\]’”]+")
+OPENING = re.compile(r"[(\[‘“]+$")
 
 
 def keep_punctuation_with_formulas(app, doctree, docname):
     for formula in list(doctree.findall(nodes.math)):
         parent = formula.parent
         index = parent.index(formula)
-        if index + 1 >= len(parent.children) or not isinstance(parent[index + 1], nodes.Text):
-            continue
-        text = parent[index + 1].astext()
-        match = PUNCTUATION.match(text)
-        if not match:
+        after = parent[index + 1] if index + 1 < len(parent.children) else None
+        before = parent[index - 1] if index > 0 else None
+        closing = PUNCTUATION.match(after.astext()) if isinstance(after, nodes.Text) else None
+        opening = OPENING.search(before.astext()) if isinstance(before, nodes.Text) else None
+        if not closing and not opening:
             continue
         # By position: Element.replace finds a child by equality, and a text
         # node equals every other text node with the same letters.
         together = nodes.inline("", classes=["formula-and-punctuation"])
-        parent[index + 1] = nodes.Text(text[match.end():])
+        if closing:
+            parent[index + 1] = nodes.Text(after.astext()[closing.end():])
+        if opening:
+            parent[index - 1] = nodes.Text(before.astext()[:opening.start()])
         parent[index] = together
-        together += [formula, nodes.Text(match.group())]
+        together += ([nodes.Text(opening.group())] if opening else []) + [formula] + (
+            [nodes.Text(closing.group())] if closing else [])
 
 
 def add_glyphs(app, pagename, templatename, context, doctree):

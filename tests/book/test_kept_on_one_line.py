@@ -65,6 +65,13 @@ class PunctuationWithFormulas(unittest.TestCase):
         self.assertEqual(paragraph.astext(), "so x, and more.")
         self.assertEqual(kept_whole(paragraph, "formula-and-punctuation"), ["x,"])
 
+    def test_an_opening_bracket_before_a_formula_joins_it_and_the_closing_one_too(self):
+        document, paragraph = document_of(nodes.Text("the fraction t ("), nodes.math("x", "x"),
+                                          nodes.Text(", chapter 3) and “"), nodes.math("y", "y"), nodes.Text("” here"))
+        keep_punctuation_with_formulas(None, document, "test")
+        self.assertEqual(paragraph.astext(), "the fraction t (x, chapter 3) and “y” here")
+        self.assertEqual(kept_whole(paragraph, "formula-and-punctuation"), ["(x,", "“y”"])
+
     def test_a_formula_followed_by_a_word_is_left_alone(self):
         document, paragraph = document_of(nodes.math("x", "x"), nodes.Text(" is"))
         keep_punctuation_with_formulas(None, document, "test")
