@@ -384,12 +384,6 @@ std::string with_nan_spelled_out(std::string text) {
   return text;
 }
 
-// Width in characters on screen: count UTF-8 lead bytes only.
-std::size_t shown_width(const std::string& line) {
-  return static_cast<std::size_t>(
-      std::count_if(line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
 // Printed tables next to each other, top-aligned, four spaces apart.
 std::string side_by_side(const std::vector<std::string>& tables) {
   std::vector<std::vector<std::string>> lines(tables.size());
@@ -404,7 +398,7 @@ std::string side_by_side(const std::vector<std::string>& tables) {
       start = end + 1;
     }
     for (const std::string& line : lines[t]) {
-      widths[t] = std::max(widths[t], shown_width(line));
+      widths[t] = std::max(widths[t], program::shown_width(line));
     }
     height = std::max(height, lines[t].size());
   }
@@ -414,7 +408,7 @@ std::string side_by_side(const std::vector<std::string>& tables) {
     for (std::size_t t = 0; t < tables.size(); ++t) {
       const std::string cell = row < lines[t].size() ? lines[t][row] : "";
       line += cell;
-      if (t + 1 < tables.size()) line += std::string(widths[t] - shown_width(cell) + 4, ' ');
+      if (t + 1 < tables.size()) line += std::string(widths[t] - program::shown_width(cell) + 4, ' ');
     }
     line.erase(line.find_last_not_of(' ') + 1);
     text += line + '\n';

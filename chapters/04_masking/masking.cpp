@@ -318,18 +318,10 @@ std::string checks(const Result& result) {
   return text;
 }
 
-// How many characters @p text shows: its UTF-8 code points, so that "∞" and
-// "eat → fish" count as a terminal shows them, not as their bytes.
-std::size_t shown_width(std::string_view text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char byte) {
-    return (static_cast<unsigned char>(byte) & 0xC0) != 0x80;
-  }));
-}
-
 // The widest of @p heading and the entries of @p column, in characters.
 std::size_t column_width(std::string_view heading, const std::vector<std::string>& column) {
-  std::size_t width = shown_width(heading);
-  for (const std::string& entry : column) width = std::max(width, shown_width(entry));
+  std::size_t width = program::shown_width(heading);
+  for (const std::string& entry : column) width = std::max(width, program::shown_width(entry));
   return width;
 }
 

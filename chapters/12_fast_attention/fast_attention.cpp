@@ -39,6 +39,7 @@
 #include "program/real_number.hpp"
 #include "program/run_chapter.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/timing_report.hpp"
 #include "program/usage_error.hpp"
 
@@ -1505,12 +1506,6 @@ std::string tile_words(const std::vector<std::string>& queries, const std::vecto
                      key_count == 1 ? "key" : "keys", fmt::join(key_names, ", "));
 }
 
-// How wide fmt pads UTF-8 @p text: its characters, so "—" is one, though three bytes.
-std::size_t characters(const std::string& text) {
-  return static_cast<std::size_t>(
-      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
 // One query's row in a tile of the trace, each entry as printed.
 struct TraceRow {
   std::string query, scores, maximum, rescale, sum, output;
@@ -1553,11 +1548,11 @@ std::string trace_text(const Trace& trace) {
   const TraceRow heading{"query", "scores", "M", "rescale", "L", "O / L"};
   std::size_t query_width = 0, scores_width = 0, maximum_width = 0, rescale_width = 0, sum_width = 0;
   const auto widen = [&](const TraceRow& row) {
-    query_width = std::max(query_width, characters(row.query));
-    scores_width = std::max(scores_width, characters(row.scores));
-    maximum_width = std::max(maximum_width, characters(row.maximum));
-    rescale_width = std::max(rescale_width, characters(row.rescale));
-    sum_width = std::max(sum_width, characters(row.sum));
+    query_width = std::max(query_width, program::shown_width(row.query));
+    scores_width = std::max(scores_width, program::shown_width(row.scores));
+    maximum_width = std::max(maximum_width, program::shown_width(row.maximum));
+    rescale_width = std::max(rescale_width, program::shown_width(row.rescale));
+    sum_width = std::max(sum_width, program::shown_width(row.sum));
   };
   widen(heading);
   for (const std::vector<TraceRow>& tile_rows : rows) {

@@ -26,6 +26,27 @@ std::string_view trim(std::string_view text) {
   return text.substr(first, last - first + 1);
 }
 
+namespace {
+
+bool continues_a_character(char byte) { return (static_cast<unsigned char>(byte) & 0xC0) == 0x80; }
+
+// The bytes of the first @p count characters of @p text (all of it if it has fewer).
+std::size_t bytes_of_characters(std::string_view text, std::size_t count) {
+  std::size_t bytes = 0;
+  for (std::size_t shown = 0; bytes < text.size() && shown < count; ++shown) {
+    ++bytes;
+    while (bytes < text.size() && continues_a_character(text[bytes])) ++bytes;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+std::size_t shown_width(std::string_view text) {
+  return static_cast<std::size_t>(
+      std::count_if(text.begin(), text.end(), [](char byte) { return !continues_a_character(byte); }));
+}
+
 std::string wrapped(std::string_view text, std::size_t width, std::string_view indent) {
   std::string lines;
   std::string line;
@@ -38,15 +59,16 @@ std::string wrapped(std::string_view text, std::size_t width, std::string_view i
     while (!word.empty()) {
       const bool line_is_empty = line.empty() || line == indent;
       const std::size_t separator = line_is_empty ? 0 : 1;
-      if (line.size() + separator + word.size() <= width) {
+      if (shown_width(line) + separator + shown_width(word) <= width) {
         if (separator) line.push_back(' ');
         line += word;
         break;
       }
       if (line_is_empty) {  // a word wider than a line: as much as fits, the rest on the next
-        const std::size_t room = width > line.size() ? width - line.size() : 1;
-        line += word.substr(0, room);
-        word.remove_prefix(std::min(room, word.size()));
+        const std::size_t room = width > shown_width(line) ? width - shown_width(line) : 1;
+        const std::size_t cut = bytes_of_characters(word, room);
+        line += word.substr(0, cut);
+        word.remove_prefix(cut);
       }
       lines += line + '\n';
       line.assign(indent);

@@ -16,8 +16,14 @@ std::vector<std::string_view> split(std::string_view text, char separator);
 /// @p text without the spaces and tabs around it.
 std::string_view trim(std::string_view text);
 
-/// @p text as lines of at most @p width characters (bytes), each ending in a
-/// newline, broken at spaces; a word longer than a line is cut across lines.
+/// How many characters @p text shows: its UTF-8 code points, so that "∞" and
+/// "eat → fish" count as a terminal shows them, not as their bytes (fmt pads
+/// to the same count).
+std::size_t shown_width(std::string_view text);
+
+/// @p text as lines of at most @p width characters (shown_width), each ending
+/// in a newline, broken at spaces; a word longer than a line is cut across
+/// lines, never inside a character.
 /// Lines after the first start with @p indent. For text a program prints
 /// that is not its own (a processor's name, a library's path), so that the
 /// book's pages show it whole at any length.

@@ -68,6 +68,10 @@ TEST_CASE("text is wrapped at spaces, and a word longer than a line is cut", "[c
   CHECK(program::wrapped("aa bb", 5) == "aa bb\n");
   CHECK(program::wrapped("abcdefghij", 4) == "abcd\nefgh\nij\n");
   CHECK(program::wrapped("a bcdefg", 4, "  ") == "a\n  bc\n  de\n  fg\n");
+  // Widths in characters, not bytes: "≥" and "∞" are three bytes each, one character.
+  CHECK(program::shown_width("eat → fish, ∞") == 13);
+  CHECK(program::wrapped("a ≥ b", 3) == "a ≥\nb\n");
+  CHECK(program::wrapped("∞∞∞∞∞", 2) == "∞∞\n∞∞\n∞\n");
   CHECK(program::wrapped("", 4) == "\n");
 }
 
