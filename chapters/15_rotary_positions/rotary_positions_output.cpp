@@ -340,7 +340,9 @@ std::string tables(const Result& result) {
   // each way of giving positions; then how far each holds the task.
   text += fmt::format("\nAccuracy over the seeds ({}):\nmedian [worst, best]\n", fmt::join(inputs.seeds, ", "));
   const auto cell = [](const attention::SeedSpread& spread) {
-    return fmt::format("{:.1f} % [{:.1f}, {:.1f}]", 100 * spread.median, 100 * spread.lowest, 100 * spread.highest);
+    // Each number as wide as 100.0, so that the medians and the ends line up from row to row.
+    return fmt::format("{:>5.1f} % [{:>5.1f}, {:>5.1f}]", 100 * spread.median, 100 * spread.lowest,
+                       100 * spread.highest);
   };
   // The last position held, or "-" when not even the first position with an answer is.
   const auto held = [&](Eigen::Index until) { return until > inputs.back ? std::to_string(until - 1) : "-"; };
@@ -366,8 +368,7 @@ std::string tables(const Result& result) {
     text += fmt::format("  {:<9}  {:<18}  {}\n", scheme_name(summary.scheme), held(summary.holds_until),
                         fewest == most ? held(fewest) : fmt::format("{} to {}", held(fewest), held(most)));
   }
-  // A verdict on lines of at most 44 characters (wrapped() counts bytes: "≥" as three), indented by two, and by
-  // four where it goes on.
+  // A verdict on lines of at most 44 characters, indented by two, and by four where it goes on.
   const auto verdict_lines = [](const std::string& sentence) {
     const std::string wrapped = program::wrapped(sentence, 42, "  ");
     std::string lines;

@@ -446,7 +446,7 @@ class Training(ProgramTest):
         # for each under how far it holds the task.
         found = {}
         for line in printed.splitlines():
-            match = re.fullmatch(r"  (added|rotary|none) +(\S+) % \[(\S+), (\S+)\]", line)
+            match = re.fullmatch(r"  (added|rotary|none) +(\S+) % \[ *(\S+), +(\S+)\]", line)
             if match:
                 found.setdefault(match[1], []).extend(float(value) for value in match.groups()[1:])
         for line in printed.splitlines():
