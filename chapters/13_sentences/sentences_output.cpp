@@ -323,7 +323,7 @@ std::string rule_lines(std::string_view rule) {
     std::string_view alternatives = std::string_view(words).substr(at + arrow.size());
     for (bool first = true; !alternatives.empty(); first = false) {
       const std::size_t end = std::min(alternatives.find(bar), alternatives.size());
-      // wrapped() counts bytes, not characters: a line of it is at most as wide as the count.
+      // Each line at most phone_width characters: the prefix (six) and what wrapped() fits after it.
       text += indented(program::wrapped(alternatives.substr(0, end), phone_width - 6, "  "),
                        first ? "      " : "    | ", "      ");
       alternatives.remove_prefix(std::min(end + bar.size(), alternatives.size()));

@@ -51,8 +51,8 @@ std::string columns_text(const std::vector<Column>& columns) {
   const auto line = [&](const auto& entry_of) {
     std::string text;
     for (const Column& column : columns) {
-      std::size_t width = std::max(column.top.size(), column.bottom.size());
-      for (const std::string& entry : column.entries) width = std::max(width, entry.size());
+      std::size_t width = std::max(program::shown_width(column.top), program::shown_width(column.bottom));
+      for (const std::string& entry : column.entries) width = std::max(width, program::shown_width(entry));
       text += std::string(column.gap, ' ');
       text +=
           column.left ? fmt::format("{:<{}}", entry_of(column), width) : fmt::format("{:>{}}", entry_of(column), width);
