@@ -506,32 +506,38 @@ std::string tables(const BenchmarkResult& result) {
     text += fmt::format("  {:>5}  {:<9}  {}\n", "", "recompute", program::milliseconds_text(length.recomputed));
     text += fmt::format("  {:>5}  {:<9}  {}\n", "", "faster", faster_name(length.faster));
   }
-  text += fmt::format(
-      "\nMultiply-adds counted for all n words, and the cache's memory at n\n  {:>5}  {:>16}  {:>18}  {:>9}  {:>12}\n",
-      "n", "cache", "recompute", "ratio", "cache bytes");
+  // The counts, the ratio and the cache's memory each within a phone's 44 characters.
+  text += fmt::format("\nMultiply-adds counted for all n words\n  {:>5}  {:>10}  {:>12}  {:>8}\n", "n", "cache",
+                      "recompute", "ratio");
   for (const BenchmarkLength& length : result.lengths) {
-    text += fmt::format("  {:>5}  {:>16}  {:>18}  {:>9}  {:>12}\n", length.n,
+    text += fmt::format("  {:>5}  {:>10}  {:>12}  {:>8}\n", length.n,
                         program::grouped_digits(static_cast<std::uint64_t>(length.cached_multiply_adds)),
                         program::grouped_digits(static_cast<std::uint64_t>(length.recomputed_multiply_adds)),
-                        fmt::format("1 : {:.0f}", length.recomputed_multiply_adds / length.cached_multiply_adds),
+                        fmt::format("1 : {:.0f}", length.recomputed_multiply_adds / length.cached_multiply_adds));
+  }
+  text += fmt::format("\nThe cache's memory at n, bytes\n  {:>5}  {:>10}\n", "n", "cache");
+  for (const BenchmarkLength& length : result.lengths) {
+    text += fmt::format("  {:>5}  {:>10}\n", length.n,
                         program::grouped_digits(static_cast<std::uint64_t>(length.cache_numbers) * sizeof(double)));
   }
-  text +=
-      fmt::format("\nTime for word n alone, ms, and the share of the peak\n  {:>5}  {:>29}  {:>29}  {:>11}  {:>15}\n",
-                  "n", "cache", "recompute", "cache, peak", "recompute, peak");
+  // The share of the peak and the times of word n alone as tables of their own: side by side, with two times of up
+  // to 29 characters, they were 107 characters wide, and a phone showed none of the shares the prose reads.
+  text += fmt::format("\nShare of the peak, the whole sentence\n  {:>5}  {:>15}  {:>15}\n", "n", "cache", "recompute");
   for (const BenchmarkLength& length : result.lengths) {
     const auto share = [](const attention::RateAgainstPeak& rate) {
       return rate.above_peak ? std::string("above the peak!") : fmt::format("{:.1f} %", 100.0 * rate.share);
     };
     text +=
-        fmt::format("  {:>5}  {:>29}  {:>29}  {:>11}  {:>15}\n", length.n,
-                    program::milliseconds_text(length.cached_last), program::milliseconds_text(length.recomputed_last),
-                    share(length.cached_rate), share(length.recomputed_rate));
+        fmt::format("  {:>5}  {:>15}  {:>15}\n", length.n, share(length.cached_rate), share(length.recomputed_rate));
   }
-  text += program::wrapped(fmt::format("(the share of the peak is the whole sentence's; peak: {:.1f} GFLOP/s, one "
-                                       "thread, {}, measured in this run)",
+  text += program::wrapped(fmt::format("(peak: {:.1f} GFLOP/s, one thread, {}, measured in this run)",
                                        result.peak.flops / 1e9, result.peak.instructions),
-                           78, "  ");
+                           44, "  ");
+  text += fmt::format("\nTime for word n alone, ms: median [spread]\n  {:>5}\n", "n");
+  for (const BenchmarkLength& length : result.lengths) {
+    text += fmt::format("  {:>5}  {:<9}  {}\n", length.n, "cache", program::milliseconds_text(length.cached_last));
+    text += fmt::format("  {:>5}  {:<9}  {}\n", "", "recompute", program::milliseconds_text(length.recomputed_last));
+  }
   const LargeCache& large = result.large;
   text += '\n';
   text += program::wrapped(fmt::format("The cache of a larger decoder: {} layers, {} query heads of width {}, "
