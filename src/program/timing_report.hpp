@@ -22,16 +22,19 @@ inline nlohmann::json timing_summary_json(const attention::TimingSummary& summar
           {"samples", samples}};
 }
 
-/// A median and its spread in milliseconds: "12.34 [12.1-12.6]".
+/// A median and its spread in milliseconds: "12.3 [12.1-12.6]". All three to
+/// the same 3 significant digits: rounding to one precision keeps their order, so
+/// the median printed never lies outside the spread printed (at 4 digits against
+/// 3 it could: "1.442 [1.43-1.44]").
 inline std::string milliseconds_text(const attention::TimingSummary& summary) {
-  return fmt::format("{:.4g} [{:.3g}-{:.3g}]", summary.median * 1e3, summary.spread_low * 1e3,
+  return fmt::format("{:.3g} [{:.3g}-{:.3g}]", summary.median * 1e3, summary.spread_low * 1e3,
                      summary.spread_high * 1e3);
 }
 
-/// The widest milliseconds_text() can be: 9 + 2 + 8 + 1 + 8 + 1 characters
-/// ("1.235e+05 [1.23e+05-1.24e+05]") whatever the times, so a table of them in
+/// The widest milliseconds_text() can be: 8 + 2 + 8 + 1 + 8 + 1 characters
+/// ("1.23e+05 [1.23e+05-1.24e+05]") whatever the times, so a table of them in
 /// columns this wide is as wide on a fast machine as on a slow one.
-inline constexpr int timing_column_width = 29;
+inline constexpr int timing_column_width = 28;
 
 /// "Processor: <name>", broken at spaces into lines of at most 78 characters
 /// (a word longer than that is cut across lines): the name is the machine's

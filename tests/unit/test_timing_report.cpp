@@ -31,9 +31,38 @@ TEST_CASE("a time and its spread never outgrow their column", "[ch07]") {
     CHECK(text.size() <= static_cast<std::size_t>(program::timing_column_width));
   }
   // The widest case the column is sized for is reached.
-  const attention::TimingSummary widest{123.456, 123.4, 123.6};  // seconds: 1.235e+05 ms
-  CHECK(program::milliseconds_text(widest) == "1.235e+05 [1.23e+05-1.24e+05]");
+  const attention::TimingSummary widest{123.456, 123.4, 123.6};  // seconds: 1.23e+05 ms
+  CHECK(program::milliseconds_text(widest) == "1.23e+05 [1.23e+05-1.24e+05]");
   CHECK(program::milliseconds_text(widest).size() == static_cast<std::size_t>(program::timing_column_width));
+}
+
+TEST_CASE("the median printed lies within the spread printed", "[ch07]") {
+  // Chapter 7 says the spread leaves out the fastest and slowest quarters, so the median lies inside it: the
+  // printed numbers must show that too. Medians just below a spread's end, at every scale, where a digit more
+  // for the median than for the ends put it outside ("1.442 [1.43-1.44]").
+  for (double scale = 1e-7; scale < 1e3; scale *= 10) {
+    for (const double gap : {1e-6, 1e-4, 2.4e-3, 1e-2}) {
+      const double low = 1.43 * scale, high = 1.4424 * scale;
+      for (const double median : {low, high - gap * scale, high}) {
+        if (median < low) continue;
+        const attention::TimingSummary summary{median, low, high};
+        const std::string text = program::milliseconds_text(summary);
+        INFO(text);
+        const std::size_t open = text.find(" ["), close = text.find(']');
+        REQUIRE(open != std::string::npos);
+        REQUIRE(close != std::string::npos);
+        // The dash between the ends, not an exponent's minus ("1.43e-07-1.44e-07").
+        std::size_t dash = text.find('-', open + 2);
+        while (dash != std::string::npos && text[dash - 1] == 'e') dash = text.find('-', dash + 1);
+        REQUIRE(dash != std::string::npos);
+        const double shown_median = std::stod(text.substr(0, open));
+        const double shown_low = std::stod(text.substr(open + 2, dash - open - 2));
+        const double shown_high = std::stod(text.substr(dash + 1, close - dash - 1));
+        CHECK(shown_low <= shown_median);
+        CHECK(shown_median <= shown_high);
+      }
+    }
+  }
 }
 
 TEST_CASE("a processor's name is broken into lines of at most 78 characters", "[ch07]") {
