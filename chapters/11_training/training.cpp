@@ -575,16 +575,18 @@ std::string tables(const Result& result) {
                       step_text(result.first_step_at_100));
   text += "Accuracy at each output position:";
   for (const double accuracy : result.position_accuracy) text += fmt::format(" {:.3f}", accuracy);
-  text += fmt::format("\n\nHeld-out sequences with at least one wrong digit: {} of {}\n"
+  // Short lines, and each mistake's three rows one above the other, digit under digit: a phone's column holds
+  // about 44 characters, and the wrong digit is easiest to find in a column.
+  text += fmt::format("\n\nHeld-out sequences with a wrong digit: {} of {}\n"
                       "Wrong digits: {}\n"
-                      "  the input digit next to the right position: {}\n"
-                      "  the input digit on both sides of the right position: {}\n"
-                      "  a digit that appears nowhere in the input: {}\n",
+                      "  the input digit next to the right one: {}\n"
+                      "  the digit on both sides of the right one: {}\n"
+                      "  a digit nowhere in the input: {}\n",
                       result.wrong_sequences, result.held_out_count, result.wrong_digits, result.wrong_from_neighbour,
                       result.wrong_from_both_neighbours, result.wrong_not_in_input);
   for (const Result::Mistake& mistake : result.mistakes) {
-    text += fmt::format("  input {}   target {}   prediction {}\n", digits(mistake.input), digits(mistake.target),
-                        digits(mistake.prediction));
+    text += fmt::format("\n  input      {}\n  target     {}\n  prediction {}\n", digits(mistake.input),
+                        digits(mistake.target), digits(mistake.prediction));
   }
   text += fmt::format("\nOne held-out sequence\ninput      {}\ntarget     {}\nprediction {}\n"
                       "Below, its attention weights. The {} weight of a head is the mean, over\n"
