@@ -576,16 +576,19 @@ std::string tables(const Result& result) {
   text += "Accuracy at each output position:";
   for (const double accuracy : result.position_accuracy) text += fmt::format(" {:.3f}", accuracy);
   // Short lines, and each mistake's three rows one above the other, digit under digit: a phone's column holds
-  // about 44 characters, and the wrong digit is easiest to find in a column.
-  text += fmt::format("\n\nHeld-out sequences with a wrong digit: {} of {}\n"
+  // about 44 characters, and the wrong digit is easiest to find in a column. No blank line inside: the page shows
+  // the block up to the first one.
+  text += fmt::format("\n\nHeld-out sequences with a wrong digit:\n"
+                      "  {} of {}\n"
                       "Wrong digits: {}\n"
-                      "  the input digit next to the right one: {}\n"
-                      "  the digit on both sides of the right one: {}\n"
+                      "  a neighbour of the right digit: {}\n"
+                      "  the digit on both sides of it: {}\n"
                       "  a digit nowhere in the input: {}\n",
                       result.wrong_sequences, result.held_out_count, result.wrong_digits, result.wrong_from_neighbour,
                       result.wrong_from_both_neighbours, result.wrong_not_in_input);
-  for (const Result::Mistake& mistake : result.mistakes) {
-    text += fmt::format("\n  input      {}\n  target     {}\n  prediction {}\n", digits(mistake.input),
+  for (std::size_t m = 0; m < result.mistakes.size(); ++m) {
+    const Result::Mistake& mistake = result.mistakes[m];
+    text += fmt::format("  {:<2} input      {}\n     target     {}\n     prediction {}\n", m + 1, digits(mistake.input),
                         digits(mistake.target), digits(mistake.prediction));
   }
   text += fmt::format("\nOne held-out sequence\ninput      {}\ntarget     {}\nprediction {}\n"

@@ -522,13 +522,12 @@ std::string tables(const BenchmarkResult& result) {
   }
   // The share of the peak and the times of word n alone as tables of their own: side by side, with two times of up
   // to 29 characters, they were 107 characters wide, and a phone showed none of the shares the prose reads.
-  text += fmt::format("\nShare of the peak, the whole sentence\n  {:>5}  {:>15}  {:>15}\n", "n", "cache", "recompute");
+  text += fmt::format("\nShare of the peak, the whole sentence\n  {:>5}  {:>9}  {:>9}\n", "n", "cache", "recompute");
   for (const BenchmarkLength& length : result.lengths) {
     const auto share = [](const attention::RateAgainstPeak& rate) {
       return rate.above_peak ? std::string("above the peak!") : fmt::format("{:.1f} %", 100.0 * rate.share);
     };
-    text +=
-        fmt::format("  {:>5}  {:>15}  {:>15}\n", length.n, share(length.cached_rate), share(length.recomputed_rate));
+    text += fmt::format("  {:>5}  {:>9}  {:>9}\n", length.n, share(length.cached_rate), share(length.recomputed_rate));
   }
   text += program::wrapped(fmt::format("(peak: {:.1f} GFLOP/s, one thread, {}, measured in this run)",
                                        result.peak.flops / 1e9, result.peak.instructions),
