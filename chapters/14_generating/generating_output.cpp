@@ -498,12 +498,16 @@ std::string tables(const BenchmarkResult& result) {
                   result.inputs.reps),
       78, "  ");
   text += program::processor_lines(result.processor);
-  // One way a row, and which was faster under them: a time can be 29 characters wide, and side by side the two
-  // and the verdict would not fit a phone's narrow column.
+  // One way a row, and for the whole sentence which was faster under them: a time can be
+  // program::timing_column_width characters wide, and side by side the two would not fit a phone's narrow column.
+  const auto time_rows = [](Eigen::Index n, const attention::TimingSummary& cached,
+                            const attention::TimingSummary& recomputed) {
+    return fmt::format("  {:>5}  {:<9}  {}\n  {:>5}  {:<9}  {}\n", n, "cache", program::milliseconds_text(cached), "",
+                       "recompute", program::milliseconds_text(recomputed));
+  };
   text += fmt::format("\nTime for all n words, ms: median [spread]\n  {:>5}\n", "n");
   for (const BenchmarkLength& length : result.lengths) {
-    text += fmt::format("  {:>5}  {:<9}  {}\n", length.n, "cache", program::milliseconds_text(length.cached));
-    text += fmt::format("  {:>5}  {:<9}  {}\n", "", "recompute", program::milliseconds_text(length.recomputed));
+    text += time_rows(length.n, length.cached, length.recomputed);
     text += fmt::format("  {:>5}  {:<9}  {}\n", "", "faster", faster_name(length.faster));
   }
   // The counts, the ratio and the cache's memory each within a phone's 44 characters.
@@ -520,23 +524,21 @@ std::string tables(const BenchmarkResult& result) {
     text += fmt::format("  {:>5}  {:>10}\n", length.n,
                         program::grouped_digits(static_cast<std::uint64_t>(length.cache_numbers) * sizeof(double)));
   }
-  // The share of the peak and the times of word n alone as tables of their own: side by side, with two times of up
-  // to 29 characters, they were 107 characters wide, and a phone showed none of the shares the prose reads.
+  // The share of the peak and the times of word n alone as tables of their own: side by side, with the two times,
+  // they were 107 characters wide, and a phone showed none of the shares the prose reads.
+  const auto share = [](const attention::RateAgainstPeak& rate) {
+    return rate.above_peak ? std::string("above the peak!") : fmt::format("{:.1f} %", 100.0 * rate.share);
+  };
   text += fmt::format("\nShare of the peak, the whole sentence\n  {:>5}  {:>9}  {:>9}\n", "n", "cache", "recompute");
   for (const BenchmarkLength& length : result.lengths) {
-    const auto share = [](const attention::RateAgainstPeak& rate) {
-      return rate.above_peak ? std::string("above the peak!") : fmt::format("{:.1f} %", 100.0 * rate.share);
-    };
     text += fmt::format("  {:>5}  {:>9}  {:>9}\n", length.n, share(length.cached_rate), share(length.recomputed_rate));
   }
   text += program::wrapped(fmt::format("(peak: {:.1f} GFLOP/s, one thread, {}, measured in this run)",
                                        result.peak.flops / 1e9, result.peak.instructions),
                            44, "  ");
   text += fmt::format("\nTime for word n alone, ms: median [spread]\n  {:>5}\n", "n");
-  for (const BenchmarkLength& length : result.lengths) {
-    text += fmt::format("  {:>5}  {:<9}  {}\n", length.n, "cache", program::milliseconds_text(length.cached_last));
-    text += fmt::format("  {:>5}  {:<9}  {}\n", "", "recompute", program::milliseconds_text(length.recomputed_last));
-  }
+  for (const BenchmarkLength& length : result.lengths)
+    text += time_rows(length.n, length.cached_last, length.recomputed_last);
   const LargeCache& large = result.large;
   text += '\n';
   text += program::wrapped(fmt::format("The cache of a larger decoder: {} layers, {} query heads of width {}, "
