@@ -313,6 +313,7 @@ TEST_CASE("the same seed gives the same bits and another seed other weights", "[
   const auto without_time = [](nlohmann::json document) {
     document.erase("seconds");
     document.erase("seconds_at_99");
+    document.erase("steps_per_second");
     return document;
   };
   const training::Inputs inputs = tiny(3, 3, 4);
@@ -322,10 +323,19 @@ TEST_CASE("the same seed gives the same bits and another seed other weights", "[
   CHECK(other.weights->embedding != training::compute(inputs).weights->embedding);
 }
 
+TEST_CASE("the speed the page prints is the steps over the run's own clock and null before one is timed", "[ch11]") {
+  training::Result result = training::compute(tiny(3, 3, 4));
+  result.seconds = 0.5;
+  CHECK(training::to_json(result).at("steps_per_second").get<double>() == 2.0 * static_cast<double>(result.steps_done));
+  result.seconds = 0.0;
+  CHECK(training::to_json(result).at("steps_per_second").is_null());
+}
+
 TEST_CASE("a run continued step by step gives what a run from scratch gives", "[ch11]") {
   const auto without_time = [](nlohmann::json document) {
     document.erase("seconds");
     document.erase("seconds_at_99");
+    document.erase("steps_per_second");
     return document;
   };
   training::Inputs inputs = tiny(3, 3, 2);

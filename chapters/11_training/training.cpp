@@ -492,6 +492,10 @@ nlohmann::json to_json(const Result& result) {
       {"source_peak", per_head_json(result.source_peak)},
       {"example_source_peak", result.example_source_peak},
       {"seconds", program::number_json(result.seconds)},
+      // Adam updates per second of the run's own clock: null before a step is timed.
+      {"steps_per_second", result.seconds > 0.0
+                               ? program::number_json(static_cast<double>(result.steps_done) / result.seconds)
+                               : nlohmann::json()},
   });
   if (result.weights) document["weights"] = program::token_classifier_json(*result.weights);
   return document;

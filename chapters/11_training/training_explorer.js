@@ -76,7 +76,8 @@
       // The run's own clock (the C++'s, over every step trained so far), so that a call that trains
       // nothing (a press once the run is done, a redraw for a new width) leaves the speed as it was.
       view.sentence('speed', json.seconds > 0
-        ? [`Training in this page: ${Math.round(json.steps / json.seconds)} steps per second (`,
+        ? ['Training in this page: ', view.measured(json.steps_per_second, '/steps_per_second',
+          view.formatNumber(json.steps_per_second, ',.0f')), ' steps per second (',
           view.measured(json.seconds, '/seconds', `${Math.round(1000 * json.seconds)} ms`),
           ` for the ${json.steps} steps so far, held-out evaluation included).`]
         : ['Training in this page…']);
