@@ -2,7 +2,7 @@
 # chapters/NN_slug, says the rest; see the function below):
 #
 # - builds the program into bin/<slug>;
-# - runs it as the folder's runs.json lists, capturing the printed tables and
+# - runs it as the `.. runs::` block that ends its index.rst lists, capturing the printed tables and
 #   the --json document of each run for the book;
 # - draws each figure with figures/chNN_*.py from those JSON documents;
 # - registers tests/programs/test_<slug>.py with CTest under the label chNN;
@@ -212,7 +212,7 @@ endfunction()
 # program's main() is src/program/chapter_main.cpp, which runs the command line the
 # chapter's sources registered with program::register_chapter().
 #
-# The folder's runs.json may say how the chapter is compiled, "compile": [...]:
+# The runs block that ends the folder's index.rst may say how the chapter is compiled, "compile": [...]:
 # "SPEED" compiles the program and its computation at the build type's full
 # optimisation, for a chapter whose runs time something or train; "FMA" does the same
 # for a chapter whose printed numbers are those of the fused multiply-adds -O3 forms,
@@ -223,7 +223,7 @@ function(book_chapter)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "DIRECTORY" "")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "book_chapter(${arg_UNPARSED_ARGUMENTS}): book_chapter takes only DIRECTORY; how the "
-                        "chapter is compiled goes in its runs.json (\"compile\"), and the rest follows from its folder")
+                        "chapter is compiled goes in its runs block (\"compile\"), and the rest follows from its folder")
   endif()
   if(NOT arg_DIRECTORY)
     set(arg_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
@@ -246,11 +246,13 @@ function(book_chapter)
   list(SORT figure_scripts)
   list(TRANSFORM figure_scripts REPLACE "\\.py$" "" OUTPUT_VARIABLE arg_FIGURES)
 
-  set(runs_file ${chapter_dir}/runs.json)
+  # The runs that end the chapter's index.rst, as the top-level CMakeLists.txt had
+  # tools/chapter_runs.py write them (rewritten only when they change).
+  set(runs_file ${BOOK_RUNS_DIR}/${folder}.json)
   if(NOT EXISTS ${runs_file})
-    message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): no runs.json in ${folder}")
+    message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): ${folder}/index.rst ends in no `.. runs::` block "
+                        "(tools/chapter_runs.py)")
   endif()
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${runs_file})
   file(READ ${runs_file} runs_json)
   foreach(option SPEED FMA PAGE_SPEED)
     set(arg_${option} FALSE)
@@ -261,7 +263,7 @@ function(book_chapter)
     foreach(index RANGE ${last_option})
       string(JSON option GET "${runs_json}" compile ${index})
       if(NOT option MATCHES "^(SPEED|FMA|PAGE_SPEED)$")
-        message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): runs.json's \"compile\" lists ${option}; "
+        message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): the runs block's \"compile\" lists ${option}; "
                             "expected SPEED, FMA or PAGE_SPEED")
       endif()
       set(arg_${option} TRUE)
@@ -274,9 +276,6 @@ function(book_chapter)
   # second time. An object library, not a static one: a static library's
   # objects that nothing refers to, such as the page's registrations, would be
   # left out of the link.
-  if(NOT arg_SOURCES)
-    message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): no .cpp file in ${folder}")
-  endif()
   if("main.cpp" IN_LIST arg_SOURCES)
     message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): ${folder}/main.cpp: a chapter registers its command line "
                         "with program::register_chapter() (src/program/run_chapter.hpp) and has no main.cpp")
@@ -285,7 +284,21 @@ function(book_chapter)
   target_compile_definitions(${arg_PROGRAM} PRIVATE BOOK_CHAPTER_PROGRAM="${arg_PROGRAM}")
   target_link_libraries(${arg_PROGRAM} PRIVATE program)
   list(TRANSFORM arg_SOURCES PREPEND ${chapter_dir}/ OUTPUT_VARIABLE computation_sources)
+  set(page_sources ${computation_sources})
+  if(NOT arg_SOURCES)
+    # A chapter in one header, slug.hpp, its functions inline and its registration an inline variable
+    # (chapter 1): the build compiles it through a source of one line, written here, which the program,
+    # the page's module and the sanitizer build's batches take as the chapter's source.
+    if(NOT EXISTS ${chapter_dir}/${arg_PROGRAM}.hpp)
+      message(FATAL_ERROR "book_chapter(${arg_PROGRAM}): neither a .cpp file nor ${arg_PROGRAM}.hpp in ${folder}")
+    endif()
+    set(page_sources ${chapter_dir}/${arg_PROGRAM}.hpp)  # the page's module batches it as it is (cmake/BookPage.cmake)
+    set(computation_sources ${PROJECT_BINARY_DIR}/chapter_sources/${arg_PROGRAM}.cpp)
+    file(CONFIGURE OUTPUT ${computation_sources}
+         CONTENT "// The chapter in one header, compiled as a source (cmake/Book.cmake, book_chapter).\n#include \"chapters/${folder}/${arg_PROGRAM}.hpp\"\n")
+  endif()
   add_library(${arg_PROGRAM}_computation OBJECT ${computation_sources})
+  target_include_directories(${arg_PROGRAM}_computation PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${arg_PROGRAM}_computation PUBLIC program)
   target_link_libraries(${arg_PROGRAM} PRIVATE ${arg_PROGRAM}_computation)
   set_property(GLOBAL APPEND PROPERTY BOOK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
@@ -305,7 +318,7 @@ function(book_chapter)
     set_property(GLOBAL APPEND PROPERTY BOOK_BATCHED_SOURCES ${computation_sources})
   endif()
   # The same sources, for em++ to compile into the page's module.
-  foreach(source IN LISTS computation_sources)
+  foreach(source IN LISTS page_sources)
     set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SOURCES ${source})
     if(arg_PAGE_SPEED)  # compiled for speed, not size, in the page's module (cmake/BookPage.cmake)
       set_property(GLOBAL APPEND PROPERTY BOOK_PAGE_SPEED_SOURCES ${source})

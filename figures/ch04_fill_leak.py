@@ -18,7 +18,7 @@ import numpy as np
 from figure_style import (
     NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, with_minus_signs)
 
-# The two runs, as runs.json names them, each drawn with its own marker and colour.
+# The two runs, as the chapter's runs block names them, each drawn with its own marker and colour.
 SERIES = (
     {"run": "masking", "name": "toy, causal mask", "marker": "o", "color": "#d62728"},
     {"run": "masking_anti_aligned", "name": "cat's query (−700, 0)", "marker": "s", "color": "#9467bd"},

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Run a chapter program the way a chapter's runs.json says, for the book.
+"""Run a chapter program the way a chapter's runs say, for the book.
 
 Writes three files into --out for the run named --run:
   <run>.txt      what the program prints (its tables)
@@ -19,7 +19,7 @@ fresh clone builds the same bytes from the same sources, and its build reads
 the run back instead of running it again (chapter 16's grid trains 120
 models). A program changed in any way is another key.
 
-A run that times something (a json_file run, unless runs.json says "timed":
+A run that times something (a json_file run, unless its entry says "timed":
 false: its varying numbers, a training's seconds, are no claim about speed) is
 kept in the folder timings/, under the same key and this machine's processor
 and its number of logical processors: the timings a build prints are those of
@@ -50,8 +50,8 @@ RUN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--program", required=True, type=Path)
-    parser.add_argument("--runs", required=True, type=Path, help="the chapter's runs.json")
-    parser.add_argument("--run", required=True, help="the run's name in runs.json")
+    parser.add_argument("--runs", required=True, type=Path, help="the chapter's runs (tools/chapter_runs.py writes them)")
+    parser.add_argument("--run", required=True, help="the run's name in them")
     parser.add_argument("--out", required=True, type=Path)
     options = parser.parse_args()
     if not RUN_NAME.fullmatch(options.run):

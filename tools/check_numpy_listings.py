@@ -2,7 +2,7 @@
 """Runs a chapter's NumPy listings on the chapter's runs and compares them with the C++ program.
 
     check_numpy_listings.py --listing chapters/01_dot_product/numpy_dot_product.py
-                            --runs chapters/01_dot_product/runs.json
+                            --runs build/chapter_runs/01_dot_product.json
                             --outputs build/book/generated/outputs --out build/book/generated/numpy/x.json
 
 The file holds the code of a page's NumPy tabs, each between two lines
@@ -29,7 +29,7 @@ The check fails (exit status 1, one line per problem on stderr) when
 - a listing is named by no comparison, or a statement of a listing never ran
   (every line the page shows must be code the check executed);
 - a comparison names a listing the file does not have, or a run the
-  chapter's runs.json does not list.
+  chapter's runs (the block that ends its index.rst) do not list.
 
 On success it writes --out: each listing, what was compared, and the largest
 relative difference found. The book reads it: a NumPy tab shows only a
@@ -180,7 +180,7 @@ def check(listing: Path, runs_file: Path, outputs: Path) -> tuple[dict, list[str
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--listing", type=Path, required=True, help="the chapter's numpy_*.py")
-    parser.add_argument("--runs", type=Path, required=True, help="the chapter's runs.json")
+    parser.add_argument("--runs", type=Path, required=True, help="the chapter's runs (tools/chapter_runs.py writes them)")
     parser.add_argument("--outputs", type=Path, required=True, help="the folder of the captured runs")
     parser.add_argument("--out", type=Path, required=True, help="where to write what was checked")
     arguments = parser.parse_args()

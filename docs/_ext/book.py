@@ -2,8 +2,8 @@
 
 ``:value:`run:/json/pointer``` or ``:value:`run:/json/pointer:format```
     A number in a sentence, read from ``<run>.json``, the ``--json`` output of
-    a chapter program captured by the build (a chapter's runs.json names its
-    runs). The pointer is an RFC 6901 JSON pointer; the optional format is a
+    a chapter program captured by the build (the `.. runs::` block that ends a
+    chapter's index.rst names its runs). The pointer is an RFC 6901 JSON pointer; the optional format is a
     Python format spec such as ``.4f``. Without one, a number is rounded once
     to 4 decimals and trailing zeros are dropped, as the programs' tables do.
     Two formats count: ``count`` writes how many entries a list holds ("5"),
@@ -91,7 +91,7 @@ def _read_output(env, run: str, suffix: str, where: str) -> str:
     path = _generated(env, "outputs", f"{run}{suffix}")
     if not path.is_file():
         raise ExtensionError(f"{where}: no output of a run named {run!r} ({path} does not exist; "
-                             "is the run listed in its chapter's runs.json?)")
+                             "is the run listed in the runs block that ends its chapter's index.rst?)")
     env.note_dependency(str(path))
     return path.read_text()
 
@@ -363,7 +363,7 @@ class Listing(LiteralInclude):
         report_path = _generated(self.env, "numpy", f"{Path(absolute).stem}.json")
         if not report_path.is_file():
             raise ExtensionError(f"{where}: {numpy_path} was not checked against the programs ({report_path} "
-                                 "does not exist; is it named numpy_*.py, beside its chapter's runs.json?)")
+                                 "does not exist; is it named numpy_*.py, beside its chapter's index.rst?)")
         self.env.note_dependency(str(report_path))
         report = json.loads(report_path.read_text())
         if Path(report["listing"]).resolve() != Path(absolute).resolve():
@@ -445,6 +445,20 @@ class Answers(SphinxDirective):
         folded = collapsed("", classes=["answers"], summary="Answers")
         self.state.nested_parse(self.content, self.content_offset, folded)
         return [folded]
+
+
+class Runs(SphinxDirective):
+    """The runs a chapter's prose reads, the JSON document that ends its index.rst: the build reads
+    it (tools/chapter_runs.py) and the page shows nothing of it."""
+
+    has_content = True
+
+    def run(self):
+        try:
+            json.loads("\n".join(self.content))
+        except json.JSONDecodeError as error:
+            raise ExtensionError(f"{self.env.docname}.rst:{self.lineno}: runs: not JSON: {error}") from None
+        return []
 
 
 class chapter_list(nodes.General, nodes.Element):
@@ -538,6 +552,7 @@ def setup(app):
     app.add_directive("interactive", Interactive)
     app.add_directive("how-we-know", HowWeKnow)
     app.add_directive("answers", Answers)
+    app.add_directive("runs", Runs)
     app.connect("doctree-resolved", fill_chapter_lists)
     app.connect("doctree-resolved", keep_options_whole)
     app.connect("env-get-outdated", write_a_page_when_static_files_change)

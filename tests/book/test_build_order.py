@@ -8,14 +8,16 @@ for neither: it runs while the compiler works. A timed run waits for every
 program and library of the book (book_compiled), and the test programs, which
 the book does not need, wait for every run: tools/build-book compiles none of
 them, and a build of everything compiles them after the runs."""
-import json
 import os
 import re
 import subprocess
 import unittest
+import sys
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPOSITORY / "tools"))
+from chapter_runs import runs_document  # noqa: E402  (the runs that end a chapter's index.rst)
 BUILD = Path(os.environ.get("BOOK_BUILD_DIR", REPOSITORY / "build"))
 GENERATED = "book/generated"
 
@@ -43,12 +45,15 @@ def test_programs() -> set[str]:
 
 
 def chapters():
-    """(folder, runs.json's runs, whether one of them times something) for each chapter."""
-    for runs_file in sorted(REPOSITORY.glob("chapters/*/runs.json")):
-        runs = json.loads(runs_file.read_text())["runs"]
+    """(folder, {run: whether it times something}) for each chapter with runs (tools/chapter_runs.py)."""
+    for page in sorted(REPOSITORY.glob("chapters/*/index.rst")):
+        document = runs_document(page)
+        if document is None:
+            continue
+        runs = document["runs"]
         timed = {name: isinstance(run, dict) and run.get("json_file", False) and run.get("timed", True)
                  for name, run in runs.items()}
-        yield runs_file.parent, timed
+        yield page.parent, timed
 
 
 @unittest.skipUnless((BUILD / "build.ninja").is_file(), f"no Ninja build in {BUILD}")

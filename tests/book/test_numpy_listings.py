@@ -20,6 +20,8 @@ from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 TOOL = REPOSITORY / "tools" / "check_numpy_listings.py"
+sys.path.insert(0, str(REPOSITORY / "tools"))
+from chapter_runs import runs_document  # noqa: E402  (the runs that end a chapter's index.rst)
 CHAPTERS = {"01_dot_product": "numpy_dot_product.py", "03_softmax": "numpy_softmax.py",
             "04_masking": "numpy_masking.py"}
 
@@ -58,7 +60,7 @@ def check(chapters: Path, chapter: str) -> subprocess.CompletedProcess:
     """The build's command, on the copy of one chapter's listing under `chapters`."""
     return subprocess.run(
         [sys.executable, str(TOOL), "--listing", str(chapters / chapter / CHAPTERS[chapter]),
-         "--runs", str(REPOSITORY / "chapters" / chapter / "runs.json"),
+         "--runs", str(chapters / chapter / "runs_of_the_page.json"),
          "--outputs", os.environ["BOOK_OUTPUTS_DIR"], "--out", str(chapters / f"{chapter}.json")],
         capture_output=True, text=True, check=False)
 
@@ -71,6 +73,9 @@ class WrongNumpyListingsFail(unittest.TestCase):
         for chapter, name in CHAPTERS.items():  # chapter 4 imports chapter 3's, as in the book
             (self.chapters / chapter).mkdir()
             shutil.copy(REPOSITORY / "chapters" / chapter / name, self.chapters / chapter / name)
+            # The chapter's runs, as the build hands them to the check (tools/chapter_runs.py)
+            runs = runs_document(REPOSITORY / "chapters" / chapter / "index.rst")
+            (self.chapters / chapter / "runs_of_the_page.json").write_text(json.dumps(runs))
 
     def test_the_book_s_listings_pass(self):
         for chapter in CHAPTERS:

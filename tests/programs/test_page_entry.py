@@ -1,14 +1,14 @@
 """The page's way into the chapter programs (program/page_program.hpp), held to
 the programs themselves: for every program a chapter registers for the page,
 the JSON that call_page_program() hands back is the JSON that `--json` prints,
-for every run in the chapter's runs.json; bad input gets status 2 and the
+for every run in the chapter's runs (the `.. runs::` block that ends its index.rst); bad input gets status 2 and the
 message the program prints on stderr after "<program>: "; and the defaults the
 page's figures start from (page_call --defaults) are those the program's --help
 shows, flag for flag.
 
 page_call (tests/page/page_call.cpp) calls the page programs natively; it lists
 them with --list, so a chapter that registers one is covered without a change
-here. Runs whose output changes from run to run (timings; the runs.json entries
+here. Runs whose output changes from run to run (timings; the runs
 with "json_file": true) cannot be compared and are skipped, unless the entry
 names the keys that change ("varying": ["seconds"], or a path to one inside the
 document, "attention/seconds"): those are compared without them.
@@ -41,6 +41,7 @@ import unittest
 from unittest import mock
 
 from harness import cached_command, run_context, run_program, start_program
+from chapter_runs import chapter_runs  # tools/, on the path harness set
 
 PAGE_CALL = os.environ.get("BOOK_PAGE_CALL", "")
 # Under the sanitizers (every memory access checked, about 25 times slower) the runs that take long, chapter 11's trainings, are left
@@ -122,14 +123,14 @@ def value_flags(help_text: str):
     return flags
 
 
-def chapter_runs(name: str):
-    """(run name, arguments, json_file, varying) for each run in the chapter's runs.json: varying lists
+def runs_of(name: str):
+    """(run name, arguments, json_file, varying) for each run of the chapter (tools/chapter_runs.py): varying lists
     the top-level keys of a json_file run that hold wall-clock times ("varying": [...]), the rest of
     its JSON being the same from run to run."""
-    folders = [folder for folder in CHAPTERS.glob(f"*_{name}") if (folder / "runs.json").exists()]
+    folders = [folder for folder in CHAPTERS.glob(f"*_{name}") if (folder / "index.rst").exists()]
     if len(folders) != 1:
-        raise AssertionError(f"expected one chapter folder *_{name} with runs.json in {CHAPTERS}, found {folders}")
-    runs = json.loads((folders[0] / "runs.json").read_text())["runs"]
+        raise AssertionError(f"expected one chapter folder *_{name} with an index.rst in {CHAPTERS}, found {folders}")
+    runs = chapter_runs(folders[0])
     for run_name, spec in runs.items():
         if isinstance(spec, dict):
             yield run_name, spec["arguments"], bool(spec.get("json_file")), spec.get("varying")
@@ -171,7 +172,7 @@ class PageEntry(unittest.TestCase):
         program = self.program(name)
         compared = 0
         slow_skipped = 0
-        for run_name, arguments, json_file, varying in chapter_runs(name):
+        for run_name, arguments, json_file, varying in runs_of(name):
             with self.subTest(program=name, run=run_name):
                 if json_file and varying is None:
                     continue  # its output changes from run to run (timings)

@@ -1,7 +1,6 @@
 """build/bin/path_length, chapter 7: path lengths, sequential steps and multiply-adds counted on
 dependency graphs, and one self-attention layer timed against one recurrent layer."""
 import itertools
-import json
 import os
 import unittest
 from pathlib import Path
@@ -9,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from harness import WIDE_PROCESSOR_NAME, ProgramTest, kept_tables_and_json, run, run_json
+from chapter_runs import chapter_runs  # tools/, on the path harness set
 
 CHAPTER = Path(__file__).resolve().parents[2] / "chapters" / "07_path_length"
 LAYERS = ["self_attention", "recurrent", "bidirectional_recurrent", "convolutional", "convolutional_dilated",
@@ -377,7 +377,7 @@ class Timing(ProgramTest):
         self.assertTrue(":value:`path_length:/timing/comparison/summary`" in prose, "the verdict is not read from the run")
         for typed in ("cross near", "faster up to", "slower from", "stays below", "stays above"):
             self.assertFalse(typed in prose, f"typed by hand: {typed!r}")
-        runs = json.loads((CHAPTER / "runs.json").read_text())["runs"]
+        runs = chapter_runs(CHAPTER)
         arguments = runs["path_length"]["arguments"]
         self.assertTrue(runs["path_length"]["json_file"])  # tables and JSON from one run
         self.assertNotIn("--repeats", arguments)  # the default, at least 7

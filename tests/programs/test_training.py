@@ -2,7 +2,7 @@
 its JSON weights rerun in NumPy give its numbers, and bad input is refused.
 What the chapter claims about the learned attention is asserted over the seeds
 of its table (the runs training_seeds and training_seeds_early of
-chapters/11_training/runs.json, run here with the same arguments), not for one
+chapters/11_training/index.rst's runs, run here with the same arguments), not for one
 seed.
 
 Under the sanitizers (BOOK_SANITIZE=1, built at -O1 with every memory access
@@ -17,11 +17,12 @@ import unittest
 import numpy as np
 
 from harness import PROGRAM, ProgramTest, on_a_terminal, run, run_json
+from chapter_runs import chapter_runs  # tools/, on the path harness set
 
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
 SMALL = ["--d-model", "8", "--batch", "8"] if SLOW else []  # for the runs that need not learn much
 SHORT_STEPS = "80" if SLOW else "300"
-RUNS = json.loads((pathlib.Path(__file__).resolve().parents[2] / "chapters" / "11_training" / "runs.json").read_text())["runs"]
+RUNS = chapter_runs(pathlib.Path(__file__).resolve().parents[2] / "chapters" / "11_training")
 
 
 def without_timing(document):
