@@ -341,8 +341,9 @@ std::string tables(const Result& result) {
       fmt::format("Multi-head self-attention on \"{}\", seed {}\n", fmt::join(inputs.tokens, " "), inputs.seed) +
       sizes_text(result) +
       fmt::format("Drawn from mulberry32 with seed {} (chapter 2), in this order: W^Q_i, W^K_i, W^V_i\n"
-                  "for head 1, then head 2, …, then W^O (each entry × 1/√{}), then the input X\n"
-                  "(each entry × 1). Every matrix is drawn row by row. Nothing here is learned.\n\n",
+                  "for head 1, then head 2, …, then W^O: each entry of all these × 1/√{};\n"
+                  "then the input X: each entry × 1. Every matrix is drawn row by row.\n"
+                  "Nothing here is learned.\n\n",
                   inputs.seed, inputs.d_model);
   if (static_cast<Eigen::Index>(n) > max_printed_side || inputs.d_model > max_printed_side) {
     return text +

@@ -320,6 +320,7 @@ Comparison compare_orders(const program::AttentionInputs& inputs, const std::vec
   const auto P = permutation_matrix(order);
   // clang-format off
   // [permute]
+  // with_positions false: the formula beside; true: the toy with PE added
   const AttentionSteps<> before = attend(queries, keys, values, with_positions);
   const AttentionSteps<> after = attend(P * queries, P * keys,
                                       P * values, with_positions);
@@ -475,13 +476,13 @@ std::string permutation_tables(const PermutationResult& result) {
                         dimensions) +
          '\n' + "Without positions: each token's scores, weights and output, new order against old\n" +
          summary_text(without) + '\n' + "With positions: PE(pos) added to each token's query, key and value\n\n" +
-         program::table(fmt::format("PE, d_model = {}: one row per position", encoding.cols()), encoding,
+         program::table(fmt::format("PE, width {} (the queries'), by position", encoding.cols()), encoding,
                         position_labels(n, {}), dimension_labels(encoding.cols())) +
          '\n' +
          (value_encoding.cols() == encoding.cols()
               ? ""
-              : program::table(fmt::format("PE added to the values, d_model = {}", value_encoding.cols()),
-                               value_encoding, position_labels(n, {}), dimension_labels(value_encoding.cols())) +
+              : program::table(fmt::format("PE added to the values, width {}", value_encoding.cols()), value_encoding,
+                               position_labels(n, {}), dimension_labels(value_encoding.cols())) +
                     "\n") +
          program::table(fmt::format("Output with positions, \"{}\"", old_order), with.before.output,
                         at_positions(labels), dimensions) +

@@ -585,7 +585,7 @@ std::string tables(const Result& result) {
   text += fmt::format("\n\nHeld-out sequences with a wrong digit:\n"
                       "  {} of {}\n"
                       "Wrong digits: {}\n"
-                      "  a neighbour of the right digit: {}\n"
+                      "  the digit beside the one to read: {}\n"
                       "  the digit on both sides of it: {}\n"
                       "  a digit nowhere in the input: {}\n",
                       result.wrong_sequences, result.held_out_count, result.wrong_digits, result.wrong_from_neighbour,

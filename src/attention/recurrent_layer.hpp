@@ -12,7 +12,8 @@ namespace attention {
 ///
 /// No gates, no bias: the simplest recurrence, the one chapter 7 times
 /// against self-attention. Rows are tokens, as everywhere in the book: row t
-/// of @p inputs is x_t and row t of the result is h_t.
+/// of @p inputs is x_(t+1) and row t of the result is h_(t+1) (rows count from
+/// 0, words from 1).
 ///
 /// The formula above uses column vectors, as recurrent layers are usually
 /// written; in the book's row convention the same step is
@@ -35,7 +36,7 @@ inline Matrix recurrent_layer(const Matrix& inputs, const Matrix& hidden_weights
   }
   // clang-format off
   // [recurrent_layer]
-  // Row t of input_parts is (U x_t)ᵀ: every t at once, in one product.
+  // Row t of input_parts is (U x_(t+1))ᵀ, rows counting from 0: every word at once, in one product.
   const Matrix input_parts = inputs * input_weights.transpose();
   Matrix states(inputs.rows(), hidden_weights.rows());
   Vector hidden = Vector::Zero(hidden_weights.rows());  // h_0
