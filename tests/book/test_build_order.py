@@ -11,8 +11,8 @@ them, and a build of everything compiles them after the runs."""
 import os
 import re
 import subprocess
-import unittest
 import sys
+import unittest
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[2]
