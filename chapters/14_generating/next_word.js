@@ -185,7 +185,7 @@
       view.slot('model').replaceChildren(element('p', { class: 'interactive-sentence' }, [
         'The model was trained by the book’s build, natively (', view.number(inputs.training_steps, '/inputs/training_steps'),
         ' steps); its held-out loss per word is ', view.number(json.quality.held_out_loss, '/quality/held_out_loss'),
-        ' (a model that ignores the earlier words: at best ', view.number(json.quality.no_context_loss, '/quality/no_context_loss'),
+        ' (a model that ignores what came before: at best ', view.number(json.quality.no_context_loss, '/quality/no_context_loss'),
         '), and of the sentences it wrote at T = 1, a share of ', view.number(json.quality.grammatical, '/quality/grammatical'),
         ' are grammatical.',
       ]));
