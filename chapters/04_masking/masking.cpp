@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "attention/softmax.hpp"
+#include "program/columns.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/matrix_text.hpp"
@@ -318,13 +319,6 @@ std::string checks(const Result& result) {
   return text;
 }
 
-// The widest of @p heading and the entries of @p column, in characters.
-std::size_t column_width(std::string_view heading, const std::vector<std::string>& column) {
-  std::size_t width = program::shown_width(heading);
-  for (const std::string& entry : column) width = std::max(width, program::shown_width(entry));
-  return width;
-}
-
 // The leak of each compared fill, or why there is none: two tables narrow
 // enough for a phone's page (about 44 characters), the masked weights with
 // their gaps, then the output changes.
@@ -333,29 +327,23 @@ std::string leak_table(const Result& result) {
     return "\nNothing is masked, so the fill changes nothing.\n";
   }
   const program::AttentionInputs& tokens = result.inputs.tokens;
-  std::vector<std::string> fills, gaps, weights, places, changes;
+  // The heading "largest masked weight" over two lines; "at" is the last column.
+  program::Column fills("", "fill", 0), gaps("", "gap"), weights("largest", "masked weight"), places("", "at", 2, true);
+  program::Column changes("", "largest output change");
   for (const Leak& leak : result.leaks) {
-    fills.push_back(fill_text(leak.fill));
-    gaps.push_back(leak.smallest_gap ? gap_text(*leak.smallest_gap) : "-");
-    weights.push_back(weight_text(leak.largest_masked_weight));
-    places.push_back(leak.query < 0 ? "-"
-                                    : fmt::format("{} → {}", tokens.query_labels[static_cast<std::size_t>(leak.query)],
-                                                  tokens.key_labels[static_cast<std::size_t>(leak.key)]));
-    changes.push_back(leak.largest_output_change == 0.0 ? "0" : fmt::format("{:.3e}", leak.largest_output_change));
+    fills.entries.push_back(fill_text(leak.fill));
+    gaps.entries.push_back(leak.smallest_gap ? gap_text(*leak.smallest_gap) : "-");
+    weights.entries.push_back(weight_text(leak.largest_masked_weight));
+    places.entries.push_back(leak.query < 0
+                                 ? "-"
+                                 : fmt::format("{} → {}", tokens.query_labels[static_cast<std::size_t>(leak.query)],
+                                               tokens.key_labels[static_cast<std::size_t>(leak.key)]));
+    changes.entries.push_back(leak.largest_output_change == 0.0 ? "0"
+                                                                : fmt::format("{:.3e}", leak.largest_output_change));
   }
-  const std::size_t fill_width = column_width("fill", fills), gap_width = column_width("gap", gaps);
-  const std::size_t weight_width = column_width("masked weight", weights);
-  const std::size_t change_width = column_width("largest output change", changes);
 
-  // The heading "largest masked weight" over two lines; "at" is the last column, unpadded.
   std::string text = "\nThe same inputs and mask, with other fills\nin place of −∞\n";
-  text += fmt::format("{:>{}}  {:>{}}  {:>{}}\n", "", fill_width, "", gap_width, "largest", weight_width);
-  text +=
-      fmt::format("{:>{}}  {:>{}}  {:>{}}  at\n", "fill", fill_width, "gap", gap_width, "masked weight", weight_width);
-  for (std::size_t i = 0; i < result.leaks.size(); ++i) {
-    text += fmt::format("{:>{}}  {:>{}}  {:>{}}  {}\n", fills[i], fill_width, gaps[i], gap_width, weights[i],
-                        weight_width, places[i]);
-  }
+  text += program::columns_text({fills, gaps, weights, places});
   text += fmt::format("gap: over the rows with a masked key, the\n"
                       "least distance from the row's largest\n"
                       "allowed score down to the fill. A masked\n"
@@ -365,10 +353,7 @@ std::string leak_table(const Result& result) {
                       program::number_text(result.underflow.double_underflow_gap, 0));
 
   text += "\nThe same fills: the largest change of an\noutput entry from its value under −∞\n";
-  text += fmt::format("{:>{}}  {:>{}}\n", "fill", fill_width, "largest output change", change_width);
-  for (std::size_t i = 0; i < result.leaks.size(); ++i) {
-    text += fmt::format("{:>{}}  {:>{}}\n", fills[i], fill_width, changes[i], change_width);
-  }
+  text += program::columns_text({fills, changes});
   return text;
 }
 

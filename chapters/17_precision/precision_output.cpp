@@ -1,13 +1,12 @@
 // Chapter 17's front ends: the JSON, the tables, the flags and the page's entry.
-#include <algorithm>
 #include <cmath>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "precision.hpp"
+#include "program/columns.hpp"
 #include "program/integer_list.hpp"
 #include "program/real_number.hpp"
 #include "program/run_chapter.hpp"
@@ -36,39 +35,6 @@ std::string setup_name(const Setup& setup) {
 // The tables' lines are at most 44 characters where they can be, a phone's column: a heading takes two lines, and
 // a column is only as wide as its widest entry or heading line.
 constexpr std::size_t phone_width = 44;
-
-// One column of a table: its heading, a line over the other (top empty for a heading of one line), and its entries.
-struct Column {
-  Column(std::string top_line, std::string bottom_line, std::size_t spaces_before = 2, bool aligned_left = false)
-      : top(std::move(top_line)), bottom(std::move(bottom_line)), gap(spaces_before), left(aligned_left) {}
-  std::string top, bottom;
-  std::vector<std::string> entries;  // one a row
-  std::size_t gap;                   // the spaces before it (before the first, the table's indent)
-  bool left;                         // aligned left, as the rows' names are; numbers are aligned right
-};
-
-std::string columns_text(const std::vector<Column>& columns) {
-  const auto line = [&](const auto& entry_of) {
-    std::string text;
-    for (const Column& column : columns) {
-      std::size_t width = std::max(program::shown_width(column.top), program::shown_width(column.bottom));
-      for (const std::string& entry : column.entries) width = std::max(width, program::shown_width(entry));
-      text += std::string(column.gap, ' ');
-      text +=
-          column.left ? fmt::format("{:<{}}", entry_of(column), width) : fmt::format("{:>{}}", entry_of(column), width);
-    }
-    text.erase(text.find_last_not_of(' ') + 1);
-    return text + '\n';
-  };
-  const bool two_lines =
-      std::any_of(columns.begin(), columns.end(), [](const Column& column) { return !column.top.empty(); });
-  std::string text = two_lines ? line([](const Column& column) { return column.top; }) : "";
-  text += line([](const Column& column) { return column.bottom; });
-  for (std::size_t row = 0; row < columns.front().entries.size(); ++row) {
-    text += line([row](const Column& column) { return column.entries[row]; });
-  }
-  return text;
-}
 
 }  // namespace
 
@@ -133,7 +99,7 @@ nlohmann::json to_json(const Result& result) {
 std::string tables(const Result& result) {
   const Inputs& inputs = result.inputs;
   std::string text = fmt::format("Adding 1, {} times, from 0\n", inputs.count);
-  std::vector<Column> counting{
+  std::vector<program::Column> counting{
       {"", "format", 2, true}, {"fraction", "bits"}, {"", "total"}, {"stuck", "from"}, {"spacing", "there"}};
   for (const Counting& c : result.counting) {
     counting[0].entries.push_back(attention::format_name(c.format));
@@ -142,24 +108,24 @@ std::string tables(const Result& result) {
     counting[3].entries.push_back(c.stuck_from == 0 ? std::string("-") : std::to_string(c.stuck_from));
     counting[4].entries.push_back(fmt::format("{:.3g}", c.spacing_there));
   }
-  text += columns_text(counting);
+  text += program::columns_text(counting);
   const bool central = inputs.difference == Difference::central;
   text += '\n';
   text +=
       program::wrapped(fmt::format("The {} difference of e^x at x = {}, every number in the format: the best step h",
                                    difference_name(inputs.difference), program::number_text(inputs.at)),
                        phone_width);
-  std::vector<Column> steps{{"", "format", 2, true},
-                            {"best", "step"},
-                            {"relative", "error"},
-                            {"(spacing", fmt::format("at 1)^(1/{})", central ? 3 : 2)}};
+  std::vector<program::Column> steps{{"", "format", 2, true},
+                                     {"best", "step"},
+                                     {"relative", "error"},
+                                     {"(spacing", fmt::format("at 1)^(1/{})", central ? 3 : 2)}};
   for (const StepCurve& curve : result.curves) {
     steps[0].entries.push_back(attention::format_name(curve.format));
     steps[1].entries.push_back(two_digits(curve.best_step));
     steps[2].entries.push_back(error_text(curve.best_error));
     steps[3].entries.push_back(two_digits(curve.root));
   }
-  text += columns_text(steps);
+  text += program::columns_text(steps);
   text += '\n';
   text += program::wrapped(fmt::format("The running sum of e^(s - M) over n scores (normal, spread {}, seed {}): "
                                        "the relative error of the softmax's denominator against double, with the "
@@ -168,7 +134,7 @@ std::string tables(const Result& result) {
                            phone_width);
   // Each way of keeping the sum headed by its terms' format over its sum's. Between two of them one space is
   // enough, as their entries are narrower than "bfloat16".
-  std::vector<Column> sums{{"", "n"}, {"L", "(double)"}};
+  std::vector<program::Column> sums{{"", "n"}, {"L", "(double)"}};
   for (const Setup& setup : inputs.setups) {
     const std::size_t gap = sums.size() == 2 ? 2 : 1;  // two after L's column
     sums.emplace_back(attention::format_name(setup.terms), attention::format_name(setup.sum), gap);
@@ -180,7 +146,7 @@ std::string tables(const Result& result) {
       sums[2 + s].entries.push_back(fmt::format("{:.1e}", row.sums[s].normalizer_error));
     }
   }
-  text += columns_text(sums);
+  text += program::columns_text(sums);
   return text;
 }
 
