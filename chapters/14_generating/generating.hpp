@@ -106,7 +106,7 @@ struct Example {
 struct Quality {
   double held_out_loss = 0.0;  // mean −ln p(next word) over every word of the held-out sentences, "." included
   long long held_out_words = 0;
-  double no_context_loss = 0.0;   // the best a model that ignores what came before can do: the
+  double no_context_loss = 0.0;   // the best a model giving every position the same odds can do:
                                   // entropy of the held-out words' own frequencies
   double grammar_loss = 0.0;      // the grammar's own loss there: −ln of the chance that it writes each held-out
                                   // sentence (the sum of −ln p(word | words before) over its words), per word

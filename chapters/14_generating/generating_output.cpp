@@ -443,7 +443,7 @@ std::string tables(const Result& result) {
   text += fmt::format("\nHeld-out: {} sentences\n", inputs.held_out);
   text += line("  words to predict", fmt::format("{}", quality.held_out_words));
   text += line("  loss per word", fmt::format("{:.4f}", quality.held_out_loss));
-  text += line("    best ignoring what came before", fmt::format("{:.4f}", quality.no_context_loss));
+  text += line("    best, the same odds everywhere", fmt::format("{:.4f}", quality.no_context_loss));
   text += line("    the grammar that wrote them", fmt::format("{:.4f}", quality.grammar_loss));
   text += "Drawn from the model (T = 1, every word)\n";
   text += line("  sentences", fmt::format("{}", inputs.judged));

@@ -290,7 +290,7 @@ TEST_CASE("a short training is the same twice and lowers the held-out loss", "[c
   const generating::Result first = generating::compute(short_run(1));
   CHECK(a.quality.held_out_loss < first.quality.held_out_loss);
   CHECK(a.loss.back() < first.loss.back());
-  // The best loss that ignores the context is an entropy over V words: above 0, at most ln V.
+  // The best loss with the same odds at every position is an entropy over V words: above 0, at most ln V.
   CHECK(a.quality.no_context_loss > 0.0);
   CHECK(a.quality.no_context_loss <= std::log(static_cast<double>(vocabulary())));
   CHECK(a.quality.no_context_loss == first.quality.no_context_loss);  // the same held-out sentences

@@ -67,8 +67,8 @@ struct AttentionBuffers {
 /// e^r by its Taylor series to r¹³ (the first term left out is at most about
 /// 5.9e-18 of the result), 2^k written straight into the exponent bits. No branch
 /// depends on x, so GCC vectorises the loop at -O3 (AVX-512 here: eight
-/// doubles at a time). Below −708, where e^x is no longer a normal double,
-/// the result is 0; that includes −∞, so a masked score keeps its weight of
+/// doubles at a time). Below −708 (just above where e^x stops being a normal
+/// double, about −708.4) the result is 0; that includes −∞, so a masked score keeps its weight of
 /// exactly 0. Arguments above 709 are clamped (softmax only ever passes x ≤ 0);
 /// NaN stays NaN.
 /// @param entries the first entry; replaced by its exponential

@@ -1,6 +1,7 @@
-// Freed memory kept for reuse. glibc's malloc gives a block of 128 KiB or more
-// back to the system when it is freed (an mmap'd block, or the top of the heap
-// trimmed), so the next block of that size arrives as fresh pages, which the
+// Freed memory kept for reuse. With glibc's defaults a block at or above malloc's
+// mmap threshold (128 KiB at first, rising to the largest mmap'd block freed so
+// far, up to 32 MiB) comes from mmap and goes back to the system when freed, and
+// the freed top of the heap is trimmed, so the next block arrives as fresh pages, which the
 // kernel fills with zeros at their first touch. A computation that makes and
 // drops large temporaries at every step (chapter 14 recomputing a whole prefix
 // for each word, chapter 13's trainings) then spends much of its time there,
