@@ -36,8 +36,7 @@ def draw(narrow: bool):
     # Right: Var(q·k/√dₖ) on a linear axis around 1, with ±2 typical swings (from theory) as grey bars.
     after.axhline(1.0, color="0.45", linewidth=1.2, zorder=1, label="theory: 1")
     for k, row in enumerate(runs[0]["rows"]):
-        swing = 2 * row["var_scaled_sd"]
-        after.plot([row["dk"]] * 2, [1 - swing, 1 + swing], color="0.8", linewidth=10, solid_capstyle="butt",
+        after.plot([row["dk"]] * 2, [row["two_swings_low"], row["two_swings_high"]], color="0.8", linewidth=10, solid_capstyle="butt",
                    zorder=0, label=f"±2 typical swings ({runs[0]['samples']} samples)" if k == 0 else None)
     for run, style in zip(runs, styles):
         after.plot([row["dk"] for row in run["rows"]], [row["var_scaled"] for row in run["rows"]], linestyle="none",

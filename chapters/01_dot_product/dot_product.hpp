@@ -61,10 +61,12 @@ struct Result {
   attention::Matrix values;   // V = X W^V; empty without projections
   attention::Matrix scores;   // QKᵀ: row = the token asking, column = the token answering
   bool symmetric = false;     // score(i, j) = score(j, i) for every pair, exactly (false if not square)
+  // The first pair (i, j), i < j, row by row, whose mirror-image scores differ; none if symmetric or not square.
+  std::optional<std::pair<Eigen::Index, Eigen::Index>> asymmetric_pair;
 };
 
 /// Q, K and V from the projections (when given), the score table QKᵀ, and
-/// whether it is symmetric.
+/// whether it is symmetric (and if not, its first pair of differing mirror-image entries).
 inline Result compute(const Inputs& inputs);
 
 /// The document --json prints.
@@ -133,7 +135,7 @@ inline std::string spelled_out_scores(const Result& result) {
 }  // namespace detail
 
 inline Result compute(const Inputs& inputs) {
-  Result result{inputs, inputs.queries, inputs.keys, {}, {}, false};
+  Result result{inputs, inputs.queries, inputs.keys, {}, {}, false, std::nullopt};
   if (inputs.projections) {
     const attention::Matrix& embeddings = inputs.projections->embeddings;  // X
     const Projections& weights = *inputs.projections;
@@ -153,6 +155,13 @@ inline Result compute(const Inputs& inputs) {
   // [compute]
   // clang-format on
   result.symmetric = scores.rows() == scores.cols() && scores == scores.transpose();
+  if (scores.rows() == scores.cols()) {
+    for (Eigen::Index i = 0; i < scores.rows() && !result.asymmetric_pair; ++i) {
+      for (Eigen::Index j = i + 1; j < scores.cols() && !result.asymmetric_pair; ++j) {
+        if (scores(i, j) != scores(j, i)) result.asymmetric_pair = {i, j};
+      }
+    }
+  }
   result.scores = scores;
   return result;
 }
@@ -170,6 +179,10 @@ inline nlohmann::json to_json(const Result& result) {
       // claim that the toy's table is not symmetric is this key.
       {"symmetric", result.symmetric},
       {"symmetry", scores.rows() != scores.cols() ? "not square" : (result.symmetric ? "symmetric" : "not symmetric")},
+      // The pair the page frames: [i, j], the first (row by row, i < j) whose mirror-image entries differ.
+      {"asymmetric_pair", result.asymmetric_pair
+                              ? nlohmann::json{result.asymmetric_pair->first, result.asymmetric_pair->second}
+                              : nlohmann::json(nullptr)},
   };
   if (inputs.projections) {
     const Projections& projections = *inputs.projections;

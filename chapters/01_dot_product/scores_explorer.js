@@ -16,26 +16,26 @@
       { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k' },
     ],
     render(json, view) {
-      const tokens = json.query_tokens;
-      const last = tokens.length - 1;
-      const hasMirrorPair = json.scores.length > last && json.scores[0].length > last && last > 0;
+      // The pair to frame: the program's first pair of differing mirror-image entries; in a symmetric table, the
+      // first and last tokens; in a table that is not square, none.
+      const last = json.query_tokens.length - 1;
+      const pair = json.asymmetric_pair ?? (json.symmetry === 'symmetric' && last > 0 ? [0, last] : null);
       view.heatmap('heatmap', json.scores, {
         rows: json.query_tokens, columns: json.key_tokens, label: 'score',
-        title: hasMirrorPair ? 'Scores QKᵀ, darker for larger; framed: the pair the sentence below compares' : 'Scores QKᵀ, darker for larger',
+        title: pair ? 'Scores QKᵀ, darker for larger; framed: the pair the sentence below compares' : 'Scores QKᵀ, darker for larger',
         domain: [Math.min(0, minimum(json.scores)), Math.max(1e-9, maximum(json.scores))],
-        outline: hasMirrorPair ? [[0, last], [last, 0]] : [],
+        outline: pair ? [pair, [pair[1], pair[0]]] : [],
       });
       view.matrix('table', json.scores, {
         title: 'Scores QKᵀ: row = the token asking, column = the token answering',
         rows: json.query_tokens, columns: json.key_tokens, pointer: '/scores',
       });
-      if (hasMirrorPair) {
+      if (pair) {
+        const [i, j] = pair;
         view.sentence('asymmetry', [
-          `${tokens[0]} asks ${json.key_tokens[last]}: `, [json.scores[0][last], `/scores/0/${last}`],
-          `; ${tokens[last]} asks ${json.key_tokens[0]}: `, [json.scores[last][0], `/scores/${last}/0`],
-          json.scores[0][last] === json.scores[last][0] && !json.symmetric
-            ? `. Another pair of mirror-image entries differs: the table is ${json.symmetry}.`
-            : `. The table is ${json.symmetry}.`,
+          `${json.query_tokens[i]} asks ${json.key_tokens[j]}: `, [json.scores[i][j], `/scores/${i}/${j}`],
+          `; ${json.query_tokens[j]} asks ${json.key_tokens[i]}: `, [json.scores[j][i], `/scores/${j}/${i}`],
+          `. The table is ${json.symmetry}.`,
         ]);
       } else {
         view.sentence('asymmetry', [`The table is ${json.symmetry}.`]);

@@ -95,6 +95,9 @@ TEST_CASE("the toy's scores are the dot products worked by hand and not symmetri
   CHECK(result.scores(0, 2) == 1.0);
   CHECK(result.scores(2, 0) == 2.0);
   CHECK_FALSE(result.symmetric);
+  // Cat and eat ask each other 0 both ways, so cat and fish are the first differing pair.
+  REQUIRE(result.asymmetric_pair.has_value());
+  CHECK(*result.asymmetric_pair == std::pair<Eigen::Index, Eigen::Index>{0, 2});
 }
 
 TEST_CASE("one query against four keys: a right angle scores 0 and the longer key more", "[ch01]") {
@@ -107,8 +110,9 @@ TEST_CASE("one query against four keys: a right angle scores 0 and the longer ke
   CHECK(result.queries == query);
   CHECK(result.keys == keys);
   CHECK(result.values.size() == 0);
-  // One query, four keys: not square, so not symmetric.
+  // One query, four keys: not square, so not symmetric, and no entry has a mirror image.
   CHECK_FALSE(result.symmetric);
+  CHECK_FALSE(result.asymmetric_pair.has_value());
   // (1, 2) · (3, 1) = 3 + 2 = 5.
   CHECK(dot_product::compute(typed((Matrix(1, 2) << 1, 2).finished(), (Matrix(1, 2) << 3, 1).finished())).scores ==
         Matrix::Constant(1, 1, 5.0));
@@ -119,13 +123,24 @@ TEST_CASE("keys equal to the queries make the table symmetric", "[ch01]") {
   queries << 1, 0, 0, 1, 1, 1;
   const dot_product::Result result = dot_product::compute(typed(queries, queries));
   CHECK(result.symmetric);
+  CHECK_FALSE(result.asymmetric_pair.has_value());
   CHECK(result.scores == result.scores.transpose());
   // The diagonal holds each query's squared length: 1, 1, 2.
   CHECK(result.scores.diagonal() == Eigen::Vector3d(1, 1, 2));
   // One key moved breaks the symmetry.
   Matrix keys = queries;
   keys(2, 0) = 2;
-  CHECK_FALSE(dot_product::compute(typed(queries, keys)).symmetric);
+  const dot_product::Result moved = dot_product::compute(typed(queries, keys));
+  CHECK_FALSE(moved.symmetric);
+  // fish's key (2, 1): cat asks fish (1, 0) · (2, 1) = 2, fish asks cat (1, 1) · (1, 0) = 1; eat asks fish 1 both
+  // ways, and cat and eat 0 both ways, so (cat, fish) is the one pair that differs.
+  REQUIRE(moved.asymmetric_pair.has_value());
+  CHECK(*moved.asymmetric_pair == std::pair<Eigen::Index, Eigen::Index>{0, 2});
+  // A 2 × 2 table whose off-diagonal pair differs: the pair is (0, 1).
+  const Matrix two = (Matrix(2, 2) << 1, 0, 0, 1).finished();
+  const dot_product::Result two_by_two = dot_product::compute(typed(two, (Matrix(2, 2) << 0, 1, 2, 1).finished()));
+  REQUIRE(two_by_two.asymmetric_pair.has_value());
+  CHECK(*two_by_two.asymmetric_pair == std::pair<Eigen::Index, Eigen::Index>{0, 1});
 }
 
 TEST_CASE("the scores agree with the library's dot products one pair at a time", "[ch01]") {

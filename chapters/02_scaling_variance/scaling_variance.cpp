@@ -183,6 +183,9 @@ nlohmann::json to_json(const Result& result) {
          {"var_scaled", row.var_scaled},
          {"var_scaled_theory", 1},
          {"var_scaled_sd", row.var_scaled_sd},
+         // Two typical swings either side of the theory, 1: the band the figures draw
+         {"two_swings_low", 1.0 - 2.0 * row.var_scaled_sd},
+         {"two_swings_high", 1.0 + 2.0 * row.var_scaled_sd},
          // How many typical swings the scaled variance lies from its theory, 1, either way
          {"swings_from_theory", std::abs(row.var_scaled - 1.0) / row.var_scaled_sd}});
   }

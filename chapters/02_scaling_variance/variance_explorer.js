@@ -80,14 +80,13 @@
         y: { label: 'variance after ÷√dₖ', grid: true, domain: [
           // Wide enough for the fewest samples, and the same at every setting it covers, so that the swings
           // are seen to shrink as the samples grow.
-          Math.min(0.4, ...rows.map((d) => Math.min(d.var_scaled, d.var_scaled_theory - 2 * d.var_scaled_sd))),
-          Math.max(1.6, ...rows.map((d) => Math.max(d.var_scaled, d.var_scaled_theory + 2 * d.var_scaled_sd))),
+          Math.min(0.4, ...rows.map((d) => Math.min(d.var_scaled, d.two_swings_low))),
+          Math.max(1.6, ...rows.map((d) => Math.max(d.var_scaled, d.two_swings_high))),
         ] },
         marks: [
           window.Plot.ruleY([json.rows[0].var_scaled_theory], { stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 2 }),
           window.Plot.ruleX(rows, {
-            x: 'dk', y1: (d) => d.var_scaled_theory - 2 * d.var_scaled_sd,
-            y2: (d) => d.var_scaled_theory + 2 * d.var_scaled_sd, stroke: 'gray', strokeOpacity: 0.35, strokeWidth: 10,
+            x: 'dk', y1: 'two_swings_low', y2: 'two_swings_high', stroke: 'gray', strokeOpacity: 0.35, strokeWidth: 10,
           }),
           window.Plot.dot(rows, { x: 'dk', y: 'var_scaled', fill: 'darkorange', r: 5 }),
         ],

@@ -30,7 +30,7 @@
         [json.n, '/n'], ' tokens of d_model = ', [json.d_model, '/d_model'], ', ', [json.h, '/h'],
         json.h === 1 ? ' head of dₖ = ' : ' heads of dₖ = ', [json.d_k, '/d_k'], ', d_ff = ', [json.d_ff, '/d_ff'], ', ',
         [json.layers_count, '/layers_count'], json.layers_count === 1 ? ' layer' : ' layers',
-        json.causal ? ' with causal attention' : '', '; weights 0.5 × draws of default_rng(', [json.seed, '/seed'], '). ',
+        json.causal ? ' with causal attention' : '', '; weight matrices ', [json.draws.scale, '/draws/scale'], ' × draws of default_rng(', [json.seed, '/seed'], '). ',
         // What the layers slider changes, said where the slider is: the table it changes is far below.
         'After the last layer the rows differ by at most ', [json.rows_apart.last, '/rows_apart/last', '.2g'],
         ' in any column (after layer 1: ', [json.rows_apart.first, '/rows_apart/first', '.2g'], ').',

@@ -7,12 +7,12 @@
   const cat = Book.firstRowSliders({ field: 'q', flag: '--q', names: ['cat_x', 'cat_y'],
     labels: ["cat's query, entry 1", "cat's query, entry 2"], min: -3, max: 3, step: 0.5 });
   // The first query's favourite key under one scoring, any key tied with it and its weight, as a sentence's
-  // parts: "cat (tied with fish) under the dot product (0.4717)".
+  // parts: "cat (tied with fish) under the dot product (0.4717)". The program names both.
   const favourite = (json, scoring, how) => {
     const word = json[scoring].largest_weight_on[0];
     const j = json.key_tokens.indexOf(word);
     const weights = json[scoring].weights[0];
-    const tied = json.key_tokens.filter((other, k) => k !== j && weights[k] === weights[j]);
+    const tied = json[scoring].tied_with_largest[0];
     return [[word, `/${scoring}/largest_weight_on/0`], tied.length ? ` (tied with ${tied.join(' and ')})` : '',
       ` under ${how} (`, [weights[j], `/${scoring}/weights/0/${j}`], ')'];
   };

@@ -165,6 +165,8 @@ AdditiveResult additive_of(const AdditiveInputs& inputs) {
   result.largest_score = result.additive.scores.cwiseAbs().maxCoeff();
   result.additive_favourite = program::largest_weight_labels(result.additive.weights, tokens.key_labels);
   result.dot_product_favourite = program::largest_weight_labels(result.dot_product.weights, tokens.key_labels);
+  result.additive_ties = program::tied_with_largest(result.additive.weights, tokens.key_labels);
+  result.dot_product_ties = program::tied_with_largest(result.dot_product.weights, tokens.key_labels);
   if (inputs.timed) result.timing = timed(inputs.timed_lengths);
   return result;
 }
@@ -270,13 +272,15 @@ nlohmann::json additive_json(const AdditiveResult& result) {
             {"weights", program::matrix_json(additive.weights)},
             {"row_sums", program::row_json(additive.weights.rowwise().sum().transpose())},
             {"output", program::matrix_json(additive.output)},
-            {"largest_weight_on", result.additive_favourite}}},
+            {"largest_weight_on", result.additive_favourite},
+            {"tied_with_largest", result.additive_ties}}},
           {"dot_product",
            {{"scores", program::matrix_json(dot.scores)},
             {"scaled_scores", program::matrix_json(dot.scaled_scores)},
             {"weights", program::matrix_json(dot.weights)},
             {"output", program::matrix_json(dot.output)},
-            {"largest_weight_on", result.dot_product_favourite}}},
+            {"largest_weight_on", result.dot_product_favourite},
+            {"tied_with_largest", result.dot_product_ties}}},
           {"score_bound", result.score_bound},
           {"largest_abs_score", result.largest_score},
           {"timing", result.timing ? timing_json(*result.timing) : nlohmann::json()}};

@@ -82,10 +82,11 @@ struct Timing {
 struct AdditiveResult {
   AdditiveInputs inputs;
   attention::AdditiveSteps additive;
-  attention::AttentionSteps<> dot_product;                             // scaled, on the same Q, K, V
-  double score_bound = 0.0;                                            // ‖v‖₁: no additive score passes it
-  double largest_score = 0.0;                                          // the largest |additive score|
-  std::vector<std::string> additive_favourite, dot_product_favourite;  // per query, the key with the largest weight
+  attention::AttentionSteps<> dot_product;                                // scaled, on the same Q, K, V
+  double score_bound = 0.0;                                               // ‖v‖₁: no additive score passes it
+  double largest_score = 0.0;                                             // the largest |additive score|
+  std::vector<std::string> additive_favourite, dot_product_favourite;     // per query, the key with the largest weight
+  std::vector<std::vector<std::string>> additive_ties, dot_product_ties;  // per query, the other keys tied with it
   std::optional<Timing> timing;
 };
 

@@ -93,6 +93,8 @@ TEST_CASE("additive scores on the toy are sums of tanh worked by hand", "[ch09]"
   // scoring, while its dot products 2, 0, 1 favour k1.
   CHECK(result.additive_favourite[0] == "k3");
   CHECK(result.dot_product_favourite[0] == "k1");
+  CHECK(result.additive_ties[0].empty());
+  CHECK(result.dot_product_ties[0].empty());
   // Each row of weights is the softmax of its scores and sums to 1; the output is weights · V.
   for (Eigen::Index i = 0; i < 3; ++i) {
     const Eigen::RowVectorXd e = s.row(i).array().exp().matrix();
@@ -118,6 +120,11 @@ TEST_CASE("zero projections give every key the same weight and the mean of the v
   }
   CHECK(result.score_bound == 15.0);  // ‖v‖₁ = 3 × 5
   CHECK(result.largest_score == 0.0);
+  // Equal scores give equal weights, bit for bit: the first key is named, and the other two tie with it.
+  for (Eigen::Index i = 0; i < 3; ++i) {
+    CHECK(result.additive_favourite[static_cast<std::size_t>(i)] == "k1");
+    CHECK(result.additive_ties[static_cast<std::size_t>(i)] == std::vector<std::string>{"k2", "k3"});
+  }
 }
 
 TEST_CASE("additive scores stay below the bound however large the inputs", "[ch09]") {

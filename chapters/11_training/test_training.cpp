@@ -302,6 +302,8 @@ TEST_CASE("a logged loss is the mean of the steps since the previous logged poin
   const training::Result logged = training::compute(sparse);
   REQUIRE(each.loss.size() == 5);
   CHECK(logged.logged_steps == std::vector<long long>{2, 4, 5});  // every second step, and the last
+  CHECK(logged.loss_from == std::vector<long long>{1, 3, 5});     // the means are over steps 1-2, 3-4 and 5
+  CHECK(each.loss_from == std::vector<long long>{1, 2, 3, 4, 5});
   REQUIRE(logged.loss.size() == 3);
   CHECK(logged.loss[0] == Approx((each.loss[0] + each.loss[1]) / 2).epsilon(1e-14));
   CHECK(logged.loss[1] == Approx((each.loss[2] + each.loss[3]) / 2).epsilon(1e-14));

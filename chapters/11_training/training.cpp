@@ -255,6 +255,7 @@ void Trainer::advance(long long steps, const Progress& progress) {
             fmt::format("training diverged at step {}: {}; try a smaller --learning-rate", steps_done_, error.what()));
       }
       log_.logged_steps.push_back(steps_done_);
+      log_.loss_from.push_back(steps_done_ - since_log + 1);
       log_.loss.push_back(loss_since_log_ / static_cast<double>(since_log));
       log_.held_out_accuracy.push_back(accuracy);
       if (accuracy >= target_accuracy && !log_.first_step_at_99) {
@@ -468,6 +469,7 @@ nlohmann::json to_json(const Result& result) {
         {"uniform_loss", program::number_json(result.untrained.uniform_loss)},
         {"predicted_loss", program::number_json(result.untrained.predicted_loss)}}},
       {"logged_steps", result.logged_steps},
+      {"loss_from", result.loss_from},
       {"loss", numbers(result.loss)},
       {"held_out_accuracy", numbers(result.held_out_accuracy)},
       {"final_accuracy", program::number_json(result.final_accuracy)},

@@ -66,6 +66,7 @@ struct Result {
   long long steps_done = 0;
   long long held_out_count = 0;                // how many sequences the accuracy is measured on
   std::vector<long long> logged_steps;         // the step of each logged point
+  std::vector<long long> loss_from;            // the first step each logged loss is the mean over
   std::vector<double> loss;                    // mean training loss over the steps since the last logged point
   std::vector<double> held_out_accuracy;       // per-token accuracy on the held-out set, at each logged point
   double final_accuracy = 0.0;                 // the same after the last step

@@ -63,10 +63,9 @@
         ],
       });
       const last = json.loss.length - 1;
-      const from = last > 0 ? json.logged_steps[last - 1] + 1 : 1;
       view.sentence('summary', [
-        'After ', [json.steps, '/steps'], ` steps: mean training loss over steps ${from} to ${json.logged_steps[last]} `,
-        [json.loss[last], `/loss/${last}`, '.3g'],
+        'After ', [json.steps, '/steps'], ' steps: mean training loss over steps ', [json.loss_from[last], `/loss_from/${last}`],
+        ' to ', [json.logged_steps[last], `/logged_steps/${last}`], ' ', [json.loss[last], `/loss/${last}`, '.3g'],
         ', held-out accuracy per digit ', [json.final_accuracy, '/final_accuracy', '.2%'],
         `; mean weight on the ${json.task === 'reverse' ? 'mirrored' : 'same'} position: head 1 `,
         [json.source_weight[0][0], '/source_weight/0/0'], ', head 2 ', [json.source_weight[0][1], '/source_weight/0/1'],

@@ -185,8 +185,9 @@
       view.slot('model').replaceChildren(element('p', { class: 'interactive-sentence' }, [
         'The model was trained by the book’s build, natively (', view.number(inputs.training_steps, '/inputs/training_steps'),
         ' steps); its held-out loss per word is ', view.number(json.quality.held_out_loss, '/quality/held_out_loss'),
-        ' (a model that ignores what came before: at best ', view.number(json.quality.no_context_loss, '/quality/no_context_loss'),
-        '), and of the sentences it wrote at T = 1, a share of ', view.number(json.quality.grammatical, '/quality/grammatical'),
+        ' (a model that gives every position the same probabilities: at best ', view.number(json.quality.no_context_loss, '/quality/no_context_loss'),
+        '), and of ', view.number(inputs.judged, '/inputs/judged'), ' sentences it wrote at T = 1 from every word (top-k 0), cut at ',
+        view.number(inputs.judged_words, '/inputs/judged_words'), ' words, a share of ', view.number(json.quality.grammatical, '/quality/grammatical'),
         ' are grammatical.',
       ]));
     },

@@ -47,13 +47,17 @@
           window.Plot.dot([{ step: 0, loss: run.untrained_loss }], { x: 'step', y: 'loss', fill: '#555555', r: 4 }),
         ],
       });
-      const ending = run.final_loss === null ? ['the loss stopped being a number']
-        : ['the final loss (the mean of the last ', [json.inputs.final_points, '/inputs/final_points', 'd'],
-          ' logged losses) is ', [run.final_loss, '/runs/0/final_loss', '.3g']];
+      // A run that stopped (a loss, a gradient or a weight no longer a finite number) has no final loss, and the
+      // program measured no accuracy for it.
+      const ending = run.final_loss === null
+        ? ['training stopped at step ', [run.stopped_at, '/runs/0/stopped_at', 'd'],
+          ': a loss, a gradient or a weight was no longer a finite number, so no held-out digit was read. ']
+        : ['after ', [json.inputs.training_steps, '/inputs/training_steps'],
+          ' steps the final loss (the mean of the last ', [json.inputs.final_points, '/inputs/final_points', 'd'],
+          ' logged losses) is ', [run.final_loss, '/runs/0/final_loss', '.3g'],
+          ', and the share of held-out digits said right is ', [run.accuracy, '/runs/0/accuracy', '.1%'], '. '];
       view.sentence('result', [
-        'Untrained (the dot at step 0), the loss is ', [run.untrained_loss, '/runs/0/untrained_loss'], '; after ',
-        [json.inputs.training_steps, '/inputs/training_steps'], ' steps ', ...ending,
-        ', and the share of held-out digits said right is ', [run.accuracy, '/runs/0/accuracy', '.1%'], '. ',
+        'Untrained (the dot at step 0), the loss is ', [run.untrained_loss, '/runs/0/untrained_loss'], '; ', ...ending,
         ...(run.learned ? ['It learned the task: the line is blue.']
           : ['It did not learn the task (learning it takes at least ', [json.inputs.learned_accuracy, '/inputs/learned_accuracy', '.0%'],
             ' of the held-out digits right after the last step): the line is red.']),

@@ -150,16 +150,21 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertIs(document["symmetric"], False)
         self.assertEqual(document["symmetry"], "not symmetric")
         self.assertNotEqual(document["scores"][0][2], document["scores"][2][0])  # cat asks fish, fish asks cat
+        # cat asks eat and eat asks cat both score 0 ((1, 0) · (0, 1) and (0, 1) · (2, 0)): cat and fish are the first
+        # pair, row by row, whose mirror-image entries differ, the pair the page frames.
+        self.assertEqual(document["asymmetric_pair"], [0, 2])
 
     def test_keys_equal_to_the_queries_make_it_symmetric(self):
         document = run_json("--k", "1,0; 0,1; 1,1")
         self.assertIs(document["symmetric"], True)
         self.assertEqual(document["symmetry"], "symmetric")
+        self.assertIsNone(document["asymmetric_pair"])
 
     def test_a_table_that_is_not_square(self):
         document = run_json("--q", "1,0", "--k", "0,1;-1,0;3,0;1,0", "--tokens", "q")
         self.assertIs(document["symmetric"], False)
         self.assertEqual(document["symmetry"], "not square")
+        self.assertIsNone(document["asymmetric_pair"])  # no mirror image: the page compares no pair
 
     def test_symmetry_agrees_with_numpy(self):
         generator = np.random.default_rng(11)
@@ -170,6 +175,8 @@ class JudgmentsInTheProse(ProgramTest):
             with self.subTest(trial=trial):
                 document = run_json("--q", matrix_text(queries), "--k", matrix_text(keys))
                 self.assertEqual(document["symmetric"], bool((scores == scores.T).all()))
+                differing = [(i, j) for i in range(4) for j in range(i + 1, 4) if scores[i, j] != scores[j, i]]
+                self.assertEqual(document["asymmetric_pair"], list(differing[0]) if differing else None)
 
     def test_a_longer_key_in_the_same_direction_scores_differently(self):
         document = run_json("--q", "1,0", "--k", "0,1;-1,0;3,0;1,0", "--tokens", "q")

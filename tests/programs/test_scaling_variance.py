@@ -110,6 +110,9 @@ class AgreesWithNumPy(ProgramTest):
                 self.assertEqual(row["var_theory"], width)
                 self.assertEqual(row["var_scaled_theory"], 1)
                 self.assertAlmostEqual(row["var_scaled_sd"], typical_swing(width, samples), delta=1e-15)
+                # The band the figures draw: two typical swings either side of 1.
+                self.assertAlmostEqual(row["two_swings_low"], 1 - 2 * typical_swing(width, samples), delta=1e-15)
+                self.assertAlmostEqual(row["two_swings_high"], 1 + 2 * typical_swing(width, samples), delta=1e-15)
         return document, dot_products
 
     def test_the_published_run(self):

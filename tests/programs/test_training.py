@@ -90,6 +90,7 @@ class TrainingTest(ProgramTest):
         self.assertGreater(self.short["final_accuracy"], 0.1 + (0.3 if SLOW else 0.6))
         self.assertEqual(self.short["steps"], int(SHORT_STEPS))
         self.assertEqual(self.short["logged_steps"], list(range(20, int(SHORT_STEPS) + 1, 20)))
+        self.assertEqual(self.short["loss_from"], list(range(1, int(SHORT_STEPS) + 1, 20)))  # each mean over 20 steps
 
     @unittest.skipIf(SLOW, "five trainings of 1000 steps take minutes under the sanitizers")
     def test_over_the_seeds_one_head_is_sharp_and_accuracy_reaches_100_percent(self):
