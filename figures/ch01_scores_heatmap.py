@@ -14,12 +14,10 @@ figure, axes = plt.subplots(figsize=(4.6, 3.8))
 image = token_heatmap(axes, scores, askers, answerers, vmin=min(0.0, scores.min()), vmax=None)
 axes.set_ylabel("query: the token asking")
 cell_numbers(axes, scores, lambda score: f"{score:g}", (scores.max() + scores.min()) / 2)
-# Outline the largest mismatch between (i, j) and (j, i).
-if scores.shape[0] == scores.shape[1]:
-    gap = np.abs(scores - scores.T)
-    i, j = np.unravel_index(np.argmax(gap), gap.shape)
-    if gap[i, j] > 0:
-        for row, column in ((i, j), (j, i)):
-            axes.add_patch(Rectangle((column - 0.5, row - 0.5), 1, 1, fill=False, edgecolor="#d62728", linewidth=2.5))
+# Outline the pair the program names: the first whose mirror-image entries differ (the page frames the same one).
+if run["asymmetric_pair"] is not None:
+    i, j = run["asymmetric_pair"]
+    for row, column in ((i, j), (j, i)):
+        axes.add_patch(Rectangle((column - 0.5, row - 0.5), 1, 1, fill=False, edgecolor="#d62728", linewidth=2.5))
 figure.colorbar(image, ax=axes, shrink=0.8, label="score q·k")
 save(figure, options.out)

@@ -141,6 +141,16 @@ TEST_CASE("keys equal to the queries make the table symmetric", "[ch01]") {
   const dot_product::Result two_by_two = dot_product::compute(typed(two, (Matrix(2, 2) << 0, 1, 2, 1).finished()));
   REQUIRE(two_by_two.asymmetric_pair.has_value());
   CHECK(*two_by_two.asymmetric_pair == std::pair<Eigen::Index, Eigen::Index>{0, 1});
+  // Five queries, the identity, so the scores are Kᵀ: entries (0, 3) and (1, 2) are 1 and their mirror images 0,
+  // every other pair agrees. Row by row, (0, 3) comes first; column by column it would be (1, 2), and the corner
+  // pair (0, 4) agrees.
+  Matrix transposed_scores = Matrix::Zero(5, 5);
+  transposed_scores(0, 3) = 1;
+  transposed_scores(1, 2) = 1;
+  const dot_product::Result five = dot_product::compute(typed(Matrix::Identity(5, 5), transposed_scores.transpose()));
+  REQUIRE(five.scores == transposed_scores);
+  REQUIRE(five.asymmetric_pair.has_value());
+  CHECK(*five.asymmetric_pair == std::pair<Eigen::Index, Eigen::Index>{0, 3});
 }
 
 TEST_CASE("the scores agree with the library's dot products one pair at a time", "[ch01]") {

@@ -217,13 +217,13 @@ Quality judged(const Trained& trained, const std::vector<std::vector<Eigen::Inde
     grammar_surprise -= std::log(sentences::sentence_probability(sentence, inputs.modifiers));
   }
   quality.grammar_loss = grammar_surprise / static_cast<double>(quality.held_out_words);
-  // Sentences drawn from the model at T = 1 over every word, and checked by the grammar.
+  // Sentences drawn from the model with its own probabilities (judged_sampling), and checked by the grammar.
   attention::NumpyGenerator seeds(judging_seed(inputs.model_seed));
   double grammatical = 0.0, novel = 0.0;
   for (Eigen::Index s = 0; s < inputs.judged; ++s) {
     const Generation sentence =
         generate(trained.weights, inputs.key_value_heads, {end_token()}, inputs.judged_words,
-                 attention::SamplingSettings{1.0, 0}, seeds.next_uint64(), true, inputs.modifiers);
+                 judged_sampling, seeds.next_uint64(), true, inputs.modifiers);
     std::vector<Eigen::Index> words{end_token()};
     for (const GeneratedWord& word : sentence.words) {
       if (word.word != end_token()) words.push_back(word.word);

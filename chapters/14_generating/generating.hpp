@@ -39,6 +39,9 @@ std::string text_of(const std::vector<Eigen::Index>& words);
 /// Adam's settings with α = 0.006, chapter 13's.
 attention::AdamSettings faster_adam();
 
+/// How the judged sentences are drawn: T = 1 among every word (top-k 0), the model's own probabilities.
+inline constexpr attention::SamplingSettings judged_sampling{1.0, 0};
+
 struct Inputs {
   // The model and its training
   std::uint64_t model_seed = 1;      // of the weights, the held-out set and the training sentences
@@ -49,7 +52,7 @@ struct Inputs {
   Eigen::Index batch = 16;
   int modifiers = 2;            // the most phrases after a subject's noun, as chapter 13's tagging
   Eigen::Index held_out = 400;  // held-out sentences
-  Eigen::Index judged = 200;    // sentences generated (T = 1, every word) to count the grammatical ones
+  Eigen::Index judged = 200;    // sentences generated (judged_sampling) to count the grammatical ones
   long long judged_words = 40;  // … each cut off here: a judged sentence with no "." by then is not a sentence
   // Decoding, for the reader
   std::vector<Eigen::Index> prompt;              // the words the sentence starts with, after the start "."

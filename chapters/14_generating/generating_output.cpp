@@ -80,6 +80,8 @@ nlohmann::json quality_json(const Quality& quality) {
           {"above_grammar_loss", quality.held_out_loss - quality.grammar_loss},
           {"grammatical", quality.grammatical},
           {"novel", quality.novel},
+          {"judged_temperature", judged_sampling.temperature},
+          {"judged_top_k", judged_sampling.top_k},
           {"examples", examples}};
 }
 
@@ -445,7 +447,7 @@ std::string tables(const Result& result) {
   text += line("  loss per word", fmt::format("{:.4f}", quality.held_out_loss));
   text += line("    best, the same odds everywhere", fmt::format("{:.4f}", quality.no_context_loss));
   text += line("    the grammar that wrote them", fmt::format("{:.4f}", quality.grammar_loss));
-  text += "Drawn from the model (T = 1, every word)\n";
+  text += fmt::format("Drawn from the model (T = {}, every word)\n", judged_sampling.temperature);
   text += line("  sentences", fmt::format("{}", inputs.judged));
   text += line("  grammatical", percent(quality.grammatical));
   text += line("    and never a training sentence", percent(quality.novel));

@@ -186,7 +186,9 @@
         'The model was trained by the book’s build, natively (', view.number(inputs.training_steps, '/inputs/training_steps'),
         ' steps); its held-out loss per word is ', view.number(json.quality.held_out_loss, '/quality/held_out_loss'),
         ' (a model that gives every position the same probabilities: at best ', view.number(json.quality.no_context_loss, '/quality/no_context_loss'),
-        '), and of ', view.number(inputs.judged, '/inputs/judged'), ' sentences it wrote at T = 1 from every word (top-k 0), cut at ',
+        '), and of ', view.number(inputs.judged, '/inputs/judged'), ' sentences it wrote at T = ',
+        view.number(json.quality.judged_temperature, '/quality/judged_temperature'), ' among every word (top-k ',
+        view.number(json.quality.judged_top_k, '/quality/judged_top_k'), '), cut at ',
         view.number(inputs.judged_words, '/inputs/judged_words'), ' words, a share of ', view.number(json.quality.grammatical, '/quality/grammatical'),
         ' are grammatical.',
       ]));

@@ -49,7 +49,8 @@
       });
       // A run that stopped (a loss, a gradient or a weight no longer a finite number) has no final loss, and the
       // program measured no accuracy for it.
-      const ending = run.final_loss === null
+      const stopped = run.stopped_at !== 0;
+      const ending = stopped
         ? ['training stopped at step ', [run.stopped_at, '/runs/0/stopped_at', 'd'],
           ': a loss, a gradient or a weight was no longer a finite number, so no held-out digit was read. ']
         : ['after ', [json.inputs.training_steps, '/inputs/training_steps'],
@@ -59,6 +60,7 @@
       view.sentence('result', [
         'Untrained (the dot at step 0), the loss is ', [run.untrained_loss, '/runs/0/untrained_loss'], '; ', ...ending,
         ...(run.learned ? ['It learned the task: the line is blue.']
+          : stopped ? ['It did not learn the task: the line is red.']
           : ['It did not learn the task (learning it takes at least ', [json.inputs.learned_accuracy, '/inputs/learned_accuracy', '.0%'],
             ' of the held-out digits right after the last step): the line is red.']),
         ' The dashed line is ln 10 = ', [json.uniform_loss, '/uniform_loss'], ', the loss of a uniform guess.',

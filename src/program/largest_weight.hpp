@@ -1,5 +1,6 @@
-// Which key each query gives its largest weight, by the key's label, and which
-// keys tie with it: chapters 3, 5 and 9 print and write it for their weight tables.
+// Which key each query gives its largest weight, by the key's label: chapters
+// 3, 5 and 9 print and write it for their weight tables; chapter 9 also names
+// the keys that tie with it.
 #pragma once
 
 #include <cstddef>

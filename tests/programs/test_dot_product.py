@@ -165,6 +165,12 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertIs(document["symmetric"], False)
         self.assertEqual(document["symmetry"], "not square")
         self.assertIsNone(document["asymmetric_pair"])  # no mirror image: the page compares no pair
+        # Two queries, three keys: scores (0, 2, 1; 1, 0, 1). The leading 2 x 2 block is not symmetric, but a table
+        # that is not square has no mirror image at all.
+        document = run_json("--q", "1,0;0,1", "--k", "0,1;2,0;1,1", "--tokens", "a,b")
+        self.assertEqual(document["scores"], [[0, 2, 1], [1, 0, 1]])
+        self.assertEqual(document["symmetry"], "not square")
+        self.assertIsNone(document["asymmetric_pair"])
 
     def test_symmetry_agrees_with_numpy(self):
         generator = np.random.default_rng(11)

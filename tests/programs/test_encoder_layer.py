@@ -158,7 +158,12 @@ class EncoderLayer(ProgramTest):
                 for l in range(layers):
                     reference = reference_layer(inputs, drawn[l], causal)
                     layer = document["layers"][l]
-                    self.assert_close(layer["W_1"], drawn[l]["W_1"], 0)
+                    # Every weight matrix of every layer is NumPy's draw, bit for bit.
+                    for i, head in enumerate(layer["heads"]):
+                        for name, expected in zip(("W_q", "W_k", "W_v"), drawn[l]["heads"][i]):
+                            self.assert_close(head[name], expected, 0)
+                    for name in ("W_o", "W_1", "W_2"):
+                        self.assert_close(layer[name], drawn[l][name], 0)
                     self.assert_close(layer["attention"], reference["attention"], 1e-9)
                     self.assert_close(layer["feed_forward"], reference["ffn"], 1e-8)
                     self.assert_close(layer["output"], reference["output"], 1e-8)

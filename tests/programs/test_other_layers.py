@@ -143,6 +143,7 @@ class JudgmentsInTheProse(ProgramTest):
                 self.assertEqual(weights[first], weights[second])
                 self.assertEqual(weights.max(), weights[first])
                 self.assertEqual(document[scoring]["largest_weight_on"][row], tokens[first])
+                self.assertEqual(document[scoring]["tied_with_largest"][row], [tokens[second]])
         # Exactly these three rows tie, each between two keys; every other row has one largest weight.
         for scoring in ("additive", "dot_product"):
             for row, weights in enumerate(document[scoring]["weights"]):
@@ -150,6 +151,8 @@ class JudgmentsInTheProse(ProgramTest):
                     weights = np.array(weights)
                     tied = any(scoring == s and row == r for s, r, _ in ties)
                     self.assertEqual(np.count_nonzero(weights == weights.max()), 2 if tied else 1)
+                    if not tied:
+                        self.assertEqual(document[scoring]["tied_with_largest"][row], [])
 
     def test_the_scores_that_show_tanh_flattening(self):
         document = run_json("--no-timing")

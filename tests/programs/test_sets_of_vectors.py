@@ -185,9 +185,14 @@ class PerVectorLayer(ProgramTest):
 
     def test_any_seed_same_verdicts(self):
         for seed in ("0", "2", "77", "4294967295"):
-            repeat = run_json("--seed", seed)["tagging"]["repeats"][0]
+            tagging = run_json("--seed", seed)["tagging"]
+            repeat = tagging["repeats"][0]
             self.assertTrue(repeat["each_vector_identical"])
             self.assertFalse(repeat["window_identical"])
+            # The rows themselves, not only the program's verdicts: the saws at positions 1 and 3.
+            with self.subTest(seed=seed):
+                self.assertEqual(tagging["one_vector"]["outputs"][1], tagging["one_vector"]["outputs"][3])
+                self.assertNotEqual(tagging["window"]["outputs"][1], tagging["window"]["outputs"][3])
 
     def test_radius_0_is_the_layer_that_reads_one_vector(self):
         repeat = run_json("--radius", "0")["tagging"]["repeats"][0]

@@ -125,7 +125,8 @@ TEST_CASE("a grouped model's gradient is the sum over the group: central differe
     const attention::Matrix exact = Eigen::Map<const attention::Matrix>(analytic[b].data, analytic[b].size, 1);
     worst = std::max(worst, attention::relative_error(exact, numeric));
   }
-  CHECK(worst < 1e-6);
+  INFO("worst relative error " << worst);
+  CHECK(worst < 1e-7);
   // Without the sum, the first head's own gradient alone is not the shared matrix's.
   attention::TokenClassifierWeights unsummed =
       attention::token_classifier_backward(weights, words, steps, error.logits_gradient, attention::Visibility::causal);
