@@ -447,7 +447,9 @@ std::string tables(const Result& result) {
   text += line("  loss per word", fmt::format("{:.4f}", quality.held_out_loss));
   text += line("    best, the same odds everywhere", fmt::format("{:.4f}", quality.no_context_loss));
   text += line("    the grammar that wrote them", fmt::format("{:.4f}", quality.grammar_loss));
-  text += fmt::format("Drawn from the model (T = {}, every word)\n", judged_sampling.temperature);
+  text +=
+      fmt::format("Drawn from the model (T = {}, {})\n", judged_sampling.temperature,
+                  judged_sampling.top_k == 0 ? "every word" : fmt::format("the {} likeliest", judged_sampling.top_k));
   text += line("  sentences", fmt::format("{}", inputs.judged));
   text += line("  grammatical", percent(quality.grammatical));
   text += line("    and never a training sentence", percent(quality.novel));

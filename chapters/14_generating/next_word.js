@@ -187,8 +187,9 @@
         ' steps); its held-out loss per word is ', view.number(json.quality.held_out_loss, '/quality/held_out_loss'),
         ' (a model that gives every position the same probabilities: at best ', view.number(json.quality.no_context_loss, '/quality/no_context_loss'),
         '), and of ', view.number(inputs.judged, '/inputs/judged'), ' sentences it wrote at T = ',
-        view.number(json.quality.judged_temperature, '/quality/judged_temperature'), ' among every word (top-k ',
-        view.number(json.quality.judged_top_k, '/quality/judged_top_k'), '), cut at ',
+        view.number(json.quality.judged_temperature, '/quality/judged_temperature'), ' among ',
+        ...(json.quality.judged_top_k === 0 ? ['every word']
+          : ['the ', view.number(json.quality.judged_top_k, '/quality/judged_top_k'), ' likeliest words']), ', cut at ',
         view.number(inputs.judged_words, '/inputs/judged_words'), ' words, a share of ', view.number(json.quality.grammatical, '/quality/grammatical'),
         ' are grammatical.',
       ]));

@@ -290,6 +290,8 @@ class GeneratingTest(ProgramTest):
     def test_the_shares_are_counts_of_the_judged_sentences(self):
         for run_document in (document(*GREEDY), document(*SAMPLED)):
             quality, judged = run_document["quality"], run_document["inputs"]["judged"]
+            # The chapter says the judged sentences are drawn at T = 1 from every word: the model's own odds.
+            self.assertEqual((quality["judged_temperature"], quality["judged_top_k"]), (1, 0))
             for key in ("grammatical", "novel"):
                 self.assertAlmostEqual(quality[key] * judged, round(quality[key] * judged), delta=1e-9)
             self.assertLessEqual(quality["novel"], quality["grammatical"])
