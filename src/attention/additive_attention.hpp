@@ -44,7 +44,7 @@ struct AdditiveSteps {
 /// @brief The n × m additive scores s_ij = Σ_c v_c tanh((q_i W_q)_c + (k_j W_k)_c).
 ///
 /// Each score is summed over c = 1 … d_a in that order, one pair at a time,
-/// with std::tanh: the same inputs give the same bits on every build.
+/// with std::tanh: reproducible on one build; another C library or FMA setting may change the last bits.
 /// @param queries Q, n × d_k
 /// @param keys K, m × d_k
 /// @param weights W_q, W_k (d_k × d_a each) and v (d_a)

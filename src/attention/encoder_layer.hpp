@@ -12,7 +12,7 @@
 /// The first sub-layer is the only place where tokens exchange information
 /// (communicate); the second works on each token alone (think). The paper's
 /// dropout, applied to each sub-layer's output before the addition during
-/// training (§5.4), is not applied here: nothing here is trained.
+/// training (§5.4), is not applied here, not even where the book trains these layers.
 #pragma once
 
 #include <cstddef>

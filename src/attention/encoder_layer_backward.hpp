@@ -2,8 +2,8 @@
 /// @brief The backward pass of one encoder layer: LayerNorm(x + MultiHead(x, x, x)), then LayerNorm(y + FFN(y)), walked in reverse.
 ///
 /// Each residual connection x + Sublayer(x) sends its gradient two ways: on
-/// through the sub-layer, and straight back to x unchanged. That second,
-/// untouched path is why a deep stack still gets a gradient at its bottom.
+/// through the sub-layer, and straight past it to x; in this post-norm layer that
+/// path still crosses both LayerNorms (norm_placement_backward.hpp, pre-norm, avoids it).
 #pragma once
 
 #include "attention/encoder_layer.hpp"

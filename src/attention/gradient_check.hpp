@@ -2,7 +2,7 @@
 /// @brief Checking a gradient without trusting its derivation: central finite differences, entry by entry.
 ///
 /// For a loss L and one entry θ of a parameter, (L(θ + h) − L(θ − h)) / 2h
-/// differs from ∂L/∂θ by a term in h² (the Taylor series' odd terms cancel)
+/// differs from ∂L/∂θ by a term in h² (the Taylor series' even terms cancel)
 /// plus the rounding of the two losses divided by 2h. In double precision a
 /// step of about 10⁻⁵ balances the two.
 #pragma once

@@ -3,8 +3,8 @@
 ///
 /// In a pre-norm layer, out = h + FFN(Norm(h)) with h = x + MultiHead(Norm(x)),
 /// the gradient of the output reaches h unchanged along the residual path, and
-/// h's reaches x unchanged: from the loss down to the first layer's input
-/// there is a path with no norm and no sub-layer on it. In a post-norm layer
+/// h's reaches x unchanged: from the top of the stack (below its final norm) down
+/// to the first layer's input there is a path with no norm and no sub-layer on it. In a post-norm layer
 /// every path, the residual one too, passes through both norms.
 #pragma once
 

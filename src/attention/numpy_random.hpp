@@ -547,7 +547,7 @@ class NumpyGenerator {
   /// @brief NumPy's `random_standard_normal`: one draw of the 256-layer ziggurat.
   ///
   /// One 64-bit draw gives a layer (its low 8 bits), a sign (the next bit) and
-  /// a 52-bit magnitude. In about 99.3 % of cases the point lies under the
+  /// a 52-bit magnitude. In about 98.5 % of cases the point lies under the
   /// curve for sure and is returned at once. Otherwise the draw is tested
   /// against the curve with one more uniform, or, in the base layer, replaced
   /// by a draw from the tail beyond r (two uniforms a try). The number of

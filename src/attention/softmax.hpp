@@ -84,8 +84,8 @@ MatrixOf<Scalar> softmax_rows(const MatrixOf<Scalar>& scores) {
 
 /// @brief Softmax of each row straight from the definition, e^(s_ij) / Σ_l e^(s_il).
 ///
-/// For comparison only: with a score above about 709, e^s overflows to +∞ and
-/// the row becomes ∞/∞ = NaN; with every score below about −745, every e^s
+/// For comparison only: with a score above about 709, e^s overflows to +∞, that
+/// entry becomes ∞/∞ = NaN and the rest of its row 0; with every score below about −745, every e^s
 /// underflows to 0 and the row becomes 0/0 = NaN. softmax_rows() has neither
 /// problem (in float the limits are about 88 and −104).
 ///

@@ -6,7 +6,7 @@
 /// book's chapters show them. The functions here compute the same output
 /// faster, one step at a time: reusing buffers, a vectorised exponential, and
 /// finally streaming_attention(), which never holds more than one tile of
-/// scores: memory O(n·d) instead of O(n·m) (Rabe and Staats 2021 showed first
+/// scores: memory O((n + m)·d), the output and packed K and V, instead of O(n·m) (Rabe and Staats 2021 showed first
 /// that attention needs no n × m memory). Its loops are those of
 /// FlashAttention-2 (Dao 2023, "FlashAttention-2: Faster Attention with Better
 /// Parallelism and Work Partitioning"): the query tiles outside, shared among

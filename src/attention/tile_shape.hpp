@@ -32,8 +32,8 @@ struct CacheSizes {
   const char* source = "";       ///< "sysconf", "/sys/devices/system/cpu/cpu0/cache", or "default"
 };
 
-/// @brief The cache sizes assumed where the system says nothing (WebAssembly, for one): 32 KiB and 1 MiB, those of
-/// most x86-64 and Arm cores of the last decade.
+/// @brief The cache sizes assumed where the system says nothing (WebAssembly, for one): 32 KiB and 1 MiB, a middle
+/// guess (recent cores have 32–128 KiB of first-level data cache and 256 KiB–2 MiB of second-level cache per core).
 inline constexpr CacheSizes default_cache_sizes{32 * 1024, 1024 * 1024, "default"};
 
 /// @brief The streaming kernel's tiles and its products' register block.

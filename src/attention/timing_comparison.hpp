@@ -26,7 +26,7 @@ struct TimingSummary {
   double median = 0.0;  ///< the middle repetition (the mean of the two middle
                         ///< ones for an even count)
   /// The fastest repetition once the fastest quarter (rounded down) is left
-  /// out: the second fastest of 7. One disturbed repetition cannot move it.
+  /// out: the second fastest of 7. One disturbed repetition can shift it one rank, never become it.
   double spread_low = 0.0;
   double spread_high = 0.0;  ///< the slowest once the slowest quarter is left
                              ///< out: the second slowest of 7
