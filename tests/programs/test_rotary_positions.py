@@ -227,6 +227,11 @@ class Turn(ProgramTest):
         self.assertAlmostEqual(scores[0], 2.0, delta=1e-15)
         self.assertLess(max(score for offset, score in scores.items() if offset != 0), 2.0 - 1e-3)
 
+    def test_the_turn_of_the_book_runs_sixty_four_ones(self):
+        # The chapter's run rotary_positions_ones: q = k = 64 ones, 32 pairs at 32 speeds, offsets up to 200.
+        turn_document = document("--no-training", "--ones", "64", "--largest-offset", "200")
+        self.check_turn(turn_document, [1.0] * 64, [1.0] * 64, [(0, 0), (2, 0), (5, 3), (12, 10), (0, 2), (7, 9)], 200)
+
 
 class Training(ProgramTest):
     def check_runs(self, run_document):
