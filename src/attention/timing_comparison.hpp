@@ -111,8 +111,8 @@ inline Faster faster_at(const TimedLength& timed) {
 /// Lengths where the two are too close to call are skipped when looking for
 /// a change: a crossing lies between the last length before it where one layer
 /// was faster and the first after it where the other was. Every change is
-/// reported, so a single disturbed length shows up as two crossings rather
-/// than as one false one.
+/// reported, so a disturbed length between two others shows up as two crossings
+/// rather than one false one (at either end of the sweep, as one).
 /// @param timed the lengths in increasing order of n
 /// @return the verdicts and the crossings
 /// @throws std::invalid_argument if the lengths are not in increasing order
