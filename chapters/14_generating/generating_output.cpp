@@ -367,6 +367,11 @@ std::string first_draw_line(const Generation& generation, const attention::Sampl
   return text;
 }
 
+// The words a draw is among, as the tables say it: "every word", or "top-5".
+std::string drawn_among(const attention::SamplingSettings& sampling) {
+  return sampling.top_k == 0 ? std::string("every word") : fmt::format("top-{}", sampling.top_k);
+}
+
 std::string generation_table(const Result& result) {
   const Generation& generation = result.generation;
   const Inputs& inputs = result.inputs;
@@ -374,9 +379,7 @@ std::string generation_table(const Result& result) {
       inputs.sampling.temperature == 0.0
           ? std::string("greedy: the likeliest word each time")
           : fmt::format("drawn with T = {}, {}, seed {}", program::number_text(inputs.sampling.temperature),
-                        inputs.sampling.top_k == 0 ? std::string("every word")
-                                                   : fmt::format("top-{}", inputs.sampling.top_k),
-                        inputs.seed);
+                        drawn_among(inputs.sampling), inputs.seed);
   std::string text =
       fmt::format("\nGenerating from \"{}\" ({}), {}\n", prompt_text(generation), how,
                   inputs.use_cache ? "reading a cache of keys and values" : "recomputing the whole prefix");
@@ -447,9 +450,8 @@ std::string tables(const Result& result) {
   text += line("  loss per word", fmt::format("{:.4f}", quality.held_out_loss));
   text += line("    best, the same odds everywhere", fmt::format("{:.4f}", quality.no_context_loss));
   text += line("    the grammar that wrote them", fmt::format("{:.4f}", quality.grammar_loss));
-  text +=
-      fmt::format("Drawn from the model (T = {}, {})\n", judged_sampling.temperature,
-                  judged_sampling.top_k == 0 ? "every word" : fmt::format("the {} likeliest", judged_sampling.top_k));
+  text += fmt::format("Drawn from the model (T = {}, {})\n", program::number_text(judged_sampling.temperature),
+                      drawn_among(judged_sampling));
   text += line("  sentences", fmt::format("{}", inputs.judged));
   text += line("  grammatical", percent(quality.grammatical));
   text += line("    and never a training sentence", percent(quality.novel));

@@ -50,6 +50,10 @@
         '--seed', values.seed, '--steps', String(steps)];
     },
     render(json, view) {
+      // "T = 0.7 among the 5 likeliest" or "T = 1 among every word", each number live at its pointer.
+      const drawnAt = (temperature, temperaturePointer, topK, topKPointer) => [
+        'T = ', view.number(temperature, temperaturePointer), ' among ',
+        ...(topK === 0 ? ['every word'] : ['the ', view.number(topK, topKPointer), ' likeliest'])];
       const generation = json.generation;
       const words = generation.words;
       const last = words.length - 1;
@@ -78,8 +82,7 @@
       const inputs = json.inputs;
       const how = inputs.temperature === 0 ? ['the likeliest word (T = 0)']
         : inputs.top_k === 1 ? ['the likeliest word (top-k = 1: nothing to draw among)']
-        : ['drawn at T = ', view.number(inputs.temperature, '/inputs/temperature'), ' among ',
-          ...(inputs.top_k === 0 ? ['every word'] : ['the ', view.number(inputs.top_k, '/inputs/top_k'), ' likeliest']),
+        : ['drawn at ', ...drawnAt(inputs.temperature, '/inputs/temperature', inputs.top_k, '/inputs/top_k'),
           ', with probability ', view.number(newest.drawn_with, `${at}/drawn_with`, '.3g'),
           // A draw: the u that chose the word, inside the word's stretch of the line from 0 to 1.
           ...(newest.u === undefined ? [] : ['; u = ', view.number(newest.u, `${at}/u`, 3),
@@ -186,10 +189,9 @@
         'The model was trained by the book’s build, natively (', view.number(inputs.training_steps, '/inputs/training_steps'),
         ' steps); its held-out loss per word is ', view.number(json.quality.held_out_loss, '/quality/held_out_loss'),
         ' (a model that gives every position the same probabilities: at best ', view.number(json.quality.no_context_loss, '/quality/no_context_loss'),
-        '), and of ', view.number(inputs.judged, '/inputs/judged'), ' sentences it wrote at T = ',
-        view.number(json.quality.judged_temperature, '/quality/judged_temperature'), ' among ',
-        ...(json.quality.judged_top_k === 0 ? ['every word']
-          : ['the ', view.number(json.quality.judged_top_k, '/quality/judged_top_k'), ' likeliest words']), ', cut at ',
+        '), and of ', view.number(inputs.judged, '/inputs/judged'), ' sentences it wrote at ',
+        ...drawnAt(json.quality.judged_temperature, '/quality/judged_temperature', json.quality.judged_top_k,
+          '/quality/judged_top_k'), ', cut at ',
         view.number(inputs.judged_words, '/inputs/judged_words'), ' words, a share of ', view.number(json.quality.grammatical, '/quality/grammatical'),
         ' are grammatical.',
       ]));
