@@ -66,15 +66,18 @@ endfunction()
 # (README, under tools/build-book). The library is header-only, so it
 # is compiled at the level of the unit that includes it.
 #
-# The sanitizer build (a Debug build at -O1, CMakePresets.json) compiles the same
-# programs at BOOK_QUICK_SANITIZED_OPTIMIZATION, and the FMA chapters with them:
-# it is not compiled for this processor, so nothing is fused at any level. Under
-# AddressSanitizer, -O1 costs GCC about twice what -Og does on the unit tests'
-# large functions (measured: unit_tests_1.cpp 218 s at -O1, 101 s at -Og). The
-# chapters that train are compiled quickly there too, in their batches
-# (book_batched_computations, below): measured without ccache, the whole
-# sanitizer build took 459 processor-seconds where it took 558 with their
-# batches at -O1, and its tests 58 s where they took 52.
+# The sanitizer build (a Debug build at -O1, CMakePresets.json) compiles with
+# Clang, and the test programs and the program library at
+# BOOK_QUICK_SANITIZED_OPTIMIZATION, -O0 there. It is not compiled for this
+# processor, so nothing is fused at any level. The chapters' computations, in
+# their batches (book_batched_computations, below), keep -O1: the tests run the
+# trainings there, which take three to six times as long at -O0. Measured on the
+# AMD machine without ccache, from scratch: GCC at -Og (its cheapest level under
+# AddressSanitizer: -O0 saves it nothing, and -O1 costs about twice) built it in
+# 458 s (886 processor-seconds) and its tests took 154 s (302); Clang, so, in
+# 299 s (583) and 174 s (339). Clang at -O0 everywhere built it in 436
+# processor-seconds, but the tests of the chapters that train took three to six
+# times as long.
 set(BOOK_QUICK_OPTIMIZATION -Og CACHE STRING
   "Optimisation of the programs that time nothing, in a Release or RelWithDebInfo build (empty: the build type's own)")
 set(BOOK_QUICK_SANITIZED_OPTIMIZATION -Og CACHE STRING
@@ -163,8 +166,8 @@ endfunction()
 # what else it calls (chapter 14, chapter 13's parser) comes from a static
 # library of every batch, every_batch, whose objects join the link only when called.
 # chapter_tests and page_call link every batch (BOOK_BATCHED_COMPUTATIONS,
-# tests/CMakeLists.txt). Every batch is compiled quickly (book_compile_quickly,
-# above, says why).
+# tests/CMakeLists.txt). The batches keep the build type's level (-O1: the note
+# above book_compile_quickly says why).
 set(BOOK_BATCH_SIZE 5 CACHE STRING
   "How many sources the native builds compile as one translation unit where they batch (book_batches)")
 set(BOOK_BATCHED_COMPUTATIONS "")
@@ -182,7 +185,6 @@ function(book_batched_computations)
     add_library(${batch} OBJECT ${unit})
     target_include_directories(${batch} PRIVATE ${PROJECT_SOURCE_DIR})
     target_link_libraries(${batch} PUBLIC program)
-    book_compile_quickly(${batch})
     list(APPEND batches ${batch})
   endforeach()
   list(TRANSFORM batches PREPEND "$<TARGET_OBJECTS:" OUTPUT_VARIABLE every_object)

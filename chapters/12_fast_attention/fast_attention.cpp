@@ -26,6 +26,7 @@
 
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
+#include "attention/memory_checks.hpp"
 #include "attention/mulberry32.hpp"
 #include "attention/multiply_add_peak.hpp"
 #include "attention/product_workspace.hpp"
@@ -145,7 +146,7 @@ Trace traced(const TraceInputs& inputs) {
 // few tens of milliseconds. (A build that checks every memory access, the
 // sanitizer tests', runs it a hundred times slower and its rate means
 // nothing: there, a small one.)
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef ATTENTION_CHECKS_MEMORY
 constexpr Eigen::Index dgemm_n = 128;
 #else
 constexpr Eigen::Index dgemm_n = 1024;

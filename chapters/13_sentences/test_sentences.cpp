@@ -155,9 +155,9 @@ TEST_CASE("a refused sentence is refused at its first word no sentence has there
     return *refusal;
   };
   // One adjective before a noun: after "the big" only a noun, of either number ("the" is for both).
-  const sentences::Refusal adjectives = refused("the big red woman likes it");
-  CHECK(adjectives.at == 2);
-  CHECK(adjectives.expected == Expected{"noun(one)", "noun(many)"});
+  const sentences::Refusal two_adjectives = refused("the big red woman likes it");
+  CHECK(two_adjectives.at == 2);
+  CHECK(two_adjectives.expected == Expected{"noun(one)", "noun(many)"});
   // After a subject for many: its verb (saw, the many form of "saws", is the past too), are, or a phrase.
   const sentences::Refusal agreement = refused("the dogs sees it");
   CHECK(agreement.at == 2);

@@ -29,6 +29,7 @@
 
 #include <Eigen/Core>
 
+#include "attention/memory_checks.hpp"
 #include "attention/worker_threads.hpp"
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__) && !defined(__EMSCRIPTEN__)
@@ -122,7 +123,7 @@ __attribute__((target("avx2,fma"))) inline double avx2_multiply_adds(std::size_t
 inline double best_rate(double (*loop)(std::size_t, double, double), int width, unsigned threads) {
   static volatile double factor = 0.999999, term = 1e-6;  // unknown to the compiler
   static volatile double sink = 0.0;
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef ATTENTION_CHECKS_MEMORY
   const std::size_t rounds = 80000 / static_cast<std::size_t>(width);  // every access checked: a number, no peak
 #else
   // 2.56e8 operations at any width: a few ms with AVX-512 on a fast core, longer at narrower widths

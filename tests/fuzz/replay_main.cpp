@@ -1,5 +1,5 @@
 // Replays inputs through a fuzz target without libFuzzer: the suite's regression
-// test of the corpora, compiled by the sanitizer build (g++, AddressSanitizer and
+// test of the corpora, compiled by the sanitizer build (Clang, AddressSanitizer and
 // UndefinedBehaviorSanitizer) with the target's own LLVMFuzzerTestOneInput.
 //
 //   replay_fuzz_matrix_text FILE_OR_FOLDER...

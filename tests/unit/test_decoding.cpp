@@ -13,6 +13,7 @@
 #include "attention/gradient_check.hpp"
 #include "attention/grouped_query.hpp"
 #include "attention/kv_cache.hpp"
+#include "attention/memory_checks.hpp"
 #include "attention/numpy_random.hpp"
 #include "attention/sampling.hpp"
 #include "attention/token_classifier.hpp"
@@ -147,7 +148,7 @@ TEST_CASE("key_value_group refuses a grouping that does not divide the heads", "
   CHECK_THROWS_AS(attention::key_value_group(0, 4, 0), std::invalid_argument);
 }
 
-#if !defined(__SANITIZE_ADDRESS__)
+#ifndef ATTENTION_CHECKS_MEMORY
 TEST_CASE("the cache's memory, 2 · layers · n · h_kv · d_k numbers, is what the allocator hands out", "[ch14]") {
   for (const Eigen::Index groups : {4, 2, 1}) {
     const attention::TokenClassifierShape shape = decoder_shape(32, 4, 2);
