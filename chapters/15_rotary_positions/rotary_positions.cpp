@@ -63,6 +63,13 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 // The score of q at position m with k at position n: both turned, then the dot product of chapter 1.
+// The score of the query turned as at m and the key as at n, where m and n need not be whole.
+double score_between(const attention::Vector& query, const attention::Vector& key, double m, double n) {
+  const attention::Vector turned_query = attention::rotated_at_position(query.transpose(), m).transpose();
+  const attention::Vector turned_key = attention::rotated_at_position(key.transpose(), n).transpose();
+  return turned_query.dot(turned_key);
+}
+
 Placement placed(const attention::Vector& query, const attention::Vector& key, Eigen::Index m, Eigen::Index n) {
   Placement placement;
   placement.query_position = m;
@@ -132,6 +139,14 @@ Turn turn(const Inputs& inputs) {
     result.offsets.push_back(offset);
     result.scores.push_back(
         placed(result.query, result.key, std::max<Eigen::Index>(offset, 0), std::max<Eigen::Index>(-offset, 0)).score);
+  }
+  result.wave_samples = std::clamp<Eigen::Index>(800 / inputs.largest_offset, 1, 8);
+  const Eigen::Index last = inputs.largest_offset * result.wave_samples;
+  for (Eigen::Index j = -last; j <= last; ++j) {
+    const double offset = static_cast<double>(j) / static_cast<double>(result.wave_samples);
+    result.wave_offsets.push_back(offset);
+    result.wave_scores.push_back(
+        score_between(result.query, result.key, std::max(offset, 0.0), std::max(-offset, 0.0)));
   }
   return result;
 }

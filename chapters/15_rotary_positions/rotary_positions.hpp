@@ -67,6 +67,11 @@ struct Turn {
   std::vector<Placement> placements;
   std::vector<Eigen::Index> offsets;  // m − n, from −largest_offset to +largest_offset
   std::vector<double> scores;         // q · k turned at positions m = offset, n = 0 (or m = 0, n = −offset)
+  // The same score between whole offsets too, where no token stands: the smooth wave that `scores` samples,
+  // wave_samples points per place of offset (up to 8; fewer past 100 places, so that it stays within 1,601).
+  // At every whole offset it is `scores`, bit for bit.
+  Eigen::Index wave_samples = 1;
+  std::vector<double> wave_offsets, wave_scores;
 };
 
 /// One model trained on the task.

@@ -240,7 +240,10 @@ nlohmann::json to_json(const Result& result) {
                            {"angles", turn.angles},
                            {"placements", placements},
                            {"offsets", turn.offsets},
-                           {"scores", turn.scores}}},
+                           {"scores", turn.scores},
+                           {"wave_samples", turn.wave_samples},
+                           {"wave_offsets", turn.wave_offsets},
+                           {"wave_scores", turn.wave_scores}}},
                          {"parameters", result.parameters},
                          {"holds", holds}};
   if (!inputs.train) return json;

@@ -6,6 +6,7 @@
 // sequences, means, the rival offset and its turns), its loss going down, its
 // determinism; compute()'s plan; and the flags' refusals. Every expected value
 // has a reason of its own, not the program's output.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <random>
@@ -191,6 +192,40 @@ TEST_CASE("wider turns keep lengths and score by the offset alone near the start
   REQUIRE(turn.scores.size() == 201);
   for (std::size_t o = 0; o < 201; ++o)
     CHECK(turn.scores[o] == Approx(score_at_offset(q, k, turn.offsets[o])).margin(1e-12));
+  // The wave: 8 points per place of offset (800 / 100), through every whole offset's score, bit for bit.
+  REQUIRE(turn.wave_samples == 8);
+  REQUIRE(turn.wave_offsets.size() == 1601);
+  REQUIRE(turn.wave_scores.size() == 1601);
+  for (std::size_t o = 0; o < 201; ++o) {
+    CHECK(turn.wave_offsets[8 * o] == static_cast<double>(turn.offsets[o]));
+    CHECK(turn.wave_scores[8 * o] == turn.scores[o]);
+  }
+  CHECK(turn.wave_offsets[1] == -99.875);
+}
+
+TEST_CASE("the wave between whole offsets is the sum of each pair's cosine wave, at every point", "[ch15]") {
+  // q = (1, 1), k = (2, 0): one pair; q turned by δ against k: 2 cos δ + 2 sin δ (the score at offset δ).
+  rotary_positions::Inputs inputs;
+  const rotary_positions::Turn toy = rotary_positions::turn(inputs);
+  REQUIRE(toy.wave_samples == 8);  // 800 / 40 is more than 8
+  REQUIRE(toy.wave_offsets.size() == 641);
+  for (std::size_t j = 0; j < toy.wave_offsets.size(); ++j) {
+    const double delta = toy.wave_offsets[j];
+    CHECK(toy.wave_offsets[j] == static_cast<double>(static_cast<long long>(j) - 320) / 8.0);
+    CHECK(toy.wave_scores[j] == Approx(2 * std::cos(delta) + 2 * std::sin(delta)).margin(1e-13));
+  }
+  // The wave peaks at 2√2 at δ = π/4 + 2πj, which no whole offset is: the wave's points come within 1e-5 of
+  // the peak (−5.5 is 0.0022 from π/4 − 2π), and rise above every whole offset's score (at most 2.8226).
+  const double wave_top = *std::max_element(toy.wave_scores.begin(), toy.wave_scores.end());
+  CHECK(wave_top == Approx(2 * std::sqrt(2.0)).margin(1e-5));
+  CHECK(wave_top > *std::max_element(toy.scores.begin(), toy.scores.end()));
+  // Long ranges: fewer points per place, never fewer than one.
+  inputs.largest_offset = 300;
+  CHECK(rotary_positions::turn(inputs).wave_samples == 2);
+  inputs.largest_offset = 1000;
+  const rotary_positions::Turn longest = rotary_positions::turn(inputs);
+  CHECK(longest.wave_samples == 1);
+  CHECK(longest.wave_scores == longest.scores);
 }
 
 TEST_CASE("a query equal to its key scores highest at the offset 0", "[ch15]") {

@@ -63,6 +63,7 @@
         ],
       });
       const points = turn.offsets.map((o, i) => ({ offset: o, score: turn.scores[i] }));
+      const wave = turn.wave_offsets.map((o, i) => ({ offset: o, score: turn.wave_scores[i] }));
       const index = turn.offsets.indexOf(offset);
       const chosen = index >= 0 ? [points[index]] : [];
       view.plot('curve', {
@@ -73,7 +74,8 @@
         y: { label: '↑ score', grid: true },
         marks: [
           window.Plot.ruleY([0], { stroke: '#999999' }),
-          window.Plot.line(points, { x: 'offset', y: 'score', stroke: '#1f4e8c', strokeWidth: 1.2 }),
+          window.Plot.line(wave, { x: 'offset', y: 'score', stroke: '#1f4e8c', strokeWidth: 1.2 }),
+          window.Plot.dot(points, { x: 'offset', y: 'score', fill: '#1f4e8c', r: 1.6 }),
           window.Plot.ruleX(chosen, { x: 'offset', stroke: '#c0392b', strokeDasharray: '4 3' }),
           window.Plot.dot(chosen, { x: 'offset', y: 'score', fill: '#c0392b', r: 4 }),
         ],

@@ -27,10 +27,12 @@ namespace attention {
 
 /// @cond INTERNAL
 namespace detail {
-// Each row turned by direction × its position, pair by pair (rotated_by_position() and rotated_back()).
-inline Matrix turned(const Matrix& rows, Eigen::Index first_position, double direction) {
+// Each row turned by direction × its position, pair by pair (rotated_by_position(), rotated_back() and
+// rotated_at_position()). A whole position is exact in a double, so the turns of whole positions are those
+// an integer position would give, bit for bit.
+inline Matrix turned(const Matrix& rows, double first_position, double direction) {
   require_even_width(rows.cols(), "rotary positions: the head width");
-  if (first_position < 0) {
+  if (!(first_position >= 0.0)) {
     throw std::invalid_argument("rotary positions: positions are counted from 0 and cannot be negative");
   }
   const Eigen::Index d_k = rows.cols();
@@ -40,7 +42,7 @@ inline Matrix turned(const Matrix& rows, Eigen::Index first_position, double dir
   // clang-format off
   // [rotate]
   for (Eigen::Index r = 0; r < rows.rows(); ++r) {
-    const auto position = static_cast<double>(first_position + r);
+    const double position = first_position + static_cast<double>(r);
     for (Eigen::Index i = 0; 2 * i < d_k; ++i) {
       const double angle = direction * position * omega[static_cast<std::size_t>(i)];
       const double c = std::cos(angle), s = std::sin(angle);
@@ -67,8 +69,21 @@ inline Matrix turned(const Matrix& rows, Eigen::Index first_position, double dir
 /// @return the turned rows, n × d_k
 /// @throws std::invalid_argument if d_k is not positive and even, or the first position is negative
 inline Matrix rotated_by_position(const Matrix& rows, Eigen::Index first_position = 0) {
-  return detail::turned(rows, first_position, 1.0);
+  return detail::turned(rows, static_cast<double>(first_position), 1.0);
 }
+
+/// @brief Rows turned as if row 0 stood at @p position, which need not be whole: pair i turns by position·ω_i.
+///
+/// No token stands between two whole positions. Chapter 15 turns a query and
+/// a key there to draw their score between whole offsets: the smooth wave
+/// that the whole offsets sample. At a whole position this is
+/// rotated_by_position(), bit for bit.
+///
+/// @param rows n × d_k queries or keys of one head; row r stands at position + r; d_k even
+/// @param position the position of row 0, ≥ 0
+/// @return the turned rows, n × d_k
+/// @throws std::invalid_argument if d_k is not positive and even, or the position is negative or not a number
+inline Matrix rotated_at_position(const Matrix& rows, double position) { return detail::turned(rows, position, 1.0); }
 
 /// @brief The backward pass of rotated_by_position(): each gradient row turned back, row · M_positionᵀ.
 ///
@@ -80,7 +95,7 @@ inline Matrix rotated_by_position(const Matrix& rows, Eigen::Index first_positio
 /// @return ∂L/∂rows, n × d_k
 /// @throws std::invalid_argument as rotated_by_position()
 inline Matrix rotated_back(const Matrix& gradient, Eigen::Index first_position = 0) {
-  return detail::turned(gradient, first_position, -1.0);
+  return detail::turned(gradient, static_cast<double>(first_position), -1.0);
 }
 
 }  // namespace attention

@@ -179,6 +179,16 @@ class Turn(ProgramTest):
         self.assertEqual(turn["offsets"], list(range(-largest_offset, largest_offset + 1)))
         np.testing.assert_allclose(turn["scores"], [score_at_offset(q, k, offset) for offset in turn["offsets"]],
                                    rtol=0, atol=1e-13 * (1 + largest_offset) * scale)
+        # The wave between whole offsets: up to 8 points a place, fewer past 100 places, at least 1; through every
+        # whole offset's score, bit for bit, and at every point the closed form in the offset, whole or not.
+        samples = turn["wave_samples"]
+        self.assertEqual(samples, min(8, max(1, 800 // largest_offset)))
+        last = largest_offset * samples
+        self.assertEqual(turn["wave_offsets"], [j / samples for j in range(-last, last + 1)])
+        self.assertEqual(turn["wave_scores"][::samples], turn["scores"])
+        np.testing.assert_allclose(turn["wave_scores"],
+                                   [score_at_offset(q, k, offset) for offset in turn["wave_offsets"]],
+                                   rtol=0, atol=1e-13 * (1 + largest_offset) * scale)
         return by_offset
 
     def test_the_reference_turns_chapter_6s_encoding_from_one_position_to_another(self):

@@ -169,6 +169,45 @@ TEST_CASE("turning chapter 6's PE of a by b gives PE of a plus b, and position 0
   }
 }
 
+TEST_CASE("rotated_at_position turns between whole positions: at whole ones as rotated_by_position, bit for bit, "
+          "twice by p as once by 2p, the fastest pair half round at pi, and the score by the offset alone",
+          "[ch15]") {
+  std::mt19937_64 generator(1518);
+  for (const Eigen::Index d : {2, 8, 64}) {
+    const Matrix rows = support::random_matrix(3, d, generator);
+    for (const Eigen::Index whole : {0, 1, 7, 999}) {
+      CAPTURE(d, whole);
+      CHECK(attention::rotated_at_position(rows, static_cast<double>(whole)) ==
+            attention::rotated_by_position(rows, whole));
+    }
+    const Matrix row = rows.topRows(1);
+    for (const double p : {0.5, 2.25, 10.125, 333.3}) {
+      CAPTURE(d, p);
+      const Matrix once = attention::rotated_at_position(row, p);
+      CHECK(std::abs(once.norm() - row.norm()) < 1e-15 * row.norm());
+      // Pair i turned by p·ω_i, then by p·ω_i again: by 2p·ω_i, rounding apart.
+      CHECK(rotary_tests::largest_difference(attention::rotated_at_position(once, p),
+                                             attention::rotated_at_position(row, 2 * p)) < 1e-12 * row.norm());
+      // Row r stands at p + r.
+      CHECK(attention::rotated_at_position(rows, p).row(2) == attention::rotated_at_position(rows.row(2), p + 2));
+    }
+    // Between whole positions too, the score of the turned pair depends on m − n alone.
+    const Matrix q = support::random_matrix(1, d, generator), k = support::random_matrix(1, d, generator);
+    const auto score = [&](double m, double n) {
+      return attention::rotated_at_position(q, m).row(0).dot(attention::rotated_at_position(k, n).row(0));
+    };
+    for (const double shift : {0.375, 5.5, 120.25}) {
+      CAPTURE(d, shift);
+      CHECK(std::abs(score(2.5 + shift, 0.75 + shift) - score(2.5, 0.75)) < rotary_tests::score_tolerance);
+    }
+  }
+  // Pair 0 turns by one radian per place: at π it has gone half round, (x, y) to (−x, −y).
+  const Matrix pair{{0.6, -0.8}};
+  CHECK(rotary_tests::largest_difference(attention::rotated_at_position(pair, std::acos(-1.0)), -pair) < 1e-15);
+  CHECK_THROWS_AS(attention::rotated_at_position(pair, -0.5), std::invalid_argument);
+  CHECK_THROWS_AS(attention::rotated_at_position(pair, std::nan("")), std::invalid_argument);
+}
+
 TEST_CASE("rotary positions refuse an odd or empty width and a negative position", "[ch15]") {
   for (const Eigen::Index d : {0, 1, 3, 7}) {
     CAPTURE(d);
