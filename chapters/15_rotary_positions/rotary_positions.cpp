@@ -62,7 +62,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The score of q at position m with k at position n: both turned, then the dot product of chapter 1.
 // The score of the query turned as at m and the key as at n, where m and n need not be whole.
 double score_between(const attention::Vector& query, const attention::Vector& key, double m, double n) {
   const attention::Vector turned_query = attention::rotated_at_position(query.transpose(), m).transpose();
@@ -70,6 +69,7 @@ double score_between(const attention::Vector& query, const attention::Vector& ke
   return turned_query.dot(turned_key);
 }
 
+// The score of q at position m with k at position n: both turned, then the dot product of chapter 1.
 Placement placed(const attention::Vector& query, const attention::Vector& key, Eigen::Index m, Eigen::Index n) {
   Placement placement;
   placement.query_position = m;
