@@ -57,10 +57,11 @@ set(page_compile_flags -fwasm-exceptions -DEIGEN_MPL2_ONLY
 # Measured on the Intel machine, em++ compiling the 29 sources at -Os one by one
 # took 123 processor-seconds, all in one unit 50; the 10 sources at -O2, 82 and
 # 29. A batch of five keeps most of that and leaves a chapter's edit a short
-# recompile (tools/check-chapter). Core WebAssembly has no fused multiply-add, and the
-# module is built without relaxed SIMD, so no number the page computes depends on what the compiler inlines where. A source
-# the build writes (a chapter's models, below book_models_for_the_page) and
-# fmt's compiled part are compiled alone.
+# recompile (tools/check-chapter). Core WebAssembly has no fused multiply-add,
+# and the module is built without relaxed SIMD, so no number the page computes
+# depends on what the compiler inlines where. A source the build writes (a
+# chapter's models, below book_models_for_the_page) and fmt's compiled part are
+# compiled alone.
 set(BOOK_PAGE_BATCH_SIZE 5 CACHE STRING "How many sources em++ compiles as one translation unit of the page's module")
 get_property(page_speed_sources GLOBAL PROPERTY BOOK_PAGE_SPEED_SOURCES)
 

@@ -17,8 +17,9 @@
 // takes from the system by itself, is rounded up to whole pages of 4 KiB. So
 // the measured peak, less the output the call returns, lies between the count
 // and the count plus 4 KiB and 96 bytes per block taken during the call (with
-// two threads, from one thread's count: see the streaming test); the test checks both sides, and that few blocks are taken (a kernel that
-// allocated per row would fail it).
+// two threads, from one thread's count: see the streaming test); the test
+// checks both sides, and that few blocks are taken (a kernel that allocated
+// per row would fail it).
 //
 // Not in the sanitizer build: AddressSanitizer replaces malloc itself.
 #include <malloc.h>
