@@ -230,10 +230,10 @@ Quality judged(const Trained& trained, const std::vector<std::vector<Eigen::Inde
     }
     grammatical += sentence.grammatical ? 1.0 : 0.0;
     novel += sentence.grammatical && trained.training_sentences.count(words) == 0 ? 1.0 : 0.0;
-    if (quality.examples.size() < shown_examples) {
-      const std::vector<Eigen::Index> shown(words.begin() + 1, words.end());  // no start "."
+    const std::vector<Eigen::Index> shown(words.begin() + 1, words.end());  // no start "."
+    if (quality.examples.size() < shown_examples)
       quality.examples.push_back(example(shown, sentence.grammatical, inputs.modifiers));
-    }
+    quality.judged_sentences.push_back(text_of(shown));
   }
   quality.grammatical = grammatical / static_cast<double>(inputs.judged);
   quality.novel = novel / static_cast<double>(inputs.judged);
@@ -557,17 +557,19 @@ SavedModel saved(const Trained& trained) {
   model.parameters = parameter_values(trained.weights, trained.inputs.key_value_heads);
   nlohmann::json examples = nlohmann::json::array();
   for (const Example& shown : trained.quality.examples) examples.push_back({shown.text, shown.grammatical});
-  model.record = nlohmann::json{{"logged_steps", trained.logged_steps},
-                                {"loss", trained.loss},
-                                {"seconds", trained.seconds},
-                                {"held_out_loss", trained.quality.held_out_loss},
-                                {"held_out_words", trained.quality.held_out_words},
-                                {"no_context_loss", trained.quality.no_context_loss},
-                                {"grammar_loss", trained.quality.grammar_loss},
-                                {"grammatical", trained.quality.grammatical},
-                                {"novel", trained.quality.novel},
-                                {"examples", examples}}
-                     .dump();
+  nlohmann::json record{{"logged_steps", trained.logged_steps},
+                        {"loss", trained.loss},
+                        {"seconds", trained.seconds},
+                        {"held_out_loss", trained.quality.held_out_loss},
+                        {"held_out_words", trained.quality.held_out_words},
+                        {"no_context_loss", trained.quality.no_context_loss},
+                        {"grammar_loss", trained.quality.grammar_loss},
+                        {"grammatical", trained.quality.grammatical},
+                        {"novel", trained.quality.novel},
+                        {"examples", examples}};
+  // The run with --weights keeps every judged sentence, which its JSON gives (a model for the page does not).
+  if (trained.inputs.include_weights) record["judged_sentences"] = trained.quality.judged_sentences;
+  model.record = record.dump();
   return model;
 }
 
@@ -604,6 +606,8 @@ std::shared_ptr<const Trained> restored(const SavedModel& model, const Inputs& i
         text.empty() ? std::vector<Eigen::Index>{} : sentences::words_of(text, "the saved model's examples");
     quality.examples.push_back(example(words, shown.at(1).get<bool>(), inputs.modifiers));
   }
+  if (record.contains("judged_sentences"))
+    quality.judged_sentences = record.at("judged_sentences").get<std::vector<std::string>>();
   return trained;
 }
 

@@ -116,6 +116,7 @@ struct Quality {
   double grammatical = 0.0;       // share of the judged sentences (drawn with T = 1) the grammar accepts
   double novel = 0.0;             // … that are grammatical and were never a training sentence
   std::vector<Example> examples;  // the first judged sentences
+  std::vector<std::string> judged_sentences;  // every judged sentence, in the order drawn (the JSON's with --weights)
 };
 
 struct Trained;

@@ -174,6 +174,7 @@ nlohmann::json to_json(const Result& result) {
   if (result.weights) {
     document["weights"] = program::token_classifier_json(*result.weights);
     document["weights"]["key_value_heads"] = result.inputs.key_value_heads;
+    document["quality"]["judged_sentences"] = result.quality.judged_sentences;
   }
   return document;
 }
@@ -592,7 +593,8 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                   max_seeds),
       "LIST");
   command_line.flag("--weights", include_weights_,
-                    "put every trained weight in the JSON, so that another program can rerun the model");
+                    "put every trained weight and every judged sentence in the JSON, so that another program "
+                    "can rerun the model and judge its sentences");
   command_line.flag("--benchmark", benchmark_,
                     "time decoding with the cache against recomputing, on an untrained model, and train nothing");
   command_line.option("--n", lengths_text_,

@@ -315,6 +315,10 @@ TEST_CASE("a short training is the same twice and lowers the held-out loss", "[c
   }
   CHECK(a.quality.novel <= a.quality.grammatical);
   CHECK(a.quality.examples.size() == 6);
+  // Every judged sentence is kept, in the order drawn: the examples are the first of them.
+  REQUIRE(a.quality.judged_sentences.size() == 6);
+  for (std::size_t e = 0; e < a.quality.examples.size(); ++e)
+    CHECK(a.quality.judged_sentences[e] == a.quality.examples[e].text);
   CHECK(a.parameters == parameters_of_the_shape(4));
   // The reader's sentence, greedy, reread from the trained weights; the cache agreed with the whole pass.
   check_against_the_whole_pass(*a.weights, 4, a.generation, {0.0, 0}, 1);
@@ -342,6 +346,8 @@ TEST_CASE("a saved model restored decodes as the model trained", "[ch14]") {
     if (restored.refusal)
       CHECK((restored.refusal->at == shown.refusal->at && restored.refusal->expected == shown.refusal->expected));
   }
+  CHECK(again.quality.judged_sentences == original.quality.judged_sentences);  // kept with the weights
+  CHECK(again.quality.judged_sentences.size() == 6);
   REQUIRE(again.generation.words.size() == original.generation.words.size());
   for (std::size_t s = 0; s < again.generation.words.size(); ++s) {
     CHECK(again.generation.words[s].word == original.generation.words[s].word);

@@ -4,7 +4,8 @@ writes sentences one word at a time, through a cache of keys and values.
 The checks here do not trust the program. Its grammar is judged by chapter 13's
 tests' own parser (test_sentences.analyses, the language written out again):
 every sentence the program calls grammatical, or not, must be so for that
-parser. Its decoding is rerun in NumPy from the JSON weights (--weights),
+parser, and the grammatical share must be that parser's count of every judged
+sentence (--weights puts them in the JSON). Its decoding is rerun in NumPy from the JSON weights (--weights),
 written from the definitions: embedding and sinusoidal positions, post-norm
 encoder layers with the causal mask, the read-out; from those logits, the
 probabilities it reports and the words it chooses, greedy or drawn with NumPy's
@@ -286,6 +287,23 @@ class GeneratingTest(ProgramTest):
         if not SLOW:
             self.assertIn(True, verdicts)
         self.assertIn(False, verdicts)
+
+    def test_the_grammatical_share_is_this_parsers_count_of_every_judged_sentence(self):
+        # --weights puts every judged sentence in the JSON: each is judged here again, so the share the chapter
+        # prints is this parser's count too, not the program's parser's alone.
+        runs = [document(*GREEDY)] + ([] if SLOW else [document("--weights")])
+        for run_document in runs:
+            quality, judged = run_document["quality"], run_document["inputs"]["judged"]
+            sentences = quality["judged_sentences"]
+            self.assertEqual(len(sentences), judged)
+            self.assertEqual(sentences[:len(quality["examples"])], [example["text"] for example in quality["examples"]])
+            accepted = 0
+            for text in sentences:
+                words = text.split(" ") if text else []
+                self.assertLessEqual(len(words), JUDGED_WORDS)
+                accepted += judged_by_the_parser(text, len(words) < JUDGED_WORDS)
+            with self.subTest(run=run_label(run_document["inputs"])):
+                self.assertEqual(quality["grammatical"], accepted / judged)
 
     def test_the_shares_are_counts_of_the_judged_sentences(self):
         for run_document in (document(*GREEDY), document(*SAMPLED)):
