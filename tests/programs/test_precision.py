@@ -149,6 +149,32 @@ class RunningSums(ProgramTest):
         for arguments, spread in (((), 1.0), (("--spread", "4"), 4.0)):
             self.check_against_numpy(arguments, 1, spread, BOOK_LENGTHS)
 
+    def test_which_terms_fall_below_half_the_float_sums_spacing(self):
+        """The page: in the spread-1 sums, to n = 65,536, the float sum's spacing is so fine that no term falls below
+        half of it (none is lost whole), with float terms or bfloat16 ones; with spread 4 many do, and the float
+        sums end further off than with spread 1."""
+        for arguments, spread in (((), 1.0), (("--spread", "4"), 4.0)):
+            longest = document(*arguments)["rows"][-1]
+            for setup, terms in ((0, "float"), (1, "bfloat16")):
+                maximum, total, below = -math.inf, 0.0, 0
+                for s in scores(1, spread, BOOK_LENGTHS[-1]):
+                    new_maximum = max(maximum, float(s))
+                    rescaled = float(np.float32(total) * np.float32(math.exp(maximum - new_maximum)))
+                    term = to_format(math.exp(float(s) - new_maximum), terms)
+                    below += term < spacing(rescaled, FRACTION_BITS["float"]) / 2
+                    total = float(np.float32(rescaled) + np.float32(term))
+                    maximum = new_maximum
+                with self.subTest(spread=spread, terms=terms):
+                    self.assertEqual(total, longest["sums"][setup]["sum"])  # this loop is the program's sum
+                    if spread == 1.0:
+                        self.assertEqual(below, 0)
+                    else:
+                        self.assertGreater(below, BOOK_LENGTHS[-1] // 4)
+        spread_one, spread_four = document()["rows"][-1], document("--spread", "4")["rows"][-1]
+        for setup in (0, 1):
+            self.assertGreater(spread_four["sums"][setup]["normalizer_error"],
+                               spread_one["sums"][setup]["normalizer_error"])
+
     def test_bounds_on_the_book_run(self):
         for arguments in ((), ("--spread", "4")):
             result = document(*arguments)
@@ -281,6 +307,22 @@ class FiniteDifference(ProgramTest):
                 # A point of its own: no curve is the one at x = 1.
                 for curve, there in zip(moved["curves"], at_one[difference]["curves"]):
                     self.assertNotEqual(curve["errors"], there["errors"])
+
+    def test_the_cliff_is_where_the_points_round_back(self):
+        """The interactive figure's caption: for x above 1, the float error is 1 (the difference 0) at a step
+        exactly when x + h and x − h both round back to x; at 1, the two values of e^x meet sooner, at a step where
+        1 − h does not round back yet."""
+        for at in ("1", "2.5", "10"):
+            finite = document("--n", "16", "--at", at)["finite_difference"]
+            x = to_format(float(at), "float")
+            back = [to_format(x + h, "float") == x and to_format(x - h, "float") == x for h in finite["steps"]]
+            at_one = [error == 1.0 for error in finite["curves"][1]["errors"]]
+            with self.subTest(at=at):
+                if at == "1":
+                    self.assertTrue(any(one and not rounded for one, rounded in zip(at_one, back)))
+                else:
+                    self.assertIn(True, back)
+                    self.assertEqual(at_one, back)
 
     def test_the_best_step_is_near_the_cube_root_of_the_spacing(self):
         for curve, bits in zip(document()["finite_difference"]["curves"], (52, 23, 7)):
