@@ -85,11 +85,13 @@ def report(app, exception):
     if exception or app.builder.name != "html":
         return
     counts = dict(sorted(getattr(app.env, "book_main_text", {}).items()))
-    if not counts:
-        return
     path = Path(app.outdir).parent / "main-text.json"
     previous = json.loads(path.read_text()) if path.is_file() else {}
     previous.update(counts)  # pages not written this time keep their count
+    if not previous:
+        return
+    # Checked at every build, even one that wrote no page: a build stopped by a page over its budget has rendered
+    # that page, and the next build, with nothing to write, must stop again.
     path.write_text(json.dumps(previous, indent=1) + "\n")
     lines = ["Main text per page (words; minutes at 200 words a minute; folds closed):"]
     for docname, words in previous.items():
