@@ -5,8 +5,8 @@ The checks here do not trust the program. Its grammar is judged by chapter 13's
 tests' own parser (test_sentences.analyses, the language written out again):
 every sentence the program calls grammatical, or not, must be so for that
 parser, and the grammatical share must be that parser's count of every judged
-sentence (--weights puts them in the JSON). Its decoding is rerun in NumPy from the JSON weights (--weights),
-written from the definitions: embedding and sinusoidal positions, post-norm
+sentence (--weights puts them in the JSON). Its decoding is rerun in NumPy
+from the JSON weights (--weights), written from the definitions: embedding and sinusoidal positions, post-norm
 encoder layers with the causal mask, the read-out; from those logits, the
 probabilities it reports and the words it chooses, greedy or drawn with NumPy's
 own generator. Its counts (parameters, numbers in the cache, multiply-adds) are

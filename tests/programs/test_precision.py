@@ -316,13 +316,13 @@ class FiniteDifference(ProgramTest):
             finite = document("--n", "16", "--at", at)["finite_difference"]
             x = to_format(float(at), "float")
             back = [to_format(x + h, "float") == x and to_format(x - h, "float") == x for h in finite["steps"]]
-            at_one = [error == 1.0 for error in finite["curves"][1]["errors"]]
+            lost = [error == 1.0 for error in finite["curves"][1]["errors"]]  # the difference is 0
             with self.subTest(at=at):
                 if at == "1":
-                    self.assertTrue(any(one and not rounded for one, rounded in zip(at_one, back)))
+                    self.assertTrue(any(zero and not rounded for zero, rounded in zip(lost, back)))
                 else:
                     self.assertIn(True, back)
-                    self.assertEqual(at_one, back)
+                    self.assertEqual(lost, back)
 
     def test_the_best_step_is_near_the_cube_root_of_the_spacing(self):
         for curve, bits in zip(document()["finite_difference"]["curves"], (52, 23, 7)):
