@@ -318,6 +318,17 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertGreater(parts[0] * document["output"][1][3], 0)  # head 1's part has the entry's sign
         self.assertGreater(abs(parts[0]), 2 * abs(parts[1]))  # and is most of it
 
+    def test_loves_third_output_entry_draws_more_on_head_2(self):
+        # "Its third entry … draws more on head 2's: … against …": so two entries follow different heads.
+        document = run_json()
+        w_o = np.array(document["W_o"])
+        width = document["d_v"]
+        parts = [(np.array(head["output"]) @ w_o[i * width:(i + 1) * width])[1, 2]
+                 for i, head in enumerate(document["heads"])]
+        self.assertAlmostEqual(sum(parts), document["output"][1][2], delta=1e-12)
+        self.assertGreater(abs(parts[1]), abs(parts[0]))
+        self.assertGreater(parts[1] * document["output"][1][2], 0)  # head 2's part has the entry's sign
+
 
 if __name__ == "__main__":
     unittest.main()
