@@ -71,6 +71,13 @@ def recompute(document: dict) -> dict:
     return {"heads": heads, "concat": concat, "output": concat @ np.array(document["W_o"])}
 
 
+def head_parts(document: dict) -> list[np.ndarray]:
+    """Each head's share of the output: its output times its own block of d_v rows of W_o, recomputed from the
+    JSON's head outputs and W_o (not read from the program's part_of_output)."""
+    w_o, width = np.array(document["W_o"]), document["d_v"]
+    return [np.array(head["output"]) @ w_o[i * width:(i + 1) * width] for i, head in enumerate(document["heads"])]
+
+
 def names(count: int) -> str:
     return ",".join(f"t{i}" for i in range(1, count + 1))
 
@@ -193,8 +200,7 @@ class Properties(ProgramTest):
     def test_not_an_average_of_the_heads(self):
         # The output is Σ_i head_i · W_o[rows of head i], not the mean of the heads.
         document = run_json()
-        w_o = np.array(document["W_o"])
-        parts = [np.array(head["output"]) @ w_o[2 * i:2 * i + 2] for i, head in enumerate(document["heads"])]
+        parts = head_parts(document)
         np.testing.assert_allclose(document["output"], sum(parts), rtol=1e-12, atol=1e-12)
         # Each head's part, as the program reports it for the prose.
         for head, part in zip(document["heads"], parts):
@@ -308,12 +314,8 @@ class JudgmentsInTheProse(ProgramTest):
 
     def test_loves_last_output_entry_leans_to_head_1(self):
         # "In love's last output entry, head 1's columns contribute … and head 2's …: it leans to head 1's blend."
-        # Recomputed from each head's output and its block of W_o, not read from part_of_output.
         document = run_json()
-        w_o = np.array(document["W_o"])
-        width = document["d_v"]
-        parts = [(np.array(head["output"]) @ w_o[i * width:(i + 1) * width])[1, 3]
-                 for i, head in enumerate(document["heads"])]
+        parts = [part[1, 3] for part in head_parts(document)]
         self.assertAlmostEqual(sum(parts), document["output"][1][3], delta=1e-12)
         self.assertGreater(parts[0] * document["output"][1][3], 0)  # head 1's part has the entry's sign
         self.assertGreater(abs(parts[0]), 2 * abs(parts[1]))  # and is most of it
@@ -321,10 +323,7 @@ class JudgmentsInTheProse(ProgramTest):
     def test_loves_third_output_entry_draws_more_on_head_2(self):
         # "Its third entry … draws more on head 2's: … against …": so two entries follow different heads.
         document = run_json()
-        w_o = np.array(document["W_o"])
-        width = document["d_v"]
-        parts = [(np.array(head["output"]) @ w_o[i * width:(i + 1) * width])[1, 2]
-                 for i, head in enumerate(document["heads"])]
+        parts = [part[1, 2] for part in head_parts(document)]
         self.assertAlmostEqual(sum(parts), document["output"][1][2], delta=1e-12)
         self.assertGreater(abs(parts[1]), abs(parts[0]))
         self.assertGreater(parts[1] * document["output"][1][2], 0)  # head 2's part has the entry's sign
