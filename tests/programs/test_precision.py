@@ -55,18 +55,23 @@ def scores(seed: int, spread: float, n: int) -> np.ndarray:
 def running_sum(values: np.ndarray, terms: str, sum_format: str):
     """Chapter 12's update one score at a time, each term e^(s − M') rounded to `terms`, the factor e^(M − M'), the
     product and the sum rounded to `sum_format`. Float sums in NumPy's float32 arithmetic (the product of two
-    floats and the sum of a float and a term are rounded once); bfloat16 sums exact in float64, then rounded."""
-    maximum, total = -math.inf, 0.0
+    floats and the sum of a float and a term are rounded once); bfloat16 sums exact in float64, then rounded.
+    Returns the sum, the maximum, and how many terms fell below half the spacing of the sum they joined."""
+    maximum, total, below = -math.inf, 0.0, 0
     for s in values:
         new_maximum = max(maximum, float(s))
         rescale = to_format(math.exp(maximum - new_maximum), sum_format)
         term = to_format(math.exp(float(s) - new_maximum), terms)
         if sum_format == "float":
-            total = float(np.float32(total) * np.float32(rescale) + np.float32(term))
+            rescaled = float(np.float32(total) * np.float32(rescale))
+            below += term < spacing(rescaled, FRACTION_BITS[sum_format]) / 2
+            total = float(np.float32(rescaled) + np.float32(term))
         else:
-            total = to_format(to_format(total * rescale, sum_format) + term, sum_format)
+            rescaled = to_format(total * rescale, sum_format)
+            below += term < spacing(rescaled, FRACTION_BITS[sum_format]) / 2
+            total = to_format(rescaled + term, sum_format)
         maximum = new_maximum
-    return total, maximum
+    return total, maximum, below
 
 
 class Counting(ProgramTest):
@@ -120,7 +125,7 @@ class RunningSums(ProgramTest):
             first = drawn[:n]
             with self.subTest(n=n):
                 # The scores are NumPy's: the double sum matches NumPy's float64 one to its rounding.
-                reference, maximum = running_sum(first, "double", "double")
+                reference, maximum, _ = running_sum(first, "double", "double")
                 self.assertEqual(row["reference_maximum"], float(first.max()))
                 self.assertEqual(maximum, float(first.max()))
                 self.assertAlmostEqual(row["reference_sum"] / reference, 1.0, delta=1e-12)
@@ -132,7 +137,7 @@ class RunningSums(ProgramTest):
                     with self.subTest(terms=terms, sum=sum_format):
                         # Every rounding is to a format: the same numbers, exactly (the exponentials in double
                         # differ at most in their last bit, which the rounding to float or bfloat16 drops).
-                        ours, _ = running_sum(first, terms, sum_format)
+                        ours, _, _ = running_sum(first, terms, sum_format)
                         self.assertEqual(kept["sum"], ours)
                         self.assertEqual(kept["maximum"], row["reference_maximum"])
                         self.assertAlmostEqual(kept["normalizer_error"], abs(ours / reference - 1.0),
@@ -156,14 +161,7 @@ class RunningSums(ProgramTest):
         for arguments, spread in (((), 1.0), (("--spread", "4"), 4.0)):
             longest = document(*arguments)["rows"][-1]
             for setup, terms in ((0, "float"), (1, "bfloat16")):
-                maximum, total, below = -math.inf, 0.0, 0
-                for s in scores(1, spread, BOOK_LENGTHS[-1]):
-                    new_maximum = max(maximum, float(s))
-                    rescaled = float(np.float32(total) * np.float32(math.exp(maximum - new_maximum)))
-                    term = to_format(math.exp(float(s) - new_maximum), terms)
-                    below += term < spacing(rescaled, FRACTION_BITS["float"]) / 2
-                    total = float(np.float32(rescaled) + np.float32(term))
-                    maximum = new_maximum
+                total, _, below = running_sum(scores(1, spread, BOOK_LENGTHS[-1]), terms, "float")
                 with self.subTest(spread=spread, terms=terms):
                     self.assertEqual(total, longest["sums"][setup]["sum"])  # this loop is the program's sum
                     if spread == 1.0:
