@@ -91,8 +91,9 @@ def report(app, exception):
     if not previous:
         return
     # Checked at every build, even one that wrote no page: a build stopped by a page over its budget has rendered
-    # that page, and the next build, with nothing to write, must stop again.
-    path.write_text(json.dumps(previous, indent=1) + "\n")
+    # that page, and the next build, with nothing to write, must stop again. The file changes only with a count.
+    if counts:
+        path.write_text(json.dumps(previous, indent=1) + "\n")
     lines = ["Main text per page (words; minutes at 200 words a minute; folds closed):"]
     for docname, words in previous.items():
         lines.append(f"  {docname:<45} {words:>6} {words / WORDS_PER_MINUTE:>6.1f}")
