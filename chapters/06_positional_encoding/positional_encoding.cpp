@@ -453,6 +453,21 @@ std::vector<std::string> at_positions(const std::vector<std::string>& names) {
   return placed;
 }
 
+// The weight each token gives itself, in each order: the diagonal of each
+// order's weights, the new order's rows put back in the old order.
+std::string table_of_self_weights(const Comparison& comparison, const std::vector<Eigen::Index>& order,
+                                  const std::vector<std::string>& labels, const std::string& old_order,
+                                  const std::string& new_order) {
+  Matrix self_weights(comparison.before.weights.rows(), 2);
+  for (Eigen::Index place = 0; place < self_weights.rows(); ++place) {
+    const Eigen::Index token = order[as_size(place)];
+    self_weights(token, 0) = comparison.before.weights(token, token);
+    self_weights(token, 1) = comparison.after.weights(place, place);
+  }
+  return program::table("Weight on itself, with positions", self_weights, labels,
+                        {fmt::format("\"{}\"", old_order), fmt::format("\"{}\"", new_order)});
+}
+
 std::string permutation_tables(const PermutationResult& result) {
   const program::AttentionInputs& tokens = result.inputs.tokens;
   const std::vector<std::string>& labels = tokens.query_labels;
@@ -492,7 +507,8 @@ std::string permutation_tables(const PermutationResult& result) {
          '\n' +
          program::table("Change in each token's output when the order changes (new − old)",
                         with.after.output - with.expected_output, reordered, dimensions) +
-         '\n' + "With positions: each token's scores, weights and output, new order against old\n" + summary_text(with);
+         '\n' + table_of_self_weights(with, result.inputs.order, labels, old_order, new_order) + '\n' +
+         "With positions: each token's scores, weights and output, new order against old\n" + summary_text(with);
 }
 
 // ---------------------------------------------------------------------------

@@ -399,6 +399,28 @@ class JudgmentsInTheProse(ProgramTest):
         unplaced = document["without_positions"]  # without positions cat keeps its weight on itself
         self.assertAlmostEqual(unplaced["before"]["weights"][0][0], unplaced["after"]["weights"][2][2], delta=1e-15)
 
+    def test_the_table_of_self_weights_puts_each_token_back_in_its_row(self):
+        # The table the page shows: each token's weight on itself in the old order and in the new, on the token's row.
+        # --order 2,3,1 moves every token, so a row read from the wrong place of the new order would show.
+        printed = run("--order", "2,3,1").stdout
+        block = printed.split("Weight on itself, with positions\n")[1].split("\n\n")[0]
+        rows = {line.split()[0]: [float(x) for x in line.split()[1:]] for line in block.splitlines()[1:]}
+        encoding = numpy_encoding(3, 2)
+
+        def self_weights(order):
+            queries, keys = TOY_Q[order] + encoding, TOY_K[order] + encoding
+            scores = queries @ keys.T / np.sqrt(2)
+            weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+            return np.diag(weights / weights.sum(axis=1, keepdims=True))
+
+        new_order = [1, 2, 0]
+        old, new = self_weights([0, 1, 2]), self_weights(new_order)
+        self.assertEqual(list(rows), ["cat", "eat", "fish"])
+        for token, name in enumerate(["cat", "eat", "fish"]):
+            place = new_order.index(token)
+            self.assertAlmostEqual(rows[name][0], old[token], delta=5e-4, msg=name)
+            self.assertAlmostEqual(rows[name][1], new[place], delta=5e-4, msg=name)
+
     def test_positions_0_and_6_nearly_agree_on_pair_0_but_not_on_pair_1(self):
         # "With d_model = 64, positions 0 and 6 nearly agree on pair 0 …, but pair 1 sets them apart."
         document = run_json("--positions", "128", "--d-model", "64")
