@@ -664,7 +664,8 @@ std::string tables(const SeedsResult& result) {
                   "  seeds that reached 100 % at a logged step: {} of {}\n"
                   "  the lowest held-out accuracy after the last step: {:.2f} %\n"
                   "  wrong digits after the last step: {}; a neighbour's digit: {};\n"
-                  "    a digit that appears nowhere in their input: {}\n",
+                  "    a digit that appears nowhere in their input: {}\n"
+                  "    (about {:.0f} if each were drawn evenly from the digits that are not right)\n",
                   seeds_run, reverse ? "mirrored" : "same", summary.sharpest_weight_min, summary.sharpest_weight_max,
                   100.0 * summary.sharpest_peak_min, summary.other_weight_min, summary.other_weight_max,
                   100.0 * summary.other_peak_min, summary.seeds_with_every_head_above_half, seeds_run,
@@ -672,7 +673,7 @@ std::string tables(const SeedsResult& result) {
                   summary.last_first_step_at_99 ? fmt::format(", the last at step {}", *summary.last_first_step_at_99)
                                                 : "",
                   summary.seeds_at_100, seeds_run, 100.0 * summary.final_accuracy_min, summary.wrong_digits,
-                  summary.wrong_from_neighbour, summary.wrong_not_in_input);
+                  summary.wrong_from_neighbour, summary.wrong_not_in_input, summary.wrong_not_in_input_by_chance);
   return text;
 }
 
