@@ -356,9 +356,10 @@ std::string training_tables(const Result& result) {
                                               inputs.shape.heads, inputs.shape.d_model)
                                 : fmt::format("a recurrent layer of width {}", inputs.shape.d_model);
   std::string text =
-      fmt::format("Training: {} steps of {} sentences; {}, {} parameters\n"
+      fmt::format("Training: {} steps of {} sentences, Adam with learning rate {}\n"
+                  "  {}, {} parameters\n"
                   "  {} sentences drawn, {} of them different; {} drawn from the held-out set were drawn again\n\n",
-                  inputs.steps, inputs.batch, model,
+                  inputs.steps, inputs.batch, inputs.adam.learning_rate, model,
                   program::grouped_digits(static_cast<std::uint64_t>(result.parameters)),
                   program::grouped_digits(static_cast<std::uint64_t>(result.training_drawn)),
                   program::grouped_digits(static_cast<std::uint64_t>(result.training_distinct)),
