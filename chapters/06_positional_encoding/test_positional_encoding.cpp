@@ -282,6 +282,9 @@ TEST_CASE("the flags choose the demonstration and refuse what does not fit", "[c
   CHECK(read({"--tokens", "a,b,c"}).permutation.order == std::vector<Eigen::Index>{2, 1, 0});  // reversed
   CHECK_THROWS_WITH(read({"--d-model", "7"}), Catch::StartsWith("--d-model is 7, odd"));
   CHECK_THROWS_WITH(read({"--sentence", "  "}), Catch::StartsWith("--sentence is empty"));
+  CHECK_THROWS_WITH(read({"--sentence", "the,cat,sat"}),
+                    Catch::StartsWith("--sentence: its words are separated by spaces, not ','"));
+  CHECK_THROWS_WITH(read({"--sentence", "caf\xe9 x"}), "--sentence: not UTF-8 text");
   CHECK_THROWS_WITH(read({"--positions", "3", "--sentence", "a b"}), Catch::Contains("excludes"));
   CHECK_THROWS_WITH(read({"--shift", "2", "--order", "1,2,3"}), Catch::Contains("excludes"));
   CHECK_THROWS_WITH(read({"--order", "1,1,2"}), Catch::StartsWith("--order: 1 appears twice"));

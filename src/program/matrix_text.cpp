@@ -98,6 +98,24 @@ std::vector<std::string> parse_names(std::string_view text, std::string_view fla
       throw UsageError(fmt::format("{}: name {} is empty; expected names separated by ',', e.g. \"cat,eat,fish\"", flag,
                                    names.size() + 1));
     }
+    if (!is_utf8(name)) {
+      throw UsageError(fmt::format("{}: name {} is not UTF-8 text", flag, names.size() + 1));
+    }
+    if (name.find_first_of(" \t") != std::string_view::npos) {
+      // "I saw a saw" would be one name, and one row: the reader meant commas.
+      std::string with_commas;  // every run of spaces, tabs and commas made one comma
+      for (const char c : text) {
+        const bool separates = c == ' ' || c == '\t' || c == ',';
+        if (!separates) {
+          with_commas.push_back(c);
+        } else if (!with_commas.empty() && with_commas.back() != ',') {
+          with_commas.push_back(',');
+        }
+      }
+      if (!with_commas.empty() && with_commas.back() == ',') with_commas.pop_back();
+      throw UsageError(fmt::format("{}: name {} (\"{}\") has a space; names are separated by ',', e.g. \"{}\"", flag,
+                                   names.size() + 1, name, with_commas));
+    }
     names.emplace_back(name);
   }
   return names;

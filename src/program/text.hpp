@@ -21,6 +21,12 @@ std::string_view trim(std::string_view text);
 /// to the same count).
 std::size_t shown_width(std::string_view text);
 
+/// Whether @p text is UTF-8: every character a well-formed sequence of one to
+/// four bytes (no stray continuation byte, no sequence cut short, no overlong
+/// form, no surrogate, nothing above U+10FFFF). Names a reader types end up in
+/// JSON, which holds only UTF-8.
+bool is_utf8(std::string_view text);
+
 /// @p text as lines of at most @p width characters (shown_width), each ending
 /// in a newline, broken at spaces; a word longer than a line is cut across
 /// lines, never inside a character.

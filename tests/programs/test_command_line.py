@@ -170,6 +170,16 @@ class CommandLine(unittest.TestCase):
         self.assert_refusal_starts_with(sets_of_vectors, ["--seconds", "1", "5"], "--seconds")
         self.assert_refusal_starts_with(sets_of_vectors, ["--json", "5"], "--json")
 
+    def test_words_with_the_other_separator_are_refused(self):
+        # Chapters 0 to 5 and 8 take names separated by commas, chapter 6's --sentence words separated by spaces.
+        # "I saw a saw" given to a comma list was one word, and one row; "the,cat,sat" given to chapter 6 one position.
+        self.assert_refusal_starts_with(BIN / "sets_of_vectors", ["--sentence", "I saw a saw"], "--sentence")
+        self.assert_refusal_starts_with(BIN / "multi_head", ["--tokens", "I really love you"], "--tokens")
+        self.assert_refusal_starts_with(BIN / "dot_product", ["--tokens", "cat, eat fish"], "--tokens")
+        self.assert_refusal_starts_with(BIN / "positional_encoding", ["--sentence", "the,cat,sat"], "--sentence")
+        message = run_program(str(BIN / "multi_head"), ["--tokens", "I really love you"]).stderr
+        self.assertIn('e.g. "I,really,love,you"', message)
+
     def test_unknown_flag_says_so(self):
         result = run_program(str(BIN / "dot_product"), ["--queries", "1,0"])
         self.assertEqual(result.returncode, 2)

@@ -1,12 +1,14 @@
-// program::require_entries_within and program::typed_number: an input too
-// large for what a program computes from it is refused, naming the flag, the
-// entry and the range, with the numbers as a reader would type them.
+// program::require_entries_within, program::typed_number, program::parse_names and program::is_utf8: an
+// input a program cannot use (too large for what it computes, a name with a space, bytes that are not UTF-8) is
+// refused, naming the flag and what was wrong, with the numbers as a reader would type them.
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "program/matrix_text.hpp"
+#include "program/text.hpp"
 #include "program/usage_error.hpp"
 
 TEST_CASE("typed_number writes the fewest digits that read back, huge and tiny ones in scientific notation", "[ch08]") {
@@ -33,4 +35,38 @@ TEST_CASE("require_entries_within refuses the first entry beyond the limit, nami
   } catch (const program::UsageError& error) {
     CHECK(std::string(error.what()) == "--x: row 2, entry 3 is -1.5e6; expected entries from -1e6 to 1e6");
   }
+}
+
+TEST_CASE("is_utf8 takes well-formed characters and refuses stray, cut, overlong and surrogate bytes", "[ch00]") {
+  CHECK(program::is_utf8(""));
+  CHECK(program::is_utf8("cat"));
+  CHECK(program::is_utf8("caf\xc3\xa9"));             // é, two bytes
+  CHECK(program::is_utf8("\xe2\x88\x9e"));            // ∞, three bytes
+  CHECK(program::is_utf8("\xf0\x9f\x90\x88"));        // a cat, four bytes
+  CHECK(program::is_utf8("\xf4\x8f\xbf\xbf"));        // U+10FFFF, the last code point
+  CHECK_FALSE(program::is_utf8("caf\xe9"));           // Latin-1's é: a lead byte with nothing after it
+  CHECK_FALSE(program::is_utf8("\xa9"));              // a continuation byte alone
+  CHECK_FALSE(program::is_utf8("\xe2\x88"));          // a three-byte character cut short
+  CHECK_FALSE(program::is_utf8("\xc3\x28"));          // a lead byte followed by no continuation
+  CHECK_FALSE(program::is_utf8("\xc0\xaf"));          // '/' written in two bytes (overlong)
+  CHECK_FALSE(program::is_utf8("\xed\xa0\x80"));      // U+D800, a surrogate
+  CHECK_FALSE(program::is_utf8("\xf4\x90\x80\x80"));  // U+110000, past the last code point
+  CHECK_FALSE(program::is_utf8("\xf8\x88\x80\x80\x80"));
+}
+
+TEST_CASE("parse_names refuses a name with a space, showing the names with commas", "[ch00]") {
+  CHECK(program::parse_names(" cat , eat,fish ", "--tokens") == std::vector<std::string>{"cat", "eat", "fish"});
+  const auto message = [](const char* text) {
+    try {
+      program::parse_names(text, "--tokens");
+    } catch (const program::UsageError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(message("I saw a saw") == "--tokens: name 1 (\"I saw a saw\") has a space; names are separated by ',', "
+                                  "e.g. \"I,saw,a,saw\"");
+  CHECK(message("I, really love,you") == "--tokens: name 2 (\"really love\") has a space; names are separated by "
+                                         "',', e.g. \"I,really,love,you\"");
+  CHECK(message("a,caf\xe9") == "--tokens: name 2 is not UTF-8 text");
 }
