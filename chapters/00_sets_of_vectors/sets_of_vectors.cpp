@@ -96,11 +96,14 @@ std::vector<Eigen::Index> number_the_words(const std::vector<std::string>& sente
 void draw_and_run_the_layers(const Inputs& inputs, Result& result) {
   const std::vector<Eigen::Index> numbers = number_the_words(inputs.sentence, result.distinct_words);
   const Eigen::Index d = inputs.width, c = inputs.tags, window = 2 * inputs.radius + 1;
-  // Drawn in this order from one stream: the word vectors (scale 1), then W and b of the
-  // layer that reads one vector, then W and b of the window layer (scale 1/√rows of W).
+  // Drawn in this order from one stream: a vector for each of max_words words (scale 1), of which
+  // the sentence's distinct words take the first, then W and b of the layer that reads one
+  // vector, then W and b of the window layer (scale 1/√rows of W). Always max_words vectors, so
+  // that a sentence with another word draws the same weights: changing one word changes only
+  // the outputs that read it.
   attention::Mulberry32 generator(inputs.seed);
-  result.word_vectors =
-      attention::random_normal_matrix(generator, static_cast<Eigen::Index>(result.distinct_words.size()), d, 1.0);
+  result.word_vectors = attention::random_normal_matrix(generator, static_cast<Eigen::Index>(max_words), d, 1.0)
+                            .topRows(static_cast<Eigen::Index>(result.distinct_words.size()));
   const double one_scale = 1.0 / std::sqrt(static_cast<double>(d));
   result.one_weights = attention::random_normal_matrix(generator, d, c, one_scale);
   result.one_bias = attention::random_normal_matrix(generator, 1, c, one_scale);

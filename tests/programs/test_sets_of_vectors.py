@@ -146,7 +146,7 @@ class PerVectorLayer(ProgramTest):
                 distinct = list(dict.fromkeys(words))
                 self.assertEqual(tagging["distinct_words"], distinct)
                 generator = Mulberry32(seed)
-                table = generator.matrix(len(distinct), width, 1.0)
+                table = generator.matrix(12, width, 1.0)[:len(distinct)]  # a vector for each of the 12 words allowed
                 one_scale = 1.0 / math.sqrt(width)
                 w_one, b_one = generator.matrix(width, tags, one_scale), generator.matrix(1, tags, one_scale)
                 window_scale = 1.0 / math.sqrt((2 * radius + 1) * width)
@@ -174,6 +174,20 @@ class PerVectorLayer(ProgramTest):
         self.assertEqual(one[1], one[3])  # lists of floats: equal bit for bit
         self.assertEqual(tagging["inputs"][1], tagging["inputs"][3])
         self.assertTrue(repeat["inputs_identical"] and repeat["each_vector_identical"])
+
+    def test_changing_a_word_changes_only_the_outputs_that_read_it(self):
+        # The chapter's lesson: a layer that reads one vector computes each output from its own input. A reader who
+        # changes the last word must see the other words' outputs stay, and a window's output change only where the
+        # window reaches the changed word: the weights do not depend on how many different words the sentence has.
+        before = run_json("--sentence", "I,saw,a,saw")["tagging"]
+        after = run_json("--sentence", "I,saw,a,dog")["tagging"]
+        for key in ("one_vector", "window"):
+            self.assertEqual(before[key]["weights"], after[key]["weights"], key)
+            self.assertEqual(before[key]["bias"], after[key]["bias"], key)
+        self.assertEqual(before["one_vector"]["outputs"][:3], after["one_vector"]["outputs"][:3])
+        self.assertNotEqual(before["one_vector"]["outputs"][3], after["one_vector"]["outputs"][3])
+        self.assertEqual(before["window"]["outputs"][:2], after["window"]["outputs"][:2])  # radius 1: 0 and 1 miss it
+        self.assertNotEqual(before["window"]["outputs"][2], after["window"]["outputs"][2])
 
     def test_a_window_tells_them_apart(self):
         tagging = run_json()["tagging"]
