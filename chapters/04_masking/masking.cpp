@@ -267,6 +267,21 @@ nlohmann::json leak_json(const Leak& leak, const program::AttentionInputs& token
   return row;
 }
 
+// A finite fill's leak can be too small for the weights table's four decimals: a masked weight
+// that prints as 0 there is said not to be 0, under the table, so that the table is not read as
+// a mask that holds.
+std::string hidden_leak_note(const Result& result) {
+  const Leak& this_fill = result.this_fill();
+  if (this_fill.largest_masked_weight == 0.0 || program::number_text(this_fill.largest_masked_weight) != "0") {
+    return "";
+  }
+  const program::AttentionInputs& tokens = result.inputs.tokens;
+  return fmt::format("(a masked weight shown as 0 is not 0: {} → {} is {})\n",
+                     tokens.query_labels[static_cast<std::size_t>(this_fill.query)],
+                     tokens.key_labels[static_cast<std::size_t>(this_fill.key)],
+                     weight_text(this_fill.largest_masked_weight));
+}
+
 // The mask and each matrix of the pass, as tables.
 std::string step_tables(const Result& result) {
   const program::AttentionInputs& tokens = result.inputs.tokens;
@@ -285,7 +300,8 @@ std::string step_tables(const Result& result) {
          '\n' +
          program::table("Weights: softmax of each row of the masked scores", result.steps.weights, query_labels,
                         key_labels) +
-         '\n' + program::table("Values V, one row per key", tokens.values, key_labels, value_columns) + '\n' +
+         hidden_leak_note(result) + '\n' +
+         program::table("Values V, one row per key", tokens.values, key_labels, value_columns) + '\n' +
          program::table("Output = weights · V, one row per query", result.steps.output, query_labels, value_columns) +
          '\n';
 }
