@@ -2,6 +2,7 @@
 // is in norm_placement.cpp.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -272,11 +273,12 @@ Flags::Flags(program::CommandLine& command_line) {
                       "pre_rms_norm (default all four)",
                       "LIST");
   command_line.option("--warmups", warmups_text_,
-                      fmt::format("steps of linear warm-up of the learning rate, each 0 (none) to {} (default 0,150)",
-                                  max_warmup),
+                      fmt::format("steps of linear warm-up of the learning rate, at most {} values, each 0 (none) to "
+                                  "{} and fewer than --training-steps (default 0,150)",
+                                  max_list, max_warmup),
                       "LIST");
   command_line.option("--rates", rates_text_,
-                      fmt::format("learning rates, each above 0 and at most {} (default 0.01)",
+                      fmt::format("learning rates, at most {}, each above 0 and at most {} (default 0.01)", max_list,
                                   program::typed_number(max_rate)),
                       "LIST");
   command_line.option("--seeds", seeds_text_, fmt::format("one run per seed, at most {} (default 1)", max_seeds),
@@ -285,7 +287,9 @@ Flags::Flags(program::CommandLine& command_line) {
                       fmt::format("Adam updates of 8 sequences per run, 1 to {} (default 700)", max_training_steps),
                       "INTEGER");
   command_line.option("--row", row_text_,
-                      "the worked example: one token's vector, normalised both ways (default 2,4,6,8)", "VECTOR");
+                      "the worked example: one token's vector of 1 to 64 entries within ±1e6, normalised both ways "
+                      "(default 2,4,6,8)",
+                      "VECTOR");
   command_line.flag("--no-training", no_training_, "only normalise the row; train nothing");
   command_line.option("--layers", layers_text_, fmt::format("layers in the stack, 1 to {} (default 4)", max_layers),
                       "INTEGER");
@@ -330,15 +334,32 @@ Inputs Flags::read() const {
   if (inputs.learning_rates.empty() || inputs.learning_rates.size() > max_list) {
     throw program::UsageError(fmt::format("--rates: expected 1 to {} learning rates", max_list));
   }
-  for (const double rate : inputs.learning_rates) {
+  for (std::size_t i = 0; i < inputs.learning_rates.size(); ++i) {
+    const double rate = inputs.learning_rates[i];
     if (!(rate > 0.0) || rate > max_rate) {
       throw program::UsageError(fmt::format("--rates: each rate must be above 0 and at most {}, got {}",
                                             program::typed_number(max_rate), program::typed_number(rate)));
+    }
+    if (std::find(inputs.learning_rates.begin(), inputs.learning_rates.begin() + static_cast<std::ptrdiff_t>(i),
+                  rate) != inputs.learning_rates.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw program::UsageError(fmt::format("--rates: {} is listed twice", program::typed_number(rate)));
     }
   }
   inputs.seeds = program::parse_whole_numbers(seeds_text_, "--seeds", 0, UINT64_MAX, max_seeds);
   inputs.training_steps = static_cast<long long>(
       program::parse_whole_number(training_steps_text_, "--training-steps", 1, max_training_steps));
+  for (std::size_t i = 0; i < inputs.warmups.size(); ++i) {
+    const long long warmup = inputs.warmups[i];
+    if (std::count(inputs.warmups.begin(), inputs.warmups.begin() + static_cast<std::ptrdiff_t>(i), warmup) > 0) {
+      throw program::UsageError(fmt::format("--warmups: {} is listed twice", warmup));
+    }
+    // A warm-up that has not ended when training stops is not the experiment its row names.
+    if (inputs.train && warmup >= inputs.training_steps) {
+      throw program::UsageError(fmt::format("--warmups: a warm-up of {} steps does not end within the {} steps of "
+                                            "--training-steps; give fewer warm-up steps or more training steps",
+                                            warmup, inputs.training_steps));
+    }
+  }
   inputs.shape.layers = static_cast<Eigen::Index>(program::parse_whole_number(layers_text_, "--layers", 1, max_layers));
   return inputs;
 }
