@@ -33,7 +33,10 @@ constexpr std::uint64_t max_training_steps = 100'000;
 constexpr std::uint64_t max_steps = 200;
 constexpr std::size_t max_prompt_words = 40;
 constexpr std::size_t max_seeds = 20;
-constexpr std::uint64_t max_length = 4096;
+constexpr std::uint64_t max_length = 1024;
+// Recomputing every step costs about n³ for a length n: the benchmark's work is --reps times the sum of n³ over
+// --n. 4·10⁹ is about a minute on the machines that built the book (n = 1024 with 3 repetitions).
+constexpr double max_benchmark_work = 4e9;
 constexpr std::uint64_t max_reps = 101;
 constexpr double max_temperature = 100.0;
 
@@ -597,9 +600,12 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                     "can rerun the model and judge its sentences");
   command_line.flag("--benchmark", benchmark_,
                     "time decoding with the cache against recomputing, on an untrained model, and train nothing");
-  command_line.option("--n", lengths_text_,
-                      fmt::format("with --benchmark: the lengths to time, 1 to {} (default 32,64,128,256)", max_length),
-                      "LIST");
+  command_line.option(
+      "--n", lengths_text_,
+      fmt::format("with --benchmark: the lengths to time, 1 to {}, with --reps times the sum of n³ at most "
+                  "{:.0f}·10⁹, about a minute (default 32,64,128,256)",
+                  max_length, max_benchmark_work / 1e9),
+      "LIST");
   command_line.option("--reps", reps_text_, fmt::format("with --benchmark: repetitions, 3 to {} (default 5)", max_reps),
                       "INTEGER");
   command_line.flag("--model-for-the-page", model_for_the_page_,
@@ -686,6 +692,15 @@ BenchmarkInputs Flags::read_benchmark() const {
     inputs.lengths.push_back(static_cast<Eigen::Index>(n));
   }
   inputs.reps = static_cast<std::size_t>(program::parse_whole_number(reps_text_, "--reps", 3, max_reps));
+  double work = 0.0;
+  for (const Eigen::Index n : inputs.lengths)
+    work += static_cast<double>(inputs.reps) * std::pow(static_cast<double>(n), 3);
+  if (work > max_benchmark_work) {
+    throw program::UsageError(fmt::format(
+        "--n and --reps: {} repetitions of the sum of n³ over --n is {:.1f}·10⁹, more than the {:.0f}·10⁹ a run may "
+        "take (about a minute); use shorter lengths or fewer repetitions",
+        inputs.reps, work / 1e9, max_benchmark_work / 1e9));
+  }
   return inputs;
 }
 

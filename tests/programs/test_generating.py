@@ -605,6 +605,8 @@ class GeneratingTest(ProgramTest):
             (["--reps", "3"], "--reps"),
             (["--benchmark", "--reps", "2"], "--reps"),
             (["--benchmark", "--n", "0"], "--n"),
+            (["--benchmark", "--n", "1024", "--reps", "4"], "--n"),  # over a minute of recomputing: refused at once
+            (["--benchmark", "--n", "1025"], "--n"),
             (["--benchmark", "--kv-heads", "3"], "--kv-heads"),
             (["--seeds", "1,,2"], "--seeds"),
             (["--seeds", "1,2", "--prompt", "the"], "--seeds"),
