@@ -619,6 +619,19 @@ Inputs Flags::read() const {
     if (words.size() > max_sentence_words) {
       throw program::UsageError(fmt::format("--sentence has {} words; at most {}", words.size(), max_sentence_words));
     }
+    if (inputs.task == Task::agreement) {
+      // A subject is what "is red" or "are red" can follow to make a sentence, with any number of phrases.
+      const auto completed = [&words](const char* predicate) {
+        std::vector<Eigen::Index> sentence = words;
+        for (const Eigen::Index word : words_of(predicate, "--sentence")) sentence.push_back(word);
+        return is_sentence(sentence, static_cast<int>(max_sentence_words));
+      };
+      if (!completed("is red") && !completed("are red")) {
+        throw program::UsageError(fmt::format("--sentence: for agreement, a subject the program can add the verb's "
+                                              "slot to, such as \"the key to the cabinets\"; \"{}\" is not one",
+                                              text_of(words)));
+      }
+    }
     inputs.sentence = sentence_text_;
   }
   if (command_line_.given("--seeds"))

@@ -764,6 +764,15 @@ TEST_CASE("the flags fill in each task's defaults and refuse what cannot be trai
   CHECK_THROWS_WITH(read({"--model", "recurrent", "--layers", "2"}),
                     Catch::StartsWith("--layers: only with --model attention"));
   CHECK_THROWS_WITH(read({"--task", "agreement", "--modifiers", "0"}), Catch::StartsWith("--modifiers is 0"));
+  // Agreement asks for the verb after a subject: a whole sentence, or a phrase that is no subject, is refused.
+  CHECK_THROWS_WITH(read({"--task", "agreement", "--sentence", "I saw a saw"}),
+                    "--sentence: for agreement, a subject the program can add the verb's slot to, such as \"the key "
+                    "to the cabinets\"; \"I saw a saw\" is not one");
+  CHECK_THROWS_WITH(read({"--task", "agreement", "--sentence", "near the cabinet"}),
+                    Catch::StartsWith("--sentence: for agreement, a subject"));
+  CHECK(read({"--task", "agreement", "--sentence", "The cabinets that see the key"}).sentence ==
+        "The cabinets that see the key");
+  CHECK(read({"--sentence", "I saw a saw"}).sentence == "I saw a saw");  // tagging takes any words
   CHECK(read({"--modifiers", "0"}).modifiers == 0);  // tagging has pronoun subjects and predicates to vary
   CHECK_THROWS_WITH(read({"--modifiers", "11"}), Catch::StartsWith("--modifiers"));
   CHECK_THROWS_WITH(read({"--steps", "0"}), Catch::StartsWith("--steps"));
