@@ -207,11 +207,13 @@ std::string tables(const Result& result) {
 Flags::Flags(program::CommandLine& command_line) {
   command_line.option("--seed", seed_text_,
                       fmt::format("seed of the random stream, a whole number from 0 to {}", max_seed), "INTEGER");
-  command_line.option("--samples", samples_text_,
-                      fmt::format("random pairs (q, k) for each d_k, from 1 to {}; --samples times the sum of --dk "
-                                  "may be at most {} (a run of about a second or two)",
-                                  max_samples, max_products),
-                      "INTEGER");
+  command_line.option(
+      "--samples", samples_text_,
+      fmt::format(
+          "random pairs (q, k) for each d_k, from 2 (a variance needs two) to {}; --samples times the sum of --dk "
+          "may be at most {} (a run of about a second or two)",
+          max_samples, max_products),
+      "INTEGER");
   command_line.option("--dk", widths_text_,
                       fmt::format("widths d_k to measure, in order, separated by ',' (each 1 to {}, at most {})",
                                   max_width, max_widths),
@@ -222,7 +224,7 @@ Flags::Flags(program::CommandLine& command_line) {
 Inputs Flags::read() const {
   Inputs inputs;
   inputs.seed = static_cast<std::uint32_t>(program::parse_whole_number(seed_text_, "--seed", 0, max_seed));
-  inputs.samples = static_cast<std::size_t>(program::parse_whole_number(samples_text_, "--samples", 1, max_samples));
+  inputs.samples = static_cast<std::size_t>(program::parse_whole_number(samples_text_, "--samples", 2, max_samples));
   inputs.widths.clear();
   std::uint64_t width_sum = 0;
   for (const std::uint64_t width : program::parse_whole_numbers(widths_text_, "--dk", 1, max_width, max_widths)) {

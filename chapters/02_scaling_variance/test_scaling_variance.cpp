@@ -198,6 +198,7 @@ TEST_CASE("the flags read the experiment and refuse a run too large", "[ch02]") 
                     Catch::StartsWith("--samples and --dk: 1000000 samples × 578 (the sum of --dk) is 578000000"));
   CHECK_THROWS_WITH(read({"--seed", "4294967296"}), Catch::StartsWith("--seed"));
   CHECK_THROWS_WITH(read({"--samples", "0"}), Catch::StartsWith("--samples"));
+  CHECK_THROWS_WITH(read({"--samples", "1"}), Catch::StartsWith("--samples"));  // one product has no variance
   CHECK_THROWS_WITH(read({"--dk", "0"}), Catch::StartsWith("--dk"));
   CHECK_THROWS_WITH(read({"--dk", "100001"}), Catch::StartsWith("--dk"));
   CHECK_THROWS_WITH(read({"--dk", "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1"}), Catch::StartsWith("--dk"));

@@ -470,6 +470,7 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                                   max_scale),
                       "NUMBER");
   command_line.flag("--causal", causal_, "mask the future inside the layers' attention (a decoder's self-attention)");
+  command_line.excludes("--x", {"--example"});  // --x replaces the example's input; its heads would be the example's
 }
 
 Inputs Flags::read() const {
@@ -504,6 +505,11 @@ Inputs Flags::read() const {
   inputs.heads = command_line_.given("--heads")
                      ? static_cast<Eigen::Index>(program::parse_whole_number(heads_text_, "--heads", 1, max_d_model))
                      : (toy ? 1 : 2);
+  if (!command_line_.given("--heads") && inputs.x.cols() % inputs.heads != 0) {
+    throw program::UsageError(fmt::format("--x: its rows have d_model = {} entries, which the default {} heads do not "
+                                          "divide; give an even width, or --heads (a divisor of {})",
+                                          d_model, inputs.heads, d_model));
+  }
   if (inputs.heads > inputs.x.cols() || inputs.x.cols() % inputs.heads != 0) {
     throw program::UsageError(
         fmt::format("--heads: {} heads do not divide d_model = {}; each head gets d_model / h columns", inputs.heads,

@@ -566,13 +566,21 @@ std::string tables(const Result& result) {
     text += fmt::format("Training loss of step 1 ({} sequences)           {:.4f}\n", inputs.batch, *result.first_loss);
   }
   text += '\n';
-  text += "Training: the mean loss since the previous logged step, and the held-out accuracy\n"
-          "     step   loss     held-out accuracy\n";
   const std::size_t points = result.logged_steps.size();
   const std::size_t stride = std::max<std::size_t>(1, points / 10);
+  text += fmt::format("Training: the mean loss since the step logged\n"
+                      "before, and the held-out accuracy; logged every\n"
+                      "{} steps, {} (--json: all)\n"
+                      "     step   loss     held-out accuracy\n",
+                      inputs.log_every,
+                      stride == 1 ? std::string("every point shown") : fmt::format("one point in {} shown", stride));
+  // A loss too large for four decimals in its column (a learning rate far too large) in scientific notation.
+  const auto loss_text = [](double loss) {
+    return std::abs(loss) < 1e4 ? fmt::format("{:<8.4f}", loss) : fmt::format("{:<8.2e}", loss);
+  };
   for (std::size_t i = 0; i < points; ++i) {
     if (i % stride != 0 && i + 1 != points) continue;
-    text += fmt::format("{:>9}   {:<8.4f} {:>6.2f} %\n", result.logged_steps[i], result.loss[i],
+    text += fmt::format("{:>9}   {} {:>6.2f} %\n", result.logged_steps[i], loss_text(result.loss[i]),
                         100.0 * result.held_out_accuracy[i]);
   }
   text += fmt::format("\nHeld-out per-token accuracy after {} steps: {:.2f} %\n", result.steps_done,
@@ -697,7 +705,8 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.option("--batch", batch_text_, fmt::format("sequences per update, 1 to {}", max_batch), "INTEGER");
   command_line.option("--layers", layers_text_, fmt::format("encoder layers, 1 to {}", max_layers), "INTEGER");
   command_line.option("--d-model", d_model_text_,
-                      fmt::format("the width of each token's vector: even, divisible by the 2 heads, 2 to {}; d_ff is "
+                      fmt::format("the width of each token's vector: a multiple of 4 (an even share for each of the 2 "
+                                  "heads), 4 to {}; d_ff is "
                                   "twice it",
                                   max_d_model),
                       "INTEGER");

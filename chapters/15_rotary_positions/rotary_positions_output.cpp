@@ -517,6 +517,13 @@ Inputs Flags::read() const {
   inputs.longest_trained =
       static_cast<Eigen::Index>(program::parse_whole_number(longest_trained_text_, "--longest-trained",
                                                             static_cast<std::uint64_t>(inputs.back) + 1, max_length));
+  if (!command_line_.given("--tested-length") && inputs.longest_trained > std::stoll(tested_length_text_)) {
+    // The reader raised the trained length past the tested one they never typed: name what they typed.
+    throw program::UsageError(fmt::format("--longest-trained is {}, longer than the default --tested-length of {}; "
+                                          "give --tested-length too, from {} to {}",
+                                          inputs.longest_trained, tested_length_text_, inputs.longest_trained,
+                                          max_length));
+  }
   inputs.tested_length = static_cast<Eigen::Index>(
       program::parse_whole_number(tested_length_text_, "--tested-length",
                                   static_cast<std::uint64_t>(inputs.longest_trained), max_length));

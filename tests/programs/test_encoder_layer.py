@@ -275,6 +275,8 @@ class EncoderLayer(ProgramTest):
             (["--x", "1,nan"], "--x"),
             (["--x", ";".join(["1,2"] * 17)], "--x"),
             (["--x", "1,2;3,4", "--tokens", "a,b,c"], "--tokens"),
+            (["--x", "1,2,3"], "--x"),                     # the default 2 heads do not divide 3: --x is what was typed
+            (["--x", "1,2;3,4", "--example", "toy"], "--example"),  # --x replaces the example
             (["--tokens", "a,,b,c"], "--tokens"),
             (["--seed", "-1"], "--seed"),
             (["--seed", str(2**64)], "--seed"),

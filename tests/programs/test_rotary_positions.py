@@ -546,6 +546,7 @@ class CommandLine(ProgramTest):
             (["--back", "5", "--longest-trained", "5"], "--longest-trained"),  # below --back + 1
             (["--longest-trained", "3"], "--longest-trained"),                 # below the default --back + 1
             (["--longest-trained", "20", "--tested-length", "19"], "--tested-length"),  # below --longest-trained
+            (["--longest-trained", "64"], "--longest-trained"),  # past the default --tested-length, never typed
             (["--tested-length", "15"], "--tested-length"),
             (["--tested-length", "129"], "--tested-length"),
             (["--no-training", "--seeds", "1"], "--seeds"),

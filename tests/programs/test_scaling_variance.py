@@ -172,7 +172,7 @@ class AgreesWithNumPy(ProgramTest):
 
     def test_other_seeds_sizes_and_widths(self):
         for seed, samples, widths in [(2, 4000, [2, 64, 512]), (0, 300, [1, 3, 17, 100]), (4294967295, 50, [7]),
-                                      (20170612, 1000, [512, 64, 2]), (12345, 2, [5, 5, 5]), (99, 1, [3])]:
+                                      (20170612, 1000, [512, 64, 2]), (12345, 2, [5, 5, 5]), (99, 2, [3])]:
             self.assert_agrees(seed, samples, widths)
 
     def test_a_first_uniform_of_zero(self):
@@ -240,7 +240,8 @@ class Caps(ProgramTest):
     CAP = 25_000_000
 
     def test_help_states_the_caps(self):
-        self.assert_help_lists("from 1 to 1000000", f"may be at most {self.CAP}", "each 1 to 100000, at most 16")
+        self.assert_help_lists("from 2 (a variance needs two) to 1000000", f"may be at most {self.CAP}",
+                               "each 1 to 100000, at most 16")
 
     def test_ten_times_the_samples_as_the_book_invites(self):
         # The chapter's "try it": --samples 40000 at the default widths, 23 120 000 products.
@@ -276,7 +277,7 @@ class BadInput(ProgramTest):
             (["--seed", "0x10"], "--seed is '0x10', not a whole number"),
             (["--seed", ""], "--seed is empty"),
             (["--seed", "99999999999999999999999"], "--seed is 99999999999999999999999, too large"),
-            (["--samples", "0"], "--samples is 0, too small; expected a whole number from 1 to 1000000"),
+            (["--samples", "0"], "--samples is 0, too small; expected a whole number from 2 to 1000000"),
             (["--samples", "-5"], "--samples is -5, negative"),
             (["--samples", "1000001"], "--samples is 1000001, too large"),
             (["--samples", "4e3"], "--samples is '4e3', not a whole number"),
