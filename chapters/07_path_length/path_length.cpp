@@ -567,6 +567,7 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                     fmt::format("also write to the JSON one layer of each type of Table 1 as a graph, at the first "
                                 "length of --n (at most {}): which input feeds which output",
                                 max_drawn_positions));
+  command_line.only_in_json("--draw");
   command_line.excludes("--no-timing", {"--sweep", "--time-n", "--repeats"});
   command_line.excludes("--time-n", {"--sweep"});
 }

@@ -716,6 +716,7 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                       "INTEGER");
   command_line.flag("--weights", include_weights_,
                     "put every trained weight in the JSON, so that another program can rerun the model");
+  command_line.only_in_json("--weights");
 }
 
 Inputs Flags::read() const {

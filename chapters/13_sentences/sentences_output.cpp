@@ -575,7 +575,12 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.flag("--language", language_only_, "print the grammar and the words, and train nothing");
   command_line.flag("--model-for-the-page", model_for_the_page_,
                     "train, and print the trained model as JSON for the build to put in the page");
+  command_line.only_in_json("--weights");
+  command_line.only_in_json("--list-sentences");
   command_line.excludes("--seeds", {"--seed", "--weights", "--list-sentences", "--sentence", "--model-for-the-page"});
+  // The language is the grammar and the words: the flags of a training mean nothing to it, refused, not ignored.
+  command_line.excludes("--language", {"--sentence", "--steps", "--seed", "--seeds", "--model", "--layers", "--weights",
+                                       "--list-sentences", "--both-models", "--model-for-the-page"});
 }
 
 Inputs Flags::read() const {

@@ -598,6 +598,7 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.flag("--weights", include_weights_,
                     "put every trained weight and every judged sentence in the JSON, so that another program "
                     "can rerun the model and judge its sentences");
+  command_line.only_in_json("--weights");
   command_line.flag("--benchmark", benchmark_,
                     "time decoding with the cache against recomputing, on an untrained model, and train nothing");
   command_line.option(

@@ -161,6 +161,14 @@ std::map<std::string, std::string> CommandLine::defaults() const {
 
 bool CommandLine::given(const std::string& flag) const { return app_->get_option(flag)->count() > 0; }
 
+std::vector<std::string> CommandLine::given_only_in_json() const {
+  std::vector<std::string> typed;
+  for (const std::string& flag : only_in_json_) {
+    if (given(flag)) typed.push_back(flag);
+  }
+  return typed;
+}
+
 void CommandLine::add_check(std::function<void()> check) { checks_.push_back(std::move(check)); }
 
 void CommandLine::parse(const std::vector<std::string>& arguments) {

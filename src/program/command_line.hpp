@@ -41,6 +41,14 @@ class CommandLine {
   /// A flag without a value, such as --json.
   void flag(const std::string& flag, bool& value, const std::string& help);
 
+  /// Marks @p flag (declared already) as one whose effect is only in the JSON
+  /// document (--weights, --draw): a run that prints tables says so under
+  /// them when it was typed (program/json_flags.hpp), instead of ignoring it.
+  void only_in_json(const std::string& flag) { only_in_json_.push_back(flag); }
+
+  /// The flags only_in_json() marked that were typed, in the order marked.
+  std::vector<std::string> given_only_in_json() const;
+
   /// Refuses @p flag on the same command line as any of @p others.
   void excludes(const std::string& flag, const std::vector<std::string>& others);
 
@@ -89,6 +97,7 @@ class CommandLine {
   std::map<std::string, std::string, std::less<>> value_flags_;  // flag → the placeholder of its value
   std::set<std::string, std::less<>> bare_flags_;                // flags without a value, --help among them
   std::vector<std::function<void()>> checks_;
+  std::vector<std::string> only_in_json_;
 };
 
 }  // namespace program

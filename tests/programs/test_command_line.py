@@ -18,6 +18,7 @@ every case of every program). page.entry holds the page's refusals to the
 programs' own, message for message, and the optimised build runs every case
 as a program. The cases with --json or --json-file, which only main() has
 (program/json_flags.hpp), still run as programs there."""
+import json
 import os
 import pathlib
 import re
@@ -179,6 +180,35 @@ class CommandLine(unittest.TestCase):
         self.assert_refusal_starts_with(BIN / "positional_encoding", ["--sentence", "the,cat,sat"], "--sentence")
         message = run_program(str(BIN / "multi_head"), ["--tokens", "I really love you"]).stderr
         self.assertIn('e.g. "I,really,love,you"', message)
+
+    def test_a_flag_that_only_adds_to_the_json_says_so_under_the_tables(self):
+        # --draw and --weights change only the JSON document: a run that prints tables names them under the tables,
+        # where before the flag was silently lost; with --json the document is all that is printed.
+        note = "--draw adds to the JSON only: add --json, or --json-file PATH\n"
+        arguments = ["--n", "5", "--no-timing", "--draw"]
+        printed = run_program(str(BIN / "path_length"), arguments)
+        self.assertEqual(printed.returncode, 0, printed.stderr)
+        self.assertTrue(printed.stdout.endswith("\n" + note), printed.stdout[-200:])
+        self.assertNotIn(note, run_program(str(BIN / "path_length"), arguments[:-1]).stdout)
+        document = run_program(str(BIN / "path_length"), arguments + ["--json"]).stdout
+        self.assertIn("drawn", json.loads(document))  # the JSON alone: a note would break it
+        with tempfile.TemporaryDirectory() as folder:
+            written = run_program(str(BIN / "path_length"), arguments + ["--json-file", f"{folder}/run.json"])
+            self.assertNotIn(note, written.stdout)
+
+    def test_flags_that_mean_nothing_together_are_refused(self):
+        # Each used to run as if the second flag were not there. The line names both ("--seed excludes --sizes-only").
+        for name, arguments in (("multi_head", ["--sizes-only", "--seed", "9"]),
+                                ("backward_pass", ["--no-check", "--seed", "3"]),
+                                ("sentences", ["--language", "--seeds", "1,2"])):
+            result = run_program(str(BIN / name), arguments)
+            with self.subTest(program=name):
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertEqual(result.stdout, "")
+                [line] = result.stderr.splitlines()
+                flags = [argument for argument in arguments if argument.startswith("--")]
+                self.assertEqual(sorted(re.findall(r"--[a-z-]+", line)), sorted(flags), line)
+                self.assertIn(" excludes ", line)
 
     def test_unknown_flag_says_so(self):
         result = run_program(str(BIN / "dot_product"), ["--queries", "1,0"])
