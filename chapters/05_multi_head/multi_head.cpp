@@ -377,6 +377,7 @@ Flags::Flags(program::CommandLine& command_line) {
                       "NAMES");
   command_line.flag("--sizes-only", sizes_only_,
                     "print only the head width and the cost of one layer; draw and compute nothing");
+  command_line.excludes("--sizes-only", {"--seed"});  // nothing is drawn
 }
 
 Inputs Flags::read() const {

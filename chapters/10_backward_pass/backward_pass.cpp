@@ -670,6 +670,7 @@ Flags::Flags(program::CommandLine& command_line) : attention_flags_(command_line
                                 max_walkthrough_side, max_walkthrough_side));
   command_line.option("--d-model", d_model_text_,
                       fmt::format("their width, an even number from 2 to {} (two heads)", max_d_model), "INTEGER");
+  command_line.excludes("--no-check", {"--seed", "--length", "--d-model"});  // the random check's, which is skipped
 }
 
 Inputs Flags::read() const {
