@@ -438,6 +438,7 @@ class BadInput(ProgramTest):
             (["--n", "64", "--memory-limit", f"{memory_gb * 1.01:.6g}"], "--memory-limit"),  # more than the machine has
             (["--n", "65536", "--d", "1", "--memory-limit", "1024", "--no-numpy", "--reps", "1"], "--memory-limit"),
             (["--n", "64", "--python", "python3; rm -rf x"], "--python"),
+            (["--n", "64", "--python", "/nonexistent/python"], "--python"),  # cannot run: refused before timing
             (["--n", "64", "--q", "1,0"], "--n"),
             (["--d", "64"], "--d"),
             (["--tile", "0"], "--tile"),
