@@ -405,9 +405,15 @@ std::string tables(const Result& result) {
 }
 
 Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
-  command_line.option("--q", query_text_, "the query, an even number of entries (default: the toy's fish, 1,1)",
+  command_line.option(
+      "--q", query_text_,
+      fmt::format("the query, an even number of entries (2 to {}), each within ±{} (default: the toy's fish, 1,1)",
+                  max_width, program::typed_number(max_entry)),
+      "VECTOR");
+  command_line.option("--k", key_text_,
+                      fmt::format("the key, as wide as the query, each entry within ±{} (default: the toy's cat, 2,0)",
+                                  program::typed_number(max_entry)),
                       "VECTOR");
-  command_line.option("--k", key_text_, "the key, as wide as the query (default: the toy's cat, 2,0)", "VECTOR");
   command_line.option("--ones", ones_text_,
                       fmt::format("q = k = this many ones, 2 to {} and even, instead of --q and --k", max_width),
                       "INTEGER");

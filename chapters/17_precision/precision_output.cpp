@@ -20,6 +20,7 @@ namespace {
 
 constexpr std::uint64_t max_count = 10'000'000;
 constexpr std::uint64_t max_length = 1 << 20;
+constexpr std::size_t max_lengths = 12;  // --n: a table a reader can read
 constexpr double max_spread = 100.0;
 constexpr double max_at = 20.0;  // e^20 is about 5 · 10^8, far inside float's and bfloat16's range
 
@@ -154,8 +155,9 @@ Flags::Flags(program::CommandLine& command_line) {
   command_line.option("--count", count_text_, fmt::format("add 1 this many times, 0 to {} (default 1000)", max_count),
                       "INTEGER");
   command_line.option("--n", lengths_text_,
-                      fmt::format("the numbers of scores, 1 to {} (default 16,64,256,1024,4096,16384,65536)",
-                                  max_length),
+                      fmt::format("the numbers of scores, at most {} of them, each 1 to {} (default "
+                                  "16,64,256,1024,4096,16384,65536)",
+                                  max_lengths, max_length),
                       "LIST");
   command_line.option("--seed", seed_text_, "seed of the scores (default 1)", "INTEGER");
   command_line.option("--spread", spread_text_,
@@ -176,7 +178,7 @@ Inputs Flags::read() const {
   Inputs inputs;
   inputs.count = static_cast<long long>(program::parse_whole_number(count_text_, "--count", 0, max_count));
   inputs.lengths.clear();
-  for (const std::uint64_t n : program::parse_whole_numbers(lengths_text_, "--n", 1, max_length, 12)) {
+  for (const std::uint64_t n : program::parse_whole_numbers(lengths_text_, "--n", 1, max_length, max_lengths)) {
     inputs.lengths.push_back(static_cast<Eigen::Index>(n));
   }
   inputs.seed = program::parse_whole_number(seed_text_, "--seed", 0, UINT64_MAX);
