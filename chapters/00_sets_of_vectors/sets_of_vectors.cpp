@@ -93,23 +93,32 @@ std::vector<Eigen::Index> number_the_words(const std::vector<std::string>& sente
   return numbers;
 }
 
+// FNV-1a: a 32-bit number from a word's bytes, the same for the same word.
+std::uint32_t word_hash(const std::string& word) {
+  std::uint32_t hash = 2166136261u;
+  for (const char byte : word) hash = (hash ^ static_cast<unsigned char>(byte)) * 16777619u;
+  return hash;
+}
+
 void draw_and_run_the_layers(const Inputs& inputs, Result& result) {
   const std::vector<Eigen::Index> numbers = number_the_words(inputs.sentence, result.distinct_words);
   const Eigen::Index d = inputs.width, c = inputs.tags, window = 2 * inputs.radius + 1;
-  // Drawn in this order from one stream: a vector for each of max_words words (scale 1), of which
-  // the sentence's distinct words take the first, then W and b of the layer that reads one
-  // vector, then W and b of the window layer (scale 1/√rows of W). Always max_words vectors, so
-  // that a sentence with another word draws the same weights: changing one word changes only
-  // the outputs that read it.
+  // W and b of the layer that reads one vector, then W and b of the window layer (scale 1/√rows
+  // of W), in this order from the stream of the seed; each word's vector (scale 1) from a stream of
+  // its own, seeded by the seed and the word: the same word gets the same vector whatever the
+  // sentence, so changing one word changes only the outputs that read it.
   attention::Mulberry32 generator(inputs.seed);
-  result.word_vectors = attention::random_normal_matrix(generator, static_cast<Eigen::Index>(max_words), d, 1.0)
-                            .topRows(static_cast<Eigen::Index>(result.distinct_words.size()));
   const double one_scale = 1.0 / std::sqrt(static_cast<double>(d));
   result.one_weights = attention::random_normal_matrix(generator, d, c, one_scale);
   result.one_bias = attention::random_normal_matrix(generator, 1, c, one_scale);
   const double window_scale = 1.0 / std::sqrt(static_cast<double>(window * d));
   result.window_weights = attention::random_normal_matrix(generator, window * d, c, window_scale);
   result.window_bias = attention::random_normal_matrix(generator, 1, c, window_scale);
+  result.word_vectors.resize(static_cast<Eigen::Index>(result.distinct_words.size()), d);
+  for (std::size_t w = 0; w < result.distinct_words.size(); ++w) {
+    attention::Mulberry32 own(inputs.seed ^ word_hash(result.distinct_words[w]));
+    result.word_vectors.row(static_cast<Eigen::Index>(w)) = attention::random_normal_matrix(own, 1, d, 1.0);
+  }
 
   // clang-format off
   // [one_vector_layer]

@@ -13,6 +13,14 @@ SQRT2 = math.sqrt(2.0)
 WORDS = ["cat", "dog", "apple", "pear"]
 
 
+def fnv1a(word: str) -> int:
+    """FNV-1a's 32-bit hash of the word's UTF-8 bytes, from its definition (offset basis 2166136261, prime 16777619)."""
+    hash_value = 2166136261
+    for byte in word.encode():
+        hash_value = ((hash_value ^ byte) * 16777619) % 2**32
+    return hash_value
+
+
 def matrix_text(matrix) -> str:
     return ";".join(",".join(repr(float(x)) for x in row) for row in np.atleast_2d(matrix))
 
@@ -145,8 +153,10 @@ class PerVectorLayer(ProgramTest):
                 words = sentence.split(",")
                 distinct = list(dict.fromkeys(words))
                 self.assertEqual(tagging["distinct_words"], distinct)
+                # Each word's vector from its own stream, seeded by the seed XOR the word's FNV-1a hash; the
+                # weights from the seed's stream.
+                table = np.array([Mulberry32(seed ^ fnv1a(word)).matrix(1, width, 1.0)[0] for word in distinct])
                 generator = Mulberry32(seed)
-                table = generator.matrix(12, width, 1.0)[:len(distinct)]  # a vector for each of the 12 words allowed
                 one_scale = 1.0 / math.sqrt(width)
                 w_one, b_one = generator.matrix(width, tags, one_scale), generator.matrix(1, tags, one_scale)
                 window_scale = 1.0 / math.sqrt((2 * radius + 1) * width)
@@ -179,15 +189,21 @@ class PerVectorLayer(ProgramTest):
         # The chapter's lesson: a layer that reads one vector computes each output from its own input. A reader who
         # changes the last word must see the other words' outputs stay, and a window's output change only where the
         # window reaches the changed word: the weights do not depend on how many different words the sentence has.
-        before = run_json("--sentence", "I,saw,a,saw")["tagging"]
-        after = run_json("--sentence", "I,saw,a,dog")["tagging"]
+        # The changed word is second, so that every word after it comes first in the sentence in another order.
+        before = run_json("--sentence", "I,saw,a,saw,a,dog")["tagging"]
+        after = run_json("--sentence", "I,cat,a,saw,a,dog")["tagging"]
         for key in ("one_vector", "window"):
             self.assertEqual(before[key]["weights"], after[key]["weights"], key)
             self.assertEqual(before[key]["bias"], after[key]["bias"], key)
-        self.assertEqual(before["one_vector"]["outputs"][:3], after["one_vector"]["outputs"][:3])
-        self.assertNotEqual(before["one_vector"]["outputs"][3], after["one_vector"]["outputs"][3])
-        self.assertEqual(before["window"]["outputs"][:2], after["window"]["outputs"][:2])  # radius 1: 0 and 1 miss it
-        self.assertNotEqual(before["window"]["outputs"][2], after["window"]["outputs"][2])
+        one_before, one_after = before["one_vector"]["outputs"], after["one_vector"]["outputs"]
+        self.assertNotEqual(one_before[1], one_after[1])
+        for position in (0, 2, 3, 4, 5):
+            self.assertEqual(one_before[position], one_after[position], position)
+        window_before, window_after = before["window"]["outputs"], after["window"]["outputs"]  # radius 1
+        for position in (0, 1, 2):
+            self.assertNotEqual(window_before[position], window_after[position], position)
+        for position in (3, 4, 5):
+            self.assertEqual(window_before[position], window_after[position], position)
 
     def test_a_window_tells_them_apart(self):
         tagging = run_json()["tagging"]
