@@ -207,13 +207,12 @@ std::string tables(const Result& result) {
 Flags::Flags(program::CommandLine& command_line) {
   command_line.option("--seed", seed_text_,
                       fmt::format("seed of the random stream, a whole number from 0 to {}", max_seed), "INTEGER");
-  command_line.option(
-      "--samples", samples_text_,
-      fmt::format(
-          "random pairs (q, k) for each d_k, from 2 (a variance needs two) to {}; --samples times the sum of --dk "
-          "may be at most {} (a run of about a second or two)",
-          max_samples, max_products),
-      "INTEGER");
+  command_line.option("--samples", samples_text_,
+                      fmt::format("random pairs (q, k) for each d_k, from 2 (one sample's variance is always 0) to {}; "
+                                  "--samples times the sum of --dk "
+                                  "may be at most {} (a run of about a second or two)",
+                                  max_samples, max_products),
+                      "INTEGER");
   command_line.option("--dk", widths_text_,
                       fmt::format("widths d_k to measure, in order, separated by ',' (each 1 to {}, at most {})",
                                   max_width, max_widths),

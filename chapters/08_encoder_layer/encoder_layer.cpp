@@ -458,7 +458,8 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.option("--tokens", tokens_text_, "names of the tokens, separated by ','; one per row of x", "NAMES");
   command_line.option("--seed", seed_text_, "the seed of np.random.default_rng(seed), 0 to 2^64 - 1", "INTEGER");
   command_line.option("--heads", heads_text_,
-                      "h, the number of heads: it must divide d_model (default: 2 for walkthrough, 1 for toy)",
+                      "h, the number of heads: it must divide d_model (default: 1 for --example toy, otherwise 2, with "
+                      "--x too)",
                       "INTEGER");
   command_line.option("--d-ff", d_ff_text_,
                       fmt::format("the feed-forward network's hidden width, 1 to {} (default 4 * d_model)", max_d_ff),

@@ -1893,7 +1893,8 @@ Inputs Flags::read() const {
     }
     // A path the reader typed that cannot run is refused before the timing, not reported after it as a peer not
     // timed (a name without '/' is looked up on PATH by the shell, when the peer starts).
-    if (python_.find('/') != std::string::npos && access(python_.c_str(), X_OK) != 0) {
+    if (command_line_.given("--python") && python_.find('/') != std::string::npos &&
+        access(python_.c_str(), X_OK) != 0) {
       throw program::UsageError(fmt::format("--python: {} is not a program that can be run", python_));
     }
     benchmark.python = python_;

@@ -579,8 +579,9 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.only_in_json("--list-sentences");
   command_line.excludes("--seeds", {"--seed", "--weights", "--list-sentences", "--sentence", "--model-for-the-page"});
   // The language is the grammar and the words: the flags of a training mean nothing to it, refused, not ignored.
-  command_line.excludes("--language", {"--sentence", "--steps", "--seed", "--seeds", "--model", "--layers", "--weights",
-                                       "--list-sentences", "--both-models", "--model-for-the-page"});
+  command_line.excludes("--language",
+                        {"--task", "--sentence", "--steps", "--seed", "--seeds", "--model", "--modifiers", "--layers",
+                         "--weights", "--list-sentences", "--both-models", "--model-for-the-page"});
 }
 
 Inputs Flags::read() const {

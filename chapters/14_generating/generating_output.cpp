@@ -604,8 +604,8 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.option(
       "--n", lengths_text_,
       fmt::format("with --benchmark: the lengths to time, 1 to {}, with --reps times the sum of n³ at most "
-                  "{:.0f}·10⁹, about a minute (default 32,64,128,256)",
-                  max_length, max_benchmark_work / 1e9),
+                  "{:.0f}·10⁹, about a minute (n = {} needs --reps 3; default 32,64,128,256)",
+                  max_length, max_benchmark_work / 1e9, max_length),
       "LIST");
   command_line.option("--reps", reps_text_, fmt::format("with --benchmark: repetitions, 3 to {} (default 5)", max_reps),
                       "INTEGER");
@@ -697,10 +697,12 @@ BenchmarkInputs Flags::read_benchmark() const {
   for (const Eigen::Index n : inputs.lengths)
     work += static_cast<double>(inputs.reps) * std::pow(static_cast<double>(n), 3);
   if (work > max_benchmark_work) {
+    const bool reps_typed = command_line_.given("--reps");
     throw program::UsageError(fmt::format(
-        "--n and --reps: {} repetitions of the sum of n³ over --n is {:.1f}·10⁹, more than the {:.0f}·10⁹ a run may "
-        "take (about a minute); use shorter lengths or fewer repetitions",
-        inputs.reps, work / 1e9, max_benchmark_work / 1e9));
+        "{}: {} repetitions{} of the sum of n³ over --n is {:.1f}·10⁹, more than the {:.0f}·10⁹ a run may take (about "
+        "a minute); use shorter lengths or fewer repetitions (--reps, at least 3)",
+        reps_typed ? "--n and --reps" : "--n", inputs.reps, reps_typed ? "" : " (the default --reps)", work / 1e9,
+        max_benchmark_work / 1e9));
   }
   return inputs;
 }

@@ -150,6 +150,7 @@ class Flags {
   Inputs read() const;
 
  private:
+  const program::CommandLine& command_line_;
   std::string layouts_text_ = "post_layer_norm,post_rms_norm,pre_layer_norm,pre_rms_norm";
   std::string warmups_text_ = "0,150";
   std::string rates_text_ = "0.01";

@@ -267,14 +267,14 @@ std::string tables(const Result& result) {
   return text;
 }
 
-Flags::Flags(program::CommandLine& command_line) {
+Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
   command_line.option("--layouts", layouts_text_,
                       "the layouts to train, among post_layer_norm (the paper's), post_rms_norm, pre_layer_norm and "
                       "pre_rms_norm (default all four)",
                       "LIST");
   command_line.option("--warmups", warmups_text_,
                       fmt::format("steps of linear warm-up of the learning rate, at most {} values, each 0 (none) to "
-                                  "{} and fewer than --training-steps (default 0,150)",
+                                  "{} and at most --training-steps (default 0,150)",
                                   max_list, max_warmup),
                       "LIST");
   command_line.option("--rates", rates_text_,
@@ -353,11 +353,17 @@ Inputs Flags::read() const {
     if (std::count(inputs.warmups.begin(), inputs.warmups.begin() + static_cast<std::ptrdiff_t>(i), warmup) > 0) {
       throw program::UsageError(fmt::format("--warmups: {} is listed twice", warmup));
     }
-    // A warm-up that has not ended when training stops is not the experiment its row names.
-    if (inputs.train && warmup >= inputs.training_steps) {
-      throw program::UsageError(fmt::format("--warmups: a warm-up of {} steps does not end within the {} steps of "
-                                            "--training-steps; give fewer warm-up steps or more training steps",
-                                            warmup, inputs.training_steps));
+    // A warm-up that has not ended when training stops is not the experiment its row names. The message names
+    // the flag the reader typed: --training-steps alone meets the default warm-ups.
+    if (inputs.train && warmup > inputs.training_steps) {
+      throw program::UsageError(
+          command_line_.given("--warmups")
+              ? fmt::format("--warmups: a warm-up of {} steps does not end within the {} steps of --training-steps; "
+                            "give fewer warm-up steps or more training steps",
+                            warmup, inputs.training_steps)
+              : fmt::format("--training-steps is {}, fewer than the default warm-up of {} steps (--warmups {}); "
+                            "give more steps, or --warmups",
+                            inputs.training_steps, warmup, warmups_text_));
     }
   }
   inputs.shape.layers = static_cast<Eigen::Index>(program::parse_whole_number(layers_text_, "--layers", 1, max_layers));

@@ -288,9 +288,12 @@ TEST_CASE("the flags read a grid and refuse what does not fit", "[ch16]") {
   CHECK_THROWS_WITH(read({"--rates", "0"}), Catch::StartsWith("--rates: each rate must be above 0 and at most 1"));
   CHECK_THROWS_WITH(read({"--rates", "1.5"}), Catch::StartsWith("--rates: each rate must be above 0"));
   CHECK_THROWS_WITH(read({"--warmups", "5001"}), Catch::StartsWith("--warmups"));
+  // A warm-up must end by the last step; the refusal names the flag typed.
   CHECK_THROWS_WITH(read({"--training-steps", "100"}),
-                    Catch::StartsWith("--warmups: a warm-up of 150 steps does not end within the 100 steps"));
-  CHECK(read({"--training-steps", "151"}).warmups == std::vector<long long>{0, 150});
+                    Catch::StartsWith("--training-steps is 100, fewer than the default warm-up of 150 steps"));
+  CHECK_THROWS_WITH(read({"--warmups", "101", "--training-steps", "100"}),
+                    Catch::StartsWith("--warmups: a warm-up of 101 steps does not end within the 100 steps"));
+  CHECK(read({"--training-steps", "150"}).warmups == std::vector<long long>{0, 150});  // full rate at step 150
   CHECK_THROWS_WITH(read({"--warmups", "0,150,0"}), "--warmups: 0 is listed twice");
   CHECK_THROWS_WITH(read({"--rates", "0.01,0.03,0.01"}), "--rates: 0.01 is listed twice");
   CHECK_THROWS_WITH(read({"--layers", "9"}), Catch::StartsWith("--layers"));

@@ -113,8 +113,8 @@ std::vector<std::string> parse_names(std::string_view text, std::string_view fla
         }
       }
       if (!with_commas.empty() && with_commas.back() == ',') with_commas.pop_back();
-      throw UsageError(fmt::format("{}: name {} (\"{}\") has a space; names are separated by ',', e.g. \"{}\"", flag,
-                                   names.size() + 1, name, with_commas));
+      throw UsageError(fmt::format("{}: name {} (\"{}\") has a space or tab; names are separated by ',', e.g. \"{}\"",
+                                   flag, names.size() + 1, name, with_commas));
     }
     names.emplace_back(name);
   }

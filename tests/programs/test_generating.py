@@ -606,6 +606,7 @@ class GeneratingTest(ProgramTest):
             (["--benchmark", "--reps", "2"], "--reps"),
             (["--benchmark", "--n", "0"], "--n"),
             (["--benchmark", "--n", "1024", "--reps", "4"], "--n"),  # over a minute of recomputing: refused at once
+            (["--benchmark", "--n", "1024"], "--n"),  # the default 5 repetitions: over the limit, named as --n
             (["--benchmark", "--n", "1025"], "--n"),
             (["--benchmark", "--kv-heads", "3"], "--kv-heads"),
             (["--seeds", "1,,2"], "--seeds"),

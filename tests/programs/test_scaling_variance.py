@@ -240,7 +240,7 @@ class Caps(ProgramTest):
     CAP = 25_000_000
 
     def test_help_states_the_caps(self):
-        self.assert_help_lists("from 2 (a variance needs two) to 1000000", f"may be at most {self.CAP}",
+        self.assert_help_lists("from 2 (one sample's variance is always 0) to 1000000", f"may be at most {self.CAP}",
                                "each 1 to 100000, at most 16")
 
     def test_ten_times_the_samples_as_the_book_invites(self):

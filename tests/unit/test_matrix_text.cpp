@@ -64,9 +64,9 @@ TEST_CASE("parse_names refuses a name with a space, showing the names with comma
     }
     return std::string("accepted");
   };
-  CHECK(message("I saw a saw") == "--tokens: name 1 (\"I saw a saw\") has a space; names are separated by ',', "
-                                  "e.g. \"I,saw,a,saw\"");
-  CHECK(message("I, really love,you") == "--tokens: name 2 (\"really love\") has a space; names are separated by "
-                                         "',', e.g. \"I,really,love,you\"");
+  CHECK(message("I saw a saw") == "--tokens: name 1 (\"I saw a saw\") has a space or tab; names are separated by "
+                                  "',', e.g. \"I,saw,a,saw\"");
+  CHECK(message("I, really love,you") == "--tokens: name 2 (\"really love\") has a space or tab; names are "
+                                         "separated by ',', e.g. \"I,really,love,you\"");
   CHECK(message("a,caf\xe9") == "--tokens: name 2 is not UTF-8 text");
 }
