@@ -386,9 +386,12 @@ Flags::Flags(program::CommandLine& command_line) {
   command_line.option("--tags", tags_, fmt::format("number c of outputs per word, 1 to {}", max_width), "WHOLE");
   command_line.option("--radius", radius_,
                       fmt::format("the window layer's neighbours on each side, 0 to {}", max_radius), "WHOLE");
-  command_line.option("--seed", seed_,
-                      fmt::format("seed of the stream the word vectors and weights are drawn from, 0 to {}", max_seed),
-                      "WHOLE");
+  command_line.option(
+      "--seed", seed_,
+      fmt::format("seed of the weights' stream; each word's vector comes from the stream of this seed XOR "
+                  "the FNV-1a hash of the word's bytes, 0 to {}",
+                  max_seed),
+      "WHOLE");
   command_line.option("--longest", longest_,
                       fmt::format("the longest sentence a window must cover, in words, 1 to {}", max_longest), "WHOLE");
 }

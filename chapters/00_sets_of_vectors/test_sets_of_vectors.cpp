@@ -163,7 +163,8 @@ TEST_CASE("the seed decides the draws and nothing else does", "[ch00]") {
   const sets_of_vectors::Result one = run({});
   CHECK(run({}).one_outputs == one.one_outputs);
   CHECK(run({"--seed", "2"}).word_vectors != one.word_vectors);
-  // The word vectors are drawn first: another sentence with the same three distinct words starts the same.
+  // Each word's vector comes from its own stream (the seed XOR the word's FNV-1a hash): another sentence with the
+  // same words gets the same vectors.
   const sets_of_vectors::Result other = run({"--sentence", "I,saw,a"});
   CHECK(other.word_vectors == one.word_vectors);
   CHECK(other.one_weights == one.one_weights);

@@ -517,7 +517,8 @@ std::string permutation_tables(const PermutationResult& result) {
 // The words of --sentence, separated by spaces.
 std::vector<std::string> read_sentence(std::string_view text) {
   if (!program::is_utf8(text)) throw program::UsageError("--sentence: not UTF-8 text");
-  if (text.find(',') != std::string_view::npos && text.find(' ') == std::string_view::npos) {  // "the,cat,sat"
+  const std::string_view trimmed = program::trim(text);
+  if (trimmed.find(',') != std::string_view::npos && trimmed.find(' ') == std::string_view::npos) {  // "the,cat,sat"
     throw program::UsageError(
         "--sentence: its words are separated by spaces, not ',', e.g. \"We are the one\" (--tokens takes ',')");
   }

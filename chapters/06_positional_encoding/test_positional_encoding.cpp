@@ -284,6 +284,9 @@ TEST_CASE("the flags choose the demonstration and refuse what does not fit", "[c
   CHECK_THROWS_WITH(read({"--sentence", "  "}), Catch::StartsWith("--sentence is empty"));
   CHECK_THROWS_WITH(read({"--sentence", "the,cat,sat"}),
                     Catch::StartsWith("--sentence: its words are separated by spaces, not ','"));
+  CHECK_THROWS_WITH(read({"--sentence", "the,cat,sat "}), Catch::StartsWith("--sentence: its words are separated"));
+  CHECK(read({"--sentence", "We are, the one"}).encoding.words ==
+        std::vector<std::string>{"We", "are,", "the", "one"});  // a comma in a sentence is a word's
   CHECK_THROWS_WITH(read({"--sentence", "caf\xe9 x"}), "--sentence: not UTF-8 text");
   CHECK_THROWS_WITH(read({"--positions", "3", "--sentence", "a b"}), Catch::Contains("excludes"));
   CHECK_THROWS_WITH(read({"--shift", "2", "--order", "1,2,3"}), Catch::Contains("excludes"));

@@ -693,16 +693,20 @@ BenchmarkInputs Flags::read_benchmark() const {
     inputs.lengths.push_back(static_cast<Eigen::Index>(n));
   }
   inputs.reps = static_cast<std::size_t>(program::parse_whole_number(reps_text_, "--reps", 3, max_reps));
-  double work = 0.0;
-  for (const Eigen::Index n : inputs.lengths)
-    work += static_cast<double>(inputs.reps) * std::pow(static_cast<double>(n), 3);
+  double cubes = 0.0;  // the sum of n³ over --n
+  for (const Eigen::Index n : inputs.lengths) cubes += std::pow(static_cast<double>(n), 3);
+  const double work = static_cast<double>(inputs.reps) * cubes;
   if (work > max_benchmark_work) {
+    // Name the flags typed, and suggest fewer repetitions only where the fewest, 3, would fit.
+    const bool three_fit = 3 * cubes <= max_benchmark_work;
     const bool reps_typed = command_line_.given("--reps");
     throw program::UsageError(fmt::format(
         "{}: {} repetitions{} of the sum of n³ over --n is {:.1f}·10⁹, more than the {:.0f}·10⁹ a run may take (about "
-        "a minute); use shorter lengths or fewer repetitions (--reps, at least 3)",
-        reps_typed ? "--n and --reps" : "--n", inputs.reps, reps_typed ? "" : " (the default --reps)", work / 1e9,
-        max_benchmark_work / 1e9));
+        "a minute); {}",
+        reps_typed && three_fit ? "--n and --reps" : "--n", inputs.reps, reps_typed ? "" : " (the default --reps)",
+        work / 1e9, max_benchmark_work / 1e9,
+        three_fit ? std::string("use shorter lengths or fewer repetitions (--reps 3 fits)")
+                  : fmt::format("use shorter lengths (even 3 repetitions would be {:.1f}·10⁹)", 3 * cubes / 1e9)));
   }
   return inputs;
 }

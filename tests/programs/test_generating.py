@@ -605,8 +605,13 @@ class GeneratingTest(ProgramTest):
             (["--reps", "3"], "--reps"),
             (["--benchmark", "--reps", "2"], "--reps"),
             (["--benchmark", "--n", "0"], "--n"),
-            (["--benchmark", "--n", "1024", "--reps", "4"], "--n"),  # over a minute of recomputing: refused at once
-            (["--benchmark", "--n", "1024"], "--n"),  # the default 5 repetitions: over the limit, named as --n
+            # Over a minute of recomputing, refused at once, naming the flags typed; fewer repetitions are suggested
+            # only where 3 would fit.
+            (["--benchmark", "--n", "1024", "--reps", "4"], "generating: --n and --reps: 4 repetitions"),
+            (["--benchmark", "--n", "1024"], "generating: --n: 5 repetitions (the default --reps)"),
+            (["--benchmark", "--n", "1024", "--reps", "4"], "or fewer repetitions (--reps 3 fits)"),
+            (["--benchmark", "--n", "1024,1000", "--reps", "4"], "generating: --n: 4 repetitions of the sum"),
+            (["--benchmark", "--n", "1024,1000", "--reps", "4"], "use shorter lengths (even 3 repetitions would be"),
             (["--benchmark", "--n", "1025"], "--n"),
             (["--benchmark", "--kv-heads", "3"], "--kv-heads"),
             (["--seeds", "1,,2"], "--seeds"),

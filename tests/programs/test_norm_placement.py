@@ -513,8 +513,9 @@ class CommandLine(ProgramTest):
             (["--warmups", "1.5"], "--warmups"),
             (["--warmups", "0,1,2,3,4,5,6"], "--warmups"),
             (["--warmups", "0,150,0"], "--warmups"),                           # repeated
-            (["--training-steps", "100"], "--training-steps"),  # the default warm-up of 150 steps would not end
-            (["--warmups", "101", "--training-steps", "100"], "--warmups"),
+            # The default warm-up of 150 steps would not end: named as what was typed.
+            (["--training-steps", "100"], "norm_placement: --training-steps is 100, fewer than the default warm-up"),
+            (["--warmups", "101", "--training-steps", "100"], "norm_placement: --warmups: a warm-up of 101 steps"),
             (["--rates", "0"], "--rates"),
             (["--rates", "-0.01"], "--rates"),
             (["--rates", "1.5"], "--rates"),

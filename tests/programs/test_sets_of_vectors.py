@@ -146,7 +146,8 @@ class Frames(ProgramTest):
 class PerVectorLayer(ProgramTest):
     def test_the_draws_and_outputs_agree_with_numpy(self):
         for sentence, width, tags, radius, seed in [("I,saw,a,saw", 4, 4, 1, 1), ("I,saw,a,saw", 3, 2, 2, 9),
-                                                     ("the,cat,saw,the,dog", 5, 3, 1, 123), ("x", 1, 1, 0, 0)]:
+                                                     ("the,cat,saw,the,dog", 5, 3, 1, 123), ("x", 1, 1, 0, 0),
+                                                     ("café,naïve,café,日本", 4, 3, 1, 4294967295)]:  # bytes ≥ 0x80
             with self.subTest(sentence=sentence, seed=seed):
                 tagging = run_json("--sentence", sentence, "--width", str(width), "--tags", str(tags),
                                    "--radius", str(radius), "--seed", str(seed))["tagging"]
@@ -187,7 +188,7 @@ class PerVectorLayer(ProgramTest):
 
     def test_changing_a_word_changes_only_the_outputs_that_read_it(self):
         # The chapter's lesson: a layer that reads one vector computes each output from its own input. A reader who
-        # changes the last word must see the other words' outputs stay, and a window's output change only where the
+        # changes a word must see the other words' outputs stay, and a window's output change only where the
         # window reaches the changed word: the weights do not depend on how many different words the sentence has.
         # The changed word is second, so that every word after it comes first in the sentence in another order.
         before = run_json("--sentence", "I,saw,a,saw,a,dog")["tagging"]
