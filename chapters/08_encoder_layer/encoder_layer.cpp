@@ -455,7 +455,10 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                                   max_tokens, max_d_model, program::typed_number(-max_entry),
                                   program::typed_number(max_entry)),
                       "MATRIX");
-  command_line.option("--tokens", tokens_text_, "names of the tokens, separated by ','; one per row of x", "NAMES");
+  command_line.option("--tokens", tokens_text_,
+                      "names of the tokens, separated by ','; one per row of x (default: cat,eat,fish for the toy, "
+                      "otherwise t0, t1, …)",
+                      "NAMES");
   command_line.option("--seed", seed_text_, "the seed of np.random.default_rng(seed), 0 to 2^64 - 1", "INTEGER");
   command_line.option("--heads", heads_text_,
                       "h, the number of heads: it must divide d_model (default: 1 for --example toy, otherwise 2, with "
