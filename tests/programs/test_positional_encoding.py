@@ -47,6 +47,16 @@ TOY_K = np.array([[2, 0], [0, 1], [1, 1]], dtype=float)
 TOY_V = np.array([[1, 0], [0, 1], [0.5, 0.5]], dtype=float)
 
 
+def toy_self_weights_with_positions(order) -> np.ndarray:
+    """Each token's weight on itself when the toy's tokens stand in this order (old places from 0), PE(pos) added to
+    each query and key: the diagonal of softmax(QKᵀ/√2), row by row, as §3.2.1 and §3.5 write it."""
+    encoding = numpy_encoding(3, 2)
+    queries, keys = TOY_Q[order] + encoding, TOY_K[order] + encoding
+    scores = queries @ keys.T / np.sqrt(2)
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return np.diag(weights / weights.sum(axis=1, keepdims=True))
+
+
 class WorkedExample(ProgramTest):
     def test_we_are_the_one_with_d_model_8(self):
         document = run_json()
@@ -383,15 +393,9 @@ class JudgmentsInTheProse(ProgramTest):
     def test_with_positions_cats_weight_on_itself_changes(self):
         # "The weights change too, not just the values: cat gives itself … at position 0, … at position 2."
         document = run_json("--order", "3,2,1")
-        encoding = numpy_encoding(3, 2)
 
-        def self_weights(order):
-            queries, keys = TOY_Q[order] + encoding, TOY_K[order] + encoding
-            scores = queries @ keys.T / np.sqrt(2)
-            weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-            return np.diag(weights / weights.sum(axis=1, keepdims=True))
-
-        at_0, at_2 = self_weights([0, 1, 2])[0], self_weights([2, 1, 0])[2]  # cat first, then cat last
+        at_0 = toy_self_weights_with_positions([0, 1, 2])[0]  # cat first
+        at_2 = toy_self_weights_with_positions([2, 1, 0])[2]  # then cat last
         placed = document["with_positions"]
         self.assertAlmostEqual(placed["before"]["weights"][0][0], at_0, delta=1e-14)
         self.assertAlmostEqual(placed["after"]["weights"][2][2], at_2, delta=1e-14)
@@ -405,16 +409,9 @@ class JudgmentsInTheProse(ProgramTest):
         printed = run("--order", "2,3,1").stdout
         block = printed.split("Weight on itself, with positions\n")[1].split("\n\n")[0]
         rows = {line.split()[0]: [float(x) for x in line.split()[1:]] for line in block.splitlines()[1:]}
-        encoding = numpy_encoding(3, 2)
-
-        def self_weights(order):
-            queries, keys = TOY_Q[order] + encoding, TOY_K[order] + encoding
-            scores = queries @ keys.T / np.sqrt(2)
-            weights = np.exp(scores - scores.max(axis=1, keepdims=True))
-            return np.diag(weights / weights.sum(axis=1, keepdims=True))
 
         new_order = [1, 2, 0]
-        old, new = self_weights([0, 1, 2]), self_weights(new_order)
+        old, new = toy_self_weights_with_positions([0, 1, 2]), toy_self_weights_with_positions(new_order)
         self.assertEqual(list(rows), ["cat", "eat", "fish"])
         for token, name in enumerate(["cat", "eat", "fish"]):
             place = new_order.index(token)
