@@ -283,17 +283,6 @@ namespace {
 // About as many characters as a phone's page shows in a line of program output.
 constexpr std::size_t phone_width = 44;
 
-// @p lines (each ending in a newline) with @p first before the first and @p rest before the others.
-std::string indented(const std::string& lines, std::string_view first, std::string_view rest) {
-  std::string text;
-  for (std::size_t start = 0; start < lines.size();) {
-    const std::size_t end = lines.find('\n', start) + 1;
-    text += std::string(start == 0 ? first : rest) + lines.substr(start, end - start);
-    start = end;
-  }
-  return text;
-}
-
 // A rule of grammar_rules() in lines of at most phone_width characters: the
 // left side and its "→", then each alternative on a line of its own, "|"
 // before all but the first, a long one continued further in. The rules' one
@@ -317,15 +306,15 @@ std::string rule_lines(std::string_view rule) {
   const std::size_t at = words.find(arrow);
   std::string text;
   if (at == std::string::npos) {
-    text = indented(program::wrapped(words, phone_width - 2, "    "), "  ", "  ");
+    text = program::indented(program::wrapped(words, phone_width - 2, "    "), "  ", "  ");
   } else {
     text = fmt::format("  {} →\n", words.substr(0, at));
     std::string_view alternatives = std::string_view(words).substr(at + arrow.size());
     for (bool first = true; !alternatives.empty(); first = false) {
       const std::size_t end = std::min(alternatives.find(bar), alternatives.size());
       // Each line at most phone_width characters: the prefix (six) and what wrapped() fits after it.
-      text += indented(program::wrapped(alternatives.substr(0, end), phone_width - 6, "  "),
-                       first ? "      " : "    | ", "      ");
+      text += program::indented(program::wrapped(alternatives.substr(0, end), phone_width - 6, "  "),
+                                first ? "      " : "    | ", "      ");
       alternatives.remove_prefix(std::min(end + bar.size(), alternatives.size()));
     }
   }

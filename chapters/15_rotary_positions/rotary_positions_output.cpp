@@ -373,12 +373,7 @@ std::string tables(const Result& result) {
   }
   // A verdict on lines of at most 44 characters, indented by two, and by four where it goes on.
   const auto verdict_lines = [](const std::string& sentence) {
-    const std::string wrapped = program::wrapped(sentence, 42, "  ");
-    std::string lines;
-    for (const std::string_view line : program::split(wrapped, '\n')) {
-      if (!line.empty()) lines += fmt::format("  {}\n", line);
-    }
-    return lines;
+    return program::indented(program::wrapped(sentence, 42, "  "), "  ", "  ");
   };
   if (has(inputs, attention::Positions::added) && has(inputs, attention::Positions::rotary)) {
     text +=

@@ -111,6 +111,17 @@ std::string wrapped(std::string_view text, std::size_t width, std::string_view i
   return lines + line + '\n';
 }
 
+std::string indented(std::string_view lines, std::string_view first, std::string_view rest) {
+  std::string text;
+  for (std::size_t start = 0; start < lines.size();) {
+    const std::size_t end = std::min(lines.find('\n', start), lines.size() - 1) + 1;
+    text += start == 0 ? first : rest;
+    text += lines.substr(start, end - start);
+    start = end;
+  }
+  return text;
+}
+
 std::string listed(const std::vector<std::string>& items, std::string_view last_join) {
   std::string text;
   for (std::size_t i = 0; i < items.size(); ++i) {

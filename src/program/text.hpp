@@ -35,6 +35,11 @@ bool is_utf8(std::string_view text);
 /// book's pages show it whole at any length.
 std::string wrapped(std::string_view text, std::size_t width, std::string_view indent = "");
 
+/// @p lines (each ending in a newline, as wrapped() returns them) with
+/// @p first before the first line and @p rest before each other:
+/// indented("a\nb\n", "- ", "  ") is "- a\n  b\n".
+std::string indented(std::string_view lines, std::string_view first, std::string_view rest);
+
 /// @p items as a sentence lists them, @p last_join before the last:
 /// listed({"a", "b", "c"}, "or") is "a, b or c", listed({"a", "b"}, "and") is
 /// "a and b", one item is itself and none is "".

@@ -103,6 +103,13 @@ TEST_CASE("text is wrapped at spaces, and a word longer than a line is cut", "[c
   CHECK(program::wrapped("", 4) == "\n");
 }
 
+TEST_CASE("lines are indented, the first by its own prefix", "[ch13]") {
+  CHECK(program::indented("a\nb\nc\n", "| ", "  ") == "| a\n  b\n  c\n");
+  CHECK(program::indented(program::wrapped("aa bb cc", 5, "  "), "> ", "> ") == "> aa bb\n>   cc\n");
+  CHECK(program::indented("a\nb", "1 ", "2 ") == "1 a\n2 b");  // a last line without its newline keeps none
+  CHECK(program::indented("", "1 ", "2 ").empty());
+}
+
 TEST_CASE("a list is joined as a sentence lists it: commas, then the last word before the last item", "[ch07]") {
   CHECK(program::listed({}, "and").empty());
   CHECK(program::listed({"a"}, "and") == "a");
