@@ -273,7 +273,8 @@ std::string layer_tables(const Result& result) {
 std::vector<std::string> read_words(const std::string& text) {
   std::vector<std::string> words = program::parse_names(text, "--words");
   if (words.size() < 3 || words.size() > max_words) {
-    throw program::UsageError(fmt::format("--words: {} words; expected 3 to {}", words.size(), max_words));
+    throw program::UsageError(
+        fmt::format("--words: {}; expected 3 to {}", program::counted(words.size(), "word", "words"), max_words));
   }
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (std::find(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(i), words[i]) !=
@@ -401,8 +402,9 @@ Inputs Flags::read() const {
   inputs.words = read_words(words_);
   inputs.embeddings = program::parse_matrix(embeddings_, "--embeddings");
   if (inputs.embeddings.rows() != static_cast<Eigen::Index>(inputs.words.size())) {
-    throw program::UsageError(fmt::format("--embeddings: {} rows for {} words (--words); give one row per word",
-                                          inputs.embeddings.rows(), inputs.words.size()));
+    throw program::UsageError(fmt::format("--embeddings: {} for {} (--words); give one row per word",
+                                          program::counted(inputs.embeddings.rows(), "row", "rows"),
+                                          program::counted(inputs.words.size(), "word", "words")));
   }
   if (inputs.embeddings.cols() > max_width) {
     throw program::UsageError(

@@ -180,6 +180,7 @@ TEST_CASE("the flags refuse what chapter 0 cannot use", "[ch00]") {
   CHECK_THROWS_WITH(read({"--words", "a,b,a", "--embeddings", "1;2;3"}),
                     Catch::StartsWith("--words: 'a' is listed twice"));
   CHECK_THROWS_WITH(read({"--embeddings", "1;2;3"}), Catch::StartsWith("--embeddings: 3 rows for 4 words"));
+  CHECK_THROWS_WITH(read({"--embeddings", "1"}), Catch::StartsWith("--embeddings: 1 row for 4 words"));
   CHECK_THROWS_WITH(read({"--seconds", "0"}), Catch::StartsWith("--seconds: 0; expected more than 0"));
   CHECK_THROWS_WITH(read({"--seconds", "4000"}), Catch::StartsWith("--seconds"));
   CHECK_THROWS_WITH(read({"--seconds", "0.0000001"}), Catch::StartsWith("--seconds: 0.0000001 is less than"));

@@ -28,6 +28,7 @@
 #include "program/matrix_text.hpp"
 #include "program/run_chapter.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/toy.hpp"
 #include "program/usage_error.hpp"
 
@@ -281,8 +282,9 @@ inline Inputs Flags::read() const {
        {std::pair{"--w-q", &projections.query_weights}, std::pair{"--w-k", &projections.key_weights},
         std::pair{"--w-v", &projections.value_weights}}) {
     if (weights->rows() != features) {
-      throw program::UsageError(fmt::format("{}: {} rows for {} features (columns of --x); give one row per feature",
-                                            flag, weights->rows(), features));
+      throw program::UsageError(fmt::format("{}: {} for {} (columns of --x); give one row per feature", flag,
+                                            program::counted(weights->rows(), "row", "rows"),
+                                            program::counted(features, "feature", "features")));
     }
   }
   if (projections.key_weights.cols() != projections.query_weights.cols()) {

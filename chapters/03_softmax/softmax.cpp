@@ -122,8 +122,9 @@ ToyResult toy_of(const ToyInputs& inputs) {
   const Matrix& keys = inputs.tokens.keys;
   const Matrix& values = inputs.tokens.values;
   if (inputs.causal && queries.rows() != keys.rows()) {
-    throw program::UsageError(fmt::format("--causal: a causal mask needs one query per key; got {} queries and {} keys",
-                                          queries.rows(), keys.rows()));
+    throw program::UsageError(fmt::format("--causal: a causal mask needs one query per key; got {} (--q) and {} (--k)",
+                                          program::counted(queries.rows(), "query", "queries"),
+                                          program::counted(keys.rows(), "key", "keys")));
   }
 
   // clang-format off

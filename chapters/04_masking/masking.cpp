@@ -59,9 +59,9 @@ MaskSpec read_mask_spec(std::string_view text, Eigen::Index queries, Eigen::Inde
                                           kind == "band" ? "band:2" : "pad:3", mask_kinds));
   }
   if ((kind == "causal" || kind == "band") && queries != keys) {
-    throw program::UsageError(fmt::format(
-        "--mask: {} compares positions, so it needs as many queries as keys, not {} queries (--q) and {} keys (--k)",
-        kind, queries, keys));
+    throw program::UsageError(
+        fmt::format("--mask: {} compares positions, so it needs as many queries as keys, not {} (--q) and {} (--k)",
+                    kind, program::counted(queries, "query", "queries"), program::counted(keys, "key", "keys")));
   }
   MaskSpec chosen{kind, 0};
   const std::string_view number = has_number ? spec.substr(colon + 1) : std::string_view{};

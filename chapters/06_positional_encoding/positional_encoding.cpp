@@ -566,9 +566,9 @@ std::vector<Eigen::Index> read_order(const std::string& text, bool given, Eigen:
     order.push_back(index);
   }
   if (order.size() != as_size(tokens)) {
-    throw program::UsageError(
-        fmt::format("--order has {} entries for {} tokens; expected each of 1 … {} exactly once, e.g. \"3,2,1\"",
-                    order.size(), count, count));
+    throw program::UsageError(fmt::format("--order has {} for {}; expected each of 1 … {} exactly once, e.g. \"3,2,1\"",
+                                          program::counted(order.size(), "entry", "entries"),
+                                          program::counted(count, "token", "tokens"), count));
   }
   return order;
 }
@@ -655,10 +655,10 @@ PermutationInputs Flags::read_permutation() const {
   const program::AttentionInputs& tokens = inputs.tokens;
   const Eigen::Index count = tokens.queries.rows();
   if (tokens.keys.rows() != count) {
-    throw program::UsageError(fmt::format(
-        "--k: {} keys for {} queries (--q); reordering the tokens moves each token's query, key and value together, "
-        "so give one of each per token",
-        tokens.keys.rows(), count));
+    throw program::UsageError(
+        fmt::format("--k: {} for {} (--q); reordering the tokens moves each token's query, key and value together, "
+                    "so give one of each per token",
+                    program::counted(tokens.keys.rows(), "key", "keys"), program::counted(count, "query", "queries")));
   }
   if (tokens.queries.cols() % 2 != 0 || tokens.values.cols() % 2 != 0) {
     const bool queries_odd = tokens.queries.cols() % 2 != 0;

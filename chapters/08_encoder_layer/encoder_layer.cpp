@@ -18,6 +18,7 @@
 #include "program/real_number.hpp"
 #include "program/run_chapter.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/toy.hpp"
 #include "program/usage_error.hpp"
 
@@ -501,8 +502,9 @@ Inputs Flags::read() const {
     for (Eigen::Index t = 0; t < inputs.x.rows(); ++t) inputs.tokens.push_back(fmt::format("t{}", t));
   }
   if (inputs.tokens.size() != static_cast<std::size_t>(inputs.x.rows())) {
-    throw program::UsageError(fmt::format("--tokens names {} tokens, but x has {} rows; give one name per row",
-                                          inputs.tokens.size(), inputs.x.rows()));
+    throw program::UsageError(fmt::format("--tokens names {}, but x has {}; give one name per row",
+                                          program::counted(inputs.tokens.size(), "token", "tokens"),
+                                          program::counted(inputs.x.rows(), "row", "rows")));
   }
   inputs.seed = program::parse_whole_number(seed_text_, "--seed", 0, UINT64_MAX);
   const auto d_model = static_cast<std::uint64_t>(inputs.x.cols());
@@ -510,9 +512,9 @@ Inputs Flags::read() const {
                      ? static_cast<Eigen::Index>(program::parse_whole_number(heads_text_, "--heads", 1, max_d_model))
                      : (toy ? 1 : 2);
   if (!command_line_.given("--heads") && inputs.x.cols() % inputs.heads != 0) {
-    throw program::UsageError(fmt::format("--x: its rows have d_model = {} entries, which the default {} heads do not "
+    throw program::UsageError(fmt::format("--x: its rows have d_model = {}, which the default {} heads do not "
                                           "divide; give an even width, or --heads (a divisor of {})",
-                                          d_model, inputs.heads, d_model));
+                                          program::counted(d_model, "entry", "entries"), inputs.heads, d_model));
   }
   if (inputs.heads > inputs.x.cols() || inputs.x.cols() % inputs.heads != 0) {
     throw program::UsageError(

@@ -545,15 +545,15 @@ AdditiveInputs Flags::read_additive() const {
   const Eigen::Index d_k = inputs.tokens.queries.cols();
   inputs.weights.query = program::parse_matrix(wq_, "--wq");
   if (inputs.weights.query.rows() != d_k) {
-    throw program::UsageError(
-        fmt::format("--wq: {} rows; expected one per entry of a query (d_k = {})", inputs.weights.query.rows(), d_k));
+    throw program::UsageError(fmt::format("--wq: {}; expected one per entry of a query (d_k = {})",
+                                          program::counted(inputs.weights.query.rows(), "row", "rows"), d_k));
   }
   const Eigen::Index d_a = inputs.weights.query.cols();
   inputs.weights.key = read_matrix_of(wk_, "--wk", d_k, d_a, "d_k × d_a, the shape of --wq");
   const std::vector<double> v = program::parse_numbers(va_, "--va");
   if (static_cast<Eigen::Index>(v.size()) != d_a) {
-    throw program::UsageError(
-        fmt::format("--va: {} numbers; expected one per column of --wq (d_a = {})", v.size(), d_a));
+    throw program::UsageError(fmt::format("--va: {}; expected one per column of --wq (d_a = {})",
+                                          program::counted(v.size(), "number", "numbers"), d_a));
   }
   inputs.weights.v = Eigen::Map<const attention::Vector>(v.data(), d_a);
   if (!std::isfinite(inputs.weights.v.cwiseAbs().sum())) {
@@ -577,9 +577,9 @@ CrossInputs Flags::read_cross() const {
   inputs.source = program::parse_matrix(source_, "--source");
   inputs.target = program::parse_matrix(target_, "--target");
   if (inputs.target.cols() != inputs.source.cols()) {
-    throw program::UsageError(fmt::format(
-        "--target: {} entries per row but the source (--source) has {}; a query and a key must be equally wide",
-        inputs.target.cols(), inputs.source.cols()));
+    throw program::UsageError(
+        fmt::format("--target: {} per row but the source (--source) has {}; a query and a key must be equally wide",
+                    program::counted(inputs.target.cols(), "entry", "entries"), inputs.source.cols()));
   }
   inputs.source_tokens = names_for(source_tokens_, "--source-tokens", command_line_.given("--source-tokens"),
                                    inputs.source.rows(), "--source", "s");
@@ -596,8 +596,9 @@ ConvolutionInputs Flags::read_convolution() const {
     const std::size_t bar = rest.find('|');
     const Matrix tap = program::parse_matrix(rest.substr(0, bar), "--kernel");
     if (tap.rows() != inputs.inputs.cols()) {
-      throw program::UsageError(fmt::format("--kernel: tap {} has {} rows; expected one per column of --x (d_in = {})",
-                                            inputs.kernel.taps.size() + 1, tap.rows(), inputs.inputs.cols()));
+      throw program::UsageError(fmt::format("--kernel: tap {} has {}; expected one per column of --x (d_in = {})",
+                                            inputs.kernel.taps.size() + 1, program::counted(tap.rows(), "row", "rows"),
+                                            inputs.inputs.cols()));
     }
     if (!inputs.kernel.taps.empty() && tap.cols() != inputs.kernel.taps.front().cols()) {
       throw program::UsageError(fmt::format("--kernel: tap {} has {} columns, tap 1 has {}; every tap is d_in × d_out",

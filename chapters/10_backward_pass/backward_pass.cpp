@@ -687,9 +687,9 @@ Inputs Flags::read() const {
   inputs.causal = causal_;
   inputs.check = !no_check_;
   if (inputs.causal && n != m) {
-    throw program::UsageError(fmt::format(
-        "--causal compares positions, so it needs as many queries as keys, not {} queries (--q) and {} keys (--k)", n,
-        m));
+    throw program::UsageError(
+        fmt::format("--causal compares positions, so it needs as many queries as keys, not {} (--q) and {} (--k)",
+                    program::counted(n, "query", "queries"), program::counted(m, "key", "keys")));
   }
   inputs.loss_row =
       static_cast<Eigen::Index>(program::parse_whole_number(row_text_, "--row", 1, static_cast<std::uint64_t>(n))) - 1;

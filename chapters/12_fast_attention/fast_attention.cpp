@@ -1835,8 +1835,8 @@ Inputs Flags::read() const {
     }
     trace.range = mask_ == "causal" ? attention::KeyRange::causal : attention::KeyRange::all;
     if (trace.range == attention::KeyRange::causal && n != m) {
-      throw program::UsageError(
-          fmt::format("--mask: causal needs one query per key; --q has {} rows and --k {}", n, m));
+      throw program::UsageError(fmt::format("--mask: causal needs one query per key; --q has {} and --k {}",
+                                            program::counted(n, "row", "rows"), program::counted(m, "row", "rows")));
     }
     trace.key_tile = static_cast<Eigen::Index>(program::parse_whole_number(key_tile_, "--tile", 1, max_tile));
     trace.query_tile =

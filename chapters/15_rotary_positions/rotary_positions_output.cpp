@@ -481,8 +481,8 @@ Inputs Flags::read() const {
   const Eigen::Index query_width = inputs.query.size() ? inputs.query.size() : 2;
   const Eigen::Index key_width = inputs.key.size() ? inputs.key.size() : 2;
   if (query_width != key_width) {
-    throw program::UsageError(
-        fmt::format("--k: the key has {} entries and the query {}; they must be equally wide", key_width, query_width));
+    throw program::UsageError(fmt::format("--k: the key has {} and the query {}; they must be equally wide",
+                                          program::counted(key_width, "entry", "entries"), query_width));
   }
   if (command_line_.given("--placements")) {
     inputs.placements.clear();

@@ -8,6 +8,7 @@
 
 #include "program/matrix_text.hpp"
 #include "program/table.hpp"
+#include "program/text.hpp"
 #include "program/toy.hpp"
 #include "program/usage_error.hpp"
 
@@ -46,9 +47,9 @@ AttentionInputs AttentionFlags::read() const {
   inputs.queries = parse_matrix(queries_text_, "--q");
   inputs.keys = parse_matrix(keys_text_, "--k");
   if (inputs.keys.cols() != inputs.queries.cols()) {
-    throw UsageError(fmt::format(
-        "--k: keys have {} entries per row but queries (--q) have {}; a query and a key must be equally wide",
-        inputs.keys.cols(), inputs.queries.cols()));
+    throw UsageError(
+        fmt::format("--k: keys have {} per row but queries (--q) have {}; a query and a key must be equally wide",
+                    counted(inputs.keys.cols(), "entry", "entries"), inputs.queries.cols()));
   }
   // A score beyond the largest double would turn into ±inf or NaN: -inf would
   // pass for a masked score and +inf has no weight. Refuse such inputs here.
@@ -65,14 +66,16 @@ AttentionInputs AttentionFlags::read() const {
   if (with_values_) {
     inputs.values = parse_matrix(values_text_, "--v");
     if (inputs.values.rows() != inputs.keys.rows()) {
-      throw UsageError(fmt::format("--v: {} values for {} keys (--k); give one value per key", inputs.values.rows(),
-                                   inputs.keys.rows()));
+      throw UsageError(fmt::format("--v: {} for {} (--k); give one value per key",
+                                   counted(inputs.values.rows(), "value", "values"),
+                                   counted(inputs.keys.rows(), "key", "keys")));
     }
   }
   const std::vector<std::string> tokens = parse_names(tokens_text_, "--tokens");
   if (command_line_.given("--tokens") && static_cast<Eigen::Index>(tokens.size()) != inputs.queries.rows()) {
-    throw UsageError(fmt::format("--tokens: {} names for {} query rows; give one name per row of --q", tokens.size(),
-                                 inputs.queries.rows()));
+    throw UsageError(fmt::format("--tokens: {} for {}; give one name per row of --q",
+                                 counted(tokens.size(), "name", "names"),
+                                 counted(inputs.queries.rows(), "query row", "query rows")));
   }
   inputs.query_labels = labels_for(inputs.queries.rows(), tokens, "q");
   inputs.key_labels = labels_for(inputs.keys.rows(), tokens, "k");
@@ -83,8 +86,8 @@ std::vector<std::string> AttentionFlags::token_labels(Eigen::Index rows, const s
                                                       const std::string& prefix) const {
   const std::vector<std::string> tokens = parse_names(tokens_text_, "--tokens");
   if (command_line_.given("--tokens") && static_cast<Eigen::Index>(tokens.size()) != rows) {
-    throw UsageError(
-        fmt::format("--tokens: {} names for {} rows of {}; give one name per row", tokens.size(), rows, rows_flag));
+    throw UsageError(fmt::format("--tokens: {} for {} of {}; give one name per row",
+                                 counted(tokens.size(), "name", "names"), counted(rows, "row", "rows"), rows_flag));
   }
   return labels_for(rows, tokens, prefix);
 }

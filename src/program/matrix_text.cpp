@@ -32,10 +32,16 @@ attention::Matrix parse_matrix(std::string_view text, std::string_view flag) {
           fmt::format("{}: row {} is empty; expected rows separated by ';' and entries by ','", flag, row + 1));
     }
     const std::vector<std::string_view> entries = split(rows[row], ',');
+    // An empty entry (a ',' too many, say at the end) is named, not the count of entries it throws off.
+    for (std::size_t column = 0; column < entries.size(); ++column) {
+      if (trim(entries[column]).empty()) {
+        throw UsageError(fmt::format("{}: row {}, entry {} is empty; expected entries separated by ',', each a number",
+                                     flag, row + 1, column + 1));
+      }
+    }
     if (entries.size() != first_row.size()) {
-      throw UsageError(
-          fmt::format("{}: row {} has {} {} but row 1 has {}; every row must have the same number of entries", flag,
-                      row + 1, entries.size(), entries.size() == 1 ? "entry" : "entries", first_row.size()));
+      throw UsageError(fmt::format("{}: row {} has {} but row 1 has {}; every row must have the same number of entries",
+                                   flag, row + 1, counted(entries.size(), "entry", "entries"), first_row.size()));
     }
     for (std::size_t column = 0; column < entries.size(); ++column) {
       matrix(static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(column)) =

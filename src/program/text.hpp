@@ -40,6 +40,13 @@ std::string wrapped(std::string_view text, std::size_t width, std::string_view i
 /// indented("a\nb\n", "- ", "  ") is "- a\n  b\n".
 std::string indented(std::string_view lines, std::string_view first, std::string_view rest);
 
+/// @p count and its noun, one or many: counted(1, "row", "rows") is "1 row",
+/// counted(3, "row", "rows") is "3 rows". For messages that say what a reader typed.
+template <std::integral Count>
+std::string counted(Count count, std::string_view one, std::string_view many) {
+  return std::to_string(count) + " " + std::string(count == 1 ? one : many);
+}
+
 /// @p items as a sentence lists them, @p last_join before the last:
 /// listed({"a", "b", "c"}, "or") is "a, b or c", listed({"a", "b"}, "and") is
 /// "a and b", one item is itself and none is "".

@@ -1,6 +1,7 @@
-// program::require_entries_within, program::typed_number, program::parse_names and program::is_utf8: an
-// input a program cannot use (too large for what it computes, a name with a space, bytes that are not UTF-8) is
-// refused, naming the flag and what was wrong, with the numbers as a reader would type them.
+// program::parse_matrix, require_entries_within, typed_number, parse_names, is_utf8 and counted: an input a
+// program cannot use (an empty entry, too large for what it computes, a name with a space, bytes that are not UTF-8)
+// is refused, naming the flag and what was wrong, with the numbers and counts as a reader would type them.
+#include <cstddef>
 #include <limits>
 #include <string>
 #include <vector>
@@ -69,4 +70,26 @@ TEST_CASE("parse_names refuses a name with a space, showing the names with comma
   CHECK(message("I, really love,you") == "--tokens: name 2 (\"really love\") has a space or tab; names are "
                                          "separated by ',', e.g. \"I,really,love,you\"");
   CHECK(message("a,caf\xe9") == "--tokens: name 2 is not UTF-8 text");
+}
+
+TEST_CASE("parse_matrix names an empty entry, where a ',' too many would throw off the row's count", "[ch00]") {
+  const auto message = [](const char* text) {
+    try {
+      program::parse_matrix(text, "--q");
+    } catch (const program::UsageError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message("1,0;0,1,") == "--q: row 2, entry 3 is empty; expected entries separated by ',', each a number");
+  CHECK(message("1,,0;0,1,1") == "--q: row 1, entry 2 is empty; expected entries separated by ',', each a number");
+  CHECK(message("1,0;0,1,1") ==
+        "--q: row 2 has 3 entries but row 1 has 2; every row must have the same number of entries");
+  CHECK(message("1,0;0") == "--q: row 2 has 1 entry but row 1 has 2; every row must have the same number of entries");
+}
+
+TEST_CASE("counted gives a count its noun, one or many", "[ch00]") {
+  CHECK(program::counted(1, "row", "rows") == "1 row");
+  CHECK(program::counted(0, "row", "rows") == "0 rows");
+  CHECK(program::counted(std::size_t{3}, "query", "queries") == "3 queries");
 }
