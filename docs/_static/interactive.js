@@ -34,6 +34,9 @@
 // goes to the program as typed), 'text', 'select' (options: [[value, label], ...]),
 // 'checkbox' (adds its flag when ticked), 'button' (calls onClick(values, set));
 // buttons listed one after another are kept together, on one line where it fits.
+// A text or number field updates the figure when the reader pauses in typing,
+// presses Enter or leaves the field; a refusal goes beside the field the reader
+// changed if it names that field's flag, else beside the flag it starts with.
 // A control may list samples (values the tests try) and bad (values the
 // program must refuse, its message then shown next to the control).
 // A text field whose flag takes an empty value (say, no prompt) says
@@ -48,7 +51,7 @@
 // or a choice of example that puts the program's defaults back. Two sliders that
 // edit a matrix field's first row, and follow it when it is typed, come from
 // Book.firstRowSliders (chapters 0, 1 and 9); a button that moves a 32-bit seed
-// on by one, from Book.reseedButton (chapters 2 and 5).
+// on by one, from Book.reseedButton (chapters 2, 5 and 8).
 //
 // What a test reads (tests/book/interactive_check.mjs): the figure's root
 // element carries data-state (loading | busy | ready | error), data-program,
@@ -545,6 +548,10 @@
     return 'literal';
   }
 
+  // How long a reader's pause in typing is, in milliseconds: long enough not to
+  // run the program at every key, short enough to feel like an answer.
+  const typingPause = 500;
+
   // Controls are numbered in the order the page builds them, so that the page
   // comes out the same at every load (the browser check keys its pictures on it).
   let controlsMade = 0;
@@ -592,12 +599,31 @@
     // A button is pressed (a click, or Enter or Space on it), a text field changed, anything else moved.
     const event = control.type === 'button' ? 'click'
       : control.type === 'text' || control.type === 'number' ? 'change' : 'input';
-    input.addEventListener(event, () => {
+    const typed = control.type === 'text' || control.type === 'number';
+    let typing = null;  // a text field's update waiting for the reader to pause
+    // A field's text as the figure last used it (set() keeps it too): leaving the field, or pressing
+    // Enter, after a pause has updated the figure changes nothing, and must not update it again (in
+    // chapter 11 that would start the training over).
+    input.usedText = input.value;
+    const changed = () => {
+      clearTimeout(typing);
+      if (typed && input.value === input.usedText) return;
+      input.usedText = input.value;
       if (shown) shown.textContent = input.value;
       onChange(control);
-    });
-    if (control.type === 'text' || control.type === 'number') {
-      input.addEventListener('keydown', (e) => { if (e.key === 'Enter') onChange(control); });
+    };
+    input.addEventListener(event, changed);
+    if (typed) {
+      input.addEventListener('keydown', (e) => { if (e.key === 'Enter') changed(); });
+      // As the reader types: the figure follows once they pause, without waiting for Enter
+      // or for them to leave the field (either still updates at once). A character still
+      // being composed (an input method's, for Thai or Chinese) waits until it is done.
+      const wait = () => {
+        clearTimeout(typing);
+        typing = setTimeout(changed, typingPause);
+      };
+      input.addEventListener('input', (e) => { if (!e.isComposing) wait(); });
+      input.addEventListener('compositionend', wait);
     }
     return { box, input, error, shown };
   }
@@ -615,6 +641,7 @@
     const output = element('div', { class: 'interactive-output', 'aria-live': 'polite' });
     root.append(controls, ...(definition.controls.some((control) => control.belowOnPhones) ? [fields] : []), topError, output);
     const nodes = new Map();
+    let lastChanged = null;  // the name of the control the reader changed last, for showError
     const values = () => {
       const result = {};
       for (const [key, node] of nodes) {
@@ -627,6 +654,7 @@
       const node = nodes.get(key);
       if (node.input.type === 'checkbox') node.input.checked = Boolean(value);
       else node.input.value = value;
+      node.input.usedText = node.input.value;
       if (node.shown) node.shown.textContent = node.input.value;
     };
     const defaultArguments = (current) => {
@@ -650,6 +678,7 @@
     const drive = (changes) => {
       for (const [key, value] of Object.entries(changes)) {
         set(key, value);
+        lastChanged = key;
         const control = definition.controls.find((c) => c.name === key);
         const hook = control?.onClick ?? control?.changed;
         if (hook) hook(values(), set, programDefaults);
@@ -715,8 +744,13 @@
       for (const node of nodes.values()) node.error.hidden = true;
       topError.hidden = true;
       if (!message) return;
-      // The program's message starts with the flag it is about ("--q: ..."): put it there.
-      const target = [...nodes.values()].find((node) => node.input.dataset.flag && message.startsWith(node.input.dataset.flag));
+      // Beside the field the reader just changed, if the message names its flag: a message about
+      // two flags ("--k: keys have 2 entries per row but queries (--q) have 1") starts with one of
+      // them, not always the one typed in. Otherwise beside the flag it starts with ("--q: ...").
+      const names = (flag) => new RegExp(`(^|[\\s(,])${flag}(?![\\w-])`).test(message);
+      const changedNode = nodes.get(lastChanged);
+      const target = changedNode?.input.dataset.flag && names(changedNode.input.dataset.flag) ? changedNode
+        : [...nodes.values()].find((node) => node.input.dataset.flag && message.startsWith(node.input.dataset.flag));
       const box = target ? target.error : topError;
       box.textContent = message;
       box.hidden = false;
@@ -796,6 +830,7 @@
 
     for (const control of definition.controls) {
       const node = controlNode(control, (changed) => {
+        lastChanged = changed.name;
         // A control may change others first (a slider that edits a row of a matrix).
         const hook = changed.onClick ?? changed.changed;
         if (hook) hook(values(), set, programDefaults);
@@ -889,9 +924,15 @@
 
   // A button that moves the seed field on by one, after the largest 32-bit seed back to 0, so that it never
   // sends a seed the program refuses.
-  function reseedButton(label) {
-    return { name: 'reseed', label: `${label} (seed + 1)`, type: 'button',
-      onClick: (values, set) => set('seed', String(((Number(values.seed) || 0) + 1) % 4294967296)) };
+  // A seed field's text moved on by one, from 0 after `largest`: as a BigInt, since a program may take
+  // seeds beyond a double's whole numbers (chapter 8's, up to 2^64 − 1). Text that is not a whole
+  // number the program would take counts as 0, so the press gives 1.
+  function reseedButton(label, largest = 2n ** 32n - 1n) {
+    const next = (text) => {
+      const seed = /^\s*\+?\d+\s*$/.test(text) ? BigInt(text.trim()) : 0n;
+      return String(seed < largest ? seed + 1n : 0n);
+    };
+    return { name: 'reseed', label: `${label} (seed + 1)`, type: 'button', onClick: (values, set) => set('seed', next(values.seed)) };
   }
 
   window.Book = {
@@ -904,7 +945,7 @@
     formatNumber,  // formatNumber(value, spec): a number as the prose's :value: role with that format writes it
     powerOfTen,  // powerOfTen(value): a log axis's tick at a power of ten, as 1e−6
     firstRowSliders,  // firstRowSliders({ field, flag, names, labels, min, max, step }): sliders for a matrix's first row
-    reseedButton,  // reseedButton(label): seed + 1 for a 32-bit seed field named 'seed'
+    reseedButton,  // reseedButton(label, largest): seed + 1, and 0 after largest (2^32 − 1 unless said), for a field named 'seed'
   };
   document.addEventListener('DOMContentLoaded', start);
 })();

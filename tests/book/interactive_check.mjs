@@ -30,6 +30,8 @@
 //     its first number field: the page must pass them on (left out, they
 //     would let the figure show the default's numbers); a field whose program
 //     takes an empty value (data-optional) gets the empty value as a setting;
+//   * at 1280 px, types a sample into the figure's first text or number field
+//     key by key, without Enter: the figure must follow once the typing pauses;
 //   * at 390 px: the figure fits its column (nothing wider than the screen);
 //     there each control is tried with one setting and one bad value only
 //     (the numbers are the 1280 px ones again; what is new is the layout);
@@ -513,6 +515,31 @@ async function checkFigure(page, name, bin, width, problems, report) {
     if (JSON.stringify(shown.arguments) === JSON.stringify(before)) {
       problems.push(`${name} at ${width} px: dragging its point changed nothing`);
     }
+  }
+  // A text or number field follows the reader's typing (docs/_static/interactive.js, typingPause):
+  // a sample other than what the field holds, typed key by key over the field's selected text, with
+  // no Enter and the field not left, updates the figure once the typing pauses, to exactly what was
+  // typed; what it then shows is compared like any other setting. At 1280 px, the first such field.
+  const typedInto = controls.find((control) => control.tag === 'input' && control.type === 'text' &&
+    control.samples.some((sample) => String(sample) !== control.value));
+  if (width >= 600 && typedInto) {
+    const sample = String(typedInto.samples.find((value) => String(value) !== typedInto.value));
+    const field = page.locator(`div.interactive[data-figure="${name}"] [data-control="${typedInto.name}"]`);
+    const what = `${name} at ${width} px, ${typedInto.name} typed key by key`;
+    const followed = () => page.evaluate(({ figure, flag, text }) => {
+      const root = document.querySelector(`div.interactive[data-figure="${figure}"]`);
+      const args = JSON.parse(root.dataset.arguments || '[]');
+      return ['ready', 'error'].includes(root.dataset.state) && args.some((arg, i) => arg === flag && args[i + 1] === text);
+    }, { figure: name, flag: typedInto.flag, text: sample });
+    await field.scrollIntoViewIfNeeded();
+    await field.focus();
+    await field.press('ControlOrMeta+A');  // the first key replaces the text: no empty field in between
+    await field.pressSequentially(sample, { delay: 5 });
+    const started = Date.now();
+    while (!await followed() && Date.now() - started < WAIT_MS) await page.waitForTimeout(50);
+    if (!await followed()) problems.push(`${what}: the figure did not follow the typing of ${JSON.stringify(sample)} within ${WAIT_MS} ms`);
+    else await observe(what, null);
+    await observe(`${what}, back to its default`, { control: typedInto.name, value: typedInto.value });
   }
   const times = stats.times.sort((a, b) => a - b);
   const median = times.length ? times[Math.floor(times.length / 2)] : NaN;
