@@ -7,6 +7,22 @@
   const first = Book.firstRowSliders({ field: 'embeddings', flag: '--embeddings', names: ['first_x', 'first_y'],
     labels: ["first word's embedding, entry 1", "first word's embedding, entry 2"], min: -1, max: 1, step: 0.05 });
   const largest = (...matrices) => Math.max(1e-9, ...matrices.flat(2).filter((v) => typeof v === 'number'));
+  const rows = (text) => String(text).split(';');
+  // The sliders edit the first row as two entries: while the rows are not two entries wide (no plane) they
+  // are dimmed (render), and a move then changes nothing, for it would write a two-entry row among rows of
+  // another width, a mistake the reader did not make.
+  const twoWide = (text) => rows(text).every((row) => row.split(',').length === 2);
+  const sliders = first.sliders.map((slider) => ({ ...slider,
+    changed: (values, set, defaults) => { if (twoWide(values.embeddings)) slider.changed(values, set, defaults); } }));
+  // The plane takes in every point: from -1 to 1 at least, out to the whole numbers beyond the farthest.
+  const reach = (vectors) => {
+    const entries = vectors.flat().filter(Number.isFinite);
+    return [Math.min(-1, Math.floor(Math.min(...entries))), Math.max(1, Math.ceil(Math.max(...entries)))];
+  };
+  // While the first word is dragged the plane keeps (or widens) its scale: the drag measures the pointer
+  // against the plane it started on. Anything else sets it afresh.
+  let dragged = false;
+  let kept = null;
 
   // "With the embeddings, cat to dog: 0.1414; cat to apple: 0.9899. cat is nearer to dog.", every number from the JSON.
   const comparison = (json, encoding) => {
@@ -26,9 +42,9 @@
     // does not, so a distance can differ in its last bit.
     tolerance: 1e-12,
     controls: [
-      ...first.sliders,
+      ...sliders,
       { name: 'embeddings', label: 'Embeddings (--embeddings)', type: 'text', flag: '--embeddings', changed: first.follow,
-        help: 'one row per word: rows by ;, entries by ,',
+        help: 'one row per word: rows by ;, entries by ,; the plane and the sliders need two entries a row',
         samples: ['0.25,0.85;0.8,0.3;0.2,0.9;0.3,0.7', '1;2;3;4', '1,0,0;0,1,0;0,0,1;1,1,1'],
         bad: ['1,0;0,1', '1,0;0,x;1,1;0,0'] },
       { name: 'words', label: 'Words (--words)', type: 'text', flag: '--words',
@@ -37,12 +53,30 @@
     ],
     render(json, view) {
       const words = json.words;
+      const onPlane = json.embedding.vectors.every((vector) => vector.length === 2);
+      // The sliders move nothing while there is no plane: dimmed then, still movable (as chapter 4's radius).
+      // Only the sliders and their values are dimmed: the labels, and the help line that says why, stay legible.
+      for (const { name } of sliders) {
+        const slider = view.control(name);
+        slider.setAttribute('aria-disabled', String(!onPlane));
+        for (const part of [slider, slider.closest('.interactive-control').querySelector('output')]) {
+          if (part) part.style.opacity = onPlane ? '' : '0.5';
+        }
+      }
       // The embeddings as points, when they are two numbers wide: drag the
-      // first word and watch its distances change.
-      if (json.embedding.vectors.every((vector) => vector.length === 2)) {
+      // first word and watch its distances change. The drag writes the first row of the
+      // field, as the sliders do, but anywhere in the plane, beyond the sliders' -1 to 1 too.
+      if (onPlane) {
+        let range = reach(json.embedding.vectors);
+        if (dragged && kept) range = [Math.min(range[0], kept[0]), Math.max(range[1], kept[1])];
+        dragged = false;
+        kept = range;
         view.scatter('plane', json.embedding.vectors, {
-          labels: words, movable: 0, title: `The embeddings in the plane (entry 1 across, entry 2 up): drag ${words[0]}`,
-          moved: (x, y) => view.drive({ first_x: x, first_y: y }),
+          labels: words, movable: 0, range, title: `The embeddings in the plane (entry 1 across, entry 2 up): drag ${words[0]}`,
+          moved: (x, y) => {
+            dragged = true;
+            view.drive({ embeddings: [`${x},${y}`, ...rows(view.control('embeddings').value).slice(1)].join(';') });
+          },
         });
       } else {
         view.slot('plane').replaceChildren();

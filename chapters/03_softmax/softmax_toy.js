@@ -5,18 +5,53 @@
 // softmax(QKᵀ/√dₖ)V, and always both ways, with and without the division;
 // the page shows the run the toggle asks for and the two side by side.
 (function () {
+  const SLIDER_MIN = -5;
+  const SLIDER_MAX = 5;
+  const SLIDER_STEP = 0.5;
+  const SLIDERS = ['query_x', 'query_y'];
   const rows = (text) => text.split(';');
-  const withRow = (text, i, entries) => rows(text).map((row, k) => (k === i ? entries.join(',') : row)).join(';');
   // Entry j of row i of a matrix's text (say, the program's default --q), for a slider.
   const rowEntry = (text, i, j) => (rows(text)[i] ?? '').split(',')[j]?.trim();
-  // The sliders edit the asking word's row of --q; choosing another word puts its row on them.
-  const moveQuery = (values, set) => set('q', withRow(values.q, Number(values.asking), [values.query_x, values.query_y]));
+  // The row that asks: the one the reader last chose (chosen) if Q has it, else row 1. A Q typed with
+  // fewer rows falls back to row 1 for a while, and a Q that has the row again brings it back (a field
+  // updates as the reader types, through shorter Qs).
+  let chosen = '0';
+  let asking = '0';
+  // A slider moved: entry j of the asking row becomes its value, and the other entry stays as typed
+  // (say, 0.3, between two of the other slider's steps); a row of another length is written whole.
+  const moveQuery = (j) => (values, set) => set('q', rows(values.q).map((row, i) => {
+    if (i !== Number(asking)) return row;
+    const entries = row.split(',');
+    return (entries.length === 2 ? entries.map((entry, k) => (k === j ? String(values[SLIDERS[j]]) : entry.trim()))
+      : SLIDERS.map((name) => values[name])).join(',');
+  }).join(';'));
+  // A row's entries go on the sliders only when both are numbers the sliders show exactly: within their
+  // range and on their steps. An entry such as 1e308 (which the program refuses) would put a slider at its
+  // end while the output keeps the old query, and 0.3 would show as 0.5.
+  const showable = (entry) => {
+    const x = entry === undefined || entry.trim() === '' ? NaN : Number(entry);
+    const steps = (x - SLIDER_MIN) / SLIDER_STEP;
+    return x >= SLIDER_MIN && x <= SLIDER_MAX && Math.abs(steps - Math.round(steps)) < 1e-9;
+  };
   const showQuery = (values, set) => {
-    const [x, y] = [0, 1].map((j) => rowEntry(values.q, Number(values.asking), j));
-    if (x !== undefined && y !== undefined) {
+    const [x, y] = [0, 1].map((j) => rowEntry(values.q, Number(asking), j));
+    if (showable(x) && showable(y)) {
       set('query_x', x);
       set('query_y', y);
     }
+  };
+  // A word chosen: its row goes on the sliders.
+  const choose = (values, set) => {
+    chosen = values.asking;
+    asking = chosen;
+    showQuery(values, set);
+  };
+  // Q typed: the row chosen asks if Q has it, else row 1; the sliders show the asking row. The select
+  // offers one word per row of Q, named as the program names them (render, once it has).
+  const followQ = (values, set) => {
+    asking = Number(chosen) < rows(values.q).length ? chosen : '0';
+    set('asking', asking);
+    showQuery(values, set);
   };
 
   // Two slots side by side (wrapping on a narrow screen), inside one slot.
@@ -47,19 +82,27 @@
   Book.figure('softmax_toy', {
     program: 'softmax',
     controls: [
-      { name: 'asking', label: 'the word that asks', type: 'select', value: '0', changed: showQuery,
-        options: [['0', 'cat (row 1)'], ['1', 'eat (row 2)'], ['2', 'fish (row 3)']] },
-      { name: 'query_x', label: "the asking word's query, entry 1", type: 'range', min: -5, max: 5, step: 0.5,
-        changed: moveQuery, value: (defaults) => rowEntry(defaults['--q'], 0, 0) },
-      { name: 'query_y', label: "the asking word's query, entry 2", type: 'range', min: -5, max: 5, step: 0.5,
-        changed: moveQuery, value: (defaults) => rowEntry(defaults['--q'], 0, 1) },
+      // Three rows, as the program's default Q has; render() names them as the program does, and follows Q.
+      { name: 'asking', label: 'the word that asks', type: 'select', value: '0', changed: choose,
+        options: [0, 1, 2].map((i) => [String(i), `row ${i + 1}`]) },
+      { name: 'query_x', label: "the asking word's query, entry 1", type: 'range', min: SLIDER_MIN, max: SLIDER_MAX, step: SLIDER_STEP,
+        changed: moveQuery(0), value: (defaults) => rowEntry(defaults['--q'], 0, 0) },
+      { name: 'query_y', label: "the asking word's query, entry 2", type: 'range', min: SLIDER_MIN, max: SLIDER_MAX, step: SLIDER_STEP,
+        changed: moveQuery(1), value: (defaults) => rowEntry(defaults['--q'], 0, 1) },
       { name: 'no_scale', label: 'leave out ÷√dₖ (--no-scale)', type: 'checkbox', flag: '--no-scale', value: false },
       { name: 'causal', label: 'hide the next words (--causal)', type: 'checkbox', flag: '--causal', value: false },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: showQuery,
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: followQ,
         help: 'rows by ;, entries by ,', samples: ['1,0;0,1;5,5', '3,0;0,1;1,1'], bad: ['1,0;0,1;1', '1,0;0,x;1,1'] },
     ],
-    render(json, view, values) {
-      const r = Math.min(Number(values.asking) || 0, json.query_tokens.length - 1);
+    render(json, view) {
+      // One choice per row of Q, under the program's name for it ("cat (row 1)", or "q4 (row 4)").
+      const select = view.control('asking');
+      const texts = json.query_tokens.map((token, i) => `${token} (row ${i + 1})`);
+      if (Array.from(select.options, (option) => option.text).join('\n') !== texts.join('\n')) {
+        select.replaceChildren(...texts.map((text, i) => Book.element('option', { value: String(i), text })));
+      }
+      const r = Math.min(Number(asking), json.query_tokens.length - 1);
+      view.setControl('asking', String(r));
       const word = json.query_tokens[r];
       const keys = json.key_tokens;
       const scaled = json.scale;

@@ -5,18 +5,25 @@
 // The sliders keep h a divisor of d_model (the program refuses otherwise;
 // the typed --heads field shows its message).
 (function () {
-  const MAX_HEADS = 4;
   const MAX_WIDTH = 12;
+  // The heads slider reaches as far as the d_model slider: every h the program takes with some
+  // d_model up to 12 (h divides d_model, so h ≤ d_model) has a place on it, and a number typed
+  // in the field that the program takes moves the slider there.
+  const MAX_HEADS = MAX_WIDTH;
   // The number of heads the reader last asked for, with the slider or the field: a d_model that it does not
   // divide lowers h for a while, and the next d_model it divides brings it back.
   let wanted = null;
-  // h moved: bring d_model up to the next multiple of h (every h here divides 12).
+  // h moved: bring d_model up to the next multiple of h, or down to the largest multiple of h
+  // within the d_model slider (h = 5 on d_model 12: 10) when the next one is beyond it.
   const fitWidth = (values, set) => {
     const h = Number(values.heads_slider);
     const width = Number(values.d_model);
     wanted = h;
     set('heads', h);
-    if (width % h !== 0) set('d_model', Math.min(MAX_WIDTH, Math.ceil(width / h) * h));
+    if (width % h !== 0) {
+      const up = Math.ceil(width / h) * h;
+      set('d_model', up <= MAX_WIDTH ? up : Math.floor(MAX_WIDTH / h) * h);
+    }
   };
   // d_model moved: take the largest number of heads, at most the one asked for, that divides it.
   const fitHeads = (values, set) => {
@@ -26,6 +33,7 @@
     set('heads', h);
     set('heads_slider', h);
   };
+  // h typed: the slider shows it when the program takes it with this d_model.
   const readHeads = (values, set) => {
     const h = Number(values.heads);
     if (Number.isInteger(h) && h >= 1 && h <= MAX_HEADS && Number(values.d_model) % h === 0) {

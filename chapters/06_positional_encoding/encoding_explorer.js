@@ -5,6 +5,10 @@
 (function () {
   // Every how-many-th label an axis of `count` bands keeps, so labels do not collide.
   const labelEvery = (count, room) => Math.max(1, Math.ceil(count / Math.max(1, Math.floor(room))));
+  const POSITIONS = 16;  // the table's rows at first; the row slider's end follows the table's (render)
+  // The position the reader last chose with the row slider: a table made shorter shows its last row for
+  // a while, and a table that has the position again brings it back.
+  let wanted = 3;
 
   Book.figure('encoding_explorer', {
     program: 'positional_encoding',
@@ -14,12 +18,18 @@
     // within 8.7e-13 of the native ones, relatively.
     tolerance: 1e-12,
     controls: [
-      { name: 'positions', label: 'positions (--positions)', type: 'range', flag: '--positions', min: 1, max: 64, step: 1, value: 16 },
+      { name: 'positions', label: 'positions (--positions)', type: 'range', flag: '--positions', min: 1, max: 64, step: 1, value: POSITIONS },
       { name: 'd_model', label: 'width d_model (--d-model)', type: 'range', flag: '--d-model', min: 2, max: 32, step: 2, value: 16 },
-      { name: 'row', label: 'position shown as numbers', type: 'range', min: 0, max: 63, step: 1, value: 3,
-        help: 'the last position if beyond the table' },
+      { name: 'row', label: 'position shown as numbers', type: 'range', min: 0, max: POSITIONS - 1, step: 1, value: wanted,
+        changed: (values) => { wanted = Number(values.row); },
+        help: 'from the first position to the last of the table' },
     ],
-    render(json, view, values) {
+    render(json, view) {
+      // The row slider runs from the table's first position to its last, so that all of its travel
+      // shows another row; it shows the position chosen, or the table's last if the table is shorter.
+      const row = Math.min(wanted, json.pe.length - 1);
+      view.control('row').max = String(json.pe.length - 1);
+      view.setControl('row', String(row));
       const cells = [];
       json.pe.forEach((row, position) => row.forEach((value, dimension) => cells.push({ position, dimension, value })));
       const dimensions = json.pe[0].map((_, j) => j);
@@ -31,7 +41,6 @@
       const everyY = labelEvery(positions.length, (cell * positions.length) / 14);
       // The row written out below as numbers, outlined across the map: white under black, seen on any colour,
       // drawn just outside the row (a negative inset) and thinner where cells are small, so the row shows whole.
-      const row = Math.min(Number(values.row), json.pe.length - 1);
       const outline = (stroke, strokeWidth) => window.Plot.cell([row], {
         y: (d) => d, fill: 'none', stroke, strokeWidth, insetTop: -strokeWidth / 2, insetBottom: -strokeWidth / 2,
       });

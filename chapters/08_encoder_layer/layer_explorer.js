@@ -6,15 +6,18 @@
 // weights in layer 1, the walkthrough's causal weights (head 1 of layer 1, always causal,
 // as the graph chapter computes them), and the stack's output.
 (function () {
+  // The program takes any seed from 0 to 2^64 − 1, beyond a double's whole numbers (2^53).
+  const LARGEST_SEED = 2n ** 64n - 1n;
+
   Book.figure('layer_explorer', {
     program: 'encoder_layer',
     controls: [
       { name: 'example', label: 'Input (--example)', type: 'select', flag: '--example',
         options: [['walkthrough', "the graph chapter's x = arange(24)/10"], ['toy', 'the toy: cat eat fish']] },
-      { name: 'seed', label: 'Seed of default_rng (--seed)', type: 'number', flag: '--seed', min: 0, max: 4294967295,
-        step: 1, samples: ['0', '42'], bad: ['-1', '1.5'] },
-      { name: 'reseed', label: 'Reseed (seed + 1)', type: 'button',
-        onClick: (values, set) => set('seed', (Number(values.seed) || 0) + 1) },
+      { name: 'seed', label: 'Seed of default_rng (--seed)', type: 'number', flag: '--seed', min: 0,
+        max: String(LARGEST_SEED), step: 1, samples: ['0', '42', String(LARGEST_SEED)], bad: ['-1', '1.5'],
+        help: '0 to 2⁶⁴ − 1; past the largest, Reseed gives 0' },
+      Book.reseedButton('Reseed', LARGEST_SEED),
       { name: 'layers', label: 'Layers N (--layers)', type: 'range', flag: '--layers', min: 1, max: 6, step: 1 },
       { name: 'causal', label: 'Causal attention in the layers (--causal)', type: 'checkbox', flag: '--causal',
         value: false },
@@ -23,14 +26,18 @@
     // packets (and fused multiply-adds); the WebAssembly module sums them one
     // by one. The results agree to a few units in the last place.
     tolerance: 1e-12,
-    render(json, view) {
+    render(json, view, values) {
       const tokens = json.tokens;
       const output = view.slot('summary').parentElement;
+      // The seed whole: the JSON's number where the page reads it exactly and the tables write it whole
+      // (below 1e15); a larger one, parsed as a double, has lost its last digits, and is written from the
+      // field's text the program read (a whole number, which it took).
+      const seedShown = json.seed < 1e15 ? [json.seed, '/seed'] : BigInt(values.seed.trim()).toString();
       view.sentence('summary', [
         [json.n, '/n'], ' tokens of d_model = ', [json.d_model, '/d_model'], ', ', [json.h, '/h'],
         json.h === 1 ? ' head of dₖ = ' : ' heads of dₖ = ', [json.d_k, '/d_k'], ', d_ff = ', [json.d_ff, '/d_ff'], ', ',
         [json.layers_count, '/layers_count'], json.layers_count === 1 ? ' layer' : ' layers',
-        json.causal ? ' with causal attention' : '', '; weight matrices ', [json.draws.scale, '/draws/scale'], ' × draws of default_rng(', [json.seed, '/seed'], '). ',
+        json.causal ? ' with causal attention' : '', '; weight matrices ', [json.draws.scale, '/draws/scale'], ' × draws of default_rng(', seedShown, '). ',
         // What the layers slider changes, said where the slider is: the table it changes is far below.
         'After the last layer the rows differ by at most ', [json.rows_apart.last, '/rows_apart/last', '.2g'],
         ' in any column (after layer 1: ', [json.rows_apart.first, '/rows_apart/first', '.2g'], ').',

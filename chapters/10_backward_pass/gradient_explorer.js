@@ -6,6 +6,24 @@
 // (a relative difference near 1e-11, written as the prose writes it: ".1e").
 // Queries, keys and values are editable as text.
 (function () {
+  // A slider's last step follows the matrices as typed, its value taken down with it: typed with fewer
+  // rows (or value columns) than the slider shows, the matrices would otherwise be refused for the
+  // slider's number, a mistake the reader did not make. The row and column the reader last chose with
+  // the sliders (at first, where they started) come back when the matrices have them again: a field
+  // updates as the reader types, through shorter matrices.
+  const wanted = { row: null, column: null };
+  const choose = (name) => (values) => { wanted[name] = Number(values[name]); };
+  const reach = (set, name, count) => {
+    const slider = document.querySelector(`div.interactive[data-figure="gradient_explorer"] [data-control="${name}"]`);
+    if (!slider) return;
+    wanted[name] ??= Number(slider.value);
+    slider.max = String(count);
+    set(name, String(Math.min(wanted[name], count)));
+  };
+  const entries = (text) => String(text).split(';');
+  const followQ = (values, set) => reach(set, 'row', entries(values.q).length);
+  const followV = (values, set) => reach(set, 'column', entries(values.v)[0].split(',').length);
+
   Book.figure('gradient_explorer', {
     program: 'backward_pass',
     // The figure shows the walkthrough only: the random check and the sweep are left to the page's tables.
@@ -14,15 +32,17 @@
         '--q', values.q, '--k', values.k, '--v', values.v, '--no-check'];
     },
     controls: [
-      { name: 'row', label: 'Loss row (--row, the query)', type: 'range', flag: '--row', min: 1, max: 3, step: 1 },
-      { name: 'column', label: 'Loss column (--column)', type: 'range', flag: '--column', min: 1, max: 2, step: 1 },
+      { name: 'row', label: 'Loss row (--row, the query)', type: 'range', flag: '--row', min: 1, max: 3, step: 1,
+        changed: choose('row') },
+      { name: 'column', label: 'Loss column (--column)', type: 'range', flag: '--column', min: 1, max: 2, step: 1,
+        changed: choose('column') },
       { name: 'causal', label: 'Causal mask (--causal)', type: 'checkbox', flag: '--causal', value: false },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q',
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: followQ,
         samples: ['3,0;0,3;1,-1', '0,0;0,0;0,0'], bad: ['1,x;0,1;1,1', '1,0,0;0,1;1,1'],
         help: 'rows by ;, entries by ,' },
       { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k',
         samples: ['1,0;0,1;1,1', '2,0;0,2;-1,1'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
-      { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v',
+      { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v', changed: followV,
         samples: ['1,0;0,1;9,-9', '0.718,0;0,1;0.5,0.5'], bad: ['1,0;0,1;x,1', '1,0;0,1'] },
     ],
     render(json, view) {

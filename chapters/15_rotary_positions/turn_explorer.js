@@ -3,10 +3,16 @@
 // with --no-training) turns them. Left, the first pair of coordinates of each,
 // before (pale) and after the turn (the same hues, full); right, the score of
 // the turned pair against the offset m − n, with the reader's offset marked.
-// Moving m and n together (a button moves both by 5) turns both arrows and leaves the score where it was.
+// Moving m and n together (a button moves both by up to 5) turns both arrows and leaves the score where it was.
 // The page computes no turn and no score; they are the JSON's.
 (function () {
   const LARGEST_OFFSET = 40;
+  const STEP = 5;
+  // How far both positions can move on together: 5, or less near the sliders' end (0 at it).
+  const room = (values) => Math.max(0, Math.min(STEP, LARGEST_OFFSET - Math.max(Number(values.m), Number(values.n))));
+  const moveLabel = (by) => (by === STEP ? `Move m and n on by ${STEP}`
+    : by > 0 ? `Move m and n on by ${by} (to the sliders' end)`
+      : `m or n at the end (${LARGEST_OFFSET}): move one back`);
   const arrow = (vector, label, colour, labelColour = colour) => ({ x2: vector[0], y2: vector[1], label, colour, labelColour });
 
   Book.figure('turn_explorer', {
@@ -16,13 +22,14 @@
     controls: [
       { name: 'm', label: 'query position m', type: 'range', min: 0, max: LARGEST_OFFSET, step: 1, value: 5 },
       { name: 'n', label: 'key position n', type: 'range', min: 0, max: LARGEST_OFFSET, step: 1, value: 3 },
-      // Both positions on by the same amount, which the caption asks the reader to try; past the
-      // sliders' end, both back so that the nearer one starts again from 0. The offset never changes.
-      { name: 'both', label: 'Move m and n on by 5', type: 'button', presses: 3,
+      // Both positions on by the same amount, which the caption asks the reader to try: by 5, or,
+      // near the sliders' end, by what is left before the farther one reaches it, so that the offset
+      // m − n never changes. At the end the button is dimmed and says so (render, below).
+      { name: 'both', label: moveLabel(STEP), type: 'button', presses: 3,
         onClick: (values, set) => {
           const m = Number(values.m);
           const n = Number(values.n);
-          const by = Math.max(m, n) + 5 <= LARGEST_OFFSET ? 5 : -Math.min(m, n);
+          const by = room(values);
           set('m', m + by);
           set('n', n + by);
         } },
@@ -35,7 +42,11 @@
       return ['--no-training', '--q', values.q, '--k', values.k, '--placements', `${values.m},${values.n}`,
         '--largest-offset', String(LARGEST_OFFSET)];
     },
-    render(json, view) {
+    render(json, view, values) {
+      // The button says how far a press moves both positions, and is dimmed when they cannot move on.
+      const both = view.control('both');
+      both.textContent = moveLabel(room(values));
+      both.setAttribute('aria-disabled', String(room(values) === 0));
       const turn = json.turn;
       const placed = turn.placements[0];
       const offset = placed.offset;
