@@ -458,8 +458,9 @@ std::vector<std::string> names_for(const std::string& text, std::string_view fla
   std::vector<std::string> names = program::parse_names(text, flag);
   if (static_cast<Eigen::Index>(names.size()) == rows) return names;
   if (!given) return program::numbered_labels(prefix, rows);
-  throw program::UsageError(fmt::format("{}: {} names for {} {} of {}; give one name per row", flag, names.size(), rows,
-                                        rows == 1 ? "row" : "rows", matrix_flag));
+  throw program::UsageError(fmt::format("{}: {} for {} of {}; give one name per row", flag,
+                                        program::counted(names.size(), "name", "names"),
+                                        program::counted(rows, "row", "rows"), matrix_flag));
 }
 
 }  // namespace
@@ -601,9 +602,9 @@ ConvolutionInputs Flags::read_convolution() const {
                                             inputs.inputs.cols()));
     }
     if (!inputs.kernel.taps.empty() && tap.cols() != inputs.kernel.taps.front().cols()) {
-      throw program::UsageError(fmt::format("--kernel: tap {} has {} columns, tap 1 has {}; every tap is d_in × d_out",
-                                            inputs.kernel.taps.size() + 1, tap.cols(),
-                                            inputs.kernel.taps.front().cols()));
+      throw program::UsageError(
+          fmt::format("--kernel: tap {} has {}, tap 1 has {}; every tap is d_in × d_out", inputs.kernel.taps.size() + 1,
+                      program::counted(tap.cols(), "column", "columns"), inputs.kernel.taps.front().cols()));
     }
     inputs.kernel.taps.push_back(tap);
     if (bar == std::string_view::npos) break;

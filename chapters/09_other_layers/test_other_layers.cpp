@@ -257,6 +257,9 @@ TEST_CASE("the flags read each demonstration and refuse what does not fit", "[ch
   CHECK_THROWS_WITH(read({"--time-n", "8,4"}), Catch::StartsWith("--time-n: 4 after 8"));
   CHECK_THROWS_WITH(read({"--demo", "cross", "--source-tokens", "a,b"}),
                     Catch::StartsWith("--source-tokens: 2 names for 4 rows"));
+  CHECK_THROWS_WITH(read({"--demo", "cross", "--source-tokens", "a"}),
+                    Catch::StartsWith("--source-tokens: 1 name for 4 rows"));
+  CHECK_THROWS_WITH(read({"--va", "1"}), Catch::StartsWith("--va: 1 number; expected one per column"));
 }
 
 TEST_CASE("compute refuses a cross-attention whose scores overflow", "[ch09]") {

@@ -358,9 +358,10 @@ Inputs Flags::read() const {
     if (inputs.train && warmup > inputs.training_steps) {
       throw program::UsageError(
           command_line_.given("--warmups")
-              ? fmt::format("--warmups: a warm-up of {} steps does not end within the {} steps of --training-steps; "
+              ? fmt::format("--warmups: a warm-up of {} does not end within the {} of --training-steps; "
                             "give fewer warm-up steps or more training steps",
-                            warmup, inputs.training_steps)
+                            program::counted(warmup, "step", "steps"),
+                            program::counted(inputs.training_steps, "step", "steps"))
               : fmt::format("--training-steps is {}, fewer than the default warm-up of {} steps (--warmups {}); "
                             "give more steps, or --warmups",
                             inputs.training_steps, warmup, warmups_text_));
