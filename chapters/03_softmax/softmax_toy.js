@@ -49,8 +49,9 @@
   // Q typed: the row chosen asks if Q has it, else row 1; the sliders show the asking row. The select
   // offers one word per row of Q, named as the program names them (render, once it has).
   const followQ = (values, set) => {
+    // The select shows it once render() has offered Q's rows (set now, on the old options, a row beyond
+    // them would leave the select blank, and so it would stay beside a refusal).
     asking = Number(chosen) < rows(values.q).length ? chosen : '0';
-    set('asking', asking);
     showQuery(values, set);
   };
 

@@ -35,8 +35,10 @@
 // 'checkbox' (adds its flag when ticked), 'button' (calls onClick(values, set));
 // buttons listed one after another are kept together, on one line where it fits.
 // A text or number field updates the figure when the reader pauses in typing,
-// presses Enter or leaves the field; a refusal goes beside the field the reader
-// changed if it names that field's flag, else beside the flag it starts with.
+// presses Enter or leaves the field, each time its text differs from the text
+// the figure last used (Enter on the same text computes nothing again); a
+// refusal goes beside the field the reader changed if it names that field's
+// flag, else beside the flag it starts with.
 // A control may list samples (values the tests try) and bad (values the
 // program must refuse, its message then shown next to the control).
 // A text field whose flag takes an empty value (say, no prompt) says
@@ -50,8 +52,8 @@
 // controls (set(name, value)), e.g. a slider that edits one row of a matrix,
 // or a choice of example that puts the program's defaults back. Two sliders that
 // edit a matrix field's first row, and follow it when it is typed, come from
-// Book.firstRowSliders (chapters 0, 1 and 9); a button that moves a 32-bit seed
-// on by one, from Book.reseedButton (chapters 2, 5 and 8).
+// Book.firstRowSliders (chapters 0, 1 and 9); a button that moves a seed on by
+// one, back to 0 after its largest, from Book.reseedButton (chapters 2, 5 and 8).
 //
 // What a test reads (tests/book/interactive_check.mjs): the figure's root
 // element carries data-state (loading | busy | ready | error), data-program,
@@ -614,7 +616,7 @@
     };
     input.addEventListener(event, changed);
     if (typed) {
-      input.addEventListener('keydown', (e) => { if (e.key === 'Enter') changed(); });
+      input.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.isComposing) changed(); });
       // As the reader types: the figure follows once they pause, without waiting for Enter
       // or for them to leave the field (either still updates at once). A character still
       // being composed (an input method's, for Thai or Chinese) waits until it is done.
@@ -750,7 +752,8 @@
       const names = (flag) => new RegExp(`(^|[\\s(,])${flag}(?![\\w-])`).test(message);
       const changedNode = nodes.get(lastChanged);
       const target = changedNode?.input.dataset.flag && names(changedNode.input.dataset.flag) ? changedNode
-        : [...nodes.values()].find((node) => node.input.dataset.flag && message.startsWith(node.input.dataset.flag));
+        : [...nodes.values()].find((node) => node.input.dataset.flag &&
+          new RegExp(`^${node.input.dataset.flag}(?![\\w-])`).test(message));
       const box = target ? target.error : topError;
       box.textContent = message;
       box.hidden = false;
@@ -922,11 +925,9 @@
     return { sliders, follow };
   }
 
-  // A button that moves the seed field on by one, after the largest 32-bit seed back to 0, so that it never
-  // sends a seed the program refuses.
-  // A seed field's text moved on by one, from 0 after `largest`: as a BigInt, since a program may take
-  // seeds beyond a double's whole numbers (chapter 8's, up to 2^64 − 1). Text that is not a whole
-  // number the program would take counts as 0, so the press gives 1.
+  // A button that moves the seed field on by one, back to 0 after `largest`, so that it never sends a
+  // seed the program refuses: counted as a BigInt, since a program may take seeds beyond a double's whole
+  // numbers (chapter 8's, up to 2^64 − 1). Text that is not a whole number counts as 0: the press gives 1.
   function reseedButton(label, largest = 2n ** 32n - 1n) {
     const next = (text) => {
       const seed = /^\s*\+?\d+\s*$/.test(text) ? BigInt(text.trim()) : 0n;

@@ -30,8 +30,9 @@
 //     its first number field: the page must pass them on (left out, they
 //     would let the figure show the default's numbers); a field whose program
 //     takes an empty value (data-optional) gets the empty value as a setting;
-//   * at 1280 px, types a sample into the figure's first text or number field
-//     key by key, without Enter: the figure must follow once the typing pauses;
+//   * at 1280 px, types a sample other than the text it holds into the figure's
+//     first text or number field that has one, key by key, without Enter: the
+//     figure must follow once the typing pauses;
 //   * at 390 px: the figure fits its column (nothing wider than the screen);
 //     there each control is tried with one setting and one bad value only
 //     (the numbers are the 1280 px ones again; what is new is the layout);
