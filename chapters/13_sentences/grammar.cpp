@@ -626,9 +626,15 @@ std::vector<Eigen::Index> words_of(const std::string& text, const std::string& f
     const std::string word = lower(std::string(piece));
     const auto found =
         std::find_if(known.begin(), known.end(), [&word](const std::string& k) { return lower(k) == word; });
+    if (piece == ".") {
+      throw program::UsageError(
+          fmt::format("{}: '.' marks where a sentence starts and ends, and the model adds it; type the words alone",
+                      flag));
+    }
     if (found == known.end() || *found == verb_slot()) {
-      throw program::UsageError(fmt::format("{}: '{}' is not a word of the language (chapter 13's build/bin/sentences "
-                                            "--language lists its {} words)",
+      throw program::UsageError(fmt::format("{}: '{}' is not a word of the language (chapter 13 lists its {} words "
+                                            "under \"A language stated in full\"; build/bin/sentences --language "
+                                            "prints them)",
                                             flag, piece, known.size() - 1));
     }
     words.push_back(static_cast<Eigen::Index>(found - known.begin()));

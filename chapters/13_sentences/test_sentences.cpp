@@ -126,6 +126,7 @@ TEST_CASE("the vocabulary holds each word once and the ambiguous words are the n
   for (const std::string& word : nouns_for_many) CHECK(among(vocabulary, word));
   CHECK(sentences::text_of(words("i SAW a Saw")) == "I saw a saw");  // any case in, the vocabulary's spelling out
   CHECK_THROWS_WITH(words("the dogg sees it"), Catch::StartsWith("--sentence: 'dogg' is not a word of the language"));
+  CHECK_THROWS_WITH(words("the dog sees it ."), Catch::StartsWith("--sentence: '.' marks where a sentence starts"));
   CHECK_THROWS_WITH(words("the dog [verb]"), Catch::StartsWith("--sentence: '[verb]' is not a word"));
   CHECK_THROWS_WITH(words("   "), Catch::StartsWith("--sentence: expected at least one word"));
 }
