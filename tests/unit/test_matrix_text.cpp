@@ -12,6 +12,21 @@
 #include "program/text.hpp"
 #include "program/usage_error.hpp"
 
+namespace {
+
+// The message of the UsageError @p read throws, or @p if_accepted if it throws none.
+template <typename Read>
+std::string refusal(Read read, const char* if_accepted) {
+  try {
+    read();
+  } catch (const program::UsageError& error) {
+    return std::string(error.what());
+  }
+  return if_accepted;
+}
+
+}  // namespace
+
 TEST_CASE("typed_number writes the fewest digits that read back, huge and tiny ones in scientific notation", "[ch08]") {
   CHECK(program::typed_number(0.5) == "0.5");
   CHECK(program::typed_number(1000) == "1000");
@@ -58,12 +73,7 @@ TEST_CASE("is_utf8 takes well-formed characters and refuses stray, cut, overlong
 TEST_CASE("parse_names refuses a name with a space, showing the names with commas", "[ch00]") {
   CHECK(program::parse_names(" cat , eat,fish ", "--tokens") == std::vector<std::string>{"cat", "eat", "fish"});
   const auto message = [](const char* text) {
-    try {
-      program::parse_names(text, "--tokens");
-    } catch (const program::UsageError& error) {
-      return std::string(error.what());
-    }
-    return std::string("accepted");
+    return refusal([text] { program::parse_names(text, "--tokens"); }, "accepted");
   };
   CHECK(message("I saw a saw") == "--tokens: name 1 (\"I saw a saw\") has a space or tab; names are separated by "
                                   "',', e.g. \"I,saw,a,saw\"");
@@ -74,12 +84,7 @@ TEST_CASE("parse_names refuses a name with a space, showing the names with comma
 
 TEST_CASE("parse_matrix names an empty entry, where a ',' too many would throw off the row's count", "[ch00]") {
   const auto message = [](const char* text) {
-    try {
-      program::parse_matrix(text, "--q");
-    } catch (const program::UsageError& error) {
-      return std::string(error.what());
-    }
-    return std::string("no error");
+    return refusal([text] { program::parse_matrix(text, "--q"); }, "no error");
   };
   CHECK(message("1,0;0,1,") == "--q: row 2, entry 3 is empty; expected entries separated by ',', each a number");
   CHECK(message("1,,0;0,1,1") == "--q: row 1, entry 2 is empty; expected entries separated by ',', each a number");
