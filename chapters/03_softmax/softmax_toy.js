@@ -5,54 +5,22 @@
 // softmax(QKᵀ/√dₖ)V, and always both ways, with and without the division;
 // the page shows the run the toggle asks for and the two side by side.
 (function () {
-  const SLIDER_MIN = -5;
-  const SLIDER_MAX = 5;
-  const SLIDER_STEP = 0.5;
-  const SLIDERS = ['query_x', 'query_y'];
   const rows = (text) => text.split(';');
-  // Entry j of row i of a matrix's text (say, the program's default --q), for a slider.
-  const rowEntry = (text, i, j) => (rows(text)[i] ?? '').split(',')[j]?.trim();
   // The row that asks: the one the reader last chose (chosen) if Q has it, else row 1. A Q typed with
   // fewer rows falls back to row 1 for a while, and a Q that has the row again brings it back (a field
-  // updates as the reader types, through shorter Qs).
-  let chosen = '0';
-  let asking = '0';
-  // A slider moved: entry j of the asking row becomes its value, and the other entry stays as typed
-  // (say, 0.3, between two of the other slider's steps); a row of another length is written whole.
-  const moveQuery = (j) => (values, set) => set('q', rows(values.q).map((row, i) => {
-    if (i !== Number(asking)) return row;
-    const entries = row.split(',');
-    return (entries.length === 2 ? entries.map((entry, k) => (k === j ? String(values[SLIDERS[j]]) : entry.trim()))
-      : SLIDERS.map((name) => values[name])).join(',');
-  }).join(';'));
-  // A row's entries go on the sliders only when both are numbers the sliders show exactly: within their
-  // range and on their steps. An entry such as 1e308 (which the program refuses) would put a slider at its
-  // end while the output keeps the old query, and 0.3 would show as 0.5.
-  const showable = (entry) => {
-    const x = entry === undefined || entry.trim() === '' ? NaN : Number(entry);
-    const steps = (x - SLIDER_MIN) / SLIDER_STEP;
-    return x >= SLIDER_MIN && x <= SLIDER_MAX && Math.abs(steps - Math.round(steps)) < 1e-9;
-  };
-  const showQuery = (values, set) => {
-    const [x, y] = [0, 1].map((j) => rowEntry(values.q, Number(asking), j));
-    if (showable(x) && showable(y)) {
-      set('query_x', x);
-      set('query_y', y);
-    }
-  };
+  // updates as the reader types, through shorter Qs). The select shows it once render() has offered
+  // Q's rows: set on the old options, a row beyond them would leave the select blank beside a refusal.
+  let chosen = 0;
+  const asking = (values) => (chosen < rows(values.q).length ? chosen : 0);
+  // Two sliders on the asking row of --q: a slider writes its entry and keeps the other as typed; a
+  // row typed that they can show exactly (within −5 to 5, on their steps) goes on them.
+  const query = Book.firstRowSliders({ field: 'q', flag: '--q', names: ['query_x', 'query_y'],
+    labels: ["the asking word's query, entry 1", "the asking word's query, entry 2"], min: -5, max: 5, step: 0.5,
+    row: asking });
   // A word chosen: its row goes on the sliders.
   const choose = (values, set) => {
-    chosen = values.asking;
-    asking = chosen;
-    showQuery(values, set);
-  };
-  // Q typed: the row chosen asks if Q has it, else row 1; the sliders show the asking row. The select
-  // offers one word per row of Q, named as the program names them (render, once it has).
-  const followQ = (values, set) => {
-    // The select shows it once render() has offered Q's rows (set now, on the old options, a row beyond
-    // them would leave the select blank, and so it would stay beside a refusal).
-    asking = Number(chosen) < rows(values.q).length ? chosen : '0';
-    showQuery(values, set);
+    chosen = Number(values.asking);
+    query.follow(values, set);
   };
 
   // Two slots side by side (wrapping on a narrow screen), inside one slot.
@@ -86,23 +54,20 @@
       // Three rows, as the program's default Q has; render() names them as the program does, and follows Q.
       { name: 'asking', label: 'the word that asks', type: 'select', value: '0', changed: choose,
         options: [0, 1, 2].map((i) => [String(i), `row ${i + 1}`]) },
-      { name: 'query_x', label: "the asking word's query, entry 1", type: 'range', min: SLIDER_MIN, max: SLIDER_MAX, step: SLIDER_STEP,
-        changed: moveQuery(0), value: (defaults) => rowEntry(defaults['--q'], 0, 0) },
-      { name: 'query_y', label: "the asking word's query, entry 2", type: 'range', min: SLIDER_MIN, max: SLIDER_MAX, step: SLIDER_STEP,
-        changed: moveQuery(1), value: (defaults) => rowEntry(defaults['--q'], 0, 1) },
+      ...query.sliders,
       { name: 'no_scale', label: 'leave out ÷√dₖ (--no-scale)', type: 'checkbox', flag: '--no-scale', value: false },
       { name: 'causal', label: 'hide the next words (--causal)', type: 'checkbox', flag: '--causal', value: false },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: followQ,
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: query.follow,
         help: 'rows by ;, entries by ,', samples: ['1,0;0,1;5,5', '3,0;0,1;1,1'], bad: ['1,0;0,1;1', '1,0;0,x;1,1'] },
     ],
-    render(json, view) {
+    render(json, view, values) {
       // One choice per row of Q, under the program's name for it ("cat (row 1)", or "q4 (row 4)").
       const select = view.control('asking');
       const texts = json.query_tokens.map((token, i) => `${token} (row ${i + 1})`);
       if (Array.from(select.options, (option) => option.text).join('\n') !== texts.join('\n')) {
         select.replaceChildren(...texts.map((text, i) => Book.element('option', { value: String(i), text })));
       }
-      const r = Math.min(Number(asking), json.query_tokens.length - 1);
+      const r = Math.min(asking(values), json.query_tokens.length - 1);
       view.setControl('asking', String(r));
       const word = json.query_tokens[r];
       const keys = json.key_tokens;

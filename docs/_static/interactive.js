@@ -51,9 +51,10 @@
 // A control's changed(values, set, defaults) runs before the update: it may set other
 // controls (set(name, value)), e.g. a slider that edits one row of a matrix,
 // or a choice of example that puts the program's defaults back. Two sliders that
-// edit a matrix field's first row, and follow it when it is typed, come from
-// Book.firstRowSliders (chapters 0, 1 and 9); a button that moves a seed on by
-// one, back to 0 after its largest, from Book.reseedButton (chapters 2, 5 and 8).
+// edit a matrix field's first row (or the row a figure chooses, chapter 3), and
+// follow it when it is typed, come from Book.firstRowSliders (chapters 0, 1, 3
+// and 9); a button that moves a seed on by one, back to 0 after its largest,
+// from Book.reseedButton (chapters 2, 5 and 8).
 //
 // What a test reads (tests/book/interactive_check.mjs): the figure's root
 // element carries data-state (loading | busy | ready | error), data-program,
@@ -599,9 +600,8 @@
     const box = element('div', { class: `interactive-control interactive-${control.type}` },
       control.type === 'button' ? [input, error] : [label, input, ...(shown ? [shown] : []), ...(help ? [help] : []), error]);
     // A button is pressed (a click, or Enter or Space on it), a text field changed, anything else moved.
-    const event = control.type === 'button' ? 'click'
-      : control.type === 'text' || control.type === 'number' ? 'change' : 'input';
     const typed = control.type === 'text' || control.type === 'number';
+    const event = control.type === 'button' ? 'click' : typed ? 'change' : 'input';
     let typing = null;  // a text field's update waiting for the reader to pause
     // A field's text as the figure last used it (set() keeps it too): leaving the field, or pressing
     // Enter, after a pause has updated the figure changes nothing, and must not update it again (in
@@ -749,11 +749,12 @@
       // Beside the field the reader just changed, if the message names its flag: a message about
       // two flags ("--k: keys have 2 entries per row but queries (--q) have 1") starts with one of
       // them, not always the one typed in. Otherwise beside the flag it starts with ("--q: ...").
-      const names = (flag) => new RegExp(`(^|[\\s(,])${flag}(?![\\w-])`).test(message);
+      // names(node, before): the node's flag, whole (--q is not --quiet), after the pattern `before`.
+      const names = (node, before) => Boolean(node?.input.dataset.flag) &&
+        new RegExp(`${before}${node.input.dataset.flag}(?![\\w-])`).test(message);
       const changedNode = nodes.get(lastChanged);
-      const target = changedNode?.input.dataset.flag && names(changedNode.input.dataset.flag) ? changedNode
-        : [...nodes.values()].find((node) => node.input.dataset.flag &&
-          new RegExp(`^${node.input.dataset.flag}(?![\\w-])`).test(message));
+      const target = names(changedNode, '(^|[\\s(,])') ? changedNode
+        : [...nodes.values()].find((node) => names(node, '^'));
       const box = target ? target.error : topError;
       box.textContent = message;
       box.hidden = false;
@@ -901,21 +902,24 @@
   // sliders to it when they can show it (each entry within min to max, on a step). Returns the two
   // slider controls, which start from the program's default for the field's flag, and `follow`, the
   // field's changed hook.
-  function firstRowSliders({ field, flag, names, labels, min, max, step }) {
+  // The sliders edit the first row, or the row row(values) says (0 for the first; chapter 3's asking
+  // word), which must be a row of the field's text.
+  function firstRowSliders({ field, flag, names, labels, min, max, step, row = () => 0 }) {
     const rows = (text) => String(text).split(';');
-    // Slider j moved: entry j of the first row becomes its value, and the other entries stay as typed
-    // (say, 0.3, between two of the other slider's steps); a first row of another length is written whole.
+    // Slider j moved: entry j of the row becomes its value, and the other entries stay as typed
+    // (say, 0.3, between two of the other slider's steps); a row of another length is written whole.
     const move = (j) => (values, set) => {
-      const [first, ...others] = rows(values[field]);
-      const entries = first.split(',');
-      const row = entries.length === names.length
-        ? entries.map((entry, i) => (i === j ? String(values[names[j]]) : entry.trim()))
-        : names.map((name) => values[name]);
-      set(field, [row.join(','), ...others].join(';'));
+      const all = rows(values[field]);
+      const i = row(values);
+      const entries = all[i].split(',');
+      all[i] = (entries.length === names.length
+        ? entries.map((entry, k) => (k === j ? String(values[names[j]]) : entry.trim()))
+        : names.map((name) => values[name])).join(',');
+      set(field, all.join(';'));
     };
     const onStep = (x) => x >= min && x <= max && Math.abs((x - min) / step - Math.round((x - min) / step)) < 1e-9;
     const follow = (values, set) => {
-      const entries = rows(values[field])[0].split(',').map((entry) => (entry.trim() === '' ? NaN : Number(entry)));
+      const entries = rows(values[field])[row(values)].split(',').map((entry) => (entry.trim() === '' ? NaN : Number(entry)));
       if (entries.length === names.length && entries.every(onStep)) names.forEach((name, j) => set(name, entries[j]));
     };
     const sliders = names.map((name, j) => ({
@@ -945,7 +949,7 @@
     numberText,  // numberText(value, decimals): a number as the tables write it
     formatNumber,  // formatNumber(value, spec): a number as the prose's :value: role with that format writes it
     powerOfTen,  // powerOfTen(value): a log axis's tick at a power of ten, as 1e−6
-    firstRowSliders,  // firstRowSliders({ field, flag, names, labels, min, max, step }): sliders for a matrix's first row
+    firstRowSliders,  // firstRowSliders({ field, flag, names, labels, min, max, step, row }): sliders for a matrix's first row (or row(values))
     reseedButton,  // reseedButton(label, largest): seed + 1, and 0 after largest (2^32 − 1 unless said), for a field named 'seed'
   };
   document.addEventListener('DOMContentLoaded', start);

@@ -1,6 +1,6 @@
 // Book.firstRowSliders (docs/_static/interactive.js): two sliders that edit a matrix field's first
-// row, and follow a first row typed in the field when they can show it. The figures of chapters 0,
-// 1 and 9 use it.
+// row (or the row a figure names), and follow that row typed in the field when they can show it. The
+// figures of chapters 0, 1, 3 and 9 use it.
 //
 //   node tests/book/first_row_sliders.mjs
 import assert from 'node:assert/strict';
@@ -58,6 +58,14 @@ check('steps are counted from the smallest value, with a step that is not a powe
   const first = firstRowSliders({ field: 'e', flag: '--e', names: ['x', 'y'], labels: ['x', 'y'], min: -1, max: 1, step: 0.05 });
   assert.deepEqual(setBy(first.follow, { e: '0.85,-0.35;1,1' }), [['x', 0.85], ['y', -0.35]]);
   assert.deepEqual(setBy(first.follow, { e: '0.851,0;1,1' }), []);
+});
+check('given row(values), the sliders edit and follow that row, the others kept as typed', () => {
+  const third = firstRowSliders({ field: 'q', flag: '--q', names: ['x', 'y'], labels: ['x', 'y'], min: -5, max: 5,
+    step: 0.5, row: (values) => Number(values.asking) });
+  assert.deepEqual(setBy(third.sliders[0].changed, { x: '2', y: '0', asking: '2', q: '1,0;0,1; 1, 1' }),
+    [['q', '1,0;0,1;2,1']]);
+  assert.deepEqual(setBy(third.follow, { asking: '1', q: '1,0;-2.5,4;1,1' }), [['x', -2.5], ['y', 4]]);
+  assert.deepEqual(setBy(third.follow, { asking: '1', q: '1,0;0.3,4;1,1' }), []);
 });
 
 if (failures.length > 0) {
