@@ -41,7 +41,7 @@ inline void keep_off_this_processor(std::thread& helper) {
   if (here < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
   if (!CPU_ISSET(here, &allowed) || CPU_COUNT(&allowed) < 2) return;
   CPU_CLR(here, &allowed);
-  // A hint: if it is refused, the helper runs where the scheduler puts it.
+  // Binding while the helper lives; if it is refused, the helper runs where the scheduler puts it.
   (void)pthread_setaffinity_np(helper.native_handle(), sizeof allowed, &allowed);
 #else
   (void)helper;
