@@ -760,6 +760,10 @@ class SentencesTest(ProgramTest):
         self.assertEqual(document["reading"]["words"], ["I", "saw", "a", "saw"])
         self.assertEqual(document["reading"]["answers"], ["pronoun", "verb", "determiner", "noun"])
         self.assertEqual(list(self.parse("I saw a saw", "tagging").tags), document["reading"]["answers"])
+        # The preface: "in both heads, each saw puts most of its weight on the word just before it".
+        for number, head in enumerate(document["reading"]["attention"][0], start=1):
+            for saw in (1, 3):
+                self.assertGreater(head[saw][saw - 1], 0.5, f"head {number}, the saw at position {saw + 1}")
         # The chapter's claim: above what one word at a time can do, on every word and on the ambiguous ones.
         self.assertGreater(document["accuracy"], document["one_word_ceiling"])
         self.assertGreater(document["ambiguous"]["accuracy"], document["ambiguous"]["one_word_ceiling"] + 0.2)
