@@ -8,8 +8,8 @@
 /// milliseconds later. A share that takes a few milliseconds then ran after the
 /// caller's share instead of beside it, and two threads took as long as one
 /// (chapter 12's kernel at n = 1024). Told that it may not use the caller's
-/// processor, a helper starts at once on another. This is a hint to the
-/// scheduler, taken where Linux offers it and where the caller may use more
+/// processor, a helper starts at once on another. It stays bound so for its
+/// one call, where Linux offers it and where the caller may use more
 /// than one processor; elsewhere the helpers run where the system puts them.
 #pragma once
 
