@@ -37,7 +37,7 @@ def draw(narrow: bool):
         axes.set_yticks(range(n), [str(d) for d in run["example"]["prediction"]], fontsize=tick_size)
         axes.set_xlabel(f"input digit (key), positions 0 to {n - 1}", fontsize=label_size)
     for axes in axes_row if narrow else axes_row[:1]:
-        axes.set_ylabel("predicted digit (query)", fontsize=label_size)
+        axes.set_ylabel("predicted digit (row i: query of input i)", fontsize=label_size)
     if narrow:
         figure.colorbar(image, ax=axes_row, shrink=0.8, fraction=0.03, pad=0.02, aspect=15, label="attention weight",
                          location="bottom")
