@@ -13,16 +13,15 @@
   // updates as the reader types, through shorter matrices.
   const wanted = { row: null, column: null };
   const choose = (name) => (values) => { wanted[name] = Number(values[name]); };
-  const reach = (set, name, count) => {
-    const slider = document.querySelector(`div.interactive[data-figure="gradient_explorer"] [data-control="${name}"]`);
-    if (!slider) return;
+  const reach = (set, view, name, count) => {
+    const slider = view.control(name);
     wanted[name] ??= Number(slider.value);
     slider.max = String(count);
     set(name, String(Math.min(wanted[name], count)));
   };
   const entries = (text) => String(text).split(';');
-  const followQ = (values, set) => reach(set, 'row', entries(values.q).length);
-  const followV = (values, set) => reach(set, 'column', entries(values.v)[0].split(',').length);
+  const followQ = (values, set, defaults, view) => reach(set, view, 'row', entries(values.q).length);
+  const followV = (values, set, defaults, view) => reach(set, view, 'column', entries(values.v)[0].split(',').length);
 
   Book.figure('gradient_explorer', {
     program: 'backward_pass',

@@ -48,9 +48,10 @@
 // query sliders) says belowOnPhones: true: on a narrow screen it comes after
 // the figure's output, so that a slider and the numbers it moves are seen
 // together (book.css).
-// A control's changed(values, set, defaults) runs before the update: it may set other
+// A control's changed(values, set, defaults, view) runs before the update: it may set other
 // controls (set(name, value)), e.g. a slider that edits one row of a matrix,
-// or a choice of example that puts the program's defaults back. Two sliders that
+// or a choice of example that puts the program's defaults back; `view`, the one render()
+// gets, lets it change a control's element (a slider's range). Two sliders that
 // edit a matrix field's first row (or the row a figure chooses, chapter 3), and
 // follow it when it is typed, come from Book.firstRowSliders (chapters 0, 1, 3
 // and 9); a button that moves a seed on by one, back to 0 after its largest,
@@ -683,7 +684,7 @@
         lastChanged = key;
         const control = definition.controls.find((c) => c.name === key);
         const hook = control?.onClick ?? control?.changed;
-        if (hook) hook(values(), set, programDefaults);
+        if (hook) hook(values(), set, programDefaults, view);
       }
       schedule();
     };
@@ -837,7 +838,7 @@
         lastChanged = changed.name;
         // A control may change others first (a slider that edits a row of a matrix).
         const hook = changed.onClick ?? changed.changed;
-        if (hook) hook(values(), set, programDefaults);
+        if (hook) hook(values(), set, programDefaults, view);
         schedule();
       });
       nodes.set(control.name, node);
