@@ -1660,7 +1660,7 @@ std::string ceilings_text(const Benchmark& benchmark) {
                                : std::string("not measured"));
   };
   const attention::MultiplyAddPeak& one = ceilings.peak_one_thread;
-  std::string text = "Ceilings in GFLOP/s (a multiply-add counts 2), measured in this run\n";
+  std::string text = "Yardsticks in GFLOP/s (a multiply-add counts 2), measured in this run\n";
   // A run in float holds its rates against twice this peak (row_peak_gflops): the line says it is the doubles'.
   const std::string peak = benchmark.inputs.in_float ? "multiply-add peak in doubles, " : "multiply-add peak, ";
   text += row(peak + "1 thread", benchmark.peak_gflops_one_thread);

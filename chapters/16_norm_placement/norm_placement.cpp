@@ -196,8 +196,9 @@ AtStart at_start(const Inputs& inputs, const attention::LayerLayout& layout, std
   attention::TokenClassifierWeights gradient =
       attention::batch_mean_gradient(inputs.batch, one_example, attention::parameter_blocks);
   for (attention::EncoderLayerWeights& layer : gradient.layers) {  // the length of each layer's gradient
-    attention::TokenClassifierWeights alone;  // this layer's blocks only: the others are empty, so left out
-    alone.layers.push_back(std::move(layer));
+    // this layer's attention and feed-forward weights only: its norms and every other block empty, so left out
+    attention::TokenClassifierWeights alone;
+    alone.layers.push_back({std::move(layer.attention), {}, std::move(layer.feed_forward), {}});
     double squares = 0.0;
     for (const attention::ParameterBlock& block : attention::parameter_blocks(alone)) {
       squares += Eigen::Map<const attention::Vector>(block.data, block.size).squaredNorm();

@@ -92,12 +92,14 @@ struct Norms {
 
 /// Before the first step: in one layout and from one seed, the model train() starts from, run on the first
 /// inputs.batch held-out sequences. For each layer, first layer first: how large the vectors it hands on are, and
-/// how large the gradient of its weights is (of the mean loss over those sequences).
+/// how large the gradient of its attention and feed-forward weights is (of the mean loss over those sequences).
 struct AtStart {
   attention::LayerLayout layout;
   std::uint64_t seed = 0;
-  std::vector<double> sizes;      // root mean square of the layer's output, over its entries and the sequences
-  std::vector<double> gradients;  // length of the gradient of the layer's weights: the root of its squares' sum
+  std::vector<double> sizes;  // root mean square of the layer's output, over its entries and the sequences
+  // length of the gradient of the layer's attention and feed-forward weights (not its norms'): the root of its
+  // squares' sum
+  std::vector<double> gradients;
 };
 
 /// At the start, in @p layout, from @p seed: see AtStart.
