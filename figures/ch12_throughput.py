@@ -1,6 +1,6 @@
 """Chapter 12: how much of the machine each method uses. For every timed
 method and length, the two products' multiply-adds per second (GFLOP/s, a
-multiply-add counting 2) against the two ceilings measured in the same run:
+multiply-add counting 2) against the yardsticks measured in the same run:
 the processor's double-precision multiply-add peak, from a loop of
 independent fused multiply-adds in vector registers (the dashed line; per
 thread for the one-thread methods), and a 1024 x 1024 matrix product (dgemm)
@@ -25,13 +25,13 @@ lengths = run["n"]
 width = 0.8 / len(lengths)
 
 shown = [(key, label, colour) for key, label, colour in METHODS if any(row["method"] == key for row in rows)]
-ceilings = run["ceilings"]
+yardsticks = run["yardsticks"]
 threads = f"{run['threads']} thread{'s' if run['threads'] > 1 else ''}"
 
 
 def draw(narrow: bool):
     """One wide plot; narrow, the same plot narrower: the methods' names slanted, the title on two lines.
-    Either way the ceilings are named in a legend below the plot, where no name crosses a bar."""
+    Either way the yardsticks are named in a legend below the plot, where no name crosses a bar."""
     if narrow:
         # The legend in a row of its own under the plot, where it covers no bar.
         figure, (axes, legend_row) = plt.subplots(2, 1, figsize=(NARROW_WIDTH - 0.4, 6.5), layout="constrained",
@@ -46,17 +46,17 @@ def draw(narrow: bool):
             axes.bar(position - 0.4 + width * (index + 0.5), match[0]["gflops"], width * 0.9, color=colour,
                      alpha=0.45 + 0.55 * (index + 1) / len(lengths))
 
-    def ceiling(value, label, style, colour="0.3"):
-        """A horizontal line at a ceiling, named in the legend."""
+    def yardstick(value, label, style, colour="0.3"):
+        """A horizontal line at a yardstick, named in the legend."""
         axes.axhline(value, color=colour, linestyle=style, linewidth=1, label=label)
 
-    ceiling(run["peak_gflops_one_thread"], "multiply-add peak, 1 thread", "--")
+    yardstick(run["peak_gflops_one_thread"], "multiply-add peak, 1 thread", "--")
     if run["threads"] > 1:
-        ceiling(run["peak_gflops"], f"multiply-add peak, {threads}", "-.")
-    if ceilings["eigen_dgemm_gflops"] is not None:
-        ceiling(ceilings["eigen_dgemm_gflops"], f"dgemm {ceilings['dgemm_n']}, Eigen, 1 thread", ":", "#8c8c00")
-    if ceilings["numpy_dgemm_gflops"] is not None:
-        ceiling(ceilings["numpy_dgemm_gflops"], f"dgemm {ceilings['dgemm_n']}, NumPy, {threads}", ":", "#d62728")
+        yardstick(run["peak_gflops"], f"multiply-add peak, {threads}", "-.")
+    if yardsticks["eigen_dgemm_gflops"] is not None:
+        yardstick(yardsticks["eigen_dgemm_gflops"], f"dgemm {yardsticks['dgemm_n']}, Eigen, 1 thread", ":", "#8c8c00")
+    if yardsticks["numpy_dgemm_gflops"] is not None:
+        yardstick(yardsticks["numpy_dgemm_gflops"], f"dgemm {yardsticks['dgemm_n']}, NumPy, {threads}", ":", "#d62728")
     if narrow:
         axes.set_xticks(range(len(shown)), [label.replace("\n", " ") for _, label, _ in shown], rotation=45,
                         ha="right", rotation_mode="anchor")

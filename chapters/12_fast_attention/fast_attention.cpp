@@ -139,9 +139,9 @@ Trace traced(const TraceInputs& inputs) {
 }
 
 // ---------------------------------------------------------------------------
-// The ceilings
+// The yardsticks
 
-// The side of the square matrices of the dgemm ceiling: large enough for a
+// The side of the square matrices of the dgemm yardstick: large enough for a
 // good matrix library to come close to its best rate, small enough to take a
 // few tens of milliseconds. (A build that checks every memory access, the
 // sanitizer tests', runs it a hundred times slower and its rate means
@@ -191,7 +191,7 @@ attention::MultiplyAddPeak peak_of(unsigned threads) {
 // The same formula in NumPy, as a NumPy user would write it, kept lean: one
 // n × n matrix, worked on in place (none for n = 0). First, where dgemm_n is
 // not 0, the best of a few tries of a dgemm_n × dgemm_n matrix product: the
-// dgemm ceiling, in the same process. It prints one line of JSON when it is
+// dgemm yardstick, in the same process. It prints one line of JSON when it is
 // ready, then times one repetition for each line it reads and prints its
 // seconds per call, so that NumPy takes its turns with the other methods.
 // In float32 (--precision float) every array is float32, the scale too, so
@@ -252,7 +252,7 @@ class NumpyProcess {
 };
 #else
 // NumPy in a Python process of its own for one length: started and ready
-// (warmed up, its memory measured, the dgemm ceiling timed where asked for),
+// (warmed up, its memory measured, the dgemm yardstick timed where asked for),
 // then asked for one repetition at a time. Where it cannot run, reason() says
 // why.
 class NumpyProcess {
@@ -387,7 +387,7 @@ class NumpyProcess {
 };
 #endif
 
-// What NumPy's process says when it is ready, into `peer`; the dgemm ceiling in GFLOP/s where it was timed.
+// What NumPy's process says when it is ready, into `peer`; the dgemm yardstick in GFLOP/s where it was timed.
 std::optional<double> describe_numpy(const NumpyProcess& process, const std::string& python, NumpyPeer& peer) {
   if (!process.reason().empty()) {
     peer.reason = process.reason();
@@ -756,15 +756,15 @@ MethodRow row_for(const BenchmarkInputs& inputs, std::size_t length, const std::
   return row;
 }
 
-// What NumPy's processes share over the lengths: whether its dgemm ceiling was timed yet, and its rate.
-struct NumpyCeiling {
+// What NumPy's processes share over the lengths: whether its dgemm yardstick was timed yet, and its rate.
+struct NumpyDgemm {
   bool tried = false;
   std::optional<double> gflops;
 };
 
 // The methods at the length at `index`, and NumPy in a process of its own, timed in turns.
 std::vector<MethodRow> timed_at(const BenchmarkInputs& inputs, std::size_t index, NumpyPeer& peer,
-                                NumpyCeiling& numpy_ceiling, SweepClock& clock) {
+                                NumpyDgemm& numpy_dgemm, SweepClock& clock) {
   const std::size_t length = inputs.lengths[index];
   clock.report(index, 0);
   const MethodsAt at(inputs, length);
@@ -799,11 +799,11 @@ std::vector<MethodRow> timed_at(const BenchmarkInputs& inputs, std::size_t index
   numpy.in_float = inputs.in_float;
   std::optional<NumpyProcess> python;
   if (!inputs.python.empty() && numpy.skipped.empty()) {
-    const bool with_dgemm = !numpy_ceiling.tried;
+    const bool with_dgemm = !numpy_dgemm.tried;
     python.emplace(inputs, length, with_dgemm);
     const std::optional<double> dgemm = describe_numpy(*python, inputs.python, peer);
     if (python->reason().empty()) {
-      if (with_dgemm) numpy_ceiling = {true, dgemm};
+      if (with_dgemm) numpy_dgemm = {true, dgemm};
       numpy.peak_extra_bytes = python->ready().value("peak_extra_bytes", numpy.peak_extra_bytes);
       numpy.memory_how = "measured (tracemalloc)";
     } else {
@@ -1073,22 +1073,22 @@ std::string verdicts_over_lengths(const Benchmark& benchmark, const std::string&
   return text;
 }
 
-// The dgemm ceilings' names where a rate above the peak is listed.
+// The dgemm yardsticks' names where a rate above the peak is listed.
 constexpr const char* eigen_dgemm_name = "dgemm through Eigen";
 constexpr const char* numpy_dgemm_name = "dgemm through NumPy";
 
 // The peaks of one thread and of the run's threads, measured (again), each kept where it is higher than before.
 void measure_the_peaks(Benchmark& benchmark) {
-  Ceilings& ceilings = benchmark.ceilings;
+  Yardsticks& yardsticks = benchmark.yardsticks;
   const unsigned threads = benchmark.inputs.threads;
   const attention::MultiplyAddPeak one_thread = peak_of(1);
-  if (one_thread.flops > ceilings.peak_one_thread.flops) ceilings.peak_one_thread = one_thread;
-  const attention::MultiplyAddPeak all_threads = threads == 1 ? ceilings.peak_one_thread : peak_of(threads);
-  if (all_threads.flops > ceilings.peak.flops) ceilings.peak = all_threads;
+  if (one_thread.flops > yardsticks.peak_one_thread.flops) yardsticks.peak_one_thread = one_thread;
+  const attention::MultiplyAddPeak all_threads = threads == 1 ? yardsticks.peak_one_thread : peak_of(threads);
+  if (all_threads.flops > yardsticks.peak.flops) yardsticks.peak = all_threads;
   // More threads can do no less than one; on a busy machine their tries rarely all find a free processor at once.
-  if (ceilings.peak.flops < ceilings.peak_one_thread.flops) ceilings.peak = ceilings.peak_one_thread;
-  benchmark.peak_gflops_one_thread = ceilings.peak_one_thread.flops / 1e9;
-  benchmark.peak_gflops = ceilings.peak.flops / 1e9;
+  if (yardsticks.peak.flops < yardsticks.peak_one_thread.flops) yardsticks.peak = yardsticks.peak_one_thread;
+  benchmark.peak_gflops_one_thread = yardsticks.peak_one_thread.flops / 1e9;
+  benchmark.peak_gflops = yardsticks.peak.flops / 1e9;
 }
 
 // One rate of the run, the peak of its threads it is held against, and where the rate is kept (left empty if it
@@ -1108,14 +1108,14 @@ std::vector<HeldRate> rates_of(Benchmark& benchmark) {
     rates.push_back({fmt::format("{} at n = {}", row.method, row.n), row.multiply_add_flops / row.time.median / 1e9,
                      row_peak_gflops(benchmark, row), &row.gflops});
   }
-  Ceilings& ceilings = benchmark.ceilings;
-  if (ceilings.eigen_dgemm_gflops) {
-    rates.push_back({eigen_dgemm_name, *ceilings.eigen_dgemm_gflops, benchmark.peak_gflops_one_thread,
-                     &ceilings.eigen_dgemm_gflops});
+  Yardsticks& yardsticks = benchmark.yardsticks;
+  if (yardsticks.eigen_dgemm_gflops) {
+    rates.push_back({eigen_dgemm_name, *yardsticks.eigen_dgemm_gflops, benchmark.peak_gflops_one_thread,
+                     &yardsticks.eigen_dgemm_gflops});
   }
-  if (ceilings.numpy_dgemm_gflops) {
+  if (yardsticks.numpy_dgemm_gflops) {
     rates.push_back(
-        {numpy_dgemm_name, *ceilings.numpy_dgemm_gflops, benchmark.peak_gflops, &ceilings.numpy_dgemm_gflops});
+        {numpy_dgemm_name, *yardsticks.numpy_dgemm_gflops, benchmark.peak_gflops, &yardsticks.numpy_dgemm_gflops});
   }
   return rates;
 }
@@ -1147,12 +1147,12 @@ Benchmark benchmarked(const BenchmarkInputs& inputs, const Progress& progress) {
   Benchmark benchmark;
   benchmark.inputs = inputs;
   benchmark.machine = attention::processor_name();
-  Ceilings& ceilings = benchmark.ceilings;
+  Yardsticks& yardsticks = benchmark.yardsticks;
   measure_the_peaks(benchmark);
-  ceilings.dgemm_n = static_cast<std::size_t>(dgemm_n);
-  ceilings.eigen_dgemm_gflops = eigen_dgemm_gflops();
+  yardsticks.dgemm_n = static_cast<std::size_t>(dgemm_n);
+  yardsticks.eigen_dgemm_gflops = eigen_dgemm_gflops();
   if (inputs.python.empty()) benchmark.numpy.reason = "--no-numpy was given";
-  NumpyCeiling numpy_ceiling{inputs.python.empty(), std::nullopt};  // timed in the Python of the first length
+  NumpyDgemm numpy_dgemm{inputs.python.empty(), std::nullopt};  // timed in the Python of the first length
   std::size_t n = estimate_n;
   try {
     if (inputs.lengths.back() >= long_sweep_n) {
@@ -1162,7 +1162,7 @@ Benchmark benchmarked(const BenchmarkInputs& inputs, const Progress& progress) {
     }
     for (std::size_t i = 0; i < inputs.lengths.size(); ++i) {
       n = inputs.lengths[i];
-      for (MethodRow& row : timed_at(inputs, i, benchmark.numpy, numpy_ceiling, clock)) {
+      for (MethodRow& row : timed_at(inputs, i, benchmark.numpy, numpy_dgemm, clock)) {
         benchmark.rows.push_back(std::move(row));
       }
     }
@@ -1172,11 +1172,11 @@ Benchmark benchmarked(const BenchmarkInputs& inputs, const Progress& progress) {
         "limit, {}); give a lower --memory-limit or smaller --n",
         n, bytes_text(inputs.memory_limit_bytes)));
   }
-  if (!numpy_ceiling.tried) {  // NumPy ran at no length (each over the memory limit): its dgemm alone
+  if (!numpy_dgemm.tried) {  // NumPy ran at no length (each over the memory limit): its dgemm alone
     const NumpyProcess python(inputs, 0, true);
-    numpy_ceiling.gflops = describe_numpy(python, inputs.python, benchmark.numpy);
+    numpy_dgemm.gflops = describe_numpy(python, inputs.python, benchmark.numpy);
   }
-  ceilings.numpy_dgemm_gflops = numpy_ceiling.gflops;
+  yardsticks.numpy_dgemm_gflops = numpy_dgemm.gflops;
   hold_rates_to_the_peak(benchmark);
   benchmark.goals = judged(benchmark);
   benchmark.summary = summary_of(benchmark);
@@ -1432,7 +1432,7 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
   } else {
     peer["reason"] = numpy.reason;
   }
-  const Ceilings& ceilings = benchmark.ceilings;
+  const Yardsticks& yardsticks = benchmark.yardsticks;
   const auto peak_json = [](const attention::MultiplyAddPeak& peak) {
     return nlohmann::json{{"gflops", peak.flops / 1e9},
                           {"instructions", peak.instructions},
@@ -1455,14 +1455,14 @@ nlohmann::json benchmark_json(const Benchmark& benchmark) {
           {"memory_limit_bytes", inputs.memory_limit_bytes},
           {"peak_gflops", benchmark.peak_gflops},
           {"peak_gflops_one_thread", benchmark.peak_gflops_one_thread},
-          {"ceilings",
-           {{"peak", peak_json(ceilings.peak)},
-            {"peak_one_thread", peak_json(ceilings.peak_one_thread)},
+          {"yardsticks",
+           {{"peak", peak_json(yardsticks.peak)},
+            {"peak_one_thread", peak_json(yardsticks.peak_one_thread)},
             {"chains", attention::peak_chains},
-            {"dgemm_n", ceilings.dgemm_n},
-            {"eigen_dgemm_gflops", optional_number(ceilings.eigen_dgemm_gflops)},
+            {"dgemm_n", yardsticks.dgemm_n},
+            {"eigen_dgemm_gflops", optional_number(yardsticks.eigen_dgemm_gflops)},
             {"eigen_dgemm_threads", 1},
-            {"numpy_dgemm_gflops", optional_number(ceilings.numpy_dgemm_gflops)},
+            {"numpy_dgemm_gflops", optional_number(yardsticks.numpy_dgemm_gflops)},
             {"numpy_dgemm_threads", inputs.threads}}},
           {"rates_above_peak", above_peak},
           {"estimated_seconds", optional_number(benchmark.estimated_seconds)},
@@ -1647,9 +1647,9 @@ std::string method_label(const std::string& method) {
 
 std::string threads_text(unsigned threads) { return fmt::format("{} thread{}", threads, threads == 1 ? "" : "s"); }
 
-// The ceilings' block: the peak of one thread and of the run's threads, and the two dgemms.
-std::string ceilings_text(const Benchmark& benchmark) {
-  const Ceilings& ceilings = benchmark.ceilings;
+// The yardsticks' block: the peak of one thread and of the run's threads, and the two dgemms.
+std::string yardsticks_text(const Benchmark& benchmark) {
+  const Yardsticks& yardsticks = benchmark.yardsticks;
   const unsigned threads = benchmark.inputs.threads;
   const auto row = [&](const std::string& what, const std::optional<double>& gflops, const char* name = "") {
     const bool above = std::any_of(benchmark.above_peak.begin(), benchmark.above_peak.end(),
@@ -1659,17 +1659,17 @@ std::string ceilings_text(const Benchmark& benchmark) {
                        : above ? std::string("above the peak: see below")
                                : std::string("not measured"));
   };
-  const attention::MultiplyAddPeak& one = ceilings.peak_one_thread;
+  const attention::MultiplyAddPeak& one = yardsticks.peak_one_thread;
   std::string text = "Yardsticks in GFLOP/s (a multiply-add counts 2), measured in this run\n";
   // A run in float holds its rates against twice this peak (row_peak_gflops): the line says it is the doubles'.
   const std::string peak = benchmark.inputs.in_float ? "multiply-add peak in doubles, " : "multiply-add peak, ";
   text += row(peak + "1 thread", benchmark.peak_gflops_one_thread);
   if (threads > 1) text += row(peak + threads_text(threads), benchmark.peak_gflops);
-  text += row(fmt::format("dgemm {0} x {0}, Eigen, 1 thread", ceilings.dgemm_n), ceilings.eigen_dgemm_gflops,
+  text += row(fmt::format("dgemm {0} x {0}, Eigen, 1 thread", yardsticks.dgemm_n), yardsticks.eigen_dgemm_gflops,
               eigen_dgemm_name);
   if (benchmark.numpy.available) {
-    text += row(fmt::format("dgemm {0} x {0}, NumPy, {1}", ceilings.dgemm_n, threads_text(threads)),
-                ceilings.numpy_dgemm_gflops, numpy_dgemm_name);
+    text += row(fmt::format("dgemm {0} x {0}, NumPy, {1}", yardsticks.dgemm_n, threads_text(threads)),
+                yardsticks.numpy_dgemm_gflops, numpy_dgemm_name);
   }
   const std::string how =
       one.instructions == "this build's packets"
@@ -1691,7 +1691,7 @@ std::string benchmark_text(const Benchmark& benchmark) {
                               inputs.in_float ? "In float: the streaming kernel in float, NumPy in float32. " : "",
                               inputs.width, threads_text(inputs.threads), inputs.repeats));
   text += wrapped(tiles_text(inputs));
-  text += "\n" + ceilings_text(benchmark);
+  text += "\n" + yardsticks_text(benchmark);
   text += fmt::format("\n{:>6}  {:<18}  {:<25}  {:>7}  {:>5}  {:>9}\n", "n", "method", "median [spread]", "GFLOP/s",
                       "%peak", "extra mem");
   for (const MethodRow& row : benchmark.rows) {
@@ -1935,7 +1935,7 @@ Progress progress_on(program::ProgressLine& line) {
 // the example. With --n, a benchmark instead: the teaching version, each fast
 // step and NumPy timed at each length n (--d, --threads, --reps,
 // --memory-limit, --python, --no-numpy), with the memory each needs and the
-// ceilings measured in the same run. --json prints the same values as one
+// yardsticks measured in the same run. --json prints the same values as one
 // JSON document.
 //
 // When stderr is a terminal, and nowhere otherwise: a sweep with a length of

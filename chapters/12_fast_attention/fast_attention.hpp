@@ -8,7 +8,7 @@
 // the teaching version's. With --n, it times the teaching version, each fast
 // step and NumPy (a Python subprocess) at each length n (with --precision
 // float: the streaming kernel in float and NumPy in float32), with the memory each
-// needs, beside two ceilings measured in the same run: the processor's
+// needs, beside yardsticks measured in the same run: the processor's
 // multiply-add peak and a large matrix product (dgemm) through Eigen and
 // through NumPy. A long sweep reports its progress (Progress). to_json() and tables()
 // show the result; Flags reads the command line into Inputs. The command line and
@@ -122,9 +122,9 @@ struct RateAbovePeak {
   double peak_gflops = 0.0;
 };
 
-/// The ceilings measured in the same run: the multiply-add peak (attention/multiply_add_peak.hpp), of one thread and
+/// The yardsticks measured in the same run: the multiply-add peak (attention/multiply_add_peak.hpp), of one thread and
 /// of the run's threads, and a large matrix product through Eigen (one thread) and through NumPy (the run's threads).
-struct Ceilings {
+struct Yardsticks {
   attention::MultiplyAddPeak peak;  // with the run's threads
   attention::MultiplyAddPeak peak_one_thread;
   std::size_t dgemm_n = 0;                   // the product's matrices are dgemm_n × dgemm_n
@@ -136,8 +136,8 @@ struct Ceilings {
 struct Benchmark {
   BenchmarkInputs inputs;
   std::string machine;  // the processor's name
-  Ceilings ceilings;
-  double peak_gflops = 0.0;  // ceilings.peak in GFLOP/s: with inputs.threads threads
+  Yardsticks yardsticks;
+  double peak_gflops = 0.0;  // yardsticks.peak in GFLOP/s: with inputs.threads threads
   double peak_gflops_one_thread = 0.0;
   std::vector<MethodRow> rows;
   std::vector<RateAbovePeak> above_peak;  // should stay empty

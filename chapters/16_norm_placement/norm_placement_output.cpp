@@ -222,7 +222,7 @@ std::string tables(const Result& result) {
     return table;
   };
   text += numbers_table("Each layer's output size", sizes);
-  text += numbers_table("Its weights' gradient", gradients);
+  text += numbers_table("Its sub-layers' gradient", gradients);
   text += '\n';
   text += "The grid: learned and diverged count seeds;\nfinal loss and accuracy are their medians\n";
   // A heading line for each layout and warm-up, then a row for each rate, in the columns of the line under the title.

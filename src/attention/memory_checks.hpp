@@ -3,7 +3,7 @@
 ///
 /// In such a build `ATTENTION_CHECKS_MEMORY` is defined. The build runs many times slower,
 /// and a rate it measures means nothing: the few places that size a measurement by that
-/// (multiply_add_peak.hpp, chapter 12's ceilings) and the one test that counts what the
+/// (multiply_add_peak.hpp, chapter 12's yardsticks) and the one test that counts what the
 /// allocator hands out ask it. GCC says so with `__SANITIZE_ADDRESS__`, Clang with
 /// `__has_feature(address_sanitizer)`.
 #pragma once

@@ -280,10 +280,10 @@ class Benchmark(ProgramTest):
         self.assertEqual(causal["verdict"], {"faster": "met", "slower": "not met"}.get(
             faster_at(rows["streaming_causal"]["seconds_spread"], share_of_unmasked), "too close to call"))
 
-        ceilings = document["ceilings"]
-        self.assertEqual(ceilings["peak_one_thread"]["gflops"], document["peak_gflops_one_thread"])
-        self.assertGreaterEqual(ceilings["peak_one_thread"]["doubles"], ceilings["peak_one_thread"]["build_doubles"])
-        self.assertEqual(ceilings["eigen_dgemm_threads"], 1)
+        yardsticks = document["yardsticks"]
+        self.assertEqual(yardsticks["peak_one_thread"]["gflops"], document["peak_gflops_one_thread"])
+        self.assertGreaterEqual(yardsticks["peak_one_thread"]["doubles"], yardsticks["peak_one_thread"]["build_doubles"])
+        self.assertEqual(yardsticks["eigen_dgemm_threads"], 1)
         if SANITIZE:
             return  # every memory access checked: no rate here says anything about the processor
         # The peak is a peak: no method, and neither dgemm, passed it (a rate above it would be a bug, listed here).
@@ -291,9 +291,9 @@ class Benchmark(ProgramTest):
         for row in document["rows"]:
             peak = document["peak_gflops_one_thread"] if row["threads"] == 1 else document["peak_gflops"]
             self.assertLessEqual(row["gflops"], peak)
-        self.assertLessEqual(ceilings["eigen_dgemm_gflops"], document["peak_gflops_one_thread"])
+        self.assertLessEqual(yardsticks["eigen_dgemm_gflops"], document["peak_gflops_one_thread"])
         if document["numpy"]["available"]:
-            self.assertLessEqual(ceilings["numpy_dgemm_gflops"], document["peak_gflops"])
+            self.assertLessEqual(yardsticks["numpy_dgemm_gflops"], document["peak_gflops"])
 
     def test_in_float_the_kernel_and_numpy_in_float32(self):
         result, document = tables_and_document("--n", "16,64", "--d", "8", "--reps", "2", "--precision", "float")
@@ -334,7 +334,7 @@ class Benchmark(ProgramTest):
             self.assertTrue(row["above_peak"])
             self.assertIsNone(row["gflops"])
             self.assertIsNone(row["peak_fraction"])
-        self.assertIsNone(document["ceilings"]["eigen_dgemm_gflops"])
+        self.assertIsNone(document["yardsticks"]["eigen_dgemm_gflops"])
         self.assertIsNone(document["ratios"][0]["streaming_peak_percent"])
         goals = {goal["name"]: goal for goal in document["goals"]}
         self.assertEqual(goals["products_at_half_peak"]["verdict"], "no data")
@@ -364,7 +364,7 @@ class Benchmark(ProgramTest):
         # The child's exit status as the shell gives it, not the raw wait status (256 for 1).
         self.assertIn("/bin/false exited with status 1:", document["numpy"]["reason"])
         self.assertIn("NumPy was not timed", document["summary"])
-        self.assertIsNone(document["ceilings"]["numpy_dgemm_gflops"])
+        self.assertIsNone(document["yardsticks"]["numpy_dgemm_gflops"])
 
 
 class LongRuns(ProgramTest):

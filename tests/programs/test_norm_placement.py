@@ -432,7 +432,7 @@ class Grid(ProgramTest):
 
 
 class AtStart(ProgramTest):
-    """Before any step, each layer's output size (root mean square) and its weights' gradient length, per seed and
+    """Before any step, each layer's output size (root mean square) and the length of its sub-layers' gradient (its norms' left out), per seed and
     as medians: the table "At the start" and what chapter 16 says of it."""
 
     def test_what_each_layer_hands_on_and_its_gradient(self):
@@ -456,7 +456,7 @@ class AtStart(ProgramTest):
                     # most 1, and 1 but for ε.
                     self.assertTrue(np.all(sizes <= 1.0) and np.all(sizes > 1.0 - 1e-3), sizes)
         # What chapter 16 says of these seeds: in pre-norm the vectors grow from layer to layer, and every
-        # layer's weights get a larger gradient in post-norm than in pre-norm, the last layer's most of all.
+        # layer's sub-layers get a larger gradient in post-norm than in pre-norm, the last layer's most of all.
         for norm in ("layer_norm", "rms_norm"):
             with self.subTest(norm=norm):
                 pre_sizes = starts[f"pre_{norm}"]["median_sizes"]
@@ -482,8 +482,8 @@ class AtStart(ProgramTest):
         block = printed.split(title)[1]
         lines = block.split("\n\n")[0].splitlines()
         self.assertEqual([line for line in lines if not line.startswith("  ")],
-                         ["Each layer's output size, layers 1 to 6", "Its weights' gradient, layers 1 to 6"])
-        gradients_from = lines.index("Its weights' gradient, layers 1 to 6")
+                         ["Each layer's output size, layers 1 to 6", "Its sub-layers' gradient, layers 1 to 6"])
+        gradients_from = lines.index("Its sub-layers' gradient, layers 1 to 6")
         for key, rows in (("median_sizes", lines[1:gradients_from]), ("median_gradients", lines[gradients_from + 1:])):
             self.assertEqual(len(rows), 2)
             ends = {len(row) for row in rows}  # right-aligned columns of one width: every row ends where the others do
