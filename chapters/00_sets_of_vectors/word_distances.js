@@ -8,12 +8,6 @@
     labels: ["first word's embedding, entry 1", "first word's embedding, entry 2"], min: -1, max: 1, step: 0.05 });
   const largest = (...matrices) => Math.max(1e-9, ...matrices.flat(2).filter((v) => typeof v === 'number'));
   const rows = (text) => String(text).split(';');
-  // The sliders edit the first row as two entries: while the rows are not two entries wide (no plane) they
-  // are dimmed (render), and a move then changes nothing, for it would write a two-entry row among rows of
-  // another width, a mistake the reader did not make.
-  const twoWide = (text) => rows(text).every((row) => row.split(',').length === 2);
-  const sliders = first.sliders.map((slider) => ({ ...slider,
-    changed: (values, set, defaults) => { if (twoWide(values.embeddings)) slider.changed(values, set, defaults); } }));
   // The plane takes in every point: from -1 to 1 at least, out to the whole numbers beyond the farthest.
   const reach = (vectors) => {
     const entries = vectors.flat().filter(Number.isFinite);
@@ -24,7 +18,8 @@
   let dragged = false;
   let kept = null;
 
-  // "With the embeddings, cat to dog: 0.1414; cat to apple: 0.9899. cat is nearer to dog.", every number from the JSON.
+  // "With the embeddings, cat to dog: 0.1414; cat to apple: 0.9899. Of dog and apple, cat is nearer to dog.",
+  // every number from the JSON. The program compares the first word with the second and the third only.
   const comparison = (json, encoding) => {
     const [first, second, third] = json.words;
     const distances = json[encoding].distances;
@@ -32,7 +27,8 @@
     return [
       `${encoding === 'one_hot' ? 'With one-hot vectors' : 'With the embeddings'}, ${first} to ${second}: `, [distances[0][1], `/${encoding}/distances/0/1`],
       `; ${first} to ${third}: `, [distances[0][2], `/${encoding}/distances/0/2`],
-      nearer === 'neither' ? '. Neither is nearer.' : `. ${first} is nearer to ${nearer}.`,
+      nearer === 'neither' ? `. ${first} is as near to ${second} as to ${third}.`
+        : `. Of ${second} and ${third}, ${first} is nearer to ${nearer}.`,
     ];
   };
 
@@ -42,7 +38,7 @@
     // does not, so a distance can differ in its last bit.
     tolerance: 1e-12,
     controls: [
-      ...sliders,
+      ...first.sliders,
       { name: 'embeddings', label: 'Embeddings (--embeddings)', type: 'text', flag: '--embeddings', changed: first.follow,
         help: 'one row per word: rows by ;, entries by ,; the plane and the sliders need two entries a row',
         samples: ['0.25,0.85;0.8,0.3;0.2,0.9;0.3,0.7', '1;2;3;4', '1,0,0;0,1,0;0,0,1;1,1,1'],
@@ -55,14 +51,7 @@
       const words = json.words;
       const onPlane = json.embedding.vectors.every((vector) => vector.length === 2);
       // The sliders move nothing while there is no plane: dimmed then, still movable (as chapter 4's radius).
-      // Only the sliders and their values are dimmed: the labels, and the help line that says why, stay legible.
-      for (const { name } of sliders) {
-        const slider = view.control(name);
-        slider.setAttribute('aria-disabled', String(!onPlane));
-        for (const part of [slider, slider.closest('.interactive-control').querySelector('output')]) {
-          if (part) part.style.opacity = onPlane ? '' : '0.5';
-        }
-      }
+      first.dim(view, onPlane);
       // The embeddings as points, when they are two numbers wide: drag the
       // first word and watch its distances change. The drag writes the first row of the
       // field, as the sliders do, but anywhere in the plane, beyond the sliders' -1 to 1 too.

@@ -3,7 +3,7 @@
 // them. Two sliders move cat's query; the text fields take any matrices.
 (function () {
   const cat = Book.firstRowSliders({ field: 'q', flag: '--q', names: ['cat_x', 'cat_y'],
-    labels: ["cat's query, entry 1", "cat's query, entry 2"], min: -3, max: 3, step: 0.5 });
+    labels: ["first query (cat's), entry 1", "first query (cat's), entry 2"], min: -3, max: 3, step: 0.5 });
   const minimum = (matrix) => Math.min(...matrix.flat().filter((v) => typeof v === 'number'));
   const maximum = (matrix) => Math.max(...matrix.flat().filter((v) => typeof v === 'number'));
 
@@ -13,9 +13,10 @@
       ...cat.sliders,
       { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: cat.follow,
         help: 'rows by ;, entries by ,' },
-      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k' },
+      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', help: 'rows by ;, entries by ,: as wide as the queries' },
     ],
     render(json, view) {
+      cat.dim(view, json.queries[0].length === 2);  // the sliders edit a row of two entries
       // The pair to frame: the program's first pair of differing mirror-image entries; in a symmetric table, the
       // first and last tokens; in a table that is not square, none.
       const last = json.query_tokens.length - 1;

@@ -22,7 +22,7 @@
       const s = json.saturation;
       const two = s.slot_two;
       // How many times as far the divided side's weight moves; the ratio is inf or NaN where the other does not move.
-      let howFar = [': ', [two.divided_change_over_large_change, '/saturation/slot_two/divided_change_over_large_change'],
+      let howFar = [': ', [two.divided_change_over_large_change, '/saturation/slot_two/divided_change_over_large_change', '.4g'],
         ' times as far.'];
       if (two.large_change === 0 && two.divided_change === 0) {
         howFar = [': neither weight moves (each is 0 or 1 to a double\'s precision).'];

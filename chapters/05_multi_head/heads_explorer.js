@@ -93,7 +93,16 @@
         title: 'Output = Concat · W^O',
         rows: tokens, columns: json.output[0].map((_, j) => `d${j + 1}`), pointer: '/output',
       });
-      names.push('concat', 'output');
+      // The second token's output row (love's, in the chapter's sentence), split by head: W^O's rows for head i's
+      // columns give head i's part of each entry, and the parts add up to the row. Up to four heads: beyond, --json.
+      const asked = tokens.length > 1 ? 1 : 0;
+      view.sentence('parts', json.h > 4
+        ? [`With more than four heads, each head's part of ${tokens[asked]}'s output entries is in --json (part_of_output).`]
+        : [`${tokens[asked]}'s output, entry by entry, split by head (they add up to its row of the Output table): `,
+          ...json.heads.flatMap((head, i) => [i ? '; ' : '', `head ${i + 1} `,
+            ...head.part_of_output[asked].flatMap((part, j) => [j ? ', ' : '', [part, `/heads/${i}/part_of_output/${asked}/${j}`]])]),
+          '. An entry leans to the head whose part is larger in size.']);
+      names.push('concat', 'output', 'parts');
       for (const name of names) output.append(view.slot(name));
     },
   });

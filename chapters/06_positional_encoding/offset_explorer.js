@@ -39,13 +39,15 @@
         ],
       });
       if (index >= 0) {
-        // The spread over pos is rounding alone: "between 3.5353 and 3.5353" would read as a glitch.
+        // A spread over pos that is rounding alone is not given: "between 3.5353 and 3.5353" would read as a glitch.
         const same = view.numberText(s.smallest[index]) === view.numberText(s.largest[index]);
         view.sentence('chosen', [
           'At k = ', [k, '/shift/k'], ': PE(0) · PE(k) = ', [s.at_position_0[index], `/similarity/at_position_0/${index}`],
           '; over the first ', [s.grid_positions, '/similarity/grid_positions'],
-          same ? ' positions pos it is the same to four decimals, from ' : ' positions pos it lies between ',
-          [s.smallest[index], `/similarity/smallest/${index}`], same ? ' to ' : ' and ', [s.largest[index], `/similarity/largest/${index}`], '.',
+          ...(same
+            ? [' positions pos it is ', [s.smallest[index], `/similarity/smallest/${index}`], ' at every pos, to four decimals.']
+            : [' positions pos it lies between ', [s.smallest[index], `/similarity/smallest/${index}`], ' and ',
+              [s.largest[index], `/similarity/largest/${index}`], '.']),
         ]);
       } else {
         view.sentence('chosen', ['k = ', [k, '/shift/k'], ' lies beyond the offsets the program computes.']);

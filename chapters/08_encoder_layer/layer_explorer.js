@@ -40,7 +40,8 @@
         json.causal ? ' with causal attention' : '', '; weight matrices ', [json.draws.scale, '/draws/scale'], ' × draws of default_rng(', seedShown, '). ',
         // What the layers slider changes, said where the slider is: the table it changes is far below.
         'After the last layer the rows differ by at most ', [json.rows_apart.last, '/rows_apart/last', '.2g'],
-        ' in any column (after layer 1: ', [json.rows_apart.first, '/rows_apart/first', '.2g'], ').',
+        ...(json.layers_count > 1 ? [' in any column (after layer 1: ', [json.rows_apart.first, '/rows_apart/first', '.2g'], ').']
+          : [' in any column.']),
       ]);
       // The nudge comes second, next to the controls, so that ticking the causal box
       // shows at once what it changes, on a phone too.
@@ -48,7 +49,7 @@
       view.sentence('nudge', [
         `Add 1 to every entry of ${tokens[last]}'s row of x. Largest change per row, through layer 1's attention: `,
         ...json.per_token.attention_change.flatMap((c, t) => [t ? ', ' : '', `${tokens[t]} `, [c, `/per_token/attention_change/${t}`]]),
-        '; through its feed-forward network: ',
+        '; through its feed-forward network alone, fed the nudged x itself: ',
         ...json.per_token.feed_forward_change.flatMap((c, t) => [t ? ', ' : '', `${tokens[t]} `, [c, `/per_token/feed_forward_change/${t}`]]),
         '.',
       ]);

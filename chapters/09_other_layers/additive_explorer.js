@@ -5,7 +5,7 @@
 // the figure always passes --no-timing, so nothing is timed in the page.
 (function () {
   const cat = Book.firstRowSliders({ field: 'q', flag: '--q', names: ['cat_x', 'cat_y'],
-    labels: ["cat's query, entry 1", "cat's query, entry 2"], min: -3, max: 3, step: 0.5 });
+    labels: ["first query (cat's), entry 1", "first query (cat's), entry 2"], min: -3, max: 3, step: 0.5 });
   // The first query's favourite key under one scoring, any key tied with it and its weight, as a sentence's
   // parts: "cat (tied with fish) under the dot product (0.4717)". The program names both.
   const favourite = (json, scoring, how) => {
@@ -24,7 +24,7 @@
       ...cat.sliders,
       { name: 'q', label: 'Queries Q (--q)', type: 'text', belowOnPhones: true, flag: FLAGS.q, changed: cat.follow,
         samples: ['-1,0;0,1;1,1', '3,3;0,1;1,1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'],
-        help: 'rows by ;, entries by ,: 2 entries a row (the keys are 2 wide); 3 rows keep the names cat, eat, fish' },
+        help: 'rows by ;, entries by ,: 2 entries a row (the keys, fixed here, are 2 wide); 3 rows keep the names cat, eat, fish' },
       { name: 'wq', label: 'W_q (--wq)', type: 'text', belowOnPhones: true, flag: FLAGS.wq,
         samples: ['2,0;0,2', '1,1;0,-1'], bad: ['1,0;0,1;1,1', '1,y;0,1'] },
       { name: 'wk', label: 'W_k (--wk)', type: 'text', belowOnPhones: true, flag: FLAGS.wk,

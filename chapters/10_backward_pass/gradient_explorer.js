@@ -69,7 +69,7 @@
       const output = view.slot('loss').parentElement;
       const size = Math.max(34, Math.min(64, Math.floor((output.clientWidth - 80) / keys.length)));
       view.plot('scores_map', {
-        title: 'dS, the gradient of each scaled score (blue: raising the score raises L; red: lowers it; dashed: masked, exactly 0)',
+        title: 'dS, the gradient of each scaled score, rows: queries, columns: keys (blue: raising the score raises L; red: lowers it; dashed: masked, exactly 0)',
         width: 80 + size * keys.length,
         height: 40 + size * rows.length,
         marginLeft: 70,

@@ -36,16 +36,18 @@
     },
     render(json, view) {
       const positions = json.example.input.map((_, i) => String(i));
+      // Each input position with its digit, so that the reader can see which digit a head reads.
+      const inputs = json.example.input.map((digit, i) => `${i}:${digit}`);
       // Two maps side by side where the figure is wide enough; one above the other on a phone.
       const width = view.slot('head_0_0').parentElement.clientWidth;
       const cell = width >= 720 ? Math.max(34, Math.min(48, Math.floor((width / 2 - 110) / positions.length))) : undefined;
       json.attention.forEach((layer, l) => layer.forEach((head, h) => {
         view.heatmap(`head_${l}_${h}`, head, {
-          rows: positions, columns: positions, cell,
+          rows: positions, columns: inputs, cell,
           // The cells the task asks each output to read (the program's: the mirrored input for reverse).
           outline: json.example.source.map((source, i) => [i, source]),
           // A title no wider than the map, so that the two maps' slots fit side by side.
-          title: `Head ${h + 1}${json.attention.length > 1 ? ` of layer ${l + 1}` : ''}: row = output position, column = input`,
+          title: `Head ${h + 1}${json.attention.length > 1 ? ` of layer ${l + 1}` : ''}: row = output position, column = input position:digit`,
         });
       }));
       const points = json.logged_steps.map((step, i) => ({ step, loss: json.loss[i], accuracy: json.held_out_accuracy[i] }));
@@ -65,7 +67,7 @@
       const last = json.loss.length - 1;
       view.sentence('summary', [
         'After ', [json.steps, '/steps'], ' steps: mean training loss over steps ', [json.loss_from[last], `/loss_from/${last}`],
-        ' to ', [json.logged_steps[last], `/logged_steps/${last}`], ' ', [json.loss[last], `/loss/${last}`, '.3g'],
+        ' to ', [json.logged_steps[last], `/logged_steps/${last}`], ': ', [json.loss[last], `/loss/${last}`, '.3g'],
         ', held-out accuracy per digit ', [json.final_accuracy, '/final_accuracy', '.2%'],
         `; mean weight on the ${json.task === 'reverse' ? 'mirrored' : 'same'} position: head 1 `,
         [json.source_weight[0][0], '/source_weight/0/0'], ', head 2 ', [json.source_weight[0][1], '/source_weight/0/1'],

@@ -36,7 +36,7 @@
       { name: 'tokens', label: 'Tokens (--tokens)', type: 'text', belowOnPhones: true, flag: '--tokens',
         samples: ['a,b,c'], bad: ['a,b'] },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', belowOnPhones: true, flag: '--q',
-        samples: ['3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'], help: 'rows by ;, entries by ,: at most 12 rows, as wide as K (causal: as many rows as K)' },
+        samples: ['3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'], help: 'rows by ;, entries by ,: at most 12 rows, one token name per row, as wide as K (causal: as many rows as K)' },
       { name: 'k', label: 'Keys K (--k)', type: 'text', belowOnPhones: true, flag: '--k',
         samples: ['0,0;0,0;5,5'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
       { name: 'v', label: 'Values V (--v)', type: 'text', belowOnPhones: true, flag: '--v',
@@ -115,7 +115,7 @@
         view.sentence(name, [
           `${query}: M = `, [step.maximum[i], `${base}/maximum/${i}`], ', L = ', [step.sum[i], `${base}/sum/${i}`],
           ...(inTile ? [', rescaled by ', [step.rescale[i - step.first_query], `${base}/rescale/${i - step.first_query}`]] : [' (done)']),
-          ', output so far (', ...step.output[i].flatMap((x, j) => [j ? ', ' : '', [x, `${base}/output/${i}/${j}`]]), ').',
+          ', O / L so far (', ...step.output[i].flatMap((x, j) => [j ? ', ' : '', [x, `${base}/output/${i}/${j}`]]), ').',
         ]);
       });
       // Drop the sentences of a longer example shown before.

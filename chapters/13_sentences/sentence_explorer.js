@@ -19,7 +19,7 @@
       { name: 'task', label: 'Task (--task)', type: 'select', flag: '--task', changed: switchTask,
         options: [['tagging', 'tag every word'], ['agreement', 'the number of the verb after a subject']] },
       { name: 'sentence', label: 'Sentence (--sentence)', type: 'text', flag: '--sentence', value: (defaults) => examples[defaults['--task']],
-        help: 'words of the language, separated by spaces; for agreement, a subject',
+        help: 'words of the language, separated by spaces; for agreement, a subject with a noun (the model never saw a pronoun subject)',
         samples: ['the flies fly the watches near the park', 'they watch the watches', 'the dogs that saw a cat can the ducks'],
         bad: ['the cat sat on a mat', 'I saw a [verb]'] },
     ],

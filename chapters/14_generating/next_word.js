@@ -13,6 +13,10 @@
   const MOST_WORDS = 40;  // presses the page goes up to (the program allows 200)
   let steps = 1;
   let ended = false;      // the last sentence shown ended with "."
+  let calls = 0;          // calls drawn so far: the first runs while the browser still readies the module
+  // A new prompt, temperature, top-k or seed writes the sentence again from the prompt, one word long, so
+  // that the newest word's line compares with the one before under the old setting.
+  const fromTheStart = () => { steps = 1; };
 
   const { element } = Book;
   const quoted = (word) => `“${word}”`;
@@ -31,13 +35,13 @@
     tolerance: 1e-12,
     controls: [
       { name: 'prompt', label: 'Prompt (--prompt)', type: 'text', flag: '--prompt', value: 'the key to the cabinets',
-        optional: true, help: 'the first words, from chapter 13’s language; empty: the model starts the sentence',
+        optional: true, changed: fromTheStart, help: 'the first words, from chapter 13’s language; empty: the model starts the sentence',
         samples: ['the dogs that', 'I saw'], bad: ['the cat sat on a mat', 'I saw a .'] },
       { name: 'temperature', label: 'Temperature (--temperature)', type: 'range', flag: '--temperature',
-        min: 0, max: 2, step: 0.1, value: 1, help: '0: always the likeliest word' },
-      { name: 'top_k', label: 'Top-k (--top-k)', type: 'range', flag: '--top-k', min: 0, max: 10, step: 1, value: 5,
+        min: 0, max: 2, step: 0.1, value: 1, changed: fromTheStart, help: '0: always the likeliest word' },
+      { name: 'top_k', label: 'Top-k (--top-k)', type: 'range', flag: '--top-k', min: 0, max: 10, step: 1, value: 5, changed: fromTheStart,
         help: 'draw among the k likeliest words; 0: among all' },
-      { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', value: '3',
+      { name: 'seed', label: 'Seed (--seed)', type: 'number', flag: '--seed', value: '3', changed: fromTheStart,
         help: 'of the draws', samples: ['1', '7'], bad: ['-1', '18446744073709551616'] },
       // The two buttons together, after the settings: placed among them, a button reads as part of the
       // control beside it. (The order is the page's only: arguments() below names each flag.)
@@ -74,7 +78,8 @@
       const line = element('p', { class: 'next-word-sentence' }, chips);
       line.setAttribute('aria-label', `The sentence: ${[...prompt, ...words.map((word) => word.word)].join(' ')}`);
       const status = ended
-        ? `The model wrote “.”: the sentence has ended, and the grammar ${generation.grammatical ? 'accepts it' : 'does not accept it'}.`
+        ? `The model wrote “.”: the sentence has ended, and the grammar ${generation.grammatical ? 'accepts it' : 'does not accept it'}. `
+          + 'Change the seed for another sentence; Start again writes this one again.'
         : steps >= MOST_WORDS ? `Not ended after ${MOST_WORDS} words, where the page stops.`
           : 'Not ended yet: press Next word for one more.';
 
@@ -183,7 +188,8 @@
         'Time per word written, measured in this page by the C++ clock: ',
         view.measured(json.seconds_per_word, '/seconds_per_word', `${view.numberText(json.seconds_per_word * 1e6, 1)} µs`),
         ` (the ${words.length} word${words.length === 1 ? '' : 's'} of this call, the prompt read first; `,
-        'the browser rounds this clock, to a tenth of a millisecond or coarser, so a few words read roughly).',
+        'the browser rounds this clock, to a tenth of a millisecond or coarser, so a few words read roughly)',
+        calls++ === 0 ? '. This first call ran while the browser was still readying the module: press Start again for a steadier time.' : '.',
       ]));
       view.slot('model').replaceChildren(element('p', { class: 'interactive-sentence' }, [
         'The model was trained by the book’s build, natively (', view.number(inputs.training_steps, '/inputs/training_steps'),

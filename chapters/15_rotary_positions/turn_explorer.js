@@ -57,9 +57,11 @@
         arrow(placed.turned_query, `q at ${placed.query_position}`, '#1f77b4'),
         arrow(placed.turned_key, `k at ${placed.key_position}`, '#d62728'),
       ];
-      const reach = Math.max(1e-9, ...arrows.map((a) => Math.hypot(a.x2, a.y2))) * 1.45;
+      // A zero arrow has no length to scale by: the plane then reaches 1, and the arrows sit at its centre.
+      const longest = Math.max(...arrows.map((a) => Math.hypot(a.x2, a.y2)));
+      const reach = (longest > 0 ? longest : 1) * 1.45;
       view.plot('arrows', {
-        title: 'The first pair of coordinates, before (faded) and after the turn',
+        title: 'The first pair of coordinates, before (faded) and after turning clockwise by m and n radians',
         width: 280,
         height: 280,
         x: { domain: [-reach, reach], label: null },

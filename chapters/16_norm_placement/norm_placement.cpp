@@ -195,8 +195,8 @@ AtStart at_start(const Inputs& inputs, const attention::LayerLayout& layout, std
   };
   attention::TokenClassifierWeights gradient =
       attention::batch_mean_gradient(inputs.batch, one_example, attention::parameter_blocks);
-  for (attention::EncoderLayerWeights& layer : gradient.layers) {  // the length of each layer's sub-layers' gradient
-    // this layer's attention and feed-forward weights only: its norms and every other block empty, so left out
+  for (attention::EncoderLayerWeights& layer : gradient.layers) {  // the length of its sub-layers' gradient
+    // its attention and feed-forward weights only: its norms and every other block empty, so left out
     attention::TokenClassifierWeights alone;
     alone.layers.push_back({std::move(layer.attention), {}, std::move(layer.feed_forward), {}});
     double squares = 0.0;

@@ -58,7 +58,9 @@
           ' logged losses) is ', [run.final_loss, '/runs/0/final_loss', '.3g'],
           ', and the share of held-out digits said right is ', [run.accuracy, '/runs/0/accuracy', '.1%'], '. '];
       view.sentence('result', [
-        'Untrained (the dot at step 0), the loss is ', [run.untrained_loss, '/runs/0/untrained_loss'], '; ', ...ending,
+        'Untrained (the dot at step 0, measured on the held-out sequences), the loss is ',
+        [run.untrained_loss, '/runs/0/untrained_loss'], '; each point of the line is the mean training loss of the ',
+        [json.inputs.log_every, '/inputs/log_every', 'd'], ' steps before it; ', ...ending,
         ...(run.learned ? ['It learned the task: the line is blue.']
           : stopped ? ['It did not learn the task: the line is red.']
           : ['It did not learn the task (learning it takes at least ', [json.inputs.learned_accuracy, '/inputs/learned_accuracy', '.0%'],

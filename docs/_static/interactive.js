@@ -562,7 +562,10 @@
 
   function controlNode(control, onChange) {
     const id = `control-${++controlsMade}`;
-    const label = element('label', { for: id, text: control.label });
+    // A flag at the end of a label, "Queries Q (--q)", is kept on one line: a break after "(--" reads as a typo.
+    const [, words, flagged] = /^(.*?)(\(--[^)]*\))?$/s.exec(control.label);
+    const label = element('label', { for: id },
+      flagged ? [words, element('span', { class: 'interactive-flag', text: flagged })] : [control.label]);
     let input;
     if (control.type === 'select') {
       input = element('select', { id });
@@ -900,9 +903,12 @@
 
   // Two sliders that edit the first row of a matrix field (cat's query, the first row of --q), both
   // ways: a slider moved rewrites the row's two entries; a first row typed in the field moves the
-  // sliders to it when they can show it (each entry within min to max, on a step). Returns the two
-  // slider controls, which start from the program's default for the field's flag, and `follow`, the
-  // field's changed hook.
+  // sliders to it when they can show it (each entry within min to max, on a step). While the row is
+  // not two entries wide a move changes nothing: it would write a row of another width, a mistake the
+  // reader did not make. Returns the two slider controls, which start from the program's default for
+  // the field's flag; `follow`, the field's changed hook; and `dim(view, usable)`, which render()
+  // calls to dim the sliders and their values while they cannot be used (the labels, and the help
+  // line that says why, stay legible).
   // The sliders edit the first row, or the row row(values) says (0 for the first; chapter 3's asking
   // word), which must be a row of the field's text.
   function firstRowSliders({ field, flag, names, labels, min, max, step, row = () => 0 }) {
@@ -913,9 +919,8 @@
       const all = rows(values[field]);
       const i = row(values);
       const entries = all[i].split(',');
-      all[i] = (entries.length === names.length
-        ? entries.map((entry, k) => (k === j ? String(values[names[j]]) : entry.trim()))
-        : names.map((name) => values[name])).join(',');
+      if (entries.length !== names.length) return;
+      all[i] = entries.map((entry, k) => (k === j ? String(values[names[j]]) : entry.trim())).join(',');
       set(field, all.join(';'));
     };
     const onStep = (x) => x >= min && x <= max && Math.abs((x - min) / step - Math.round((x - min) / step)) < 1e-9;
@@ -927,7 +932,16 @@
       name, label: labels[j], type: 'range', min, max, step, changed: move(j),
       value: (defaults) => rows(defaults[flag])[0].split(',')[j].trim(),
     }));
-    return { sliders, follow };
+    const dim = (view, usable) => {
+      for (const name of names) {
+        const slider = view.control(name);
+        slider.setAttribute('aria-disabled', String(!usable));
+        for (const part of [slider, slider.closest('.interactive-control').querySelector('output')]) {
+          if (part) part.style.opacity = usable ? '' : '0.5';
+        }
+      }
+    };
+    return { sliders, follow, dim };
   }
 
   // A button that moves the seed field on by one, back to 0 after `largest`, so that it never sends a

@@ -41,8 +41,12 @@ check('a slider moved rewrites its entry of the first row and keeps the other ro
 check('a slider moved changes only its own entry: the other stays as typed, off the sliders\' steps too', () => {
   assert.deepEqual(setBy(cat.sliders[1].changed, { cat_x: '0', cat_y: '1.5', q: '0.3, 0;0,1;1,1' }),
     [['q', '0.3,1.5;0,1;1,1']]);
-  assert.deepEqual(setBy(cat.sliders[0].changed, { cat_x: '1', cat_y: '0', q: '1;2;3' }), [['q', '1,0;2;3']]);
 });
+for (const [q, why] of [['1;2;3', 'one entry'], ['1,0,0;0,1,0;1,1,1', 'three entries']]) {
+  check(`a slider moved while the row is not two entries wide (${why}) writes nothing: it would change the row's width`, () => {
+    assert.deepEqual(setBy(cat.sliders[0].changed, { cat_x: '1', cat_y: '0', q }), []);
+  });
+}
 check('a typed first row the sliders can show moves both', () => {
   assert.deepEqual(setBy(cat.follow, { q: '3, -2.5;0,1;1,1' }), [['cat_x', 3], ['cat_y', -2.5]]);
   assert.deepEqual(setBy(cat.follow, { q: '0,0' }), [['cat_x', 0], ['cat_y', 0]]);
