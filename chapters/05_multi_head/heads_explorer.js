@@ -97,11 +97,12 @@
       // columns give head i's part of each entry, and the parts add up to the row. Up to four heads: beyond, --json.
       const asked = tokens.length > 1 ? 1 : 0;
       view.sentence('parts', json.h > 4
-        ? [`With more than four heads, each head's part of ${tokens[asked]}'s output entries is in --json (part_of_output).`]
+        ? [`With more than four heads, each head's part of ${tokens[asked]}'s output entries is in the program's JSON `
+          + `(build/bin/multi_head --heads ${json.h} --d-model ${json.d_model} --seed ${json.seed} --json, part_of_output).`]
         : [`${tokens[asked]}'s output, entry by entry, split by head (they add up to its row of the Output table): `,
           ...json.heads.flatMap((head, i) => [i ? '; ' : '', `head ${i + 1} `,
             ...head.part_of_output[asked].flatMap((part, j) => [j ? ', ' : '', [part, `/heads/${i}/part_of_output/${asked}/${j}`]])]),
-          '. An entry leans to the head whose part is larger in size.']);
+          json.h === 1 ? '. With one head, its part is the whole row.' : '. An entry leans to the head whose part is largest in size.']);
       names.push('concat', 'output', 'parts');
       for (const name of names) output.append(view.slot(name));
     },

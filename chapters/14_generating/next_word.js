@@ -14,8 +14,8 @@
   let steps = 1;
   let ended = false;      // the last sentence shown ended with "."
   let calls = 0;          // calls drawn so far: the first runs while the browser still readies the module
-  // A new prompt, temperature, top-k or seed writes the sentence again from the prompt, one word long, so
-  // that the newest word's line compares with the one before under the old setting.
+  // A new prompt, temperature, top-k or seed writes the sentence again from the prompt, one word long: the
+  // sentence shown is the one the new setting writes, from its first word.
   const fromTheStart = () => { steps = 1; };
 
   const { element } = Book;
@@ -77,9 +77,12 @@
       ];
       const line = element('p', { class: 'next-word-sentence' }, chips);
       line.setAttribute('aria-label', `The sentence: ${[...prompt, ...words.map((word) => word.word)].join(' ')}`);
+      // Another sentence needs a draw: at T = 0, or among one word, the seed changes nothing.
+      const drawn = json.inputs.temperature > 0 && json.inputs.top_k !== 1;
       const status = ended
         ? `The model wrote “.”: the sentence has ended, and the grammar ${generation.grammatical ? 'accepts it' : 'does not accept it'}. `
-          + 'Change the seed for another sentence; Start again writes this one again.'
+          + (drawn ? 'Change the seed for another sentence. ' : 'Raise T, and top-k above 1, for another sentence. ')
+          + 'Start again goes back to its first word; Next word then gives the same words.'
         : steps >= MOST_WORDS ? `Not ended after ${MOST_WORDS} words, where the page stops.`
           : 'Not ended yet: press Next word for one more.';
 
@@ -189,7 +192,7 @@
         view.measured(json.seconds_per_word, '/seconds_per_word', `${view.numberText(json.seconds_per_word * 1e6, 1)} µs`),
         ` (the ${words.length} word${words.length === 1 ? '' : 's'} of this call, the prompt read first; `,
         'the browser rounds this clock, to a tenth of a millisecond or coarser, so a few words read roughly)',
-        calls++ === 0 ? '. This first call ran while the browser was still readying the module: press Start again for a steadier time.' : '.',
+        calls++ === 0 ? '. This first call ran while the browser was still compiling the module’s code: press Next word a few times for a steadier time.' : '.',
       ]));
       view.slot('model').replaceChildren(element('p', { class: 'interactive-sentence' }, [
         'The model was trained by the book’s build, natively (', view.number(inputs.training_steps, '/inputs/training_steps'),

@@ -33,9 +33,9 @@
           set('m', m + by);
           set('n', n + by);
         } },
-      { name: 'q', label: 'Query q (--q)', type: 'text', flag: '--q', value: '1,1',
+      { name: 'q', label: 'Query q (--q)', type: 'text', belowOnPhones: true, flag: '--q', value: '1,1',
         help: 'an even number of entries; the arrows show the first two', samples: ['1,0', '0,2'], bad: ['1,2,3', ''] },
-      { name: 'k', label: 'Key k (--k)', type: 'text', flag: '--k', value: '2,0', samples: ['0,1', '-1,1'],
+      { name: 'k', label: 'Key k (--k)', type: 'text', belowOnPhones: true, flag: '--k', value: '2,0', samples: ['0,1', '-1,1'],
         help: 'as many entries as the query' },
     ],
     arguments(values) {

@@ -31,8 +31,9 @@
         title: 'Relative error of the softmax’s denominator against double',
         height: 300,
         marginLeft: 56,
-        // Ticks at the lengths summed, written out as the tables write them: the reader finds each row's n.
-        x: { type: 'log', label: 'n, scores summed →', grid: true, ticks: json.rows.map((row) => row.n),
+        // Ticks at the lengths summed, written out as the tables write them: the reader finds each row's n. The
+        // lengths are powers of 4; in base 10 a log scale's labels skip those whose leading digit is large (64).
+        x: { type: 'log', base: 4, label: 'n, scores summed →', grid: true, ticks: json.rows.map((row) => row.n),
           tickFormat: (n) => Book.numberText(n, 0) },
         marginTop: 28,
         y: { type: 'log', label: '↑ relative error', grid: true, domain: [powers[0], powers[powers.length - 1]],

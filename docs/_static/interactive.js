@@ -924,14 +924,6 @@
       set(field, all.join(';'));
     };
     const onStep = (x) => x >= min && x <= max && Math.abs((x - min) / step - Math.round((x - min) / step)) < 1e-9;
-    const follow = (values, set) => {
-      const entries = rows(values[field])[row(values)].split(',').map((entry) => (entry.trim() === '' ? NaN : Number(entry)));
-      if (entries.length === names.length && entries.every(onStep)) names.forEach((name, j) => set(name, entries[j]));
-    };
-    const sliders = names.map((name, j) => ({
-      name, label: labels[j], type: 'range', min, max, step, changed: move(j),
-      value: (defaults) => rows(defaults[flag])[0].split(',')[j].trim(),
-    }));
     const dim = (view, usable) => {
       for (const name of names) {
         const slider = view.control(name);
@@ -941,6 +933,17 @@
         }
       }
     };
+    // The field's hook: also dims the sliders at once while the row is not two entries wide, for a row the
+    // program refuses is drawn by no render() (given the view: a figure's own hook may call it without).
+    const follow = (values, set, defaults, view) => {
+      const entries = rows(values[field])[row(values)].split(',').map((entry) => (entry.trim() === '' ? NaN : Number(entry)));
+      if (view) dim(view, entries.length === names.length);
+      if (entries.length === names.length && entries.every(onStep)) names.forEach((name, j) => set(name, entries[j]));
+    };
+    const sliders = names.map((name, j) => ({
+      name, label: labels[j], type: 'range', min, max, step, changed: move(j),
+      value: (defaults) => rows(defaults[flag])[0].split(',')[j].trim(),
+    }));
     return { sliders, follow, dim };
   }
 
