@@ -62,12 +62,14 @@
       const paddedLogDomain = (values) => [Math.min(...values) / 1.6, Math.max(...values) * 1.6];
       // The label dₖ, not d_k: Plot cuts the underscore off.
       const x = { type: 'log', base: 2, domain: paddedLogDomain(dks), ticks: dks, tickFormat: String, label: 'dₖ' };
+      const varianceTicks = dks.length > 1 ? dks : [dks[0] / 2, dks[0], dks[0] * 2];
       // Plot's own title is a page heading (h2): each plot's title is a sentence above it.
       view.sentence('raw-title', [`Variance of q·k (dots) against dₖ, the theory (${rows.length > 1 ? 'grey line; ' : ''}a short bar at each dₖ); logarithmic axes:`]);
       view.plot('raw', {
         height: 220, marginLeft: 56, x,
-        y: { type: 'log', base: 2, label: 'variance', grid: true, ticks: dks, tickFormat: String,
-          domain: paddedLogDomain(rows.flatMap((d) => [d.var_raw, d.var_theory])) },
+        // With one width alone, ticks at half and twice it too: one tick alone gives the axis no scale.
+        y: { type: 'log', base: 2, label: 'variance', grid: true, ticks: varianceTicks, tickFormat: String,
+          domain: paddedLogDomain([...rows.flatMap((d) => [d.var_raw, d.var_theory]), ...varianceTicks]) },
         marks: [
           window.Plot.line(rows, { x: 'dk', y: 'var_theory', stroke: 'currentColor', strokeOpacity: 0.45, strokeWidth: 1.2 }),
           window.Plot.ruleY(rows, { x1: (d) => d.dk / 1.3, x2: (d) => d.dk * 1.3, y: 'var_theory', stroke: 'currentColor', strokeOpacity: 0.6, strokeWidth: 2 }),

@@ -81,9 +81,11 @@
         ...listed(json.weights[r], `/weights/${r}`), '; output ', ...listed(json.output[r], `/output/${r}`), '.',
       ]);
       // Plot's own title is a page heading (h2): each plot's title is a sentence above it.
-      view.sentence('weights-title', [`${scaled ? 'Weights softmax(QKᵀ/√dₖ)' : 'Weights softmax(QKᵀ)'}, row = the token asking; framed: ${word}'s row:`]);
+      // Each plot's title goes with it (a sentence slot of its own would sit beside the plot, not above it).
       view.heatmap('weights', json.weights, {
         rows: json.query_tokens, columns: keys, outline: keys.map((_, j) => [r, j]),
+        title: `${scaled ? 'Weights softmax(QKᵀ/√dₖ)' : 'Weights softmax(QKᵀ)'}, row = the token asking; framed: ${word}'s row`
+          + (json.causal ? '; above the diagonal, the hidden words: weight 0' : ''),
       });
 
       // Both ways, side by side: this word's weights with and without the division.
@@ -91,8 +93,8 @@
       for (const [run, label] of [['scaled', 'with ÷√dₖ'], ['unscaled', 'without']]) {
         json[run].weights[r].forEach((weight, j) => bars.push({ key: keys[j], weight, run: label }));
       }
-      view.sentence('compare-title', [`${word}'s weights with the division (left bar) and without it (right bar):`]);
       view.plot('compare', {
+        title: `${word}'s weights with the division (left bar) and without it (right bar)`,
         height: 200, marginLeft: 44,
         fx: { label: null, domain: keys },
         x: { axis: null, domain: ['with ÷√dₖ', 'without'] },

@@ -74,7 +74,7 @@
       parts.push(')');
       view.sentence('row', parts);
       const wavelengths = [json.pairs.length === 1 ? 'Wavelength of the one pair, in units of 2π: '
-        : 'Wavelengths of the pairs, in units of 2π: '];
+        : 'Wavelengths of the pairs (columns 0–1, 2–3, …), in units of 2π: '];
       json.pairs.forEach((pair, i) => {
         if (i > 0) wavelengths.push(', ');
         wavelengths.push([pair.wavelength_over_2pi, `/pairs/${i}/wavelength_over_2pi`]);
