@@ -123,7 +123,9 @@
       });
 
       // The leak: the most any masked key receives, for −∞ and each finite fill.
-      const leaks = json.leak.map((entry, i) => ({ ...entry, index: i, label: fillText(entry.fill) }));
+      // The fill the weights above use is marked "in use" on its row: the plot compares it with the others.
+      const leaks = json.leak.map((entry, i) => ({ ...entry, index: i,
+        label: `${fillText(entry.fill)}${entry.fill === json.fill ? ' (in use)' : ''}` }));
       const positive = leaks.filter((d) => d.largest_masked_weight > 0);
       const zero = leaks.filter((d) => d.largest_masked_weight === 0);
       const smallest = Math.min(1e-6, ...positive.map((d) => d.largest_masked_weight));
@@ -131,7 +133,7 @@
         caption: 'Largest weight on a masked key, per fill (log scale; "exactly 0" where nothing leaks)',
         width: 420,
         height: 90 + 22 * leaks.length,
-        marginLeft: 70,
+        marginLeft: 100,
         marginRight: 70,
         x: { type: 'log', domain: [smallest / 3, 1.5], label: 'largest masked weight', grid: true, tickFormat: Book.powerOfTen },
         // No tick marks: after a negative fill, a tick reads as one more minus sign.
