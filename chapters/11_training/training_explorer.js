@@ -11,7 +11,16 @@
   const TOTAL = 300;  // where the page stops
   let steps = CHUNK;
   let paused = false;
-  const restart = () => { steps = CHUNK; paused = false; };
+  // Training again from step 0 (a press, or a new task, seed or rate): the slider and the pause button say so at
+  // once, before the first chunk is drawn, and stay so if the program refuses the new setting.
+  const restart = (values, set, defaults, view) => {
+    steps = CHUNK;
+    paused = false;
+    set('step', String(CHUNK));
+    const pause = view.control('pause');
+    pause.textContent = 'Pause';
+    pause.setAttribute('aria-disabled', 'false');
+  };
 
   Book.figure('training_explorer', {
     program: 'training',
