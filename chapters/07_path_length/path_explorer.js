@@ -71,13 +71,16 @@
           window.Plot.dot(rows, { y: 'name', x: 'max_path_length', fill: '#1f4e8c', r: 5 }),
         ],
       });
-      // The domain a factor of 2 wider each way than the counts, so that no dot sits on an edge against its label.
+      // The same axis at every setting the controls reach (from 10 to 10^9 multiply-adds, wider only if a count
+      // is not), so that a count that grows is seen to move; ticked at every other power of ten, as the tables write them.
       const operations = rows.map((r) => r.operations);
+      const low = Math.min(10, Math.min(...operations) / 2);
+      const high = Math.max(1e9, Math.max(...operations) * 2);
       view.plot('operations', {
         height: 200,
         marginLeft: 124,
-        x: { type: 'log', label: 'multiply-adds of one layer (log scale) →', grid: true,
-          domain: [Math.min(...operations) / 2, Math.max(...operations) * 2] },
+        x: { type: 'log', label: 'multiply-adds of one layer (log scale) →', grid: true, domain: [low, high],
+          ticks: [1e1, 1e3, 1e5, 1e7, 1e9].filter((tick) => tick >= low && tick <= high), tickFormat: Book.powerOfTen },
         y: { domain: names, label: null },
         marks: [
           window.Plot.dot(rows, { y: 'name', x: 'operations', fill: '#c0392b', r: 5 }),

@@ -45,15 +45,18 @@
       const labels = words.map((word, t) => (words.indexOf(word) === words.lastIndexOf(word) ? word : `${word} (${t + 1})`));
       const width = view.slot('head_0_0').parentElement.clientWidth;
       const cell = width >= 720 ? Math.max(34, Math.min(48, Math.floor((width / 2 - 120) / words.length))) : undefined;
+      // When tagging, each ambiguous word's clue is framed: the word before it, which the chapter's heads learn to read.
+      const ambiguous = json.language.ambiguous ?? [];
+      const clues = tagging ? words.flatMap((word, t) => (t > 0 && ambiguous.includes(word) ? [[t, t - 1]] : [])) : [];
       json.reading.attention.forEach((layer, l) => layer.forEach((head, h) => {
         view.heatmap(`head_${l}_${h}`, head, {
-          rows: labels, columns: labels, cell,
-          title: `Head ${h + 1}${json.reading.attention.length > 1 ? ` of layer ${l + 1}` : ''}: each row is a word reading the others`,
+          rows: labels, columns: labels, cell, outline: clues,
+          title: `Head ${h + 1}${json.reading.attention.length > 1 ? ` of layer ${l + 1}` : ''}: each row is a word reading the others`
+            + (clues.length ? '; framed: the word before each ambiguous word' : ''),
         });
       }));
       // One row of weights in numbers: for agreement, the slot's; when tagging, the last ambiguous word's after the
       // first (the second saw, whose clue, the word before it, is not the first word), else the second word's.
-      const ambiguous = json.language.ambiguous ?? [];
       const lastAmbiguous = words.reduce((found, word, t) => (t > 0 && ambiguous.includes(word) ? t : found), -1);
       const reader = tagging ? (lastAmbiguous > 0 ? lastAmbiguous : Math.min(1, words.length - 1)) : words.length - 1;
       const parts = [tagging ? `Where "${words[reader]}" (word ${reader + 1}) puts its weight. `
