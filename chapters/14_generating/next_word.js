@@ -133,7 +133,9 @@
         strip.push(element('p', { class: 'next-word-line-title', text: 'The line the draw used, after T and top-k: a stretch per word it kept; the tick is u' }),
           element('div', { class: 'next-word-line', role: 'img',
             'aria-label': `The line from 0 to 1 split among ${newest.line.length} words; u fell in the stretch of ${newest.word}` },
-          [...segments, tick]));
+          [...segments, tick]),
+          // A stretch too narrow for its word is named here too (a phone shows no hover title).
+          element('p', { class: 'next-word-line-title', text: `Kept, left to right: ${newest.line.map((piece) => piece.word).join(', ')}` }));
       }
       view.slot('newest').replaceChildren(top, ...strip);
 
