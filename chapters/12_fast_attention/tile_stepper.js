@@ -112,8 +112,14 @@
           return;
         }
         const inTile = i >= step.first_query && i < step.first_query + rows;
+        // A maximum that this tile moved is said so, with the value before it (the state after the tile before):
+        // what the rescaling is for.
+        const before = inTile && index > 0 ? steps[index - 1].maximum[i] : null;
+        const moved = before !== null && before !== step.maximum[i];
         view.sentence(name, [
-          `${query}: M = `, [step.maximum[i], `${base}/maximum/${i}`], ', L = ', [step.sum[i], `${base}/sum/${i}`],
+          ...(moved ? [`${query}: M rose from `, [before, `/trace/steps/${index - 1}/maximum/${i}`], ' to ']
+            : [`${query}: M = `]),
+          [step.maximum[i], `${base}/maximum/${i}`], ', L = ', [step.sum[i], `${base}/sum/${i}`],
           ...(inTile ? [', rescaled by ', [step.rescale[i - step.first_query], `${base}/rescale/${i - step.first_query}`]] : [' (done)']),
           ', O / L so far (', ...step.output[i].flatMap((x, j) => [j ? ', ' : '', [x, `${base}/output/${i}/${j}`]]), ').',
         ]);
