@@ -49,6 +49,14 @@
         json.with_positions.largest_output_difference > 0
           ? ` (in the output of ${json.with_positions.largest_output_difference_token}).` : '.',
       ]);
+      // The weights, as the chapter says, change too: the largest change of any token's weight on any token.
+      const without = json.without_positions.largest_weight_difference;
+      view.sentence('weights_change', [
+        'Largest change of any weight a token gives a token: without positions ',
+        [without, '/without_positions/largest_weight_difference', without === 0 ? 4 : '.1e'],
+        without === 0 ? ' (exactly)' : ' (rounding only)', ', with positions ',
+        [json.with_positions.largest_weight_difference, '/with_positions/largest_weight_difference'], '.',
+      ]);
     },
   });
 })();
