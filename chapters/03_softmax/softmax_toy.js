@@ -18,9 +18,9 @@
     labels: ["the asking word's query, entry 1", "the asking word's query, entry 2"], min: -5, max: 5, step: 0.5,
     row: asking });
   // A word chosen: its row goes on the sliders.
-  const choose = (values, set) => {
+  const choose = (values, set, defaults, view) => {
     chosen = Number(values.asking);
-    query.follow(values, set);
+    query.follow(values, set, defaults, view);
   };
 
   // Two slots side by side (wrapping on a narrow screen), inside one slot.

@@ -133,7 +133,8 @@
         caption: 'Largest weight on a masked key, per fill (log scale; "exactly 0" where nothing leaks)',
         width: 420,
         height: 90 + 22 * leaks.length,
-        marginLeft: 100,
+        // Room for the longest fill's label, "−1e9 (in use)" or a longer typed fill (about 7 px a character).
+        marginLeft: Math.max(70, 16 + 7 * Math.max(...leaks.map((d) => d.label.length))),
         marginRight: 70,
         x: { type: 'log', domain: [smallest / 3, 1.5], label: 'largest masked weight', grid: true, tickFormat: Book.powerOfTen },
         // No tick marks: after a negative fill, a tick reads as one more minus sign.

@@ -70,7 +70,7 @@
         rows: tokens, columns: tokens, domain: [0, 1],
         title: (json.example === 'walkthrough' ? "The graph chapter's head: head 1 of layer 1 under a causal mask"
           : 'Head 1 of layer 1 under a causal mask, as in the graph chapter')
-          + (json.causal ? ': with the box ticked, layer 1\'s head 1 above' : ''),
+          + (json.causal ? '; with the box ticked, it is the same map as layer 1\'s head 1 above' : ''),
       });
       view.sentence('walkthrough_sums', [
         'Row sums: ', ...json.walkthrough.row_sums.flatMap((s, i) => [i ? ', ' : '', [s, `/walkthrough/row_sums/${i}`]]),

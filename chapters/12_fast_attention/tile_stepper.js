@@ -112,10 +112,10 @@
           return;
         }
         const inTile = i >= step.first_query && i < step.first_query + rows;
-        // A maximum that this tile moved is said so, with the value before it (the state after the tile before):
-        // what the rescaling is for.
+        // A maximum that this tile moved (as far as the page's four decimals show) is said so, with the value
+        // before it (the state after the tile before): what the rescaling is for.
         const before = inTile && index > 0 ? steps[index - 1].maximum[i] : null;
-        const moved = before !== null && before !== step.maximum[i];
+        const moved = before !== null && view.numberText(before) !== view.numberText(step.maximum[i]);
         view.sentence(name, [
           ...(moved ? [`${query}: M rose from `, [before, `/trace/steps/${index - 1}/maximum/${i}`], ' to ']
             : [`${query}: M = `]),

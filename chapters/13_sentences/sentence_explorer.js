@@ -50,9 +50,9 @@
       const clues = tagging ? words.flatMap((word, t) => (t > 0 && ambiguous.includes(word) ? [[t, t - 1]] : [])) : [];
       json.reading.attention.forEach((layer, l) => layer.forEach((head, h) => {
         view.heatmap(`head_${l}_${h}`, head, {
-          rows: labels, columns: labels, cell, outline: clues,
+          rows: labels, columns: labels, cell, dotted: clues,
           title: `Head ${h + 1}${json.reading.attention.length > 1 ? ` of layer ${l + 1}` : ''}: each row is a word reading the others`
-            + (clues.length ? '; framed: the word before each ambiguous word' : ''),
+            + (clues.length ? '; dotted: the word before each ambiguous word after the first' : ''),
         });
       }));
       // One row of weights in numbers: for agreement, the slot's; when tagging, the last ambiguous word's after the

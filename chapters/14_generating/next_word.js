@@ -81,7 +81,9 @@
       const drawn = json.inputs.temperature > 0 && json.inputs.top_k !== 1;
       const status = ended
         ? `The model wrote “.”: the sentence has ended, and the grammar ${generation.grammatical ? 'accepts it' : 'does not accept it'}. `
-          + (drawn ? 'Change the seed for another sentence. ' : 'Raise T, and top-k above 1, for another sentence. ')
+          + (drawn ? 'Change the seed for another sentence. '
+            : json.inputs.temperature === 0 ? 'Raise T above 0 for another sentence. '
+              : 'Set top-k to 0 or above 1 for another sentence. ')
           + 'Start again goes back to its first word; Next word then gives the same words.'
         : steps >= MOST_WORDS ? `Not ended after ${MOST_WORDS} words, where the page stops.`
           : 'Not ended yet: press Next word for one more.';
@@ -135,7 +137,9 @@
             'aria-label': `The line from 0 to 1 split among ${newest.line.length} words; u fell in the stretch of ${newest.word}` },
           [...segments, tick]),
           // A stretch too narrow for its word is named here too (a phone shows no hover title).
-          element('p', { class: 'next-word-line-title', text: `Kept, left to right: ${newest.line.map((piece) => piece.word).join(', ')}` }));
+          element('p', { class: 'next-word-line-title', text: json.inputs.top_k === 0
+            ? `Every word kept (${newest.line.length}), the likeliest ones widest.`
+            : `Kept, left to right: ${newest.line.map((piece) => piece.word).join(', ')}.` }));
       }
       view.slot('newest').replaceChildren(top, ...strip);
 

@@ -99,7 +99,8 @@
         ': the offset m − n is ', [offset, '/turn/placements/0/offset'], '. Turned, their score is ',
         [placed.score, '/turn/placements/0/score'], '; unturned it was ', [turn.unturned_score, '/turn/unturned_score'],
         // Wider than one pair, the score sums every pair's product, and the arrows show only the first pair.
-        turn.query.length > 2 ? ` (summed over all ${turn.query.length / 2} pairs; the arrows show the first only)` : '',
+        turn.query.length > 2
+          ? ` (summed over ${turn.query.length === 4 ? 'both' : `all ${turn.query.length / 2}`} pairs; the arrows show the first only)` : '',
         '. Move m and n by the same amount and the score stays.',
       ]);
     },

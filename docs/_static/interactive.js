@@ -476,8 +476,9 @@
       // A table of tokens against tokens as colours, each cell's number written in it.
       // `cell` fixes the side of a cell in pixels (say, to fit two maps side by side);
       // `outline` lists cells [row index, column index] to frame in red, as the static figures
-      // frame theirs (say, the ones a sentence or the title names).
-      heatmap(name, matrix, { rows, columns, title, label = 'weight', domain, cell, outline = [] }) {
+      // frame theirs (say, the ones a sentence or the title names); `dotted`, cells to frame with a
+      // dotted line, as chapter 13's static figure frames the word before an ambiguous word.
+      heatmap(name, matrix, { rows, columns, title, label = 'weight', domain, cell, outline = [], dotted = [] }) {
         requireLabels('heatmap', name, matrix, rows, columns);
         const cells = [];
         matrix.forEach((row, i) => row.forEach((value, j) => {
@@ -537,6 +538,10 @@
             window.Plot.cell(outline.map(([i, j]) => ({ row: rows[i], column: columns[j] })), {
               x: 'column', y: 'row', fill: 'none', stroke: '#d62728', strokeWidth: 2.5, inset: 1.5,
             }),
+            // Dotted black on a white line, as the static figure draws it: it shows on the palest cells and the darkest.
+            ...[['#ffffff', 3.5, null], ['#1a1a1a', 2, '3 2']].map(([stroke, strokeWidth, strokeDasharray]) => window.Plot.cell(
+              dotted.map(([i, j]) => ({ row: rows[i], column: columns[j] })),
+              { x: 'column', y: 'row', fill: 'none', stroke, strokeWidth, strokeDasharray, inset: 3 })),
           ],
         });
       },
