@@ -14,19 +14,11 @@
     ['512', '512 alone'],
   ];
 
-  // A box holding one slot per row, rebuilt when the number of rows changes.
-  function rowSlots(view, name, count) {
-    const box = view.slot(name);
-    if (box.childElementCount !== count) {
-      box.replaceChildren(...Array.from({ length: count }, (_, i) => {
-        const slot = document.createElement('div');
-        slot.className = 'interactive-slot';
-        slot.dataset.slot = `${name}-${i}`;
-        return slot;
-      }));
-    }
-    return (i) => `${name}-${i}`;
-  }
+  // The table's columns: each width's variance of q·k and the footnote's, before and after the division.
+  const columns = [
+    ['var_raw', 'variance'], ['var_theory', 'theory'],
+    ['var_scaled', 'after ÷√dₖ'], ['var_scaled_theory', 'theory'], ['var_scaled_sd', 'typical swing'],
+  ];
 
   Book.figure('variance_explorer', {
     program: 'scaling_variance',
@@ -45,15 +37,10 @@
     ],
     render(json, view) {
       const rows = json.rows;
-      const slotName = rowSlots(view, 'rows', rows.length);
-      rows.forEach((row, i) => {
-        const at = `/rows/${i}`;
-        view.sentence(slotName(i), [
-          'dₖ = ', [row.dk, `${at}/dk`], ': variance of q·k ', [row.var_raw, `${at}/var_raw`],
-          ' (theory ', [row.var_theory, `${at}/var_theory`], '); after dividing by √dₖ ',
-          [row.var_scaled, `${at}/var_scaled`], ' (theory ', [row.var_scaled_theory, `${at}/var_scaled_theory`],
-          ', typical swing ', [row.var_scaled_sd, `${at}/var_scaled_sd`], ')',
-        ]);
+      // A row per width, a line each (as sentences, ten widths took a phone's whole screen).
+      view.records('rows', rows, {
+        title: 'The variance of q·k at each width dₖ, and the theory; after dividing by √dₖ, and its typical swing',
+        corner: 'dₖ', rows: rows.map((row) => String(row.dk)), columns, pointer: '/rows',
       });
 
       // The measured variances against the theory: d_k before the division, 1 after. The widths on a

@@ -14,36 +14,6 @@
     ['sequential_steps', 'steps'],
   ];
 
-  // A table of the rows' counts, each number carrying its JSON pointer as the
-  // frame's helpers do (view.matrix wants a matrix; these rows are objects).
-  function countsTable(view, rows) {
-    const cell = (tag, text) => {
-      const node = document.createElement(tag);
-      node.textContent = text;
-      return node;
-    };
-    const table = document.createElement('table');
-    table.className = 'interactive-numbers';
-    const caption = cell('caption', `n = ${rows[0].n}: layers stacked; multiply-adds and sequential steps of one layer`);
-    table.append(caption);
-    const head = document.createElement('tr');
-    head.append(cell('th', 'layer'), ...columns.map(([, label]) => cell('th', label)));
-    table.append(head);
-    rows.forEach((row, i) => {
-      const line = document.createElement('tr');
-      line.append(cell('th', row.name));
-      for (const [key] of columns) {
-        const number = cell('td', view.formatNumber(row[key], ','));
-        number.dataset.key = `/rows/${i}/${key}`;
-        number.dataset.exact = JSON.stringify(row[key]);
-        number.dataset.format = ',';
-        line.append(number);
-      }
-      table.append(line);
-    });
-    view.slot('table').replaceChildren(table);
-  }
-
   Book.figure('path_explorer', {
     program: 'path_length',
     controls: [
@@ -57,8 +27,11 @@
     },
     render(json, view) {
       const rows = json.rows;
-      countsTable(view, rows);
       const names = rows.map((row) => row.name);
+      view.records('table', rows, {
+        title: `n = ${rows[0].n}: layers stacked; multiply-adds and sequential steps of one layer`,
+        corner: 'layer', rows: names, columns, pointer: '/rows', format: ',',
+      });
       view.plot('paths', {
         height: 200,
         marginLeft: 124,

@@ -379,6 +379,21 @@
         });
         slot(name).replaceChildren(table);
       },
+      // A table of records (a program's rows as objects, which matrix() cannot take): a row per record,
+      // labelled rows[i], a column per [key, label] of `columns`, each number under `${pointer}/${i}/${key}`,
+      // written with `format` (decimals, or a format spec such as ','); `corner` heads the row labels.
+      records(name, records, { title, corner = '', rows, columns, pointer, format = 4 }) {
+        const table = element('table', { class: 'interactive-numbers' });
+        if (title) table.append(element('caption', { text: title }));
+        table.append(element('tr', {}, [element('th', { text: corner }), ...columns.map(([, label]) => element('th', { text: label }))]));
+        records.forEach((record, i) => {
+          table.append(element('tr', {}, [
+            element('th', { text: rows[i] }),
+            ...columns.map(([key]) => numberNode('td', record[key], `${pointer}/${i}/${key}`, format)),
+          ]));
+        });
+        slot(name).replaceChildren(table);
+      },
       // A sentence with live numbers: parts are strings or [value, pointer] or [value, pointer, format].
       sentence(name, parts) {
         const paragraph = element('p', { class: 'interactive-sentence' });
