@@ -65,7 +65,9 @@
         }
       }
       // The static figure's colours: slot two red and thicker, slot three grey.
-      const colours = ['#1f77b4', '#d62728', '#7f7f7f', '#2ca02c', '#9467bd', '#8c564b'];
+      // Beyond them, six more: up to twelve slots each get a colour of their own (beyond, they repeat).
+      const colours = ['#1f77b4', '#d62728', '#7f7f7f', '#2ca02c', '#9467bd', '#8c564b',
+        '#e377c2', '#bcbd22', '#17becf', '#ff7f0e', '#393b79', '#637939'];
       // Plot's own title is a page heading (h2): the title is a sentence above it.
       view.sentence('sweep-title', ['Each slot\'s weight against the amount added to slot two, as the program sweeps it (dots: slot two at 0 and at the slider):']);
       view.plot('sweep', {

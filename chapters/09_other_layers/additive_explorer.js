@@ -42,10 +42,12 @@
       const rowsOf = json.query_tokens;
       const columns = json.key_tokens;
       view.heatmap('additive_heatmap', json.additive.weights, {
-        rows: rowsOf, columns, title: 'Additive weights: softmax of v · tanh(q W_q + k W_k)', domain: [0, 1],
+        rows: rowsOf, columns, title: `Additive weights: softmax of v · tanh(q W_q + k W_k); framed: ${rowsOf[0]}'s row`,
+        domain: [0, 1], outline: columns.map((_, j) => [0, j]),
       });
       view.heatmap('dot_heatmap', json.dot_product.weights, {
-        rows: rowsOf, columns, title: 'Scaled dot-product weights: softmax of q · k / √dₖ', domain: [0, 1],
+        rows: rowsOf, columns, title: `Scaled dot-product weights: softmax of q · k / √dₖ; framed: ${rowsOf[0]}'s row`,
+        domain: [0, 1], outline: columns.map((_, j) => [0, j]),
       });
       view.matrix('additive_scores', json.additive.scores, {
         title: 'Additive scores', rows: rowsOf, columns, pointer: '/additive/scores',

@@ -70,8 +70,10 @@
           window.Plot.ruleX([0], { stroke: '#cccccc' }),
           window.Plot.ruleY([0], { stroke: '#cccccc' }),
           window.Plot.arrow(arrows, { x1: 0, y1: 0, x2: 'x2', y2: 'y2', stroke: 'colour', strokeWidth: 2 }),
-          // Each label just past its arrow's tip, along the arrow, so that no label sits on an arrow.
-          ...['start', 'end'].map((side) => window.Plot.text(arrows.filter((a) => (a.x2 < 0) === (side === 'end')),
+          // Each label just past its arrow's tip, along the arrow, so that no label sits on an arrow. An arrow of
+          // length 0 has no tip to label: its label would pile onto the others at the centre.
+          ...['start', 'end'].map((side) => window.Plot.text(arrows.filter((a) => (a.x2 !== 0 || a.y2 !== 0)
+            && (a.x2 < 0) === (side === 'end')),
             { x: (a) => a.x2 * 1.15, y: (a) => a.y2 * 1.15, text: 'label', fill: 'labelColour', textAnchor: side })),
         ],
       });
