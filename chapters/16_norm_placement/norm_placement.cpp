@@ -173,6 +173,17 @@ TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, lon
   return run;
 }
 
+double sub_layers_gradient_length(attention::EncoderLayerWeights layer) {
+  // its attention and feed-forward weights only: its norms and every other block empty, so left out
+  attention::TokenClassifierWeights alone;
+  alone.layers.push_back({std::move(layer.attention), {}, std::move(layer.feed_forward), {}});
+  double squares = 0.0;
+  for (const attention::ParameterBlock& block : attention::parameter_blocks(alone)) {
+    squares += Eigen::Map<const attention::Vector>(block.data, block.size).squaredNorm();
+  }
+  return std::sqrt(squares);
+}
+
 AtStart at_start(const Inputs& inputs, const attention::LayerLayout& layout, std::uint64_t seed) {
   attention::TokenClassifierShape shape = inputs.shape;
   shape.layout = layout;
@@ -195,15 +206,8 @@ AtStart at_start(const Inputs& inputs, const attention::LayerLayout& layout, std
   };
   attention::TokenClassifierWeights gradient =
       attention::batch_mean_gradient(inputs.batch, one_example, attention::parameter_blocks);
-  for (attention::EncoderLayerWeights& layer : gradient.layers) {  // the length of its sub-layers' gradient
-    // its attention and feed-forward weights only: its norms and every other block empty, so left out
-    attention::TokenClassifierWeights alone;
-    alone.layers.push_back({std::move(layer.attention), {}, std::move(layer.feed_forward), {}});
-    double squares = 0.0;
-    for (const attention::ParameterBlock& block : attention::parameter_blocks(alone)) {
-      squares += Eigen::Map<const attention::Vector>(block.data, block.size).squaredNorm();
-    }
-    start.gradients.push_back(std::sqrt(squares));
+  for (attention::EncoderLayerWeights& layer : gradient.layers) {
+    start.gradients.push_back(sub_layers_gradient_length(std::move(layer)));
   }
   // [at_start]
   // clang-format on

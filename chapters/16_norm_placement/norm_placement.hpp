@@ -105,6 +105,10 @@ struct AtStart {
 /// At the start, in @p layout, from @p seed: see AtStart.
 AtStart at_start(const Inputs& inputs, const attention::LayerLayout& layout, std::uint64_t seed);
 
+/// The length of a layer's gradient as AtStart measures it: the root of the sum of the squares of its sub-layers'
+/// entries (attention's and the feed-forward network's), its norms' gains and biases left out.
+double sub_layers_gradient_length(attention::EncoderLayerWeights layer);
+
 struct Result {
   Inputs inputs;
   Norms norms;

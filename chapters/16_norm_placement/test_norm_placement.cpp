@@ -154,6 +154,21 @@ TEST_CASE("a warm-up of one step is none and while one lasts only rate over step
   CHECK(hundred.untrained_loss == none.untrained_loss);
 }
 
+TEST_CASE("a layer's gradient length counts its sub-layers' entries and none of its norms'", "[ch16]") {
+  // Every entry of the attention and the feed-forward network 1, every norm's gain and bias 100: the length is
+  // the root of the number of sub-layer entries, 33; a norm counted would put it above 100.
+  attention::EncoderLayerWeights layer;
+  const auto ones = [](Eigen::Index rows, Eigen::Index columns) { return attention::Matrix::Ones(rows, columns); };
+  layer.attention.heads.push_back({ones(2, 2), ones(2, 2), ones(2, 2)});                                  // 12 entries
+  layer.attention.output = ones(2, 2);                                                                    // 4
+  layer.feed_forward = {ones(2, 3), attention::Vector::Ones(3), ones(3, 2), attention::Vector::Ones(2)};  // 17
+  const attention::LayerNormParameters norm{attention::Vector::Constant(2, 100.0),
+                                            attention::Vector::Constant(2, 100.0)};
+  layer.attention_norm = norm;
+  layer.feed_forward_norm = norm;
+  CHECK(norm_placement::sub_layers_gradient_length(layer) == Approx(std::sqrt(33.0)).epsilon(1e-15));
+}
+
 TEST_CASE("a short pre-norm run lowers its loss and keeps its books", "[ch16]") {
   const norm_placement::Inputs inputs = small(60);
   for (const LayerLayout& layout : {pre_layer, pre_rms}) {
