@@ -45,11 +45,12 @@
         y: (d) => d, fill: 'none', stroke, strokeWidth, insetTop: -strokeWidth / 2, insetBottom: -strokeWidth / 2,
       });
       const widthScale = cell >= 10 ? 1 : 0.5;
+      const marginTop = 34;  // the rows' bands start below it, one cell high each
       view.plot('heatmap', {
         width,
         height: 50 + cell * positions.length,
         marginLeft: 44,
-        marginTop: 34,
+        marginTop,
         padding: 0,
         // Not rounded to whole pixels, so that the cells fill the frame the row's outline spans.
         x: { type: 'band', domain: dimensions, round: false, axis: 'top', label: 'dimension →', tickFormat: (d) => (d % everyX === 0 ? d : '') },
@@ -65,6 +66,19 @@
           outline('white', 4 * widthScale),
           outline('black', 2 * widthScale),
         ],
+      });
+      // A click or a tap on a row writes that row out, as the row slider does: a phone shows no hover title.
+      // The pointer's height is measured in the map's own units (a narrow screen may draw it smaller).
+      const map = view.slot('heatmap').querySelector('svg');
+      map.style.cursor = 'pointer';
+      map.addEventListener('click', (event) => {
+        const box = map.getBoundingClientRect();
+        const y = (event.clientY - box.top) * Number(map.getAttribute('height')) / box.height;
+        const position = Math.floor((y - marginTop) / cell);
+        if (position >= 0 && position < positions.length) {
+          wanted = position;
+          view.drive({ row: String(position) });
+        }
       });
       const parts = [`The outlined row: PE(${row}) = (`];
       json.pe[row].forEach((value, j) => {
