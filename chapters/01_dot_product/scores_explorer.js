@@ -16,7 +16,6 @@
       { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', help: 'rows by ;, entries by ,: as wide as the queries' },
     ],
     render(json, view) {
-      cat.dim(view, json.queries[0].length === 2);  // the sliders edit a row of two entries
       // The pair to frame: the program's first pair of differing mirror-image entries; in a symmetric table, the
       // first and last tokens; in a table that is not square, none.
       const last = json.query_tokens.length - 1;

@@ -75,10 +75,7 @@
         const box = map.getBoundingClientRect();
         const y = (event.clientY - box.top) * Number(map.getAttribute('height')) / box.height;
         const position = Math.floor((y - marginTop) / cell);
-        if (position >= 0 && position < positions.length) {
-          wanted = position;
-          view.drive({ row: String(position) });
-        }
+        if (position >= 0 && position < positions.length) view.drive({ row: String(position) });
       });
       const parts = [`The outlined row: PE(${row}) = (`];
       json.pe[row].forEach((value, j) => {

@@ -28,6 +28,11 @@
         samples: ['2,3,1', '1,2,3'], bad: ['1,1,2', '4,2,1'], help: 'places from 1, separated by ,' },
     ],
     render(json, view) {
+      // A largest change without positions: 0 exactly, or a difference of rounding alone, in scientific notation.
+      const withoutPositions = (key) => {
+        const value = json.without_positions[key];
+        return [[value, `/without_positions/${key}`, value === 0 ? 4 : '.1e'], value === 0 ? ' (exactly)' : ' (rounding only)'];
+      };
       for (const [key, title] of [['without_positions', 'without positions'], ['with_positions', 'with positions']]) {
         const comparison = json[key];
         view.matrix(`${key}_before`, comparison.before.output, {
@@ -41,20 +46,15 @@
       }
       view.sentence('change', [
         'Largest change of any entry of a token\'s output: without positions ',
-        [json.without_positions.largest_output_difference, '/without_positions/largest_output_difference',
-          json.without_positions.largest_output_difference === 0 ? 4 : '.1e'],
-        json.without_positions.largest_output_difference === 0 ? ' (exactly)' : ' (rounding only)',
-        ', with positions ',
+        ...withoutPositions('largest_output_difference'), ', with positions ',
         [json.with_positions.largest_output_difference, '/with_positions/largest_output_difference'],
         json.with_positions.largest_output_difference > 0
           ? ` (in the output of ${json.with_positions.largest_output_difference_token}).` : '.',
       ]);
       // The weights, as the chapter says, change too: the largest change of any token's weight on any token.
-      const without = json.without_positions.largest_weight_difference;
       view.sentence('weights_change', [
         'Largest change of any weight a token gives a token: without positions ',
-        [without, '/without_positions/largest_weight_difference', without === 0 ? 4 : '.1e'],
-        without === 0 ? ' (exactly)' : ' (rounding only)', ', with positions ',
+        ...withoutPositions('largest_weight_difference'), ', with positions ',
         [json.with_positions.largest_weight_difference, '/with_positions/largest_weight_difference'], '.',
       ]);
     },

@@ -365,19 +365,11 @@
       measured(value, pointer, text) {
         return element('span', { 'data-measured': pointer, 'data-exact': JSON.stringify(value), text });
       },
-      // A matrix as a table of numbers: a row per row label, a column per column label.
+      // A matrix as a table of numbers: a row per row label, a column per column label (records() below,
+      // each row a record whose keys are its column indices).
       matrix(name, matrix, { title, rows, columns, pointer, decimals = 4 }) {
         requireLabels('matrix', name, matrix, rows, columns);
-        const table = element('table', { class: 'interactive-numbers' });
-        if (title) table.append(element('caption', { text: title }));
-        table.append(element('tr', {}, [element('th'), ...columns.map((label) => element('th', { text: label }))]));
-        matrix.forEach((row, i) => {
-          table.append(element('tr', {}, [
-            element('th', { text: rows[i] }),
-            ...row.map((value, j) => numberNode('td', value, `${pointer}/${i}/${j}`, decimals)),
-          ]));
-        });
-        slot(name).replaceChildren(table);
+        this.records(name, matrix, { title, rows, columns: columns.map((label, j) => [j, label]), pointer, format: decimals });
       },
       // A table of records (a program's rows as objects, which matrix() cannot take): a row per record,
       // labelled rows[i], a column per [key, label] of `columns`, each number under `${pointer}/${i}/${key}`,
@@ -926,9 +918,9 @@
   // sliders to it when they can show it (each entry within min to max, on a step). While the row is
   // not two entries wide a move changes nothing: it would write a row of another width, a mistake the
   // reader did not make. Returns the two slider controls, which start from the program's default for
-  // the field's flag; `follow`, the field's changed hook; and `dim(view, usable)`, which render()
-  // calls to dim the sliders and their values while they cannot be used (the labels, and the help
-  // line that says why, stay legible).
+  // the field's flag; `follow`, the field's changed hook, which dims the sliders and their values while
+  // the typed row is not two entries wide (the labels, and the help line that says why, stay legible);
+  // and `dim(view, usable)`, for a render() that has a reason of its own (chapter 0: no plane).
   // The sliders edit the first row, or the row row(values) says (0 for the first; chapter 3's asking
   // word), which must be a row of the field's text.
   function firstRowSliders({ field, flag, names, labels, min, max, step, row = () => 0 }) {
