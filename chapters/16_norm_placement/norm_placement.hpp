@@ -96,10 +96,8 @@ struct Norms {
 struct AtStart {
   attention::LayerLayout layout;
   std::uint64_t seed = 0;
-  std::vector<double> sizes;  // root mean square of the layer's output, over its entries and the sequences
-  // length of the gradient of the layer's attention and feed-forward weights (not its norms'): the root of its
-  // squares' sum
-  std::vector<double> gradients;
+  std::vector<double> sizes;      // root mean square of the layer's output, over its entries and the sequences
+  std::vector<double> gradients;  // each layer's sub_layers_gradient_length() (below)
 };
 
 /// At the start, in @p layout, from @p seed: see AtStart.
