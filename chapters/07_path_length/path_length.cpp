@@ -85,9 +85,9 @@ const std::vector<LayerRow> layer_rows = {
     {LayerType::recurrent, "recurrent", "recurrent", "recurrent", "O(n·d²)", "O(n)", "O(n)"},
     {LayerType::bidirectional_recurrent, "bidirectional_recurrent", "recurrent, both ways", "recurrent, 2 ways", "—",
      "—", "—"},
-    {LayerType::convolution, "convolutional", "convolution", "convolution", "O(k·n·d²)", "O(1)", "O(log_k(n))"},
+    {LayerType::convolution, "convolutional", "convolution", "convolution", "O(k·n·d²)", "O(1)", "O(logₖ(n))"},
     {LayerType::dilated_convolution, "convolutional_dilated", "dilated convolution", "dilated conv.", "O(k·n·d²)",
-     "O(1)", "O(log_k(n))"},
+     "O(1)", "O(logₖ(n))"},
     {LayerType::restricted_self_attention, "restricted_self_attention", "restricted attention", "restricted attn.",
      "O(r·n·d)", "O(1)", "O(n/r)"},
 };
@@ -97,7 +97,7 @@ const LayerRow& row_of(LayerType type) {
 }
 
 // What the paper says the path length of each layer grows like. Table 1 has one
-// convolutional row, O(log_k(n)); §4 gives O(n/k) for contiguous kernels.
+// convolutional row, O(logₖ(n)); §4 gives O(n/k) for contiguous kernels.
 const char* paper_path(LayerType type) {
   switch (type) {
     case LayerType::self_attention:
@@ -109,7 +109,7 @@ const char* paper_path(LayerType type) {
     case LayerType::convolution:
       return "O(n/k), §4";
     case LayerType::dilated_convolution:
-      return "O(log_k(n))";
+      return "O(logₖ(n))";
     case LayerType::restricted_self_attention:
       return "O(n/r)";
   }

@@ -23,7 +23,7 @@ LONGEST = 128 if os.environ.get("BOOK_SANITIZE", "0") == "1" else 512
 TABLE_1 = {
     "self_attention": ("O(n²·d)", "O(1)", "O(1)"),
     "recurrent": ("O(n·d²)", "O(n)", "O(n)"),
-    "convolutional": ("O(k·n·d²)", "O(1)", "O(log_k(n))"),
+    "convolutional": ("O(k·n·d²)", "O(1)", "O(logₖ(n))"),
     "restricted_self_attention": ("O(r·n·d)", "O(1)", "O(n/r)"),
 }
 
