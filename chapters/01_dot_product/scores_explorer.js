@@ -4,8 +4,6 @@
 (function () {
   const cat = Book.firstRowSliders({ field: 'q', flag: '--q', names: ['cat_x', 'cat_y'],
     labels: ["first query (cat's), entry 1", "first query (cat's), entry 2"], min: -3, max: 3, step: 0.5 });
-  const minimum = (matrix) => Math.min(...matrix.flat().filter((v) => typeof v === 'number'));
-  const maximum = (matrix) => Math.max(...matrix.flat().filter((v) => typeof v === 'number'));
 
   Book.figure('scores_explorer', {
     program: 'dot_product',
@@ -22,8 +20,8 @@
       const pair = json.asymmetric_pair ?? (json.symmetry === 'symmetric' && last > 0 ? [0, last] : null);
       view.heatmap('heatmap', json.scores, {
         rows: json.query_tokens, columns: json.key_tokens, label: 'score',
-        title: pair ? 'Scores QKᵀ, darker for larger; framed: the pair the sentence below compares' : 'Scores QKᵀ, darker for larger',
-        domain: [Math.min(0, minimum(json.scores)), Math.max(1e-9, maximum(json.scores))],
+        title: `Scores QKᵀ: blue above 0, red below, deeper further from 0${pair ? '; framed: the pair the sentence below compares' : ''}`,
+        diverging: true,
         outline: pair ? [pair, [pair[1], pair[0]]] : [],
       });
       view.matrix('table', json.scores, {

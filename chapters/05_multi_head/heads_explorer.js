@@ -67,22 +67,28 @@
         [json.h, '/h'], json.h === 1 ? ' head of width dₖ = dᵥ = ' : ' heads of width dₖ = dᵥ = ', [json.d_k, '/d_k'], ' on d_model = ', [json.d_model, '/d_model'],
         ', seed ', [json.seed, '/seed'], '. Row: the token asking; column: the token looked at.',
       ]);
-      const names = ['summary'];
+      const names = ['summary', 'heads'];
+      // Each head a card, its map over its sentence; the cards side by side as far as the figure's width
+      // allows (book.css), so that twelve heads do not make a column twelve maps long.
+      const cards = view.slot('heads');
+      // (Cells of 32 px keep a map within the cards' 9.5em, two cards to a phone's width.)
+      const cell = output.clientWidth >= 600 ? 48 : 32;
       json.heads.forEach((head, i) => {
-        view.heatmap(`head_${i}`, head.weights, { rows: tokens, columns: tokens, domain: [0, 1] });
+        if (!cards.querySelector(`[data-slot="head_${i}"]`)) {
+          cards.append(Book.element('div', { class: 'heads-card' }, [`head_${i}`, `head_${i}_largest`].map(
+            (name) => Book.element('div', { class: 'interactive-slot', 'data-slot': name }))));
+        }
+        view.heatmap(`head_${i}`, head.weights, { rows: tokens, columns: tokens, domain: [0, 1], cell });
         view.sentence(`head_${i}_largest`, [
-          `Head ${i + 1} (heatmap above): largest weight of each row on `,
+          `Head ${i + 1} (above): largest weight of each row on `,
           ...head.largest_weight_on.flatMap((name, t) => [t ? ', ' : '', `${tokens[t]} → `, [name, `/heads/${i}/largest_weight_on/${t}`]]),
           ...(tokens.length > 1 ? [`; ${tokens[1]}'s row: `] : []),
           ...(tokens.length > 1 ? head.weights[1].flatMap((w, j) => [j ? ', ' : '', [w, `/heads/${i}/weights/1/${j}`]]) : []),
           '.',
         ]);
-        names.push(`head_${i}`, `head_${i}_largest`);
       });
-      // Fewer heads than last time: drop the boxes of the heads that are gone.
-      for (const box of output.querySelectorAll('[data-slot^="head_"]')) {
-        if (!names.includes(box.dataset.slot)) box.remove();
-      }
+      // Fewer heads than last time: drop the cards of the heads that are gone.
+      for (const card of [...cards.children].slice(json.heads.length)) card.remove();
       // Columns named as the program prints them: hi.j, column j of head i; d1 … of the output.
       const headColumns = json.heads.flatMap((_, i) => Array.from({ length: json.d_v }, (__, j) => `h${i + 1}.${j + 1}`));
       view.matrix('concat', json.concat, {

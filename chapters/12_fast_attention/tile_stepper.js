@@ -26,9 +26,10 @@
     controls: [
       { name: 'example', label: 'Example', type: 'select', value: 'toy', changed: chooseExample,
         options: [['toy', 'the toy: cat, eat, fish'], ['eight', 'eight tokens']] },
-      { name: 'tile', label: 'Keys per tile (--tile)', type: 'range', flag: '--tile', min: 1, max: 4, step: 1 },
+      { name: 'tile', label: 'Keys per tile (--tile)', type: 'range', flag: '--tile', min: 1, max: 4, step: 1,
+        help: 'up to 4, and no more than the keys' },
       { name: 'query_tile', label: 'Queries per tile (--query-tile)', type: 'range', flag: '--query-tile',
-        min: 1, max: 8, step: 1, value: 8 },
+        min: 1, max: 8, step: 1, value: 8, help: 'up to 8, and no more than the queries' },
       { name: 'mask', label: 'Mask (--mask)', type: 'select', flag: '--mask',
         options: [['none', 'none'], ['causal', 'causal']] },
       { name: 'step', label: 'Show the state after tile', type: 'range', min: 1, max: 64, step: 1, value: 2,
@@ -44,6 +45,18 @@
     ],
     render(json, view, current) {
       const trace = json.trace;
+      // The tile sliders reach no further than this example's keys and queries: past them a tile holds them
+      // all, and a move would change nothing. A value beyond a new end is brought back to it, and run again.
+      const ends = { tile: Math.min(4, trace.key_tokens.length), query_tile: Math.min(8, trace.query_tokens.length) };
+      const beyond = {};
+      for (const [name, end] of Object.entries(ends)) {
+        view.control(name).max = String(end);
+        if (Number(current[name]) > end) beyond[name] = String(end);
+      }
+      if (Object.keys(beyond).length) {
+        view.drive(beyond);
+        return;
+      }
       const steps = trace.steps;
       const index = Math.min(Number(current.step), steps.length) - 1;
       // The slider runs from the first tile to the last of this example, so that all of its travel shows a tile.

@@ -485,7 +485,9 @@
       // `outline` lists cells [row index, column index] to frame in red, as the static figures
       // frame theirs (say, the ones a sentence or the title names); `dotted`, cells to frame with a
       // dotted line, as chapter 13's static figure frames the word before an ambiguous word.
-      heatmap(name, matrix, { rows, columns, title, label = 'weight', domain, cell, outline = [], dotted = [] }) {
+      // `diverging` colours a table of either sign: blue above 0, red below, deeper the further from 0, on a
+      // scale as long each way (so that one large negative entry does not wash out the positive ones).
+      heatmap(name, matrix, { rows, columns, title, label = 'weight', domain, cell, outline = [], dotted = [], diverging = false }) {
         requireLabels('heatmap', name, matrix, rows, columns);
         const cells = [];
         matrix.forEach((row, i) => row.forEach((value, j) => {
@@ -519,6 +521,10 @@
           size = Math.max(20, Math.min(size, Math.floor((room - marginLeft - marginRight) / columns.length)));
         }
         const longestNumber = Math.max(1, ...cells.map((d) => numberText(d.value, 3).length));
+        // How deep a cell's colour is, from 0 to 1: its numbers are written white from 0.62 on.
+        const reach = Math.max(1e-9, ...cells.map((d) => Math.abs(d.value)));
+        const depth = diverging ? (d) => Math.abs(d.value) / reach
+          : (d) => (d.value - (domain ? domain[0] : 0)) / ((domain ? domain[1] - domain[0] : 1) || 1);
         const fontSize = Math.max(7, Math.min(12, Math.floor((size - 4) / (0.6 * longestNumber))));
         this.plot(name, {
           title,
@@ -531,7 +537,8 @@
           style: { color: '#1a1a1a' },
           x: { domain: columns, label: null },
           y: { domain: rows, label: null },
-          color: { scheme: 'blues', domain: domain ?? [0, 1], legend: false, label },
+          color: diverging ? { type: 'diverging', scheme: 'rdbu', domain: [-reach, reach], pivot: 0, legend: false, label }
+            : { scheme: 'blues', domain: domain ?? [0, 1], legend: false, label },
           marks: [
             // No tick marks: beside a label such as "I" a tick reads as part of it.
             window.Plot.axisX({ anchor: 'top', label: null, tickSize: 0, tickPadding: 6, fontSize: columnFont,
@@ -540,7 +547,7 @@
             window.Plot.cell(cells, { x: 'column', y: 'row', fill: 'value', inset: 0.5 }),
             window.Plot.text(cells, {
               x: 'column', y: 'row', text: (d) => numberText(d.value, 3), fontSize,
-              fill: (d) => (d.value - (domain ? domain[0] : 0)) / ((domain ? domain[1] - domain[0] : 1) || 1) > 0.62 ? 'white' : 'black',
+              fill: (d) => (depth(d) > 0.62 ? 'white' : 'black'),
             }),
             window.Plot.cell(outline.map(([i, j]) => ({ row: rows[i], column: columns[j] })), {
               x: 'column', y: 'row', fill: 'none', stroke: '#d62728', strokeWidth: 2.5, inset: 1.5,
@@ -804,7 +811,8 @@
         showError(problem);
         root.classList.add('interactive-has-error');
       }
-      root.dataset.state = problem === null ? 'ready' : 'error';
+      // A render that set a control and asked again (view.drive) leaves the figure busy until that answer is drawn.
+      root.dataset.state = problem !== null ? 'error' : pending ? 'busy' : 'ready';
       root.dataset.milliseconds = (performance.now() - started).toFixed(2);
       root.dataset.updates = String(Number(root.dataset.updates || '0') + 1);
       // A figure that goes on by itself (chapter 11's training) goes on while the reader can see
