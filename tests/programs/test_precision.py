@@ -173,6 +173,13 @@ class RunningSums(ProgramTest):
             self.assertGreater(spread_four["sums"][setup]["normalizer_error"],
                                spread_one["sums"][setup]["normalizer_error"])
 
+    def test_the_answer_that_reads_the_float_sums_spacing(self):
+        """The third answer types the power of two the float sum of row 6 lies under: between 2^10 and 2^11, so its
+        spacing is 2^(10 - 23)."""
+        float_sum = document()["rows"][6]["sums"][1]
+        self.assertTrue(2.0 ** 10 <= float_sum["sum"] < 2.0 ** 11)
+        self.assertEqual(float_sum["spacing"], 2.0 ** (10 - 23))
+
     def test_bounds_on_the_book_run(self):
         for arguments in ((), ("--spread", "4")):
             result = document(*arguments)
