@@ -34,10 +34,10 @@ def load_run(outputs: Path, run: str) -> dict:
     return json.loads((outputs / f"{run}.json").read_text())
 
 
-def token_heatmap(axes, values, askers, answerers, vmin, vmax, key_label="key: the token answering"):
+def token_heatmap(axes, values, askers, answerers, vmin, vmax, key_label="key: the token answering", cmap="Blues"):
     """A table of tokens against tokens as colours: a row per token asking,
     a column per token answering, the keys named along the top. Returns the image."""
-    image = axes.imshow(values, cmap="Blues", vmin=vmin, vmax=vmax)
+    image = axes.imshow(values, cmap=cmap, vmin=vmin, vmax=vmax)
     axes.set_xticks(range(len(answerers)), answerers)
     axes.set_yticks(range(len(askers)), askers)
     axes.set_xlabel(key_label)
@@ -47,13 +47,14 @@ def token_heatmap(axes, values, askers, answerers, vmin, vmax, key_label="key: t
     return image
 
 
-def cell_numbers(axes, values, text, light_above: float, **text_options) -> None:
+def cell_numbers(axes, values, text, light_above: float, by_size: bool = False, **text_options) -> None:
     """Each cell of a heatmap with its number written on it, `text(value)`: white on the
-    cells whose value is above `light_above` (the darker ones), black on the others;
-    `text_options` (a font size, say) go to each number's text."""
+    cells whose value is above `light_above` (the darker ones), black on the others; `by_size`,
+    on a diverging scale, compares the value's size instead. `text_options` (a font size, say)
+    go to each number's text."""
     for (i, j), value in np.ndenumerate(values):
-        axes.text(j, i, text(value), ha="center", va="center", color="white" if value > light_above else "black",
-                  **text_options)
+        dark = (abs(value) if by_size else value) > light_above
+        axes.text(j, i, text(value), ha="center", va="center", color="white" if dark else "black", **text_options)
 
 
 def step_axes(axes, xlabel: str, ylabel: str, legend_loc: str, small: float = 9) -> None:

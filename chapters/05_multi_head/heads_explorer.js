@@ -69,15 +69,14 @@
       ]);
       const names = ['summary', 'heads'];
       // Each head a card, its map over its sentence; the cards side by side as far as the figure's width
-      // allows (book.css), so that twelve heads do not make a column twelve maps long.
+      // allows (book.css), so that twelve heads do not make a column twelve maps long. Smaller cells on a
+      // phone, so that two cards fit across it.
       const cards = view.slot('heads');
-      // (Cells of 32 px keep a map within the cards' 9.5em, two cards to a phone's width.)
       const cell = output.clientWidth >= 600 ? 48 : 32;
       json.heads.forEach((head, i) => {
-        if (!cards.querySelector(`[data-slot="head_${i}"]`)) {
-          cards.append(Book.element('div', { class: 'heads-card' }, [`head_${i}`, `head_${i}_largest`].map(
-            (name) => Book.element('div', { class: 'interactive-slot', 'data-slot': name }))));
-        }
+        const card = cards.children[i] ?? cards.appendChild(Book.element('div', { class: 'heads-card' }));
+        view.slot(`head_${i}`, card);
+        view.slot(`head_${i}_largest`, card);
         view.heatmap(`head_${i}`, head.weights, { rows: tokens, columns: tokens, domain: [0, 1], cell });
         view.sentence(`head_${i}_largest`, [
           `Head ${i + 1} (above): largest weight of each row on `,
@@ -87,8 +86,9 @@
           '.',
         ]);
       });
-      // Fewer heads than last time: drop the cards of the heads that are gone.
+      // Fewer heads than last time: drop the cards of the heads that are gone. No card is narrower than a map.
       for (const card of [...cards.children].slice(json.heads.length)) card.remove();
+      cards.style.setProperty('--card-width', `${cards.querySelector('svg').getAttribute('width')}px`);
       // Columns named as the program prints them: hi.j, column j of head i; d1 … of the output.
       const headColumns = json.heads.flatMap((_, i) => Array.from({ length: json.d_v }, (__, j) => `h${i + 1}.${j + 1}`));
       view.matrix('concat', json.concat, {

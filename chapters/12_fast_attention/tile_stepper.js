@@ -13,11 +13,30 @@
       v: '1,0;0,1;1,1;2,0;0,2;-1,1;1,-1;0.5,0.5',
     },
   };
-  const chooseExample = (values, set, defaults) => {
-    for (const name of ['tokens', 'q', 'k', 'v']) {
-      set(name, values.example === 'toy' ? defaults[`--${name}`] : EXAMPLES[values.example][name]);
-    }
+  // The tile sliders' ends: a tile holds at most this many keys, and this many queries.
+  const ENDS = { tile: 4, query_tile: 8 };
+  // What the reader last asked of each tile slider; queries start as "all of them in one tile".
+  const wanted = { tile: null, query_tile: ENDS.query_tile };
+  const ask = (name) => (values) => { wanted[name] = Number(values[name]); };
+  // Each tile slider ends at this example's keys or queries: past them a tile holds them all, and a move
+  // would change nothing.
+  const showEnds = (view, keys, queries) => {
+    const ends = { tile: Math.min(ENDS.tile, keys), query_tile: Math.min(ENDS.query_tile, queries) };
+    for (const [name, end] of Object.entries(ends)) view.control(name).max = String(end);
+    return ends;
   };
+  // New K or Q (counted by their rows): the ends move, and each slider shows what the reader asked for, as far
+  // as its end allows.
+  const fitTiles = (q, k, values, set, view) => {
+    const ends = showEnds(view, k.split(';').length, q.split(';').length);
+    for (const [name, end] of Object.entries(ends)) set(name, String(Math.min(wanted[name] ?? Number(values[name]), end)));
+  };
+  const chooseExample = (values, set, defaults, view) => {
+    const chosen = values.example === 'toy' ? (name) => defaults[`--${name}`] : (name) => EXAMPLES[values.example][name];
+    for (const name of ['tokens', 'q', 'k', 'v']) set(name, chosen(name));
+    fitTiles(chosen('q'), chosen('k'), values, set, view);
+  };
+  const fitToMatrices = (values, set, defaults, view) => fitTiles(values.q, values.k, values, set, view);
   const COLOURS = { current: '#1f77b4', done: '#aec7e8', waiting: '#f2f2f2', skipped: '#ffffff' };
 
   Book.figure('tile_stepper', {
@@ -26,37 +45,28 @@
     controls: [
       { name: 'example', label: 'Example', type: 'select', value: 'toy', changed: chooseExample,
         options: [['toy', 'the toy: cat, eat, fish'], ['eight', 'eight tokens']] },
-      { name: 'tile', label: 'Keys per tile (--tile)', type: 'range', flag: '--tile', min: 1, max: 4, step: 1,
-        help: 'up to 4, and no more than the keys' },
+      { name: 'tile', label: 'Keys per tile (--tile)', type: 'range', flag: '--tile', min: 1, max: ENDS.tile, step: 1,
+        changed: ask('tile'), help: `up to ${ENDS.tile}, and no more than the keys` },
       { name: 'query_tile', label: 'Queries per tile (--query-tile)', type: 'range', flag: '--query-tile',
-        min: 1, max: 8, step: 1, value: 8, help: 'up to 8, and no more than the queries' },
+        min: 1, max: ENDS.query_tile, step: 1, changed: ask('query_tile'),
+        value: (defaults) => String(Math.min(ENDS.query_tile, defaults['--q'].split(';').length)),
+        help: `up to ${ENDS.query_tile}, and no more than the queries` },
       { name: 'mask', label: 'Mask (--mask)', type: 'select', flag: '--mask',
         options: [['none', 'none'], ['causal', 'causal']] },
       { name: 'step', label: 'Show the state after tile', type: 'range', min: 1, max: 64, step: 1, value: 2,
         help: 'from the first tile to the last of this example' },
       { name: 'tokens', label: 'Tokens (--tokens)', type: 'text', belowOnPhones: true, flag: '--tokens',
         samples: ['a,b,c'], bad: ['a,b'] },
-      { name: 'q', label: 'Queries Q (--q)', type: 'text', belowOnPhones: true, flag: '--q',
+      { name: 'q', label: 'Queries Q (--q)', type: 'text', belowOnPhones: true, flag: '--q', changed: fitToMatrices,
         samples: ['3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'], help: 'rows by ;, entries by ,: at most 12 rows, one token name per row, as wide as K (causal: as many rows as K)' },
-      { name: 'k', label: 'Keys K (--k)', type: 'text', belowOnPhones: true, flag: '--k',
+      { name: 'k', label: 'Keys K (--k)', type: 'text', belowOnPhones: true, flag: '--k', changed: fitToMatrices,
         samples: ['0,0;0,0;5,5'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
       { name: 'v', label: 'Values V (--v)', type: 'text', belowOnPhones: true, flag: '--v',
         samples: ['1;2;3'], bad: ['1,0;0,1;x,1', '1,0;0,1', '1e308;1e308;1e308'] },
     ],
     render(json, view, current) {
       const trace = json.trace;
-      // The tile sliders reach no further than this example's keys and queries: past them a tile holds them
-      // all, and a move would change nothing. A value beyond a new end is brought back to it, and run again.
-      const ends = { tile: Math.min(4, trace.key_tokens.length), query_tile: Math.min(8, trace.query_tokens.length) };
-      const beyond = {};
-      for (const [name, end] of Object.entries(ends)) {
-        view.control(name).max = String(end);
-        if (Number(current[name]) > end) beyond[name] = String(end);
-      }
-      if (Object.keys(beyond).length) {
-        view.drive(beyond);
-        return;
-      }
+      showEnds(view, trace.key_tokens.length, trace.query_tokens.length);
       const steps = trace.steps;
       const index = Math.min(Number(current.step), steps.length) - 1;
       // The slider runs from the first tile to the last of this example, so that all of its travel shows a tile.

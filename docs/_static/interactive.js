@@ -328,13 +328,14 @@
     }
   }
 
-  // Helpers a figure's render() draws with. Each slot is a named box inside the figure.
+  // Helpers a figure's render() draws with. Each slot is a named box inside the figure: made, the first time,
+  // at the end of the figure's output, or of `parent` (a box of the figure's own, say a card per head).
   function makeView(root, drive, set) {
-    const slot = (name) => {
+    const slot = (name, parent) => {
       let box = root.querySelector(`[data-slot="${name}"]`);
       if (!box) {
         box = element('div', { class: 'interactive-slot', 'data-slot': name });
-        root.querySelector('.interactive-output').append(box);
+        (parent ?? root.querySelector('.interactive-output')).append(box);
       }
       return box;
     };
@@ -485,8 +486,9 @@
       // `outline` lists cells [row index, column index] to frame in red, as the static figures
       // frame theirs (say, the ones a sentence or the title names); `dotted`, cells to frame with a
       // dotted line, as chapter 13's static figure frames the word before an ambiguous word.
-      // `diverging` colours a table of either sign: blue above 0, red below, deeper the further from 0, on a
-      // scale as long each way (so that one large negative entry does not wash out the positive ones).
+      // `diverging` colours a table of either sign as the static figures do (RdBu reversed): the sign as the hue,
+      // red above 0 and blue below, the size as the depth, on one scale for both signs; its outline is dark on a
+      // white line, which shows on red cells.
       heatmap(name, matrix, { rows, columns, title, label = 'weight', domain, cell, outline = [], dotted = [], diverging = false }) {
         requireLabels('heatmap', name, matrix, rows, columns);
         const cells = [];
@@ -526,6 +528,11 @@
         const depth = diverging ? (d) => Math.abs(d.value) / reach
           : (d) => (d.value - (domain ? domain[0] : 0)) / ((domain ? domain[1] - domain[0] : 1) || 1);
         const fontSize = Math.max(7, Math.min(12, Math.floor((size - 4) / (0.6 * longestNumber))));
+        const framed = (indices) => indices.map(([i, j]) => ({ row: rows[i], column: columns[j] }));
+        // A frame of dark on a white line, solid or dashed: it shows on the palest cells and the darkest.
+        const lined = (indices, strokeDasharray, inset) => [['#ffffff', 3.5, null], ['#1a1a1a', 2, strokeDasharray]].map(
+          ([stroke, strokeWidth, dash]) => window.Plot.cell(framed(indices),
+            { x: 'column', y: 'row', fill: 'none', stroke, strokeWidth, strokeDasharray: dash, inset }));
         this.plot(name, {
           title,
           width: marginLeft + marginRight + size * columns.length,
@@ -537,7 +544,7 @@
           style: { color: '#1a1a1a' },
           x: { domain: columns, label: null },
           y: { domain: rows, label: null },
-          color: diverging ? { type: 'diverging', scheme: 'rdbu', domain: [-reach, reach], pivot: 0, legend: false, label }
+          color: diverging ? { type: 'diverging', scheme: 'rdbu', reverse: true, domain: [-reach, reach], pivot: 0, legend: false, label }
             : { scheme: 'blues', domain: domain ?? [0, 1], legend: false, label },
           marks: [
             // No tick marks: beside a label such as "I" a tick reads as part of it.
@@ -549,13 +556,11 @@
               x: 'column', y: 'row', text: (d) => numberText(d.value, 3), fontSize,
               fill: (d) => (depth(d) > 0.62 ? 'white' : 'black'),
             }),
-            window.Plot.cell(outline.map(([i, j]) => ({ row: rows[i], column: columns[j] })), {
+            ...(diverging ? lined(outline, null, 1.5) : [window.Plot.cell(framed(outline), {
               x: 'column', y: 'row', fill: 'none', stroke: '#d62728', strokeWidth: 2.5, inset: 1.5,
-            }),
+            })]),
             // Dotted black on a white line, as the static figure draws it: it shows on the palest cells and the darkest.
-            ...[['#ffffff', 3.5, null], ['#1a1a1a', 2, '3 2']].map(([stroke, strokeWidth, strokeDasharray]) => window.Plot.cell(
-              dotted.map(([i, j]) => ({ row: rows[i], column: columns[j] })),
-              { x: 'column', y: 'row', fill: 'none', stroke, strokeWidth, strokeDasharray, inset: 3 })),
+            ...lined(dotted, '3 2', 3),
           ],
         });
       },
@@ -811,8 +816,7 @@
         showError(problem);
         root.classList.add('interactive-has-error');
       }
-      // A render that set a control and asked again (view.drive) leaves the figure busy until that answer is drawn.
-      root.dataset.state = problem !== null ? 'error' : pending ? 'busy' : 'ready';
+      root.dataset.state = problem === null ? 'ready' : 'error';
       root.dataset.milliseconds = (performance.now() - started).toFixed(2);
       root.dataset.updates = String(Number(root.dataset.updates || '0') + 1);
       // A figure that goes on by itself (chapter 11's training) goes on while the reader can see
