@@ -14,15 +14,16 @@ scores = np.array(run["scores"][0])
 figure, axes = plt.subplots(figsize=(4.7, 2.6))
 axes.axhline(0, color="#cccccc", linewidth=0.8, zorder=0)
 axes.axvline(0, color="#cccccc", linewidth=0.8, zorder=0)
-# The query first, as a wide pale band, so the keys drawn over it stay in sight.
-axes.plot([0, query[0]], [0, query[1]], color="#1f77b4", linewidth=9, alpha=0.3, solid_capstyle="butt", zorder=1)
+# The query first, as a wide pale band, so the keys drawn over it stay in sight; in purple, a colour no score takes.
+axes.plot([0, query[0]], [0, query[1]], color="#6a3d9a", linewidth=9, alpha=0.3, solid_capstyle="butt", zorder=1)
 axes.text(query[0] * 0.6, query[1] + 0.15, f"query\nq = ({query[0]:g}, {query[1]:g})", ha="center", va="bottom",
-          fontsize=11, color="#1f77b4")
+          fontsize=11, color="#6a3d9a")
 # A key on the positive x-axis other than the query (the query here is (1, 0), so such a key points its way) would
 # hide the key equal to the query: it is drawn a little below the axis.
 below = np.array([0.0, -0.22])
 for key, score in zip(keys, scores):
-    colour = "#2ca02c" if score > 0 else ("#d62728" if score < 0 else "#7f7f7f")
+    # Coloured by the score's sign as the chapter's score tables are: red above 0, blue below.
+    colour = "#b2182b" if score > 0 else ("#2166ac" if score < 0 else "#7f7f7f")
     start = below if key[1] == 0 and key[0] > 0 and not np.array_equal(key, query) else np.zeros(2)
     axes.annotate("", xy=start + key, xytext=start, zorder=2,
                   arrowprops={"arrowstyle": "-|>", "color": colour, "linewidth": 2, "shrinkA": 0, "shrinkB": 0})

@@ -15,9 +15,13 @@
   };
   // The tile sliders' ends: a tile holds at most this many keys, and this many queries.
   const ENDS = { tile: 4, query_tile: 8 };
-  // What the reader last asked of each tile slider; queries start as "all of them in one tile".
+  // What the reader last asked of each tile slider; a slider at its end asks for "all of them in one tile",
+  // as the queries' slider does at first.
   const wanted = { tile: null, query_tile: ENDS.query_tile };
-  const ask = (name) => (values) => { wanted[name] = Number(values[name]); };
+  const ask = (name) => (values, set, defaults, view) => {
+    const value = Number(values[name]);
+    wanted[name] = value >= Number(view.control(name).max) ? ENDS[name] : value;
+  };
   // Each tile slider ends at this example's keys or queries: past them a tile holds them all, and a move
   // would change nothing.
   const showEnds = (view, keys, queries) => {
@@ -25,18 +29,28 @@
     for (const [name, end] of Object.entries(ends)) view.control(name).max = String(end);
     return ends;
   };
-  // New K or Q (counted by their rows): the ends move, and each slider shows what the reader asked for, as far
-  // as its end allows.
+  // New K or Q: the ends move, and each slider shows what the reader asked for, as far as its end allows. Rows
+  // are counted as the program counts them; a matrix with an empty row, which it refuses, moves nothing.
+  const rowCount = (text) => {
+    const rows = String(text).split(';');
+    return rows.every((row) => row.trim() !== '') ? rows.length : null;
+  };
   const fitTiles = (q, k, values, set, view) => {
-    const ends = showEnds(view, k.split(';').length, q.split(';').length);
+    const [keys, queries] = [rowCount(k), rowCount(q)];
+    if (keys === null || queries === null) return;
+    const ends = showEnds(view, keys, queries);
     for (const [name, end] of Object.entries(ends)) set(name, String(Math.min(wanted[name] ?? Number(values[name]), end)));
   };
+  // (Before the program's defaults have come, the page is still loading: the hooks wait for them.)
   const chooseExample = (values, set, defaults, view) => {
+    if (!defaults['--q']) return;
     const chosen = values.example === 'toy' ? (name) => defaults[`--${name}`] : (name) => EXAMPLES[values.example][name];
     for (const name of ['tokens', 'q', 'k', 'v']) set(name, chosen(name));
     fitTiles(chosen('q'), chosen('k'), values, set, view);
   };
-  const fitToMatrices = (values, set, defaults, view) => fitTiles(values.q, values.k, values, set, view);
+  const fitToMatrices = (values, set, defaults, view) => {
+    if (defaults['--q']) fitTiles(values.q, values.k, values, set, view);
+  };
   const COLOURS = { current: '#1f77b4', done: '#aec7e8', waiting: '#f2f2f2', skipped: '#ffffff' };
 
   Book.figure('tile_stepper', {
