@@ -1712,7 +1712,8 @@ std::string benchmark_text(const Benchmark& benchmark) {
           "the measured peak for the method's threads. Extra memory: beyond the\n"
           "inputs and the output, counted from the buffers each method allocates;\n"
           "NumPy's measured with tracemalloc. products only: not attention, the\n"
-          "streaming kernel's two products alone, its ceiling.\n";
+          "streaming kernel's two products alone, on one thread: its one-thread\n"
+          "ceiling.\n";
   if (inputs.in_float) {
     text += "In float the peak is twice the doubles' (the same instructions on\n"
             "twice as many numbers).\n";
