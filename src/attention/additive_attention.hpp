@@ -1,5 +1,5 @@
 /// @file additive_attention.hpp
-/// @brief Additive attention (Bahdanau, Cho and Bengio 2014): score(q, k) = vᵀ tanh(W_q q + W_k k), then softmax and the weighted sum.
+/// @brief Additive attention (Bahdanau, Cho and Bengio 2014): score(q, k) = v · tanh(q W_q + k W_k) (rows, the weights on the right), then softmax and the weighted sum.
 ///
 /// §3.2.1 of the paper names two common compatibility functions: additive
 /// attention, "using a feed-forward network with a single hidden layer", and

@@ -41,8 +41,10 @@ struct AttentionSteps {
 /// @brief Attention(Q, K, V) = softmax(QKᵀ/√d_k)V, equation (1) of the paper (§3.2.1).
 ///
 /// Row i of the output is a weighted average of the rows of V, with the
-/// weights in row i of AttentionSteps::weights. A query whose keys are all
-/// masked gets all-zero weights and a zero output row (see softmax_rows()).
+/// weights in row i of AttentionSteps::weights. With the default fill, −∞, a
+/// query whose keys are all masked gets all-zero weights and a zero output row
+/// (see softmax_rows()); with a finite fill, such a row gets equal weights, 1/m
+/// each, and its output is the mean of the rows of V.
 /// Every step runs in the number type of Q, K and V: float or double.
 ///
 /// @tparam Scalar float or double

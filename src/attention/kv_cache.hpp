@@ -11,8 +11,9 @@
 /// dot product per cached position for the attention; recomputing the whole
 /// prefix at every step costs all of that once per position of the prefix.
 ///
-/// The cache holds 2 · layers · n · h_kv · d_k numbers after n words
-/// (key_value_cache_numbers()), where h_kv is the number of key/value heads
+/// After n words the cache has filled 2 · layers · n · h_kv · d_k numbers
+/// (key_value_cache_numbers(); empty_key_value_cache() allocates room for its
+/// whole capacity at once), where h_kv is the number of key/value heads
 /// (grouped_query.hpp): with h_kv = h, what multi-head attention needs; with
 /// h_kv = 1, multi-query attention, h times less.
 #pragma once
@@ -47,7 +48,8 @@ struct KeyValueCache {
 /// @param positions n, the positions cached
 /// @param key_value_heads h_kv
 /// @param head_width d_k (= d_v)
-/// @return the count; times the bytes of a number (8 for a double) gives the cache's memory
+/// @return the count; times the bytes of a number (8 for a double) gives the memory a cache needs for @p positions
+///         positions (a KeyValueCache holds its whole capacity from the start)
 inline long long key_value_cache_numbers(long long layers, long long positions, long long key_value_heads,
                                          long long head_width) {
   // clang-format off

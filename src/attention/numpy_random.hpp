@@ -9,8 +9,9 @@
 ///
 /// 1. SeedSequence (numpy/random/bit_generator.pyx) hashes the seed into four
 ///    64-bit words;
-/// 2. PCG64 (numpy/random/src/pcg64/pcg64.h) takes two of them as its 128-bit
-///    state and two as its increment, and steps a 128-bit linear congruential
+/// 2. PCG64 (numpy/random/src/pcg64/pcg64.h) takes two of them as its initial
+///    state and two as its sequence number (the increment is 2 · sequence + 1),
+///    and steps a 128-bit linear congruential
 ///    generator, folding each new state into 64 output bits (XSL-RR);
 /// 3. Generator.standard_normal (random_standard_normal in
 ///    numpy/random/src/distributions/distributions.c) turns those bits into
@@ -142,7 +143,7 @@ inline constexpr double nor_inv_r = 0.27366123732975827203338247596;
 
 // The three tables keep the layout of NumPy's file, three or two numbers a line.
 // clang-format off
-/// @brief ki_double: for layer i, the largest 52-bit magnitude whose draw lies wholly inside the layer (accepted at once).
+/// @brief ki_double: for layer i, the bound below which a 52-bit magnitude lies wholly inside the layer and is accepted at once (magnitude < ki_double[i]).
 inline constexpr std::uint64_t ki_double[256] = {
     0x000EF33D8025EF6AULL, 0x0000000000000000ULL, 0x000C08BE98FBC6A8ULL,
     0x000DA354FABD8142ULL, 0x000E51F67EC1EEEAULL, 0x000EB255E9D3F77EULL,

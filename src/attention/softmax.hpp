@@ -47,7 +47,7 @@ Scalar exponential(Scalar x) {
 /// @param scores n × m; every entry finite or −∞
 /// @return n × m weights; each row sums to 1 (up to rounding), or is all 0 if
 ///         every score in it is −∞
-/// @throws std::invalid_argument naming the first entry that is NaN or +∞
+/// @throws std::invalid_argument naming the first entry that is NaN or +∞, as (row, column) counted from 1
 template <typename Scalar>
 MatrixOf<Scalar> softmax_rows(const MatrixOf<Scalar>& scores) {
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {

@@ -210,7 +210,8 @@ void hide_later_keys(Block&& scores, Eigen::Index first_query, Eigen::Index firs
 }  // namespace detail
 /// @endcond
 
-/// @brief The teaching formula with its matrices kept in @p buffers between calls, and std::exp one entry at a time.
+/// @brief The teaching formula with its matrices kept in @p buffers between calls; its exponentials are std::exp one
+/// entry at a time, or exponential_in_place() if @p vectorised_exponential.
 ///
 /// The first step away from scaled_dot_product_attention(): the same
 /// arithmetic, but the n × m scores are written into one row-major buffer and
