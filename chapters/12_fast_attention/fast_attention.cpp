@@ -408,7 +408,7 @@ std::optional<double> describe_numpy(const NumpyProcess& process, const std::str
 // The benchmark
 
 // The streaming kernel's two products, tile by tile, and nothing else (no
-// softmax): not attention, but the ceiling of the kernel's product rate. The
+// softmax), on one thread: not attention, but the one-thread ceiling of the kernel's product rate. The
 // keys and values are packed as the kernel packs them, into buffers kept
 // between calls.
 // clang-format off
@@ -1712,7 +1712,7 @@ std::string benchmark_text(const Benchmark& benchmark) {
           "the measured peak for the method's threads. Extra memory: beyond the\n"
           "inputs and the output, counted from the buffers each method allocates;\n"
           "NumPy's measured with tracemalloc. products only: not attention, the\n"
-          "streaming kernel's two products alone, on one thread: its one-thread\n"
+          "streaming kernel's two products alone on one thread: its one-thread\n"
           "ceiling.\n";
   if (inputs.in_float) {
     text += "In float the peak is twice the doubles' (the same instructions on\n"

@@ -43,13 +43,13 @@ struct KeyValueCache {
   std::vector<std::vector<Matrix>> values;  ///< [layer][group]: capacity × d_v, likewise
 };
 
-/// @brief The numbers a cache holds after @p positions positions: 2 · layers · positions · h_kv · d_k.
+/// @brief The numbers a cache has filled after @p positions positions: 2 · layers · positions · h_kv · d_k.
 /// @param layers the decoder's layers
 /// @param positions n, the positions cached
 /// @param key_value_heads h_kv
 /// @param head_width d_k (= d_v)
-/// @return the count; times the bytes of a number (8 for a double) gives the memory a cache needs for @p positions
-///         positions (a KeyValueCache holds its whole capacity from the start)
+/// @return the count; times the bytes of a number (8 for a double) gives the memory a cache of capacity
+///         @p positions allocates
 inline long long key_value_cache_numbers(long long layers, long long positions, long long key_value_heads,
                                          long long head_width) {
   // clang-format off

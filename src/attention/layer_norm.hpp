@@ -1,5 +1,5 @@
 /// @file layer_norm.hpp
-/// @brief Layer normalisation: each token's vector shifted to mean 0 and scaled to variance just under 1 (ε under the square root; a constant row becomes 0), then given a learned gain and bias.
+/// @brief Layer normalisation: each token's vector shifted to mean 0 and scaled to variance σ²/(σ² + ε), just under 1 unless the row's own variance σ² is near ε or smaller (a constant row becomes 0), then given a learned gain and bias.
 ///
 /// The paper places it after every sub-layer, LayerNorm(x + Sublayer(x))
 /// (§3.1), and cites Ba, Kiros and Hinton (2016), "Layer Normalization". The
