@@ -63,7 +63,7 @@
         changed: ask('tile'), help: `up to ${ENDS.tile}, and no more than the keys` },
       { name: 'query_tile', label: 'Queries per tile (--query-tile)', type: 'range', flag: '--query-tile',
         min: 1, max: ENDS.query_tile, step: 1, changed: ask('query_tile'),
-        value: (defaults) => String(Math.min(ENDS.query_tile, defaults['--q'].split(';').length)),
+        value: (defaults) => String(Math.min(ENDS.query_tile, rowCount(defaults['--q']))),
         help: `up to ${ENDS.query_tile}, and no more than the queries` },
       { name: 'mask', label: 'Mask (--mask)', type: 'select', flag: '--mask',
         options: [['none', 'none'], ['causal', 'causal']] },

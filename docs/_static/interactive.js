@@ -483,7 +483,7 @@
       drive,
       // A table of tokens against tokens as colours, each cell's number written in it.
       // `cell` fixes the side of a cell in pixels (say, to fit two maps side by side);
-      // `outline` lists cells [row index, column index] to frame in red, as the static figures
+      // `outline` lists cells [row index, column index] to frame in red (dark, when diverging), as the static figures
       // frame theirs (say, the ones a sentence or the title names); `dotted`, cells to frame with a
       // dotted line, as chapter 13's static figure frames the word before an ambiguous word.
       // `diverging` colours a table of either sign as the static figures do (RdBu reversed): the sign as the hue,
