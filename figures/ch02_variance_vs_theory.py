@@ -42,7 +42,7 @@ def draw(narrow: bool):
         after.plot([row["dk"] for row in run["rows"]], [row["var_scaled"] for row in run["rows"]], linestyle="none",
                    label=f"measured, seed {run['seed']}", zorder=2, **style)
     after.set_xscale("log", base=2)
-    after.set_xlabel("$d_k$, the width of q and k")
+    after.set_xlabel("$d_k$, the width of q and k (log scale)")
     after.set_ylabel("variance of q·k\nafter dividing by $\\sqrt{d_k}$")
     after.set_title("After dividing by $\\sqrt{d_k}$: stays near 1")
     low = min(1 - 2.5 * row["var_scaled_sd"] for row in runs[0]["rows"])

@@ -34,8 +34,8 @@ def draw(narrow: bool):
                       label=f"slot {slot + 1}" + (" (gets the added amount)" if slot == 1 else ""))
         before, after = demo[key][1], demo[key + "_added"][1]
         axis.plot([0, demo["add"]], [before, after], "o", color=colours[1], markersize=6, zorder=3)
-        # Narrow, a label below the point would cross slot one's line: it goes lower, between slots one and three.
-        below = -40 if narrow else -16
+        # A label just below the point would cross slot one's line: it goes lower, between slots one and three.
+        below = -40
         axis.annotate(f"{before:.4f} → {after:.4f}", (demo["add"], after), xytext=(10, 10 if after < 0.3 else below),
                       textcoords="offset points", color=colours[1])
         axis.axvline(demo["add"], color="black", linestyle=":", linewidth=1)

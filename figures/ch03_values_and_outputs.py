@@ -57,11 +57,13 @@ def draw(narrow: bool):
         axis.set_aspect("equal")
         if not narrow or axis is axes[-1]:
             axis.set_xlabel("first number")
+        axis.set_axisbelow(True)  # the grid under the band, so that every side of it reads alike
         axis.grid(True, color="#eeeeee")
         axis.spines[["top", "right"]].set_visible(False)
     for axis in axes if narrow else axes[:1]:
         axis.set_ylabel("second number")
-    axes[0].legend(loc="lower left", frameon=False, fontsize=small)
+    # Narrow, on the lower panel, whose lower left is empty: on the upper one it met the label "cat's output".
+    (axes[-1] if narrow else axes[0]).legend(loc="lower left", frameon=False, fontsize=small)
     return figure
 
 

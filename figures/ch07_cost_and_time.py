@@ -57,8 +57,9 @@ def draw(narrow: bool):
     too_close = [row for row in rows if row["faster"] == "too_close"]
     if too_close:
         timed.plot([row["n"] for row in too_close], [row["attention"]["median"] * 1e3 for row in too_close],
-                   linestyle="none", marker="o", markersize=11, markerfacecolor="none", markeredgecolor="0.4",
-                   label="too close to call")
+                   linestyle="none", marker="o", markersize=17, markeredgewidth=1.5, markerfacecolor="none",
+                   markeredgecolor="0.4", zorder=4, label="too close to call")
+        timed.margins(y=0.1)  # a ring at the top is not cut by the frame
     timed.set_ylabel(f"milliseconds, median of {timing['repeats']}\n(log scale)" if narrow
                     else f"milliseconds, median of {timing['repeats']} (log scale)")
     timed_title = "Timed on the machine that built this book"

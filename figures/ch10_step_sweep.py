@@ -30,8 +30,10 @@ def draw(narrow: bool):
     for index, key in enumerate(sweep["layers"]):
         errors = np.array(sweep["errors"][key], dtype=float)
         shown = errors > 0
+        # Hollow markers: where two layers' errors nearly coincide (attention with and without the mask, say),
+        # one marker shows inside the other.
         axes.loglog(steps[shown], errors[shown], marker=MARKERS[index % len(MARKERS)], markersize=5, linewidth=1.2,
-                    label=f"{titles[key]} ({sweep['parameters'][key]})")
+                    markerfacecolor="none", markeredgewidth=1.2, label=f"{titles[key]} ({sweep['parameters'][key]})")
     # The two slopes, a factor of 30 below the attention curve's ends, so that they
     # run beside the data instead of over it.
     attention = np.array(sweep["errors"][sweep["layers"][0]], dtype=float)

@@ -8,6 +8,7 @@ memory is the same as one drawn before it (the causal kernel's is the
 streaming kernel's) is drawn dashed, with a larger hollow marker, so that
 both lines show. One legend names the methods: below both panels, or,
 narrow, below the time panel, the first a phone shows."""
+import matplotlib.ticker
 from matplotlib.lines import Line2D
 
 from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, narrow_path, plt, save_wide_and_narrow
@@ -68,8 +69,13 @@ def draw(narrow: bool):
         axes.set_yscale("log")
         axes.set_xticks(lengths, [str(n) for n in lengths])
         axes.minorticks_off()
+        # Labels at 1, 2 and 5 of each power of ten: with the powers alone, each axis had two labels.
+        axes.yaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1, 2, 5)))
         axes.set_xlabel("n, queries and keys (log scale)")
         axes.grid(True, color="#eeeeee")
+    # Milliseconds as plain numbers (0.2, 1, 20); bytes in powers of ten.
+    timed.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+    memory.yaxis.set_major_formatter(matplotlib.ticker.LogFormatterSciNotation(labelOnlyBase=False, minor_thresholds=(10, 10)))
     # Both panels draw each method alike (a memory curve the same as another's dashed, over it).
     keys = [Line2D([], [], **style) for style in STYLES.values()]
     if narrow:

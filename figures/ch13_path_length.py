@@ -20,8 +20,9 @@ HATCHES = {"attention": None, "recurrent": "////"}  # where the two bands overla
 
 def band_style(model, colour):
     """A band's look: its fill light, its edges thin lines in its model's colour, the second one hatched."""
-    return dict(facecolor=to_rgba(colour, 0.15), edgecolor=to_rgba(colour, 0.8), linewidth=0.7,
-                hatch=HATCHES[model])
+    # The hatched band has no fill: filled, its hatching drew in the fill's colour, and could not be seen.
+    return dict(facecolor="none" if HATCHES[model] else to_rgba(colour, 0.15), edgecolor=to_rgba(colour, 0.8),
+                linewidth=0.7, hatch=HATCHES[model])
 
 
 def by_label(run, key):

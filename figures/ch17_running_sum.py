@@ -8,8 +8,10 @@ from figure_style import NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, p
 
 options = arguments(__doc__)
 runs = [load_run(options.outputs, "precision"), load_run(options.outputs, "precision_wide")]
-COLOURS = ["#1f77b4", "#2ca02c", "#d62728"]
-MARKERS = ["o", "s", "^"]  # a shape per line, so the lines differ by more than colour
+# A shape per line, so the lines differ by more than colour. The key of the figure before it (chapter 17's finite
+# differences) gives float a green square and bfloat16 a red triangle: the float sum keeps them, the mixed one its own.
+COLOURS = ["#2ca02c", "#9467bd", "#d62728"]
+MARKERS = ["s", "D", "^"]
 
 
 def draw(narrow: bool):
