@@ -28,8 +28,8 @@ def draw(narrow: bool):
                     label=f"measured, seed {run['seed']}", zorder=2, **style)
     before.set_xscale("log", base=2)
     before.set_yscale("log", base=2)
-    before.set_xlabel("$d_k$, the width of q and k")
-    before.set_ylabel("variance of q·k")
+    before.set_xlabel("$d_k$, the width of q and k (log scale)")
+    before.set_ylabel("variance of q·k (log scale)")
     before.set_title("Before scaling: grows like $d_k$")
     before.legend(loc="upper left", frameon=False)
 

@@ -30,9 +30,10 @@ def draw(narrow: bool):
     for index, key in enumerate(sweep["layers"]):
         errors = np.array(sweep["errors"][key], dtype=float)
         shown = errors > 0
-        # Hollow markers: where two layers' errors nearly coincide (attention with and without the mask, say),
-        # one marker shows inside the other.
-        axes.loglog(steps[shown], errors[shown], marker=MARKERS[index % len(MARKERS)], markersize=5, linewidth=1.2,
+        # Hollow markers, neighbours in two sizes: where two layers' errors nearly coincide (attention with and
+        # without the mask, say), the smaller shows inside the larger.
+        axes.loglog(steps[shown], errors[shown], marker=MARKERS[index % len(MARKERS)],
+                    markersize=4 if index % 2 == 0 else 7, linewidth=1.2,
                     markerfacecolor="none", markeredgewidth=1.2, label=f"{titles[key]} ({sweep['parameters'][key]})")
     # The two slopes, a factor of 30 below the attention curve's ends, so that they
     # run beside the data instead of over it.

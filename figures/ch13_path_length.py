@@ -19,8 +19,9 @@ HATCHES = {"attention": None, "recurrent": "////"}  # where the two bands overla
 
 
 def band_style(model, colour):
-    """A band's look: its fill light, its edges thin lines in its model's colour, the second one hatched."""
-    # The hatched band has no fill: filled, its hatching drew in the fill's colour, and could not be seen.
+    """A band's look: the first filled light, the second hatched without fill, each edged with thin lines in its
+    model's colour."""
+    # The hatched band has no fill: filled, the SVG drew its hatching at the fill's 15 % opacity, too faint to see.
     return dict(facecolor="none" if HATCHES[model] else to_rgba(colour, 0.15), edgecolor=to_rgba(colour, 0.8),
                 linewidth=0.7, hatch=HATCHES[model])
 
