@@ -20,7 +20,7 @@
       const pair = json.asymmetric_pair ?? (json.symmetry === 'symmetric' && last > 0 ? [0, last] : null);
       view.heatmap('heatmap', json.scores, {
         rows: json.query_tokens, columns: json.key_tokens, label: 'score',
-        title: `Scores QKᵀ: red above 0, blue below, deeper further from 0${pair ? '; framed: the pair the sentence below compares' : ''}`,
+        title: `Scores QKᵀ: red above 0, blue below, deeper further from 0 (against this table's largest size)${pair ? '; framed: the pair the sentence below compares' : ''}`,
         diverging: true,
         outline: pair ? [pair, [pair[1], pair[0]]] : [],
       });

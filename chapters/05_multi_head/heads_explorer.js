@@ -77,7 +77,11 @@
         const card = cards.children[i] ?? cards.appendChild(Book.element('div', { class: 'heads-card' }));
         view.slot(`head_${i}`, card);
         view.slot(`head_${i}_largest`, card);
-        view.heatmap(`head_${i}`, head.weights, { rows: tokens, columns: tokens, domain: [0, 1], cell });
+        // Each row's largest weight framed, as the static figure above frames it.
+        view.heatmap(`head_${i}`, head.weights, {
+          rows: tokens, columns: tokens, domain: [0, 1], cell,
+          outline: head.largest_weight_on.map((name, t) => [t, tokens.indexOf(name)]),
+        });
         view.sentence(`head_${i}_largest`, [
           `Head ${i + 1} (above): largest weight of each row on `,
           ...head.largest_weight_on.flatMap((name, t) => [t ? ', ' : '', `${tokens[t]} → `, [name, `/heads/${i}/largest_weight_on/${t}`]]),

@@ -42,13 +42,16 @@
     for (const [name, end] of Object.entries(ends)) set(name, String(Math.min(wanted[name] ?? Number(values[name]), end)));
   };
   // (Before the program's defaults have come, the page is still loading: the hooks wait for them.)
+  // A typed field makes the example the reader's own: choosing the toy again then brings it back.
+  const typed = (values, set) => set('example', 'typed');
   const chooseExample = (values, set, defaults, view) => {
-    if (!defaults['--q']) return;
+    if (!defaults['--q'] || values.example === 'typed') return;
     const chosen = values.example === 'toy' ? (name) => defaults[`--${name}`] : (name) => EXAMPLES[values.example][name];
     for (const name of ['tokens', 'q', 'k', 'v']) set(name, chosen(name));
     fitTiles(chosen('q'), chosen('k'), values, set, view);
   };
   const fitToMatrices = (values, set, defaults, view) => {
+    typed(values, set);
     if (defaults['--q']) fitTiles(values.q, values.k, values, set, view);
   };
   const COLOURS = { current: '#1f77b4', done: '#aec7e8', waiting: '#f2f2f2', skipped: '#ffffff' };
@@ -58,7 +61,7 @@
     tolerance: 1e-12,
     controls: [
       { name: 'example', label: 'Example', type: 'select', value: 'toy', changed: chooseExample,
-        options: [['toy', 'the toy: cat, eat, fish'], ['eight', 'eight tokens']] },
+        options: [['toy', 'the toy: cat, eat, fish'], ['eight', 'eight tokens'], ['typed', 'your own, typed below']] },
       { name: 'tile', label: 'Keys per tile (--tile)', type: 'range', flag: '--tile', min: 1, max: ENDS.tile, step: 1,
         changed: ask('tile'), help: `up to ${ENDS.tile}, and no more than the keys` },
       { name: 'query_tile', label: 'Queries per tile (--query-tile)', type: 'range', flag: '--query-tile',
@@ -69,13 +72,13 @@
         options: [['none', 'none'], ['causal', 'causal']] },
       { name: 'step', label: 'Show the state after tile', type: 'range', min: 1, max: 64, step: 1, value: 2,
         help: 'from the first tile to the last of this example' },
-      { name: 'tokens', label: 'Tokens (--tokens)', type: 'text', belowOnPhones: true, flag: '--tokens',
+      { name: 'tokens', label: 'Tokens (--tokens)', type: 'text', belowOnPhones: true, flag: '--tokens', changed: typed,
         samples: ['a,b,c'], bad: ['a,b'] },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', belowOnPhones: true, flag: '--q', changed: fitToMatrices,
         samples: ['3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'], help: 'rows by ;, entries by ,: at most 12 rows, one token name per row, as wide as K (causal: as many rows as K)' },
       { name: 'k', label: 'Keys K (--k)', type: 'text', belowOnPhones: true, flag: '--k', changed: fitToMatrices,
         samples: ['0,0;0,0;5,5'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
-      { name: 'v', label: 'Values V (--v)', type: 'text', belowOnPhones: true, flag: '--v',
+      { name: 'v', label: 'Values V (--v)', type: 'text', belowOnPhones: true, flag: '--v', changed: typed,
         samples: ['1;2;3'], bad: ['1,0;0,1;x,1', '1,0;0,1', '1e308;1e308;1e308'] },
     ],
     render(json, view, current) {
