@@ -26,18 +26,10 @@
   // Two slots side by side (wrapping on a narrow screen), inside one slot.
   function pair(view, name, left, right) {
     const box = view.slot(name);
-    if (!box.querySelector(`[data-slot="${left}"]`)) {
-      box.style.display = 'flex';
-      box.style.flexWrap = 'wrap';
-      box.style.gap = '0 1.5em';
-      for (const inner of [left, right]) {
-        const slot = document.createElement('div');
-        slot.className = 'interactive-slot';
-        slot.dataset.slot = inner;
-        slot.style.minWidth = '0';
-        box.append(slot);
-      }
-    }
+    box.style.display = 'flex';
+    box.style.flexWrap = 'wrap';
+    box.style.gap = '0 1.5em';
+    for (const inner of [left, right]) view.slot(inner, box);
   }
 
   // One row of numbers as a sentence, each under its JSON pointer.
