@@ -21,7 +21,7 @@ def draw(narrow: bool):
     for axes, (distances, title) in zip(axes_pair, panels):
         image = token_heatmap(axes, distances, words, words, vmin=0.0, vmax=largest, key_label="to the word")
         axes.set_title(title)
-        cell_numbers(axes, distances, lambda distance: f"{distance:.3f}".rstrip("0").rstrip("."), 0.6 * largest)
+        cell_numbers(axes, distances, lambda distance: f"{distance:.3f}".rstrip("0").rstrip("."))
     for axes in axes_pair if narrow else axes_pair[:1]:
         axes.set_ylabel("from the word")
     figure.colorbar(image, ax=axes_pair, shrink=0.8, label="distance", location="bottom" if narrow else "right")

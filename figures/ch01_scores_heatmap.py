@@ -15,7 +15,7 @@ figure, axes = plt.subplots(figsize=(4.6, 3.8))
 reach = max(1e-9, float(np.abs(scores).max()))
 image = token_heatmap(axes, scores, askers, answerers, vmin=-reach, vmax=reach, cmap="RdBu_r")
 axes.set_ylabel("query: the token asking")
-cell_numbers(axes, scores, lambda score: f"{score:g}", 0.62 * reach, by_size=True)
+cell_numbers(axes, scores, lambda score: f"{score:g}")
 # Outline the pair the program names: the first whose mirror-image entries differ (the page frames the same one),
 # dark on a white line, which shows on the reddest cells.
 if run["asymmetric_pair"] is not None:

@@ -27,7 +27,7 @@ def draw(narrow: bool):
     for axis, (weights, title) in zip(axes, panels):
         image = token_heatmap(axis, weights, askers, answerers, vmin=0.0, vmax=top)
         axis.set_title(title, pad=30)
-        cell_numbers(axis, weights, lambda weight: f"{weight:.3f}", top / 2)
+        cell_numbers(axis, weights, lambda weight: f"{weight:.3f}")
     for axis in axes if narrow else axes[:1]:
         axis.set_ylabel("query: the token asking")
     figure.colorbar(image, ax=axes, shrink=0.8, label="weight (each row sums to 1)",

@@ -22,7 +22,7 @@ def draw(narrow: bool):
         image = token_heatmap(axes, weights, tokens, tokens, vmin=0.0, vmax=1.0,
                               key_label="key: the token looked at")
         axes.set_title(f"head {number}: softmax(Q$_{number}$K$_{number}^T/\\sqrt{{{run['d_k']}}}$)")
-        cell_numbers(axes, weights, lambda weight: f"{weight:.2f}", 0.6)
+        cell_numbers(axes, weights, lambda weight: f"{weight:.2f}")
         for i in range(weights.shape[0]):  # the largest weight of each row, outlined
             j = int(np.argmax(weights[i]))
             axes.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#d62728", linewidth=2))

@@ -18,7 +18,7 @@ def draw(narrow: bool):
         image = token_heatmap(axes, weights, run["query_tokens"], run["key_tokens"], vmin=0.0, vmax=1.0,
                               key_label="key: the token looked at")
         axes.set_title(title)
-        cell_numbers(axes, weights, lambda weight: f"{weight:.3f}", 0.6)
+        cell_numbers(axes, weights, lambda weight: f"{weight:.3f}")
     for axes in axes_pair if narrow else axes_pair[:1]:
         axes.set_ylabel("query: the token asking")
     figure.colorbar(image, ax=axes_pair, shrink=0.8, label="weight", location="bottom" if narrow else "right")

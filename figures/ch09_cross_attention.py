@@ -12,7 +12,7 @@ weights = np.array(run["weights"])
 figure, axes = plt.subplots(figsize=(NARROW_WIDTH - 0.3, 3.4), constrained_layout=True)
 image = token_heatmap(axes, weights, run["target_tokens"], run["source_tokens"], vmin=0.0, vmax=1.0,
                       key_label="source word: key and value")
-cell_numbers(axes, weights, lambda weight: f"{weight:.3f}", 0.6)
+cell_numbers(axes, weights, lambda weight: f"{weight:.3f}")
 axes.set_ylabel("target word: query")
 figure.colorbar(image, ax=axes, shrink=0.8, label="weight")
 save(figure, options.out)

@@ -30,7 +30,7 @@ def draw(narrow: bool):
                                     sharey=not narrow)
     for axes, (weights, title, to_previous) in zip(axes_row, panels):
         axes.imshow(weights, cmap="Blues", vmin=0, vmax=1)
-        cell_numbers(axes, weights, lambda weight: f"{weight:.2f}", 0.6, fontsize=cells)
+        cell_numbers(axes, weights, lambda weight: f"{weight:.2f}", fontsize=cells)
         for i in range(n):
             j = int(np.argmax(weights[i]))
             axes.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="#d62728", linewidth=1.8))

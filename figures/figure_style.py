@@ -47,14 +47,22 @@ def token_heatmap(axes, values, askers, answerers, vmin, vmax, key_label="key: t
     return image
 
 
-def cell_numbers(axes, values, text, light_above: float, by_size: bool = False, **text_options) -> None:
-    """Each cell of a heatmap with its number written on it, `text(value)`: white on the
-    cells whose value is above `light_above` (the darker ones), black on the others; `by_size`,
-    on a diverging scale, compares the value's size instead. `text_options` (a font size, say)
-    go to each number's text."""
+def ink_on(colour) -> str:
+    """Black or white, whichever contrasts more with an RGB(A) colour of channels in [0, 1]
+    (WCAG's relative luminance): the page's heatmaps choose the same way."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in colour[:3]]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return "white" if 1.05 / (luminance + 0.05) > (luminance + 0.05) / 0.05 else "black"
+
+
+def cell_numbers(axes, values, text, **text_options) -> None:
+    """Each cell of the heatmap last drawn on `axes` with its number written on it, `text(value)`:
+    black or white, whichever stands out more from the cell's colour. `text_options` (a font
+    size, say) go to each number's text."""
+    image = axes.images[-1]
     for (i, j), value in np.ndenumerate(values):
-        dark = (abs(value) if by_size else value) > light_above
-        axes.text(j, i, text(value), ha="center", va="center", color="white" if dark else "black", **text_options)
+        colour = image.cmap(image.norm(value))
+        axes.text(j, i, text(value), ha="center", va="center", color=ink_on(colour), **text_options)
 
 
 def step_axes(axes, xlabel: str, ylabel: str, legend_loc: str, small: float = 9) -> None:
