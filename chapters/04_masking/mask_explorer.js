@@ -84,8 +84,12 @@
         cells.push({ row: rows[i], column: columns[j], value, masked: !json.mask[i][j] });
       }));
       const size = Math.max(34, Math.min(64, Math.floor((view.slot('weights_heatmap').parentElement.clientWidth - 80) / columns.length)));
+      const color = { scheme: 'blues', domain: [0, 1] };
+      const ink = view.ink(color);
       view.plot('weights_heatmap', {
         caption: `Weights under the mask ${json.mask_spec}: dashed cells are masked`,
+        role: 'group',
+        ariaLabel: `Weights under the mask ${json.mask_spec}, rows: queries, columns: keys`,
         width: 80 + size * columns.length,
         height: 52 + size * rows.length,
         marginLeft: 70,
@@ -94,11 +98,11 @@
         // Named on the map itself, which way is which: keys along the top, queries down the side.
         x: { domain: columns, axis: 'top', label: 'key', tickSize: 0 },
         y: { domain: rows, label: 'query', tickSize: 0 },
-        color: { scheme: 'blues', domain: [0, 1] },
+        color,
         marks: [
           window.Plot.cell(cells, { x: 'column', y: 'row', fill: 'value', inset: 0.5 }),
           window.Plot.cell(cells.filter((d) => d.masked), { x: 'column', y: 'row', fill: 'none', stroke: '#d62728', strokeWidth: 2, strokeDasharray: '4,3', inset: 2 }),
-          window.Plot.text(cells, { x: 'column', y: 'row', text: (d) => view.numberText(d.value, 3), fill: (d) => (d.value > 0.55 ? 'white' : 'black') }),
+          window.Plot.text(cells, { x: 'column', y: 'row', text: (d) => view.numberText(d.value, 3), fill: (d) => ink(d.value) }),
         ],
       });
       view.matrix('weights', json.weights, {

@@ -68,19 +68,22 @@
       const largest = Math.max(1e-12, ...cells.map((d) => Math.abs(d.value)));
       const output = view.slot('loss').parentElement;
       const size = Math.max(34, Math.min(64, Math.floor((output.clientWidth - 80) / keys.length)));
+      const color = { type: 'linear', scheme: 'rdbu', domain: [largest, -largest] };
+      const ink = view.ink(color);
       view.plot('scores_map', {
         title: 'dS, the gradient of each scaled score, rows: queries, columns: keys (blue: raising the score raises L; red: lowers it; dashed: masked, exactly 0)',
+        role: 'group',
         width: 80 + size * keys.length,
         height: 40 + size * rows.length,
         marginLeft: 70,
         padding: 0.04,
         x: { domain: keys, axis: 'top', label: null },
         y: { domain: rows, label: null },
-        color: { type: 'linear', scheme: 'rdbu', domain: [largest, -largest] },
+        color,
         marks: [
           window.Plot.cell(cells, { x: 'column', y: 'row', fill: 'value', inset: 0.5 }),
           window.Plot.cell(cells.filter((d) => d.masked), { x: 'column', y: 'row', fill: 'none', stroke: '#555', strokeWidth: 2, strokeDasharray: '4,3', inset: 2 }),
-          window.Plot.text(cells, { x: 'column', y: 'row', text: (d) => view.numberText(d.value, 3), fill: (d) => (Math.abs(d.value) > 0.6 * largest ? 'white' : 'black') }),
+          window.Plot.text(cells, { x: 'column', y: 'row', text: (d) => view.numberText(d.value, 3), fill: (d) => ink(d.value) }),
         ],
       });
       view.matrix('weights', json.weights, { title: 'Weights W', rows, columns: keys, pointer: '/weights' });

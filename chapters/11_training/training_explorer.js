@@ -10,7 +10,8 @@
   const CHUNK = 25;   // steps between two redraws, and between two logged points
   const TOTAL = 300;  // where the page stops
   let steps = CHUNK;
-  let paused = false;
+  // A reader whose system asks for less motion starts the run with Go on: the maps do not redraw by themselves.
+  let paused = window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
   // Training again from step 0 (a press, or a new task, seed or rate): the slider and the pause button say so at
   // once, before the first chunk is drawn, and stay so if the program refuses the new setting.
   const restart = (values, set, defaults, view) => {

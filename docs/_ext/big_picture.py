@@ -132,15 +132,15 @@ def _picture_html(node, link_to) -> str:
     arrow = '<span class="bp-arrow" aria-hidden="true">\N{RIGHTWARDS ARROW}</span>'
     flow = arrow.join(_stage_html(stage, link_to(stage["chapter"])) for stage in stages)
     here = [stage["title"] for stage in stages if stage["here"]]
-    label = ("Self-attention on the toy sentence " + " ".join(node["tokens"]) + ", step by step: "
-             + ", then ".join(stage["title"] + " (" + stage["what"] + ")" for stage in stages)
-             + ". Highlighted here: " + ", ".join(here) + ".")
+    # A group of links, each stage's: a screen reader names the group, then reads the stages in order.
+    label = ("Self-attention on the toy sentence " + " ".join(node["tokens"]) + ", step by step"
+             + (". Highlighted here: " + ", ".join(here) if here else ""))
     around = ('<p class="bp-around">Around it: positions are added to X '
               f'(<a href="{html.escape(link_to(CHAPTERS["positions"]))}">chapter 6</a>); '
               f'several heads run this side by side (<a href="{html.escape(link_to(CHAPTERS["heads"]))}">chapter 5</a>); '
               'a feed-forward network, residual connections and normalisation make it a layer '
               f'(<a href="{html.escape(link_to(CHAPTERS["layer"]))}">chapter 8</a>).</p>')
-    return (f'<div class="bp-flow" role="img" aria-label="{html.escape(label)}">{flow}</div>{around}')
+    return (f'<div class="bp-flow" role="group" aria-label="{html.escape(label)}">{flow}</div>{around}')
 
 
 class paper_figure(nodes.General, nodes.Element):

@@ -198,12 +198,13 @@ def value_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     command = _read_output(env, run, ".command", where).strip()
     # The number, and where it came from: shown on hover, on keyboard focus and
     # on a tap (a focusable element), not in a title attribute only a mouse reaches.
-    node = live_value("", classes=["live-value"])
+    provenance_id = f"provenance-{env.new_serialno('provenance')}"
+    node = live_value("", classes=["live-value"], provenance_id=provenance_id)
     node += nodes.inline(shown, shown, classes=["live-number"])
     # The command as typed: Sphinx's smart quotes would turn its -- into a dash
     # and its ' into a curly quote, and the program would refuse it.
-    node += nodes.inline("", f"{command} --json, {pointer}", classes=["provenance"],
-                         support_smartquotes=False)
+    node += provenance("", f"{command} --json, {pointer}", classes=["provenance"], ids=[provenance_id],
+                       support_smartquotes=False)
     return [node], []
 
 
@@ -217,12 +218,21 @@ class live_value(nodes.Inline, nodes.TextElement):
 
 
 def _visit_live_value(self, node):
-    self.body.append(self.starttag(node, "span", "", tabindex="0", role="button",
-                                   **{"aria-label": "computed value; shows the command that printed it"}))
+    # A screen reader reads the number as it stands, and the command as its description.
+    self.body.append(self.starttag(node, "span", "", tabindex="0", **{"aria-describedby": node["provenance_id"]}))
 
 
 def _depart_live_value(self, node):
     self.body.append("</span>")
+
+
+class provenance(nodes.Inline, nodes.TextElement):
+    """The command and JSON key a live value came from: shown on focus, and read as the value's
+    description (aria-describedby), not a second time as part of its text."""
+
+
+def _visit_provenance(self, node):
+    self.body.append(self.starttag(node, "span", "", **{"aria-hidden": "true"}))
 
 
 class collapsed(nodes.General, nodes.Element):
@@ -540,6 +550,7 @@ def setup(app):
     env_version = int(hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:8], 16)
     app.add_config_value("book_generated_dir", None, "env")
     app.add_node(live_value, html=(_visit_live_value, _depart_live_value))
+    app.add_node(provenance, html=(_visit_provenance, _depart_live_value))
     app.add_node(collapsed, html=(_visit_collapsed, _depart_collapsed))
     app.add_role("value", value_role)
     app.add_role("refused", refused_role)

@@ -290,6 +290,17 @@
     return `1e${exponent < 0 ? '−' : ''}${Math.abs(exponent)}`;
   }
 
+  // Black or white, whichever contrasts more with a colour written "rgb(r, g, b)" (WCAG's relative luminance).
+  function inkOn(colour) {
+    const channels = (String(colour).match(/[\d.]+/g) ?? []).slice(0, 3).map((c) => {
+      const v = Number(c) / 255;
+      return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    if (channels.length < 3) return 'black';
+    const luminance = 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2];
+    return (1.05 / (luminance + 0.05)) > ((luminance + 0.05) / 0.05) ? 'white' : 'black';
+  }
+
   function element(tag, attributes = {}, children = []) {
     const node = document.createElement(tag);
     for (const [key, value] of Object.entries(attributes)) {
@@ -356,6 +367,12 @@
       },
       numberText,
       formatNumber,
+      // For numbers written on a map's cells: ink(color)(value) is black or white, whichever stands out more
+      // from the colour the plot's color scale (the same options) gives that value.
+      ink(color) {
+        const scale = window.Plot.scale({ color });
+        return (value) => inkOn(scale.apply(value));
+      },
       // One number, as an element to place in a figure's own drawing: to `format` decimals (4 if
       // not given), or in a format the prose uses (".1e", ".3g", ".1%", ",", ...).
       number(value, pointer, format = 4) {
@@ -393,15 +410,23 @@
         for (const part of parts) {
           paragraph.append(Array.isArray(part) ? numberNode('span', part[0], part[1], part[2]) : part);
         }
-        slot(name).replaceChildren(paragraph);
+        // A screen reader reads a sentence out when it changes, as a sighted reader sees it change.
+        const box = slot(name);
+        box.setAttribute('aria-live', 'polite');
+        box.replaceChildren(paragraph);
       },
       // A figure drawn by Observable Plot.
       // A title is written as a caption line above the plot: Observable Plot
       // renders its own title as an h2, a page-sized heading inside the figure.
       plot(name, options) {
-        const { title, ...rest } = options;
+        // role: 'img' (one picture to a screen reader, named by its title or its axes, rather than a list of
+        // tick labels), or 'group' for a map whose numbers written on its cells are to be read.
+        const { title, role = 'img', ...rest } = options;
         const width = Math.min(rest.width ?? 560, Math.max(280, root.clientWidth - 8));
-        const drawn = window.Plot.plot({ ...rest, width });
+        const axes = [rest.y?.label, rest.x?.label].filter(Boolean);
+        const ariaLabel = rest.ariaLabel ?? title ?? (axes.length === 2 ? `Plot of ${axes[0]} against ${axes[1]}` : 'Plot');
+        const drawn = window.Plot.plot({ ...rest, width, ariaLabel });
+        (drawn.tagName === 'svg' ? drawn : drawn.querySelector('svg'))?.setAttribute('role', role);
         slot(name).replaceChildren(...(title ? [element('p', { class: 'interactive-plot-title', text: title })] : []), drawn);
       },
       // Points in a plane, each labelled, drawn as SVG; the point at index
@@ -523,10 +548,10 @@
           size = Math.max(20, Math.min(size, Math.floor((room - marginLeft - marginRight) / columns.length)));
         }
         const longestNumber = Math.max(1, ...cells.map((d) => numberText(d.value, 3).length));
-        // How deep a cell's colour is, from 0 to 1: its numbers are written white from 0.62 on.
         const reach = Math.max(1e-9, ...cells.map((d) => Math.abs(d.value)));
-        const depth = diverging ? (d) => Math.abs(d.value) / reach
-          : (d) => (d.value - (domain ? domain[0] : 0)) / ((domain ? domain[1] - domain[0] : 1) || 1);
+        const colour = diverging ? { type: 'diverging', scheme: 'rdbu', reverse: true, domain: [-reach, reach], pivot: 0, legend: false, label }
+          : { scheme: 'blues', domain: domain ?? [0, 1], legend: false, label };
+        const ink = this.ink(colour);
         const fontSize = Math.max(7, Math.min(12, Math.floor((size - 4) / (0.6 * longestNumber))));
         const framed = (indices) => indices.map(([i, j]) => ({ row: rows[i], column: columns[j] }));
         // A frame of dark on a white line, solid or dashed: it shows on the palest cells and the darkest.
@@ -535,6 +560,8 @@
             { x: 'column', y: 'row', fill: 'none', stroke, strokeWidth, strokeDasharray: dash, inset }));
         this.plot(name, {
           title,
+          role: 'group',
+          ariaLabel: title ?? `Map of each ${label}: rows ${rows.join(', ')}; columns ${columns.join(', ')}`,
           width: marginLeft + marginRight + size * columns.length,
           height: 40 + labelHeight + size * rows.length,
           marginLeft,
@@ -544,8 +571,7 @@
           style: { color: '#1a1a1a' },
           x: { domain: columns, label: null },
           y: { domain: rows, label: null },
-          color: diverging ? { type: 'diverging', scheme: 'rdbu', reverse: true, domain: [-reach, reach], pivot: 0, legend: false, label }
-            : { scheme: 'blues', domain: domain ?? [0, 1], legend: false, label },
+          color: colour,
           marks: [
             // No tick marks: beside a label such as "I" a tick reads as part of it.
             window.Plot.axisX({ anchor: 'top', label: null, tickSize: 0, tickPadding: 6, fontSize: columnFont,
@@ -554,7 +580,7 @@
             window.Plot.cell(cells, { x: 'column', y: 'row', fill: 'value', inset: 0.5 }),
             window.Plot.text(cells, {
               x: 'column', y: 'row', text: (d) => numberText(d.value, 3), fontSize,
-              fill: (d) => (depth(d) > 0.62 ? 'white' : 'black'),
+              fill: (d) => ink(d.value),
             }),
             ...(diverging ? lined(outline, null, 1.5) : [window.Plot.cell(framed(outline), {
               x: 'column', y: 'row', fill: 'none', stroke: '#d62728', strokeWidth: 2.5, inset: 1.5,
@@ -622,8 +648,10 @@
     if (control.bad) input.dataset.bad = JSON.stringify(control.bad);
     if (control.optional) input.dataset.optional = 'true';
     if (control.presses) input.dataset.presses = String(control.presses);
-    const shown = control.type === 'range' ? element('output', { for: id, text: input.value }) : null;
-    const error = element('div', { class: 'interactive-error', role: 'alert', hidden: '' });
+    // A slider's value, written under it; a screen reader hears the slider's own value, not this a second time.
+    const shown = control.type === 'range' ? element('output', { for: id, text: input.value, 'aria-hidden': 'true' }) : null;
+    // A refusal is read out once the reader has paused, not as an alarm: it can come while they type.
+    const error = element('div', { class: 'interactive-error', id: `${id}-error`, role: 'status', hidden: '' });
     const help = control.help ? element('div', { class: 'interactive-help', text: control.help }) : null;
     const box = element('div', { class: `interactive-control interactive-${control.type}` },
       control.type === 'button' ? [input, error] : [label, input, ...(shown ? [shown] : []), ...(help ? [help] : []), error]);
@@ -667,8 +695,10 @@
     const status = root.querySelector('.interactive-status');
     const controls = element('div', { class: 'interactive-controls' });
     const fields = element('div', { class: 'interactive-controls interactive-below-on-phones' });
-    const topError = element('div', { class: 'interactive-error', role: 'alert', hidden: '' });
-    const output = element('div', { class: 'interactive-output', 'aria-live': 'polite' });
+    const topError = element('div', { class: 'interactive-error', role: 'status', hidden: '' });
+    // The output is not read out whole at each change (a figure's tables can hold hundreds of numbers):
+    // its sentences are (view.sentence), as they change.
+    const output = element('div', { class: 'interactive-output' });
     root.append(controls, ...(definition.controls.some((control) => control.belowOnPhones) ? [fields] : []), topError, output);
     const nodes = new Map();
     let lastChanged = null;  // the name of the control the reader changed last, for showError
@@ -771,8 +801,15 @@
     }
 
     function showError(message) {
-      for (const node of nodes.values()) node.error.hidden = true;
+      for (const node of nodes.values()) {
+        node.error.hidden = true;
+        node.input.removeAttribute('aria-invalid');
+        node.input.removeAttribute('aria-describedby');
+      }
       topError.hidden = true;
+      // Numbers the program has not recomputed are dimmed, and a screen reader skips them.
+      if (message) output.setAttribute('aria-hidden', 'true');
+      else output.removeAttribute('aria-hidden');
       if (!message) return;
       // Beside the field the reader just changed, if the message names its flag: a message about
       // two flags ("--k: keys have 2 entries per row but queries (--q) have 1") starts with one of
@@ -786,6 +823,10 @@
       const box = target ? target.error : topError;
       box.textContent = message;
       box.hidden = false;
+      if (target) {
+        target.input.setAttribute('aria-invalid', 'true');
+        target.input.setAttribute('aria-describedby', target.error.id);
+      }
     }
 
     async function update() {

@@ -603,6 +603,12 @@ async function probeLayout({ width, smallestFigureScale }) {
       problems.push(`live value ${describe(value)} cannot be focused to show where it came from`);
       break;
     }
+    // A screen reader reads the number itself, and the command as its description.
+    if (value.hasAttribute('aria-label') || value.hasAttribute('role') || !provenance.id
+        || value.getAttribute('aria-describedby') !== provenance.id || provenance.getAttribute('aria-hidden') !== 'true') {
+      problems.push(`live value ${describe(value)}: a screen reader does not read its number with the command as its description`);
+      break;
+    }
     // A value in a closed fold ("How we know", a complete output) is read
     // with the fold open, as its reader sees it.
     const folds = [];
@@ -643,6 +649,39 @@ function unshownDrawings() {
 }
 
 // In the dark scheme every SVG figure must sit on a white sheet.
+// The numbers written on a coloured map's cells (an interactive figure's heatmap) stand out from their cell:
+// a contrast of at least 4.5 to 1 (WCAG's AA for text), which black or white always reaches on any colour.
+function probeCellInk() {
+  const problems = [];
+  const luminance = (colour) => {
+    const [r, g, b] = (colour.match(/[\d.]+/g) ?? []).slice(0, 3).map((c) => {
+      const v = Number(c) / 255;
+      return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  for (const svg of document.querySelectorAll('div.interactive svg')) {
+    const cells = [...svg.querySelectorAll('g[aria-label="cell"] rect')].filter((rect) => getComputedStyle(rect).fill.startsWith('rgb('));
+    for (const text of svg.querySelectorAll('g[aria-label="text"] text')) {
+      const box = text.getBoundingClientRect();
+      const [x, y] = [(box.left + box.right) / 2, (box.top + box.bottom) / 2];
+      const cell = cells.find((rect) => {
+        const r = rect.getBoundingClientRect();
+        return x >= r.left && x <= r.right && y >= r.top && y <= r.bottom;
+      });
+      if (!cell) continue;
+      const [a, b] = [luminance(getComputedStyle(text).fill), luminance(getComputedStyle(cell).fill)];
+      const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+      if (ratio < 4.5) {
+        const figure = svg.closest('div.interactive')?.dataset.figure;
+        problems.push(`figure ${figure}: the number "${text.textContent}" stands out from its cell by ${ratio.toFixed(2)} to 1, under 4.5`);
+        break;
+      }
+    }
+  }
+  return problems;
+}
+
 function probeDarkFigures() {
   const problems = [];
   for (const img of document.querySelectorAll('article figure img[src$=".svg"]')) {
@@ -1032,6 +1071,7 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
     // interactive check's to report, below; the pictures do not wait for it past the timeout.
     const figuresDrawn = () => page.waitForFunction(figuresSettled, null, { timeout: FIGURES_TIMEOUT_MS }).catch(() => {});
     await figuresDrawn();
+    if (width === 1280) for (const problem of await page.evaluate(probeCellInk)) fail(`at ${width} px: ${problem}`);
     await oneAtATime(context, async () => {
       await page.bringToFront();
       const picture = async (scheme, file) => {

@@ -268,10 +268,13 @@ async function settleAndRead({ name, change, timeoutMs }) {
   const measured = [...root.querySelectorAll('[data-measured]')].map((node) => ({
     key: node.dataset.measured, exact: node.dataset.exact,
   }));
-  const errors = [...root.querySelectorAll('.interactive-error')].filter((node) => !node.hidden).map((node) => ({
-    text: node.textContent,
-    control: node.closest('.interactive-control')?.querySelector('[data-control]')?.dataset.control ?? null,
-  }));
+  // A refusal beside a field counts as beside it only if a screen reader hears it there too: the field is
+  // marked invalid and described by the message.
+  const errors = [...root.querySelectorAll('.interactive-error')].filter((node) => !node.hidden).map((node) => {
+    const field = node.closest('.interactive-control')?.querySelector('[data-control]');
+    const heard = field && field.getAttribute('aria-invalid') === 'true' && field.getAttribute('aria-describedby') === node.id;
+    return { text: node.textContent, control: heard ? field.dataset.control : null };
+  });
   return {
     state: root.dataset.state,
     program: root.dataset.program,
