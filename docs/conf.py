@@ -48,6 +48,8 @@ html_math_renderer = "book_svg"
 # the current page, search that works offline, a phone layout with the
 # contents behind a button, and a dark scheme that follows the reader's system.
 html_theme = "furo"
+# Furo's page with a link to skip to the text (_templates/page.html).
+templates_path = ["_templates"]
 html_title = project
 html_theme_options = {
     "navigation_with_keys": True,

@@ -136,3 +136,24 @@ function bookLaysOut(layOut) {
   }
   bookLaysOut(layOut);
 })();
+
+// Furo's buttons that open the navigation and the contents on a narrow screen are labels of hidden
+// checkboxes, which the keyboard does not reach: they become buttons, opened with Enter or Space,
+// that say whether their panel is open.
+(function () {
+  for (const label of document.querySelectorAll('label.nav-overlay-icon, label.toc-overlay-icon')) {
+    const box = document.getElementById(label.htmlFor);
+    if (!box) continue;
+    label.tabIndex = 0;
+    label.setAttribute('role', 'button');
+    const say = () => label.setAttribute('aria-expanded', String(box.checked));
+    say();
+    box.addEventListener('change', say);
+    label.addEventListener('click', () => setTimeout(say));
+    label.addEventListener('keydown', (event) => {
+      if (event.key !== 'Enter' && event.key !== ' ') return;
+      event.preventDefault();
+      label.click();
+    });
+  }
+})();
