@@ -517,6 +517,18 @@ async function probeLayout({ width, smallestFigureScale }) {
     if (/maximum-scale|user-scalable=(no|0)/.test(content)) problems.push(`viewport forbids zooming: "${content}"`);
   }
 
+  // A keyboard reaches the text in one key: the first stop of Tab skips past the navigation to it; on a phone the
+  // closed navigation and contents are hidden, so that Tab does not walk through them unseen.
+  const text = document.getElementById('the-text');
+  const firstStop = document.querySelector('a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])');
+  if (text && !firstStop?.matches(`a.skip-to-text[href="#the-text"]`)) problems.push(`the first stop of Tab is ${firstStop ? describe(firstStop) : 'nothing'}, not a link that skips to the text`);
+  for (const [box, drawer] of [['__navigation', '.sidebar-drawer'], ['__toc', '.toc-drawer']]) {
+    const panel = document.querySelector(drawer);
+    if (width < 600 && panel && !document.getElementById(box)?.checked && getComputedStyle(panel).visibility !== 'hidden') {
+      problems.push(`the closed ${drawer} is not hidden: Tab walks through its links unseen`);
+    }
+  }
+
   const page = document.documentElement;
   // clientWidth: the window less a vertical scrollbar, the width the page has.
   if (page.scrollWidth > page.clientWidth + 1) {
