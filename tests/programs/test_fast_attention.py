@@ -238,6 +238,15 @@ class Benchmark(ProgramTest):
             self.assertGreaterEqual(rows["buffered"]["peak_extra_bytes"], n * n * 8)
             for method in ("buffered", "buffered_vectorised_exp", "streaming_eigen_products", "streaming"):
                 self.assertLess(rows[method]["difference_from_teaching"], 1e-12)
+            # What a rate counts, from the formula rather than the program: two products of n × n × d
+            # multiply-adds, two operations each; the causal row only the query-key pairs its mask leaves,
+            # n(n + 1)/2 of the n².
+            for method, row in rows.items():
+                if row["gflops"] is None:
+                    continue
+                pairs = n * (n + 1) / 2 if method == "streaming_causal" else n * n
+                operations = row["gflops"] * 1e9 * row["seconds_median"]
+                self.assertAlmostEqual(operations / (4 * pairs * row["d"]), 1.0, places=9, msg=method)
             # A ratio the prose quotes: the tiled kernel with Eigen's products (step 3) over step 2, by medians.
             ratios = next(entry for entry in document["ratios"] if entry["n"] == n)
             self.assertAlmostEqual(ratios["eigen_products_over_vectorised_exp"],

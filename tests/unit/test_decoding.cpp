@@ -196,6 +196,8 @@ TEST_CASE("sampling_probabilities: greedy, temperature and top-k", "[ch14]") {
   CHECK(top_two(2) == 0.0);
   CHECK(top_two(4) == 0.0);
   CHECK(attention::sampling_probabilities(logits, {1.0, 3})(2) > 0.0);  // top-3: the 2.0 joins
+  // Top-1 cuts through the tie at 3.0: it keeps the first in the vocabulary's order, the word greedy picks.
+  CHECK(attention::sampling_probabilities(logits, {1.0, 1}) == (attention::Vector(5) << 0, 1, 0, 0, 0).finished());
   CHECK_THROWS_AS(attention::sampling_probabilities(logits, {-1.0, 0}), std::invalid_argument);
   CHECK_THROWS_AS(attention::sampling_probabilities(logits, {1.0, -1}), std::invalid_argument);
 }

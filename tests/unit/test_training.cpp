@@ -101,6 +101,40 @@ TEST_CASE("Adam's first step moves each parameter by about the learning rate, ag
   CHECK_THROWS_AS(adam.step({{other.data(), 2}}, gradients), std::invalid_argument);
 }
 
+TEST_CASE("Adam's later steps: its running means and their bias corrections, step by step as the paper writes them",
+          "[ch11]") {
+  attention::AdamSettings settings;  // β₁ = 0.9, β₂ = 0.98, ε = 1e-9
+  settings.learning_rate = 0.1;
+  // The same gradient at every step: m_t = (1 − β₁ᵗ) g and v_t = (1 − β₂ᵗ) g², so the corrections give back
+  // m̂ = g and v̂ = g² at every t, and each step is α·sign(g) again: three steps, three times α.
+  Eigen::VectorXd theta(2);
+  theta << 1.0, -2.0;
+  Eigen::VectorXd gradient(2);
+  gradient << 0.5, -40.0;
+  const std::vector<attention::ParameterBlock> parameters{{theta.data(), 2}};
+  const std::vector<attention::ParameterBlock> gradients{{gradient.data(), 2}};
+  attention::Adam adam(parameters, settings);
+  for (int step = 0; step < 3; ++step) adam.step(parameters, gradients);
+  CHECK(theta(0) == Approx(0.7).margin(1e-8));
+  CHECK(theta(1) == Approx(-1.7).margin(1e-8));
+  // Two different gradients, 1 then 3, worked by hand from Kingma and Ba's Algorithm 1:
+  // m₂ = 0.9 · 0.1 · 1 + 0.1 · 3, v₂ = 0.98 · 0.02 · 1 + 0.02 · 9, divided by 1 − 0.9² and 1 − 0.98².
+  Eigen::VectorXd one(1);
+  one << 1.0;
+  Eigen::VectorXd slope(1);
+  slope << 1.0;
+  const std::vector<attention::ParameterBlock> single{{one.data(), 1}};
+  attention::Adam second(single, settings);
+  second.step(single, {{slope.data(), 1}});
+  slope << 3.0;
+  second.step(single, {{slope.data(), 1}});
+  const double mean_hat = (0.9 * 0.1 * 1.0 + 0.1 * 3.0) / (1.0 - 0.9 * 0.9);
+  const double square_hat = (0.98 * 0.02 * 1.0 + 0.02 * 9.0) / (1.0 - 0.98 * 0.98);
+  const double expected = 1.0 - 0.1 * 1.0 / (1.0 + 1e-9) - 0.1 * mean_hat / (std::sqrt(square_hat) + 1e-9);
+  CHECK(one(0) == Approx(expected).epsilon(1e-12));
+  CHECK(second.steps() == 2);
+}
+
 TEST_CASE("batch_mean_gradient runs the examples in order and gives the mean of their gradients", "[ch11]") {
   const auto pair = [](double first, double second) {
     Eigen::VectorXd entries(2);
