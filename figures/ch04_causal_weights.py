@@ -4,7 +4,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from figure_style import (
-    NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, load_run, panel_figure, save_wide_and_narrow, token_heatmap)
+    NARROW_SMALL_TEXT, NARROW_WIDTH, arguments, ink_on, load_run, panel_figure, save_wide_and_narrow, token_heatmap)
 
 options = arguments(__doc__)
 panels = [(load_run(options.outputs, "masking_none"), "no mask"),
@@ -25,7 +25,7 @@ def draw(narrow: bool):
             for j in range(weights.shape[1]):
                 if allowed[i, j]:
                     axes.text(j, i, f"{weights[i, j]:.3f}", ha="center", va="center",
-                              color="white" if weights[i, j] > 0.6 else "black")
+                              color=ink_on(image.cmap(image.norm(weights[i, j]))))
                 else:
                     axes.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="#eeeeee", edgecolor="#888888",
                                              hatch="///", linewidth=0.8))

@@ -6,7 +6,7 @@ the digits (at least 90 % of held-out digits right), the shade the same;
 below it, the seeds' median final loss."""
 import numpy as np
 
-from figure_style import NARROW_WIDTH, arguments, load_run, plt, save_wide_and_narrow, with_minus_signs
+from figure_style import NARROW_WIDTH, arguments, ink_on, load_run, plt, save_wide_and_narrow, with_minus_signs
 
 options = arguments(__doc__)
 run = load_run(options.outputs, "norm_placement_grid")
@@ -31,15 +31,15 @@ TITLE = f"Seeds that learned the task, of {seeds}, and the median final loss"
 def table(axes, chosen: list, loss_size: float, names: dict, tick_size: float = 9, loss_word: str = "loss ") -> None:
     """The cells of the columns `chosen` (indices into `columns`), in that order: shade, count, loss
     (after `loss_word`); the columns' and rows' names at `tick_size`."""
-    axes.imshow(learned[:, chosen], cmap="Blues", vmin=0, vmax=seeds * 1.25, aspect="auto")
+    image = axes.imshow(learned[:, chosen], cmap="Blues", vmin=0, vmax=seeds * 1.25, aspect="auto")
     for i in range(len(layouts)):
         for k, j in enumerate(chosen):
-            dark = learned[i, j] > seeds * 0.6
+            ink = ink_on(image.cmap(image.norm(learned[i, j])))
             loss = losses[i][j]
             axes.text(k, i - 0.12, f"{int(learned[i, j])} of {seeds}", ha="center", va="center", fontsize=11,
-                      color="white" if dark else "black", fontweight="bold")
+                      color=ink, fontweight="bold")
             axes.text(k, i + 0.22, "stopped" if loss is None else with_minus_signs(f"{loss_word}{loss:.3g}"),
-                      ha="center", va="center", fontsize=loss_size, color="white" if dark else "#333333")
+                      ha="center", va="center", fontsize=loss_size, color=ink)
     axes.set_xticks(range(len(chosen)), [COLUMN_NAMES[j] for j in chosen], fontsize=tick_size)
     axes.set_yticks(range(len(layouts)), [names[name] for name in layouts], fontsize=tick_size)
 

@@ -88,7 +88,6 @@
       const ink = view.ink(color);
       view.plot('weights_heatmap', {
         caption: `Weights under the mask ${json.mask_spec}: dashed cells are masked`,
-        role: 'group',
         ariaLabel: `Weights under the mask ${json.mask_spec}, rows: queries, columns: keys`,
         width: 80 + size * columns.length,
         height: 52 + size * rows.length,

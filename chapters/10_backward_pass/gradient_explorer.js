@@ -72,7 +72,6 @@
       const ink = view.ink(color);
       view.plot('scores_map', {
         title: 'dS, the gradient of each scaled score, rows: queries, columns: keys (blue: raising the score raises L; red: lowers it; dashed: masked, exactly 0)',
-        role: 'group',
         width: 80 + size * keys.length,
         height: 40 + size * rows.length,
         marginLeft: 70,

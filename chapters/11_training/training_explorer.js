@@ -10,16 +10,17 @@
   const CHUNK = 25;   // steps between two redraws, and between two logged points
   const TOTAL = 300;  // where the page stops
   let steps = CHUNK;
-  // A reader whose system asks for less motion starts the run with Go on: the maps do not redraw by themselves.
-  let paused = window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
+  // A reader whose system asks for less motion starts each run with Go on: the maps do not redraw by themselves.
+  const stillAtFirst = window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
+  let paused = stillAtFirst;
   // Training again from step 0 (a press, or a new task, seed or rate): the slider and the pause button say so at
   // once, before the first chunk is drawn, and stay so if the program refuses the new setting.
   const restart = (values, set, defaults, view) => {
     steps = CHUNK;
-    paused = false;
+    paused = stillAtFirst;
     set('step', String(CHUNK));
     const pause = view.control('pause');
-    pause.textContent = 'Pause';
+    pause.textContent = paused ? 'Go on' : 'Pause';
     pause.setAttribute('aria-disabled', 'false');
   };
 

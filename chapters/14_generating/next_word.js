@@ -110,7 +110,7 @@
           ]);
         }),
       ]);
-      view.slot('sentence').replaceChildren(line, element('p', { class: 'next-word-status', text: status }),
+      view.spokenSlot('sentence').replaceChildren(line, element('p', { class: 'next-word-status', text: status }),
         element('p', { class: 'interactive-sentence' }, [
           element('strong', { text: `Word ${last + 1}: ${quoted(newest.word)}` }), ', ', ...how,
           '; the model gave it ', view.number(newest.probability, `${at}/probability`, '.3g'), '.',

@@ -67,7 +67,7 @@
           '; predicted step ', view.number(curve.predicted_step, `${at}/predicted_step`, '.2g'),
         ]);
       });
-      view.slot('best').replaceChildren(Book.element('ul', { class: 'interactive-sentence' }, lines));
+      view.spokenSlot('best').replaceChildren(Book.element('ul', { class: 'interactive-sentence' }, lines));
     },
   });
 })();

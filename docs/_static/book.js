@@ -139,8 +139,11 @@ function bookLaysOut(layOut) {
 
 // Furo's buttons that open the navigation and the contents on a narrow screen are labels of hidden
 // checkboxes, which the keyboard does not reach: they become buttons, opened with Enter or Space,
-// that say whether their panel is open.
+// that say whether their panel is open. Opened from the keyboard, a panel takes the focus (the
+// button is under it now); Escape closes it and gives the focus back to its button.
 (function () {
+  const PANELS = { __navigation: '.sidebar-drawer', __toc: '.toc-drawer' };
+  let opener = null;
   for (const label of document.querySelectorAll('label.nav-overlay-icon, label.toc-overlay-icon')) {
     const box = document.getElementById(label.htmlFor);
     if (!box) continue;
@@ -154,6 +157,21 @@ function bookLaysOut(layOut) {
       if (event.key !== 'Enter' && event.key !== ' ') return;
       event.preventDefault();
       label.click();
+      opener = label;
+      // After the click has ticked the box, and once the panel is shown (it is hidden while closed).
+      setTimeout(() => {
+        if (box.checked) document.querySelector(PANELS[box.id])?.querySelector('a[href], button, input')?.focus();
+      }, 300);
     });
   }
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    for (const id of Object.keys(PANELS)) {
+      const box = document.getElementById(id);
+      if (!box?.checked) continue;
+      box.checked = false;
+      box.dispatchEvent(new Event('change'));
+      if (opener?.htmlFor === id && opener.offsetParent !== null) opener.focus();
+    }
+  });
 })();

@@ -350,8 +350,16 @@
       }
       return box;
     };
+    // A slot a screen reader reads out when it changes, as a sighted reader sees it change: a sentence, not a
+    // table of numbers.
+    const spokenSlot = (name, parent) => {
+      const box = slot(name, parent);
+      box.setAttribute('aria-live', 'polite');
+      return box;
+    };
     return {
       slot,
+      spokenSlot,
       // A control's own element (its input, select or button), for a figure whose drawing
       // changes it: a button's text or dimming, a slider's range.
       control(name) {
@@ -410,23 +418,20 @@
         for (const part of parts) {
           paragraph.append(Array.isArray(part) ? numberNode('span', part[0], part[1], part[2]) : part);
         }
-        // A screen reader reads a sentence out when it changes, as a sighted reader sees it change.
-        const box = slot(name);
-        box.setAttribute('aria-live', 'polite');
-        box.replaceChildren(paragraph);
+        spokenSlot(name).replaceChildren(paragraph);
       },
       // A figure drawn by Observable Plot.
       // A title is written as a caption line above the plot: Observable Plot
       // renders its own title as an h2, a page-sized heading inside the figure.
       plot(name, options) {
-        // role: 'img' (one picture to a screen reader, named by its title or its axes, rather than a list of
-        // tick labels), or 'group' for a map whose numbers written on its cells are to be read.
-        const { title, role = 'img', ...rest } = options;
+        // One picture to a screen reader, named by its title or its axes, rather than a list of tick labels.
+        const { title, ...rest } = options;
         const width = Math.min(rest.width ?? 560, Math.max(280, root.clientWidth - 8));
         const axes = [rest.y?.label, rest.x?.label].filter(Boolean);
         const ariaLabel = rest.ariaLabel ?? title ?? (axes.length === 2 ? `Plot of ${axes[0]} against ${axes[1]}` : 'Plot');
         const drawn = window.Plot.plot({ ...rest, width, ariaLabel });
-        (drawn.tagName === 'svg' ? drawn : drawn.querySelector('svg'))?.setAttribute('role', role);
+        // With a legend, Plot returns a figure whose first svg is a swatch: the plot is the svg it named.
+        (drawn.tagName === 'svg' ? drawn : drawn.querySelector('svg[aria-label]'))?.setAttribute('role', 'img');
         slot(name).replaceChildren(...(title ? [element('p', { class: 'interactive-plot-title', text: title })] : []), drawn);
       },
       // Points in a plane, each labelled, drawn as SVG; the point at index
@@ -560,8 +565,10 @@
             { x: 'column', y: 'row', fill: 'none', stroke, strokeWidth, strokeDasharray: dash, inset }));
         this.plot(name, {
           title,
-          role: 'group',
-          ariaLabel: title ?? `Map of each ${label}: rows ${rows.join(', ')}; columns ${columns.join(', ')}`,
+          // The picture's numbers, row by row, as a screen reader reads them: the cells' own labels, in Plot's
+          // drawing, come as a flat list with its axes' ticks.
+          ariaLabel: `${title ?? `Map of each ${label}`}. Columns ${columns.join(', ')}. ` +
+            rows.map((row, i) => `Row ${row}: ${matrix[i].map((value) => numberText(value, 3)).join(', ')}`).join('. '),
           width: marginLeft + marginRight + size * columns.length,
           height: 40 + labelHeight + size * rows.length,
           marginLeft,
@@ -651,7 +658,7 @@
     // A slider's value, written under it; a screen reader hears the slider's own value, not this a second time.
     const shown = control.type === 'range' ? element('output', { for: id, text: input.value, 'aria-hidden': 'true' }) : null;
     // A refusal is read out once the reader has paused, not as an alarm: it can come while they type.
-    const error = element('div', { class: 'interactive-error', id: `${id}-error`, role: 'status', hidden: '' });
+    const error = element('div', { class: 'interactive-error', id: `${id}-error`, hidden: '' });
     const help = control.help ? element('div', { class: 'interactive-help', text: control.help }) : null;
     const box = element('div', { class: `interactive-control interactive-${control.type}` },
       control.type === 'button' ? [input, error] : [label, input, ...(shown ? [shown] : []), ...(help ? [help] : []), error]);
@@ -695,11 +702,15 @@
     const status = root.querySelector('.interactive-status');
     const controls = element('div', { class: 'interactive-controls' });
     const fields = element('div', { class: 'interactive-controls interactive-below-on-phones' });
-    const topError = element('div', { class: 'interactive-error', role: 'status', hidden: '' });
+    const topError = element('div', { class: 'interactive-error', hidden: '' });
+    // A refusal is read out once the reader pauses, not as an alarm (it can come while they type), from a
+    // region that is always there: one that appears with its text is often not read at all.
+    const announcer = element('div', { class: 'visually-hidden', role: 'status' });
     // The output is not read out whole at each change (a figure's tables can hold hundreds of numbers):
     // its sentences are (view.sentence), as they change.
     const output = element('div', { class: 'interactive-output' });
-    root.append(controls, ...(definition.controls.some((control) => control.belowOnPhones) ? [fields] : []), topError, output);
+    root.append(controls, ...(definition.controls.some((control) => control.belowOnPhones) ? [fields] : []), topError, output,
+      announcer);
     const nodes = new Map();
     let lastChanged = null;  // the name of the control the reader changed last, for showError
     const values = () => {
@@ -810,6 +821,7 @@
       // Numbers the program has not recomputed are dimmed, and a screen reader skips them.
       if (message) output.setAttribute('aria-hidden', 'true');
       else output.removeAttribute('aria-hidden');
+      if (announcer.textContent !== (message ?? '')) announcer.textContent = message ?? '';
       if (!message) return;
       // Beside the field the reader just changed, if the message names its flag: a message about
       // two flags ("--k: keys have 2 entries per row but queries (--q) have 1") starts with one of
@@ -862,7 +874,13 @@
       root.dataset.updates = String(Number(root.dataset.updates || '0') + 1);
       // A figure that goes on by itself (chapter 11's training) goes on while the reader can see
       // it: off screen it waits, so a page left open on other text does not keep computing.
-      if (root.dataset.state === 'ready' && definition.next && definition.next(response.json, current)) onceOnScreen(schedule);
+      // While it goes on by itself, its sentences are not read out at each redraw, only once it stops (aria-busy).
+      if (root.dataset.state === 'ready' && definition.next && definition.next(response.json, current)) {
+        output.setAttribute('aria-busy', 'true');
+        onceOnScreen(schedule);
+      } else {
+        output.removeAttribute('aria-busy');
+      }
     }
     let onScreen = false;
     let waitingForScreen = null;
