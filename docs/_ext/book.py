@@ -222,7 +222,7 @@ def _visit_live_value(self, node):
     self.body.append(self.starttag(node, "span", "", tabindex="0", **{"aria-describedby": node["provenance_id"]}))
 
 
-def _depart_live_value(self, node):
+def _close_span(self, node):
     self.body.append("</span>")
 
 
@@ -549,8 +549,8 @@ def setup(app):
     # A change to this file changes how pages render: make Sphinx re-read them all.
     env_version = int(hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:8], 16)
     app.add_config_value("book_generated_dir", None, "env")
-    app.add_node(live_value, html=(_visit_live_value, _depart_live_value))
-    app.add_node(provenance, html=(_visit_provenance, _depart_live_value))
+    app.add_node(live_value, html=(_visit_live_value, _close_span))
+    app.add_node(provenance, html=(_visit_provenance, _close_span))
     app.add_node(collapsed, html=(_visit_collapsed, _depart_collapsed))
     app.add_role("value", value_role)
     app.add_role("refused", refused_role)

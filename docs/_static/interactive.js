@@ -657,7 +657,7 @@
     if (control.presses) input.dataset.presses = String(control.presses);
     // A slider's value, written under it; a screen reader hears the slider's own value, not this a second time.
     const shown = control.type === 'range' ? element('output', { for: id, text: input.value, 'aria-hidden': 'true' }) : null;
-    // A refusal is read out once the reader has paused, not as an alarm: it can come while they type.
+    // A refusal beside the control, which describes it (showError); the figure's announcer reads it out.
     const error = element('div', { class: 'interactive-error', id: `${id}-error`, hidden: '' });
     const help = control.help ? element('div', { class: 'interactive-help', text: control.help }) : null;
     const box = element('div', { class: `interactive-control interactive-${control.type}` },
