@@ -659,7 +659,9 @@
     const shown = control.type === 'range' ? element('output', { for: id, text: input.value, 'aria-hidden': 'true' }) : null;
     // A refusal beside the control, which describes it (showError); the figure's announcer reads it out.
     const error = element('div', { class: 'interactive-error', id: `${id}-error`, hidden: '' });
-    const help = control.help ? element('div', { class: 'interactive-help', text: control.help }) : null;
+    const help = control.help ? element('div', { class: 'interactive-help', id: `${id}-help`, text: control.help }) : null;
+    // The help under a control describes it to a screen reader too (and a refusal, while there is one: showError).
+    if (help) input.setAttribute('aria-describedby', help.id);
     const box = element('div', { class: `interactive-control interactive-${control.type}` },
       control.type === 'button' ? [input, error] : [label, input, ...(shown ? [shown] : []), ...(help ? [help] : []), error]);
     // A button is pressed (a click, or Enter or Space on it), a text field changed, anything else moved.
@@ -690,7 +692,7 @@
       input.addEventListener('input', (e) => { if (!e.isComposing) wait(); });
       input.addEventListener('compositionend', wait);
     }
-    return { box, input, error, shown };
+    return { box, input, error, shown, help };
   }
 
   function mount(root, name, definition) {
@@ -815,7 +817,8 @@
       for (const node of nodes.values()) {
         node.error.hidden = true;
         node.input.removeAttribute('aria-invalid');
-        node.input.removeAttribute('aria-describedby');
+        if (node.help) node.input.setAttribute('aria-describedby', node.help.id);
+        else node.input.removeAttribute('aria-describedby');
       }
       topError.hidden = true;
       // Numbers the program has not recomputed are dimmed, and a screen reader skips them.
@@ -837,7 +840,7 @@
       box.hidden = false;
       if (target) {
         target.input.setAttribute('aria-invalid', 'true');
-        target.input.setAttribute('aria-describedby', target.error.id);
+        target.input.setAttribute('aria-describedby', [target.error.id, target.help?.id].filter(Boolean).join(' '));
       }
     }
 

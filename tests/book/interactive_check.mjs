@@ -272,7 +272,8 @@ async function settleAndRead({ name, change, timeoutMs }) {
   // marked invalid and described by the message.
   const errors = [...root.querySelectorAll('.interactive-error')].filter((node) => !node.hidden).map((node) => {
     const field = node.closest('.interactive-control')?.querySelector('[data-control]');
-    const heard = field && field.getAttribute('aria-invalid') === 'true' && field.getAttribute('aria-describedby') === node.id;
+    const heard = field && field.getAttribute('aria-invalid') === 'true' &&
+      (field.getAttribute('aria-describedby') ?? '').split(' ').includes(node.id);
     return { text: node.textContent, control: heard ? field.dataset.control : null };
   });
   return {
