@@ -1053,6 +1053,7 @@
     numberText,  // numberText(value, decimals): a number as the tables write it
     formatNumber,  // formatNumber(value, spec): a number as the prose's :value: role with that format writes it
     powerOfTen,  // powerOfTen(value): a log axis's tick at a power of ten, as 1e−6
+    inkOn,  // inkOn('rgb(r, g, b)'): black or white, whichever stands out more from that colour
     firstRowSliders,  // firstRowSliders({ field, flag, names, labels, min, max, step, row }): sliders for a matrix's first row (or row(values))
     reseedButton,  // reseedButton(label, largest): seed + 1, and 0 after largest (2^32 − 1 unless said), for a field named 'seed'
   };

@@ -50,6 +50,7 @@ for (const [q, why] of [['1;2;3', 'one entry'], ['1,0,0;0,1,0;1,1,1', 'three ent
 check('a typed first row the sliders can show moves both', () => {
   assert.deepEqual(setBy(cat.follow, { q: '3, -2.5;0,1;1,1' }), [['cat_x', 3], ['cat_y', -2.5]]);
   assert.deepEqual(setBy(cat.follow, { q: '0,0' }), [['cat_x', 0], ['cat_y', 0]]);
+  assert.deepEqual(setBy(cat.follow, { q: '-3,3;0,1' }), [['cat_x', -3], ['cat_y', 3]]);  // both ends are on the sliders
 });
 for (const [q, why] of [['3.5,0;0,1', 'past the largest'], ['-4,0;0,1', 'below the smallest'],
   ['0.3,0;0,1', 'between two steps'], ['1;2;3', 'one entry, not two'], ['1,0,1;0,1,0', 'three entries'],
