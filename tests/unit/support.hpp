@@ -7,7 +7,9 @@
 #include <initializer_list>
 #include <limits>
 #include <random>
+#include <vector>
 
+#include "attention/adam.hpp"
 #include "attention/matrix.hpp"
 
 namespace support {
@@ -40,5 +42,21 @@ inline attention::Matrix row_of(std::initializer_list<double> entries) {
   for (double entry : entries) m(0, j++) = entry;
   return m;
 }
+
+/// Parameters and their gradient, each one vector handed to an optimiser as a single block; the blocks
+/// point into the vectors, so a test changes `theta` or `gradient` and the next step sees it.
+struct OneBlock {
+  Eigen::VectorXd theta, gradient;
+  std::vector<attention::ParameterBlock> parameters, gradients;
+  OneBlock(std::initializer_list<double> theta_entries, std::initializer_list<double> gradient_entries)
+      : theta(
+            Eigen::Map<const Eigen::VectorXd>(theta_entries.begin(), static_cast<Eigen::Index>(theta_entries.size()))),
+        gradient(Eigen::Map<const Eigen::VectorXd>(gradient_entries.begin(),
+                                                   static_cast<Eigen::Index>(gradient_entries.size()))),
+        parameters{{theta.data(), theta.size()}},
+        gradients{{gradient.data(), gradient.size()}} {}
+  OneBlock(const OneBlock&) = delete;  // a copy's blocks would point into the original's vectors
+  OneBlock& operator=(const OneBlock&) = delete;
+};
 
 }  // namespace support

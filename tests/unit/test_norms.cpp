@@ -387,21 +387,16 @@ TEST_CASE("a post-norm model with a final norm, or a pre-norm one decoded step b
 }
 
 TEST_CASE("Adam's learning rate can change between steps, as a warm-up changes it", "[ch16]") {
-  Eigen::VectorXd theta(2);
-  theta << 1.0, -2.0;
-  Eigen::VectorXd gradient(2);
-  gradient << 0.5, -40.0;
-  const std::vector<attention::ParameterBlock> parameters{{theta.data(), 2}};
-  const std::vector<attention::ParameterBlock> gradients{{gradient.data(), 2}};
+  support::OneBlock block({1.0, -2.0}, {0.5, -40.0});
   attention::AdamSettings settings;
   settings.learning_rate = 0.1;
-  attention::Adam adam(parameters, settings);
+  attention::Adam adam(block.parameters, settings);
   adam.set_learning_rate(0.025);
   CHECK(adam.learning_rate() == 0.025);
   // The first step moves each parameter by α against its gradient's sign (chapter 11's test), now α = 0.025.
-  adam.step(parameters, gradients);
-  CHECK(theta(0) == Approx(0.975).margin(1e-8));
-  CHECK(theta(1) == Approx(-1.975).margin(1e-8));
+  adam.step(block.parameters, block.gradients);
+  CHECK(block.theta(0) == Approx(0.975).margin(1e-8));
+  CHECK(block.theta(1) == Approx(-1.975).margin(1e-8));
   CHECK_THROWS_AS(adam.set_learning_rate(0.0), std::invalid_argument);
   CHECK_THROWS_AS(adam.set_learning_rate(std::nan("")), std::invalid_argument);
   CHECK(adam.learning_rate() == 0.025);

@@ -15,6 +15,7 @@
 #include "attention/gradient_check.hpp"
 #include "attention/numpy_random.hpp"
 #include "attention/token_classifier.hpp"
+#include "support.hpp"
 
 using attention::Matrix;
 
@@ -77,28 +78,23 @@ TEST_CASE("parameter_blocks lists every learned number once", "[ch11]") {
 }
 
 TEST_CASE("Adam's first step moves each parameter by about the learning rate, against its gradient's sign", "[ch11]") {
-  Eigen::VectorXd theta(3);
-  theta << 1.0, -2.0, 0.0;
-  Eigen::VectorXd gradient(3);
-  gradient << 0.5, -40.0, 0.0;
-  const std::vector<attention::ParameterBlock> parameters{{theta.data(), 3}};
-  const std::vector<attention::ParameterBlock> gradients{{gradient.data(), 3}};
+  support::OneBlock block({1.0, -2.0, 0.0}, {0.5, -40.0, 0.0});
   attention::AdamSettings settings;
   settings.learning_rate = 0.1;
-  attention::Adam adam(parameters, settings);
-  adam.step(parameters, gradients);
+  attention::Adam adam(block.parameters, settings);
+  adam.step(block.parameters, block.gradients);
   // m̂ = g and v̂ = g² after one step (the bias corrections undo the 0.1 and 0.02), so the step is
   // α·g/(|g| + ε): α·sign(g), whatever the gradient's size; a zero gradient does not move.
-  CHECK(theta(0) == Approx(0.9).margin(1e-8));  // ε = 1e-9 in |g| + ε shortens the step by 2e-10
-  CHECK(theta(1) == Approx(-1.9).margin(1e-8));
-  CHECK(theta(2) == 0.0);
+  CHECK(block.theta(0) == Approx(0.9).margin(1e-8));  // ε = 1e-9 in |g| + ε shortens the step by 2e-10
+  CHECK(block.theta(1) == Approx(-1.9).margin(1e-8));
+  CHECK(block.theta(2) == 0.0);
   CHECK(adam.steps() == 1);
   settings.learning_rate = 0.0;
-  CHECK_THROWS_AS(attention::Adam(parameters, settings), std::invalid_argument);
+  CHECK_THROWS_AS(attention::Adam(block.parameters, settings), std::invalid_argument);
   settings.learning_rate = std::nan("");
-  CHECK_THROWS_AS(attention::Adam(parameters, settings), std::invalid_argument);
+  CHECK_THROWS_AS(attention::Adam(block.parameters, settings), std::invalid_argument);
   Eigen::VectorXd other(2);
-  CHECK_THROWS_AS(adam.step({{other.data(), 2}}, gradients), std::invalid_argument);
+  CHECK_THROWS_AS(adam.step({{other.data(), 2}}, block.gradients), std::invalid_argument);
 }
 
 TEST_CASE("Adam's later steps: its running means and their bias corrections, step by step as the paper writes them",
@@ -107,31 +103,22 @@ TEST_CASE("Adam's later steps: its running means and their bias corrections, ste
   settings.learning_rate = 0.1;
   // The same gradient at every step: m_t = (1 − β₁ᵗ) g and v_t = (1 − β₂ᵗ) g², so the corrections give back
   // m̂ = g and v̂ = g² at every t, and each step is α·sign(g) again: three steps, three times α.
-  Eigen::VectorXd theta(2);
-  theta << 1.0, -2.0;
-  Eigen::VectorXd gradient(2);
-  gradient << 0.5, -40.0;
-  const std::vector<attention::ParameterBlock> parameters{{theta.data(), 2}};
-  const std::vector<attention::ParameterBlock> gradients{{gradient.data(), 2}};
-  attention::Adam adam(parameters, settings);
-  for (int step = 0; step < 3; ++step) adam.step(parameters, gradients);
-  CHECK(theta(0) == Approx(0.7).margin(1e-8));
-  CHECK(theta(1) == Approx(-1.7).margin(1e-8));
+  support::OneBlock same({1.0, -2.0}, {0.5, -40.0});
+  attention::Adam adam(same.parameters, settings);
+  for (int step = 0; step < 3; ++step) adam.step(same.parameters, same.gradients);
+  CHECK(same.theta(0) == Approx(0.7).margin(1e-8));
+  CHECK(same.theta(1) == Approx(-1.7).margin(1e-8));
   // Two different gradients, 1 then 3, worked by hand from Kingma and Ba's Algorithm 1:
   // m₂ = 0.9 · 0.1 · 1 + 0.1 · 3, v₂ = 0.98 · 0.02 · 1 + 0.02 · 9, divided by 1 − 0.9² and 1 − 0.98².
-  Eigen::VectorXd one(1);
-  one << 1.0;
-  Eigen::VectorXd slope(1);
-  slope << 1.0;
-  const std::vector<attention::ParameterBlock> single{{one.data(), 1}};
-  attention::Adam second(single, settings);
-  second.step(single, {{slope.data(), 1}});
-  slope << 3.0;
-  second.step(single, {{slope.data(), 1}});
+  support::OneBlock changing({1.0}, {1.0});
+  attention::Adam second(changing.parameters, settings);
+  second.step(changing.parameters, changing.gradients);
+  changing.gradient(0) = 3.0;
+  second.step(changing.parameters, changing.gradients);
   const double mean_hat = (0.9 * 0.1 * 1.0 + 0.1 * 3.0) / (1.0 - 0.9 * 0.9);
   const double square_hat = (0.98 * 0.02 * 1.0 + 0.02 * 9.0) / (1.0 - 0.98 * 0.98);
   const double expected = 1.0 - 0.1 * 1.0 / (1.0 + 1e-9) - 0.1 * mean_hat / (std::sqrt(square_hat) + 1e-9);
-  CHECK(one(0) == Approx(expected).epsilon(1e-12));
+  CHECK(changing.theta(0) == Approx(expected).epsilon(1e-12));
   CHECK(second.steps() == 2);
 }
 
