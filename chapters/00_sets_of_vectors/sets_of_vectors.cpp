@@ -122,6 +122,7 @@ void draw_and_run_the_layers(const Inputs& inputs, Result& result) {
 
   // clang-format off
   // [one_vector_layer]
+  // E is word_vectors and word(t) is numbers[t]; each_row_through_layer gives y_t = x_t W + b.
   result.sentence_vectors = attention::embedding_lookup(result.word_vectors, numbers);  // same word, same row
   result.one_outputs =                                                                // reads one vector
       attention::each_row_through_layer(result.sentence_vectors, result.one_weights, result.one_bias);

@@ -142,6 +142,7 @@ inline Result compute(const Inputs& inputs) {
     const Projections& weights = *inputs.projections;
     // clang-format off
     // [project]
+    // * between two Eigen matrices is the matrix product, NumPy's @
     result.queries = embeddings * weights.query_weights;  // Q = X W^Q
     result.keys = embeddings * weights.key_weights;       // K = X W^K
     result.values = embeddings * weights.value_weights;   // V = X W^V

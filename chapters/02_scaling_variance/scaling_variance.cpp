@@ -153,6 +153,8 @@ Result compute(const Inputs& inputs) {
     const double var_raw = attention::population_variance(dot_products);
     // [scaled_variance]
     // Var(q·k / √d_k) = Var(q·k) / d_k
+    // var_raw is Var(q·k) and width is d_k;
+    // static_cast<double>(width) is Python's float(width)
     const double var_scaled = var_raw / static_cast<double>(width);
     // [scaled_variance]
     rows.push_back({width, attention::mean(dot_products), var_raw, var_scaled,

@@ -90,7 +90,7 @@ std::vector<Eigen::Index> with_start(const std::vector<Eigen::Index>& words) {
 // word at t + 1; the last word is scored on the end, ".".
 attention::CrossEntropy next_word_loss(const attention::Matrix& logits,
                                        const std::vector<Eigen::Index>& words) {
-  std::vector<Eigen::Index> next(words.begin() + 1, words.end());
+  std::vector<Eigen::Index> next(words.begin() + 1, words.end());  // NumPy: words[1:]
   next.push_back(end_token());
   return attention::softmax_cross_entropy(logits, next);
 }

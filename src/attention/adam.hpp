@@ -75,8 +75,9 @@ class Adam {
       const Eigen::Map<const Eigen::ArrayXd> g(gradients[b].data, gradients[b].size);
       // clang-format off
       // [adam_step]
-      mean_[b] = settings_.beta1 * mean_[b] + (1.0 - settings_.beta1) * g;
-      square_[b] = settings_.beta2 * square_[b] + (1.0 - settings_.beta2) * g.square();
+      mean_[b] = settings_.beta1 * mean_[b] + (1.0 - settings_.beta1) * g;              // m
+      square_[b] = settings_.beta2 * square_[b] + (1.0 - settings_.beta2) * g.square();  // v
+      // α is learning_rate; mean_correction is 1 − β₁ᵗ, square_correction 1 − β₂ᵗ
       theta -= settings_.learning_rate * (mean_[b] / mean_correction) /
                ((square_[b] / square_correction).sqrt() + settings_.epsilon);
       // [adam_step]

@@ -71,8 +71,10 @@ AttentionSteps<Scalar> scaled_dot_product_attention(const MatrixOf<Scalar>& quer
   // [attention]
   steps.scores = scores(queries, keys);
   const Scalar d_k = static_cast<Scalar>(queries.cols());
+  // c ? a : b is Python's a if c else b
   steps.scaled_scores = options.scale ? MatrixOf<Scalar>(steps.scores / std::sqrt(d_k))
                                       : steps.scores;
+  // options.mask may hold a mask (chapter 4); *options.mask is that mask
   // [mask]
   const Scalar fill = static_cast<Scalar>(options.fill);  // −∞ unless told otherwise
   steps.masked_scores = options.mask ? apply_mask(steps.scaled_scores, *options.mask, fill)

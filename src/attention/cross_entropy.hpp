@@ -57,6 +57,7 @@ inline CrossEntropy softmax_cross_entropy(const Matrix& logits, const std::vecto
     const Eigen::RowVectorXd shifted = logits.row(t).array() - largest;
     const double log_sum = std::log(shifted.unaryExpr(&exponential<double>).sum());
     result.loss += log_sum - shifted(target);                  // −log p[target]
+    // p_t = np.exp(shifted - log_sum): the softmax of row t
     result.probabilities.row(t) = (shifted.array() - log_sum).unaryExpr(&exponential<double>);
   }
   result.loss /= static_cast<double>(n);

@@ -29,6 +29,7 @@ inline Matrix euclidean_distances(const Matrix& a, const Matrix& b) {
     for (Eigen::Index j = 0; j < b.rows(); ++j) {
       // clang-format off
       // [euclidean_distance]
+      // a(i, c) is NumPy's a[i, c], entry c of word i (a_c in the formula)
       double sum_of_squares = 0.0;
       for (Eigen::Index c = 0; c < a.cols(); ++c) {
         const double difference = a(i, c) - b(j, c);

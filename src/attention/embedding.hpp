@@ -30,6 +30,7 @@ inline Matrix one_hot(Eigen::Index words) {
   // clang-format off
   // [one_hot]
   Matrix vectors = Matrix::Zero(words, words);
+  // Eigen::Index is Eigen's integer type for sizes and positions.
   for (Eigen::Index i = 0; i < words; ++i) {
     vectors(i, i) = 1.0;
   }

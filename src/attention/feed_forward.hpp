@@ -52,8 +52,9 @@ inline FeedForwardSteps feed_forward(const Matrix& x, const FeedForwardWeights& 
   FeedForwardSteps steps;
   // clang-format off
   // [feed_forward]
+  // NumPy: x @ w1 + b1; .rowwise() + adds b1, turned into a row, to every row
   steps.widened = (x * weights.w1).rowwise() + weights.b1.transpose();
-  steps.hidden = steps.widened.cwiseMax(0.0);  // ReLU
+  steps.hidden = steps.widened.cwiseMax(0.0);  // ReLU: np.maximum(widened, 0)
   steps.output = (steps.hidden * weights.w2).rowwise() + weights.b2.transpose();
   // [feed_forward]
   // clang-format on

@@ -57,11 +57,11 @@ MatrixOf<typename Parameter::Scalar> central_differences(
   // [central_differences]
   for (Eigen::Index i = 0; i < parameter.rows(); ++i) {
     for (Eigen::Index j = 0; j < parameter.cols(); ++j) {
-      const Scalar kept = parameter(i, j);
-      parameter(i, j) = kept + step;
-      const Scalar above = loss();
+      const Scalar kept = parameter(i, j);  // θ
+      parameter(i, j) = kept + step;        // step is h
+      const Scalar above = loss();          // L(θ + h)
       parameter(i, j) = kept - step;
-      const Scalar below = loss();
+      const Scalar below = loss();          // L(θ − h)
       parameter(i, j) = kept;
       gradient(i, j) = (above - below) / (2 * step);
     }

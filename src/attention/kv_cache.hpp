@@ -142,6 +142,7 @@ inline DecodingStep decode_step(const TokenClassifierWeights& weights, KeyValueC
       const Matrix scores = query * keys[g].topRows(t + 1).transpose() / std::sqrt(d_k);
       const Matrix attention_weights = softmax_rows(scores);  // 1 × (t + 1)
       const Matrix output = attention_weights * values[g].topRows(t + 1);
+      // NumPy: concatenation = np.hstack([concatenation, output])
       concatenation.conservativeResize(1, concatenation.cols() + output.cols());
       concatenation.rightCols(output.cols()) = output;
       layer_weights.push_back(attention_weights.row(0).transpose());

@@ -110,7 +110,7 @@ inline DependencyGraph bidirectional_recurrent_graph(std::size_t positions) {
     previous = forward[t];
   }
   std::size_t next = graph.add_node();  // h←_(n+1)
-  for (std::size_t t = positions; t-- > 0;) {
+  for (std::size_t t = positions; t-- > 0;) {  // t = positions − 1, …, 1, 0
     backward[t] = graph.add_node();                // h←_t
     graph.add_edge(graph.inputs[t], backward[t]);  // U← x_t
     graph.add_edge(next, backward[t]);             // W← h←_(t+1)

@@ -59,6 +59,9 @@ inline LayerNormSteps layer_norm(const Matrix& x, const LayerNormParameters& par
   const auto d = static_cast<double>(x.cols());
   // clang-format off
   // [layer_norm]
+  // In NumPy: mean = x.mean(axis=1); centred = x - mean[:, None];
+  // variance = (centred**2).mean(axis=1); deviation = np.sqrt(variance + epsilon);
+  // normalized = centred / deviation[:, None]; output = normalized * gain + bias.
   steps.mean = x.rowwise().sum() / d;
   const Matrix centred = x.colwise() - steps.mean;
   steps.variance = centred.array().square().rowwise().sum() / d;

@@ -40,6 +40,7 @@ inline LayerNormGradients layer_norm_backward(const LayerNormParameters& paramet
   // [layer_norm_backward]
   const Matrix& normalized = steps.normalized;  // x̂
   const Matrix& dy = output_gradient;
+  // .colwise().sum(): down each column, over the tokens t (NumPy's .sum(axis=0))
   gradients.parameters.bias = dy.colwise().sum().transpose();                           // dβ
   gradients.parameters.gain = dy.cwiseProduct(normalized).colwise().sum().transpose();  // dγ
   const Matrix g = dy.array().rowwise() * parameters.gain.transpose().array();          // dy ⊙ γ

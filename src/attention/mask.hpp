@@ -56,7 +56,7 @@ inline Mask band_mask(Eigen::Index tokens, Eigen::Index radius) {
   // [band_mask]
   for (Eigen::Index i = 0; i < tokens; ++i) {
     for (Eigen::Index j = 0; j < tokens; ++j) {
-      allowed(i, j) = (i > j ? i - j : j - i) <= radius;
+      allowed(i, j) = (i > j ? i - j : j - i) <= radius;  // |i − j| ≤ R
     }
   }
   // [band_mask]
@@ -102,6 +102,7 @@ MatrixOf<Scalar> apply_mask(const MatrixOf<Scalar>& scores, const Mask& allowed,
   }
   // clang-format off
   // [apply_mask]
+  // NumPy: np.where(allowed, scores, fill)
   return allowed.select(scores, fill);
   // [apply_mask]
   // clang-format on

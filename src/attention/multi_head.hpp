@@ -133,11 +133,11 @@ inline MultiHeadSteps multi_head_attention(const Matrix& queries, const Matrix& 
   MultiHeadSteps steps;
   // clang-format off
   // [heads]
-  for (const auto& w : weights.heads) {
+  for (const auto& w : weights.heads) {  // w: head i's W^Q_i, W^K_i, W^V_i
     HeadSteps head;
-    head.queries = queries * w.query;
-    head.keys = keys * w.key;
-    head.values = values * w.value;
+    head.queries = queries * w.query;  // Q W^Q_i
+    head.keys = keys * w.key;          // K W^K_i
+    head.values = values * w.value;    // V W^V_i
     if (options.rotary) {  // chapter 15: each query and key turned by its position
       head.queries = rotated_by_position(head.queries, first_query_position);
       head.keys = rotated_by_position(head.keys);
@@ -146,7 +146,7 @@ inline MultiHeadSteps multi_head_attention(const Matrix& queries, const Matrix& 
         scaled_dot_product_attention(
             head.queries, head.keys,
             head.values, options);
-    steps.heads.push_back(std::move(head));
+    steps.heads.push_back(std::move(head));  // append; std::move spares a copy
   }
   // [heads]
   // clang-format on
@@ -157,6 +157,7 @@ inline MultiHeadSteps multi_head_attention(const Matrix& queries, const Matrix& 
   Eigen::Index at = 0;  // next free column
   for (const HeadSteps& head : steps.heads) {
     const Matrix& out = head.attention.output;
+    // NumPy: joined[:, at:at + out.shape[1]] = out
     joined.middleCols(at, out.cols()) = out;
     at += out.cols();
   }

@@ -68,6 +68,8 @@ inline Matrix windows(const Matrix& inputs, Eigen::Index radius) {
     for (Eigen::Index offset = -radius; offset <= radius; ++offset) {
       const Eigen::Index source = t + offset;
       if (source >= 0 && source < n) {  // beyond the ends: left as zeros
+        // NumPy: stacked[t, s:s + d] = inputs[source],
+        // with s = (offset + radius) * d, the slot's first column
         stacked.block(t, (offset + radius) * d, 1, d) = inputs.row(source);
       }
     }

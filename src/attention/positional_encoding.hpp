@@ -56,6 +56,7 @@ inline double angular_frequency(Eigen::Index pair, Eigen::Index d_model) {
   }
   // clang-format off
   // [angular_frequency]
+  // pair is the formula's i; static_cast<double>(x) is Python's float(x)
   const auto two_i = static_cast<double>(2 * pair);
   const auto width = static_cast<double>(d_model);
   return 1.0 / std::pow(positional_encoding_base, two_i / width);
@@ -86,6 +87,7 @@ inline Matrix positional_encoding(Eigen::Index positions, Eigen::Index d_model, 
   // [positional_encoding]
   Matrix encoding(positions, d_model);
   for (Eigen::Index row = 0; row < positions; ++row) {
+    // start: the position of row 0, 0 unless asked otherwise
     const double pos = start + static_cast<double>(row);
     for (Eigen::Index i = 0; 2 * i < d_model; ++i) {
       const double omega = angular_frequency(i, d_model);

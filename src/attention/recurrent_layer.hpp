@@ -37,11 +37,12 @@ inline Matrix recurrent_layer(const Matrix& inputs, const Matrix& hidden_weights
   // clang-format off
   // [recurrent_layer]
   // Row t of input_parts is (U x_(t+1))ᵀ, rows counting from 0: every word at once, in one product.
-  const Matrix input_parts = inputs * input_weights.transpose();
+  const Matrix input_parts = inputs * input_weights.transpose();  // U is input_weights
   Matrix states(inputs.rows(), hidden_weights.rows());
   Vector hidden = Vector::Zero(hidden_weights.rows());  // h_0
   for (Eigen::Index t = 0; t < inputs.rows(); ++t) {     // one step after another
     const Vector input_part = input_parts.row(t).transpose();
+    // W is hidden_weights; .array().tanh().matrix() applies tanh entry by entry, as np.tanh
     hidden = (hidden_weights * hidden + input_part).array().tanh().matrix();
     states.row(t) = hidden.transpose();
   }

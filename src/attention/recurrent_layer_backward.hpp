@@ -58,7 +58,7 @@ inline RecurrentLayerGradients recurrent_layer_backward(const Matrix& inputs, co
     if (t > 0) gradients.hidden_weights += sum_gradient * states.row(t - 1);  // h_0 = 0 adds nothing
     gradients.input_weights += sum_gradient * inputs.row(t);
     gradients.inputs.row(t) = (input_weights.transpose() * sum_gradient).transpose();
-    from_later = hidden_weights.transpose() * sum_gradient;
+    from_later = hidden_weights.transpose() * sum_gradient;  // Wᵀ (…): W is hidden_weights
   }
   // [recurrent_layer_backward]
   // clang-format on

@@ -56,16 +56,18 @@ inline Vector sampling_probabilities(const Vector& logits, const SamplingSetting
   }
   // clang-format off
   // [sampling_probabilities]
+  // order = np.argsort(-logits, kind="stable") in NumPy:
   std::vector<Eigen::Index> order(static_cast<std::size_t>(logits.size()));
-  std::iota(order.begin(), order.end(), Eigen::Index{0});
+  std::iota(order.begin(), order.end(), Eigen::Index{0});  // 0, 1, 2, …
   // Highest score first; equal scores in the vocabulary's order.
   std::stable_sort(order.begin(), order.end(),
                    [&logits](Eigen::Index a, Eigen::Index b) { return logits(a) > logits(b); });
-  const Eigen::Index kept =
+  const Eigen::Index kept =  // k; top_k 0 keeps every word
       settings.top_k == 0 ? logits.size() : std::min(settings.top_k, logits.size());
   // The highest score is taken away before dividing by T: the same probabilities (softmax does not
   // change when every score moves by the same amount), and no score overflows to +∞ however small T is.
   const double highest = logits(order.front());
+  // Every word starts at −∞, weight 0; the kept ones get (z_i − highest) / T.
   Matrix scaled = Matrix::Constant(1, logits.size(), -std::numeric_limits<double>::infinity());
   for (Eigen::Index i = 0; i < kept; ++i) {
     const Eigen::Index word = order[static_cast<std::size_t>(i)];

@@ -51,8 +51,8 @@ inline Matrix scores_pair_by_pair(const Matrix& queries, const Matrix& keys) {
   Matrix result(queries.rows(), keys.rows());
   for (Eigen::Index i = 0; i < queries.rows(); ++i) {
     for (Eigen::Index j = 0; j < keys.rows(); ++j) {
-      const Vector query = queries.row(i);
-      const Vector key = keys.row(j);
+      const Vector query = queries.row(i);  // q_i, NumPy's queries[i]
+      const Vector key = keys.row(j);       // k_j, NumPy's keys[j]
       result(i, j) = dot_product(query, key);
     }
   }

@@ -73,6 +73,7 @@ MatrixOf<Scalar> softmax_rows(const MatrixOf<Scalar>& scores) {
     // [empty_row]
     // clang-format off
     // [softmax_row]
+    // NumPy: exponentials = np.exp(scores[i] - largest)
     const RowVectorOf<Scalar> exponentials =
         (scores.row(i).array() - largest).unaryExpr(&exponential<Scalar>);
     weights.row(i) = exponentials / exponentials.sum();

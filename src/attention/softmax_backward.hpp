@@ -31,8 +31,9 @@ MatrixOf<Scalar> softmax_rows_backward(const MatrixOf<Scalar>& weights, const Ma
   }
   // clang-format off
   // [softmax_backward]
+  // weights is W, weights_gradient dW; cwiseProduct multiplies entry by entry (⊙)
   const Eigen::VectorX<Scalar> weighted_sum =
-      weights.cwiseProduct(weights_gradient).rowwise().sum();  // Σ_j g_j w_j, per row
+      weights.cwiseProduct(weights_gradient).rowwise().sum();  // Σ_j dW_ij W_ij, per row
   return weights.cwiseProduct(weights_gradient.colwise() - weighted_sum);
   // [softmax_backward]
   // clang-format on

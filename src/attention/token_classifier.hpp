@@ -272,6 +272,7 @@ inline TokenClassifierSteps token_classifier(const TokenClassifierWeights& weigh
   steps.input = first_layer_input(weights.embedding, words, positions);  // + PE(pos), unless told
   const AttentionOptions options = attention_options(visibility, steps.input.rows(), positions);
   steps.layers = encoder_stack(steps.input, weights.layers, options);
+  // x W_out + b_out: x is the last layer's output, readout W_out, readout_bias b_out
   steps.logits = (steps.layers.back().feed_forward_norm.output * weights.readout).rowwise() +
                  weights.readout_bias.transpose();
   // [token_classifier]

@@ -28,7 +28,7 @@ inline double random_dot_product(Mulberry32& generator, std::size_t width) {
   // clang-format off
   // [random_dot_product]
   double sum = 0.0;
-  for (std::size_t i = 0; i < width; ++i) {
+  for (std::size_t i = 0; i < width; ++i) {  // width is d_k
     const double q_i = standard_normal(generator);
     const double k_i = standard_normal(generator);
     sum += q_i * k_i;

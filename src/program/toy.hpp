@@ -12,6 +12,7 @@ namespace program::toy {
 
 // clang-format off
 // [toy]
+// Text constants: in each matrix ";" separates rows (words), "," entries.
 inline constexpr const char* tokens = "cat,eat,fish";
 inline constexpr const char* queries = "1,0; 0,1; 1,1";    // q_cat, q_eat, q_fish
 inline constexpr const char* keys = "2,0; 0,1; 1,1";       // k_cat, k_eat, k_fish
