@@ -186,11 +186,11 @@ class RenderedBook(unittest.TestCase):
         found = [f"{name}: ...{around}..." for name, text in pages.items() for around in backward_quotes(text)]
         self.assertEqual(found, [], "closing quotation marks drawn as opening ones:\n" + "\n".join(found))
 
-    def test_the_chapters_the_landing_page_names_work_the_toy(self):
+    def test_the_chapters_the_landing_page_names_use_the_toy(self):
         text = " ".join(page_text((self.html / "index.html").read_text()).split())
-        claim = re.search(r"Chapters ((?:\d+, )*\d+ and \d+) work one small example, the three-word sentence cat eat fish",
+        claim = re.search(r"Chapters ((?:\d+, )*\d+ and \d+) use one small example, the three-word sentence cat eat fish",
                           text)
-        self.assertIsNotNone(claim, "the landing page no longer says which chapters work the toy")
+        self.assertIsNotNone(claim, "the landing page no longer says which chapters use the toy")
         numbers = [int(number) for number in re.findall(r"\d+", claim.group(1))]
         for number in numbers:
             with self.subTest(chapter=number):
