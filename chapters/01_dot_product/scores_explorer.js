@@ -10,8 +10,8 @@
     controls: [
       ...cat.sliders,
       { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: cat.follow,
-        help: 'rows by ;, entries by ,' },
-      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', help: 'rows by ;, entries by ,: as wide as the queries' },
+        help: 'rows separated by ;, entries by ,' },
+      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', help: 'rows separated by ;, entries by ,: as wide as the queries' },
     ],
     render(json, view) {
       // The pair to frame: the program's first pair of differing mirror-image entries; in a symmetric table, the
@@ -20,7 +20,7 @@
       const pair = json.asymmetric_pair ?? (json.symmetry === 'symmetric' && last > 0 ? [0, last] : null);
       view.heatmap('heatmap', json.scores, {
         rows: json.query_tokens, columns: json.key_tokens, label: 'score',
-        title: `Scores QKᵀ: red above 0, blue below, deeper further from 0 (against this table's largest size)${pair ? '; framed: the pair the sentence below compares' : ''}`,
+        title: `Scores QKᵀ: red above 0, blue below, deeper further from 0 (scaled to the table's largest size)${pair ? '; framed: the pair the sentence below compares' : ''}`,
         diverging: true,
         outline: pair ? [pair, [pair[1], pair[0]]] : [],
       });

@@ -51,7 +51,7 @@
       const x = { type: 'log', base: 2, domain: paddedLogDomain(dks), ticks: dks, tickFormat: String, label: 'dₖ' };
       const varianceTicks = dks.length > 1 ? dks : [dks[0] / 2, dks[0], dks[0] * 2];
       // Plot's own title is a page heading (h2): each plot's title is a sentence above it.
-      view.sentence('raw-title', [`Variance of q·k (dots) against dₖ, the theory (${rows.length > 1 ? 'grey line; ' : ''}a short bar at each dₖ); logarithmic axes:`]);
+      view.sentence('raw-title', [`Variance of q·k (dots) and the theory (${rows.length > 1 ? 'grey line; ' : ''}a short bar at each dₖ) against dₖ; logarithmic axes:`]);
       view.plot('raw', {
         height: 220, marginLeft: 56, x,
         // With one width alone, ticks at half and twice it too: one tick alone gives the axis no scale.
@@ -63,7 +63,7 @@
           window.Plot.dot(rows, { x: 'dk', y: 'var_raw', fill: 'steelblue', r: 5 }),
         ],
       });
-      view.sentence('scaled-title', ['Variance of q·k / √dₖ (dots) against the theory (rule); grey bars: two typical swings either side:']);
+      view.sentence('scaled-title', ['Variance of q·k / √dₖ (dots) against the theory (line); grey bars: two typical swings either side:']);
       view.plot('scaled', {
         height: 220, marginLeft: 56, x,
         y: { label: 'variance after ÷√dₖ', grid: true, domain: [

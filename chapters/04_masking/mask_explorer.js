@@ -62,7 +62,7 @@
         samples: ['-10', '-3', '-1e9'], bad: ['minus ten', 'nan'] },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', belowOnPhones: true, flag: '--q',
         samples: ['-1000,0;0,1;1,1', '3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1', '1;0;1'],
-        help: 'rows by ;, entries by ,' },
+        help: 'rows separated by ;, entries by ,' },
       { name: 'k', label: 'Keys K (--k)', type: 'text', belowOnPhones: true, flag: '--k',
         samples: ['1,0;0,1;1,1', '2,0;0,2;-1,1'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
       { name: 'v', label: 'Values V (--v)', type: 'text', belowOnPhones: true, flag: '--v',
@@ -158,13 +158,13 @@
         } else if (entry.largest_masked_weight === 0) {
           parts.push('every masked weight is ', [0, `${pointer}/largest_masked_weight`], ' exactly');
         } else if (entry.largest_masked_weight >= 5e-5) {
-          parts.push([entry.query, `${pointer}/query`], ' gives ', [entry.key, `${pointer}/key`], ', which it must not see, ',
+          parts.push([entry.query, `${pointer}/query`], ' gives ', [entry.key, `${pointer}/key`], ', which it must not see, a weight of ',
             [entry.largest_masked_weight, `${pointer}/largest_masked_weight`]);
         } else {
           parts.push([entry.query, `${pointer}/query`], ' gives ', [entry.key, `${pointer}/key`],
             ', which it must not see, a weight too small for four decimals (in the plot)');
         }
-        if (typeof entry.smallest_gap === 'number') parts.push('; gap (largest allowed score minus the fill, least over the rows) ', [entry.smallest_gap, `${pointer}/smallest_gap`, 2]);
+        if (typeof entry.smallest_gap === 'number') parts.push('; gap (largest allowed score minus the fill, smallest over the rows) ', [entry.smallest_gap, `${pointer}/smallest_gap`, 2]);
         parts.push('.');
         view.sentence(name, parts);
         return name;

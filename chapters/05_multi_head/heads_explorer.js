@@ -83,7 +83,7 @@
           outline: head.largest_weight_on.map((name, t) => [t, tokens.indexOf(name)]),
         });
         view.sentence(`head_${i}_largest`, [
-          `Head ${i + 1} (above): largest weight of each row on `,
+          `Head ${i + 1} (above), largest weight in each row: `,
           ...head.largest_weight_on.flatMap((name, t) => [t ? ', ' : '', `${tokens[t]} → `, [name, `/heads/${i}/largest_weight_on/${t}`]]),
           ...(tokens.length > 1 ? [`; ${tokens[1]}'s row: `] : []),
           ...(tokens.length > 1 ? head.weights[1].flatMap((w, j) => [j ? ', ' : '', [w, `/heads/${i}/weights/1/${j}`]]) : []),
@@ -109,7 +109,7 @@
       view.sentence('parts', json.h > 4
         ? [`With more than four heads, each head's part of ${tokens[asked]}'s output entries is in the program's JSON `
           + `(build/bin/multi_head --heads ${json.h} --d-model ${json.d_model} --seed ${json.seed} --json, part_of_output).`]
-        : [`${tokens[asked]}'s output, entry by entry, split by head (they add up to its row of the Output table): `,
+        : [`${tokens[asked]}'s output, entry by entry, split by head (the parts add up to its row of the Output table): `,
           ...json.heads.flatMap((head, i) => [i ? '; ' : '', `head ${i + 1} `,
             ...head.part_of_output[asked].flatMap((part, j) => [j ? ', ' : '', [part, `/heads/${i}/part_of_output/${asked}/${j}`]])]),
           json.h === 1 ? '. With one head, its part is the whole row.' : '. An entry leans to the head whose part is largest in size.']);

@@ -53,7 +53,7 @@
         view.sentence('chosen', ['k = ', [k, '/shift/k'], ' lies beyond the offsets the program computes.']);
       }
       view.sentence('start', [
-        'At k = 0 it is ', [s.at_position_0[0], '/similarity/at_position_0/0'],
+        'At k = 0 the dot product is ', [s.at_position_0[0], '/similarity/at_position_0/0'],
         ', one for each of the d_model / 2 pairs; d_model = ', [json.d_model, '/d_model'], '.',
       ]);
     },

@@ -53,7 +53,7 @@
       ]);
       // The weights, as the chapter says, change too: the largest change of any token's weight on any token.
       view.sentence('weights_change', [
-        'Largest change of any weight a token gives a token: without positions ',
+        'Largest change of any weight a token gives any token (itself included): without positions ',
         ...withoutPositions('largest_weight_difference'), ', with positions ',
         [json.with_positions.largest_weight_difference, '/with_positions/largest_weight_difference'], '.',
       ]);

@@ -49,7 +49,7 @@
       view.sentence('nudge', [
         `Add 1 to every entry of ${tokens[last]}'s row of x. Largest change per row, through layer 1's attention: `,
         ...json.per_token.attention_change.flatMap((c, t) => [t ? ', ' : '', `${tokens[t]} `, [c, `/per_token/attention_change/${t}`]]),
-        '; through its feed-forward network alone, fed the nudged x itself: ',
+        '; through layer 1\'s feed-forward network alone, given the same nudged x: ',
         ...json.per_token.feed_forward_change.flatMap((c, t) => [t ? ', ' : '', `${tokens[t]} `, [c, `/per_token/feed_forward_change/${t}`]]),
         '.',
       ]);

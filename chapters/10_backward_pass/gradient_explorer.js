@@ -38,7 +38,7 @@
       { name: 'causal', label: 'Causal mask (--causal)', type: 'checkbox', flag: '--causal', value: false },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: followQ,
         samples: ['3,0;0,3;1,-1', '0,0;0,0;0,0'], bad: ['1,x;0,1;1,1', '1,0,0;0,1;1,1'],
-        help: 'rows by ;, entries by ,' },
+        help: 'rows separated by ;, entries by ,' },
       { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k',
         samples: ['1,0;0,1;1,1', '2,0;0,2;-1,1'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
       { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v', changed: followV,
@@ -93,8 +93,8 @@
       view.matrix('d_values', g.values, { title: 'dV = Wᵀ·dO', rows: keys, columns: valueColumns, pointer: '/gradients/values' });
       const check = json.toy_check;
       view.sentence('toy_check', [
-        'Moving each entry of Q, K and V by h = ', [check.step, '/toy_check/step', '.0e'],
-        ' up and down, the largest relative differences from these gradients are ',
+        'With each entry of Q, K and V moved up and down by h = ', [check.step, '/toy_check/step', '.0e'],
+        ', the largest relative differences from these gradients are ',
         [check.queries, '/toy_check/queries', '.1e'], ' for dQ, ', [check.keys, '/toy_check/keys', '.1e'],
         ' for dK and ', [check.values, '/toy_check/values', '.1e'], ' for dV.',
       ]);

@@ -63,11 +63,11 @@
       { name: 'example', label: 'Example', type: 'select', value: 'toy', changed: chooseExample,
         options: [['toy', 'the toy: cat, eat, fish'], ['eight', 'eight tokens'], ['typed', 'your own, typed below']] },
       { name: 'tile', label: 'Keys per tile (--tile)', type: 'range', flag: '--tile', min: 1, max: ENDS.tile, step: 1,
-        changed: ask('tile'), help: `up to ${ENDS.tile}, and no more than the keys` },
+        changed: ask('tile'), help: `up to ${ENDS.tile}, and no more than the number of keys` },
       { name: 'query_tile', label: 'Queries per tile (--query-tile)', type: 'range', flag: '--query-tile',
         min: 1, max: ENDS.query_tile, step: 1, changed: ask('query_tile'),
         value: (defaults) => String(Math.min(ENDS.query_tile, rowCount(defaults['--q']))),
-        help: `up to ${ENDS.query_tile}, and no more than the queries` },
+        help: `up to ${ENDS.query_tile}, and no more than the number of queries` },
       { name: 'mask', label: 'Mask (--mask)', type: 'select', flag: '--mask',
         options: [['none', 'none'], ['causal', 'causal']] },
       { name: 'step', label: 'Show the state after tile', type: 'range', min: 1, max: 64, step: 1, value: 2,
@@ -75,7 +75,7 @@
       { name: 'tokens', label: 'Tokens (--tokens)', type: 'text', belowOnPhones: true, flag: '--tokens', changed: typed,
         samples: ['a,b,c'], bad: ['a,b'] },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', belowOnPhones: true, flag: '--q', changed: fitToMatrices,
-        samples: ['3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'], help: 'rows by ;, entries by ,: at most 12 rows, one token name per row, as wide as K (causal: as many rows as K)' },
+        samples: ['3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'], help: 'rows separated by ;, entries by ,: at most 12 rows, one token name per row, as wide as K (causal: as many rows as K)' },
       { name: 'k', label: 'Keys K (--k)', type: 'text', belowOnPhones: true, flag: '--k', changed: fitToMatrices,
         samples: ['0,0;0,0;5,5'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
       { name: 'v', label: 'Values V (--v)', type: 'text', belowOnPhones: true, flag: '--v', changed: typed,
@@ -142,7 +142,7 @@
         title: 'This tile\'s scores s = q·k / √dₖ (−∞: masked)', rows: tileQueries, columns: tileKeys, pointer: `${base}/scores`,
       });
       view.matrix('exponentials', step.exponentials, {
-        title: 'e^(s − M), M the new running maximum', rows: tileQueries, columns: tileKeys, pointer: `${base}/exponentials`,
+        title: 'e^(s − M), where M is the new running maximum', rows: tileQueries, columns: tileKeys, pointer: `${base}/exponentials`,
       });
       // Every query's running state after this tile; queries whose tile has not started yet have none.
       queries.forEach((query, i) => {

@@ -52,7 +52,7 @@
         view.heatmap(`head_${l}_${h}`, head, {
           rows: labels, columns: labels, cell, dotted: clues,
           title: `Head ${h + 1}${json.reading.attention.length > 1 ? ` of layer ${l + 1}` : ''}: each row is a word reading the others`
-            + (clues.length ? '; dotted: the word before each ambiguous word after the first' : ''),
+            + (clues.length ? '; dotted: the word before each ambiguous word (the first word has none)' : ''),
         });
       }));
       // One row of weights in numbers: for agreement, the slot's; when tagging, the last ambiguous word's after the

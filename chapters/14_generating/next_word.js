@@ -84,7 +84,7 @@
           + (drawn ? 'Change the seed for another sentence. '
             : json.inputs.temperature === 0 ? 'Raise T above 0 for another sentence. '
               : 'Set top-k to 0 or above 1 for another sentence. ')
-          + 'Start again goes back to its first word; Next word then gives the same words.'
+          + 'Start again goes back to the first word; Next word then gives the same words.'
         : steps >= MOST_WORDS ? `Not ended after ${MOST_WORDS} words, where the page stops.`
           : 'Not ended yet: press Next word for one more.';
 
@@ -138,7 +138,7 @@
           [...segments, tick]),
           // A stretch too narrow for its word is named here too (a phone shows no hover title).
           element('p', { class: 'next-word-line-title', text: json.inputs.top_k === 0
-            ? `Every word kept (${newest.line.length}), the likeliest ones widest.`
+            ? `Every word kept (${newest.line.length}); the likeliest have the widest stretches.`
             : `Kept, left to right: ${newest.line.map((piece) => piece.word).join(', ')}.` }));
       }
       view.slot('newest').replaceChildren(top, ...strip);
@@ -183,7 +183,7 @@
         element('p', {
           class: 'interactive-plot-title next-word-narrow',
           text: 'The cache: a row per word read, holding a key (dark) and a value (light) for each key/value head; ' +
-            (ended ? 'the final “.” is not read, so it gains no row' : 'this step’s row in orange'),
+            (ended ? 'the final “.” is not read, so it gets no row' : 'this step’s row in orange'),
         }),
         grid,
         element('p', { class: 'interactive-sentence next-word-narrow' }, [
@@ -197,18 +197,18 @@
         'Time per word written, measured in this page by the C++ clock: ',
         view.measured(json.seconds_per_word, '/seconds_per_word', `${view.numberText(json.seconds_per_word * 1e6, 1)} µs`),
         ` (the ${words.length} word${words.length === 1 ? '' : 's'} of this call, the prompt read first; `,
-        'the browser rounds this clock, to a tenth of a millisecond or coarser, so a few words read roughly)',
+        'the browser rounds this clock, to a tenth of a millisecond or coarser, so the time over a few words is rough)',
         calls++ === 0 ? '. This first call ran while the browser was still compiling the module’s code: press Next word a few times for a steadier time.' : '.',
       ]));
       view.slot('model').replaceChildren(element('p', { class: 'interactive-sentence' }, [
         'The model was trained by the book’s build, natively (', view.number(inputs.training_steps, '/inputs/training_steps'),
         ' steps); its held-out loss per word is ', view.number(json.quality.held_out_loss, '/quality/held_out_loss'),
         ' (a model that gives every position the same probabilities: at best ', view.number(json.quality.no_context_loss, '/quality/no_context_loss'),
-        '), and of ', view.number(inputs.judged, '/inputs/judged'), ' sentences it wrote at ',
+        '). Of ', view.number(inputs.judged, '/inputs/judged'), ' sentences it wrote at ',
         ...drawnAt(json.quality.judged_temperature, '/quality/judged_temperature', json.quality.judged_top_k,
           '/quality/judged_top_k'), ', cut at ',
-        view.number(inputs.judged_words, '/inputs/judged_words'), ' words, a share of ', view.number(json.quality.grammatical, '/quality/grammatical'),
-        ' are grammatical.',
+        view.number(inputs.judged_words, '/inputs/judged_words'), ' words, the share that are grammatical is ', view.number(json.quality.grammatical, '/quality/grammatical'),
+        '.',
       ]));
     },
   });

@@ -10,8 +10,8 @@
   const STEP = 5;
   // How far both positions can move on together: 5, or less near the sliders' end (0 at it).
   const room = (values) => Math.max(0, Math.min(STEP, LARGEST_OFFSET - Math.max(Number(values.m), Number(values.n))));
-  const moveLabel = (by) => (by === STEP ? `Move m and n on by ${STEP}`
-    : by > 0 ? `Move m and n on by ${by} (to the sliders' end)`
+  const moveLabel = (by) => (by === STEP ? `Add ${STEP} to m and n`
+    : by > 0 ? `Add ${by} to m and n (to the sliders' end)`
       : `m or n at the end (${LARGEST_OFFSET}): move one back`);
   const arrow = (vector, label, colour, labelColour = colour) => ({ x2: vector[0], y2: vector[1], label, colour, labelColour });
 

@@ -26,7 +26,7 @@
       const run = json.runs[0];
       const points = run.loss.map((loss, i) => ({ step: run.logged_steps[i], loss }));
       view.plot('loss', {
-        title: 'Training loss per digit, along the way',
+        title: 'Training loss per digit, step by step',
         height: 260,
         marginLeft: 48,
         x: { label: 'step →', grid: true, domain: [0, json.inputs.training_steps] },
@@ -51,19 +51,19 @@
       // program measured no accuracy for it.
       const stopped = run.stopped_at !== 0;
       const ending = stopped
-        ? ['training stopped at step ', [run.stopped_at, '/runs/0/stopped_at', 'd'],
+        ? ['Training stopped at step ', [run.stopped_at, '/runs/0/stopped_at', 'd'],
           ': a loss, a gradient or a weight was no longer a finite number, so no held-out digit was read. ']
-        : ['after ', [json.inputs.training_steps, '/inputs/training_steps'],
+        : ['After ', [json.inputs.training_steps, '/inputs/training_steps'],
           ' steps the final loss (the mean of the last ', [json.inputs.final_points, '/inputs/final_points', 'd'],
           ' logged losses) is ', [run.final_loss, '/runs/0/final_loss', '.3g'],
-          ', and the share of held-out digits said right is ', [run.accuracy, '/runs/0/accuracy', '.1%'], '. '];
+          ', and ', [run.accuracy, '/runs/0/accuracy', '.1%'], ' of the held-out digits are right. '];
       view.sentence('result', [
-        'Untrained (the dot at step 0, measured on the held-out sequences), the loss is ',
-        [run.untrained_loss, '/runs/0/untrained_loss'], '; each point of the line is the mean training loss of the ',
-        [json.inputs.log_every, '/inputs/log_every', 'd'], ' steps before it; ', ...ending,
+        'The untrained model\'s loss (the dot at step 0, measured on the held-out sequences) is ',
+        [run.untrained_loss, '/runs/0/untrained_loss'], '. Each point of the line is the mean training loss of the ',
+        [json.inputs.log_every, '/inputs/log_every', 'd'], ' steps before it. ', ...ending,
         ...(run.learned ? ['It learned the task: the line is blue.']
           : stopped ? ['It did not learn the task: the line is red.']
-          : ['It did not learn the task (learning it takes at least ', [json.inputs.learned_accuracy, '/inputs/learned_accuracy', '.0%'],
+          : ['It did not learn the task (to learn it, a run needs at least ', [json.inputs.learned_accuracy, '/inputs/learned_accuracy', '.0%'],
             ' of the held-out digits right after the last step): the line is red.']),
         ' The dashed line is ln 10 = ', [json.uniform_loss, '/uniform_loss'], ', the loss of a uniform guess.',
         run.warmup > 0 ? ' The shaded steps are the warm-up.' : '',

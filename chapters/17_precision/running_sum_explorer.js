@@ -50,9 +50,9 @@
       const row = json.rows[last];
       view.sentence('largest', [
         'For ', [row.n, `/rows/${last}/n`], ' scores the double sum L is ', [row.reference_sum, `/rows/${last}/reference_sum`],
-        '. With a bfloat16 sum the denominator is off by ', [row.sums[2].normalizer_error, `/rows/${last}/sums/2/normalizer_error`,
+        '. With a bfloat16 sum the denominator\'s relative error is ', [row.sums[2].normalizer_error, `/rows/${last}/sums/2/normalizer_error`,
           row.sums[2].normalizer_error < 0.0005 ? '.1e' : '.1%'],
-        ' of itself: the red line of triangles, the bfloat16 sum. The green squares and the blue circles keep the',
+        ': the red line of triangles, the bfloat16 sum. The green squares and the blue circles keep the',
         ' sum in float.',
       ]);
     },
