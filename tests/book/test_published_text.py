@@ -9,7 +9,7 @@
   build/book/html is searched, as text with the markup removed. The same
   search finds a role that reached the page as typed (":value:`…`" glued to
   a character reST does not accept before a role) instead of rendered.
-- The landing page's list of the chapters that work the toy sentence holds:
+- The landing page's list of the chapters that use the toy sentence holds:
   each chapter it names does work *cat eat fish*.
 - Every live value's note gives its command as typed: a dash where the
   command has "--", or a curly quote where it has "'", and the command a
