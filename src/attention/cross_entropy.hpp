@@ -45,14 +45,17 @@ inline CrossEntropy softmax_cross_entropy(const Matrix& logits, const std::vecto
   }
   CrossEntropy result;
   result.probabilities.resize(n, logits.cols());
-  // clang-format off
-  // [cross_entropy]
   for (Eigen::Index t = 0; t < n; ++t) {
     const Eigen::Index target = targets[static_cast<std::size_t>(t)];
     if (target < 0 || target >= logits.cols()) {
       throw std::invalid_argument("softmax_cross_entropy: target " + std::to_string(target) + " at position " +
                                   std::to_string(t) + " is not a word of the vocabulary");
     }
+  }
+  // clang-format off
+  // [cross_entropy]
+  for (Eigen::Index t = 0; t < n; ++t) {
+    const Eigen::Index target = targets[static_cast<std::size_t>(t)];
     const double largest = logits.row(t).maxCoeff();
     const Eigen::RowVectorXd shifted = logits.row(t).array() - largest;
     const double log_sum = std::log(shifted.unaryExpr(&exponential<double>).sum());
