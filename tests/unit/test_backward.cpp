@@ -215,6 +215,10 @@ TEST_CASE("softmax_cross_entropy: the loss by hand, and its gradient against cen
   CHECK(attention::softmax_cross_entropy(huge, {1}).loss == Approx(1000.0));
   CHECK_THROWS_AS(attention::softmax_cross_entropy(huge, {2}), std::invalid_argument);
   CHECK_THROWS_AS(attention::softmax_cross_entropy(huge, {0, 1}), std::invalid_argument);
+  // A target outside the vocabulary is named with its position, the first such one (here the second row's).
+  const Matrix three_rows = Matrix::Zero(3, 2);
+  CHECK_THROWS_WITH(attention::softmax_cross_entropy(three_rows, {0, -1, 5}),
+                    Catch::Matchers::Contains("target -1 at position 1 is not a word of the vocabulary"));
   huge(0, 1) = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_AS(attention::softmax_cross_entropy(huge, {0}), std::invalid_argument);
 }
