@@ -40,7 +40,7 @@
     controls: [
       ...first.sliders,
       { name: 'embeddings', label: 'Embeddings (--embeddings)', type: 'text', flag: '--embeddings', changed: first.follow,
-        help: 'one row per word: rows separated by ;, entries by ,; the plane and the sliders need two entries a row',
+        help: `one row per word: ${Book.matrixFormat}; the plane and the sliders need two entries a row`,
         samples: ['0.25,0.85;0.8,0.3;0.2,0.9;0.3,0.7', '1;2;3;4', '1,0,0;0,1,0;0,0,1;1,1,1'],
         bad: ['1,0;0,1', '1,0;0,x;1,1;0,0'] },
       { name: 'words', label: 'Words (--words)', type: 'text', flag: '--words',

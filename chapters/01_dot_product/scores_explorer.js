@@ -10,8 +10,8 @@
     controls: [
       ...cat.sliders,
       { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: cat.follow,
-        help: 'rows separated by ;, entries by ,' },
-      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', help: 'rows separated by ;, entries by ,: as wide as the queries' },
+        help: Book.matrixFormat },
+      { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k', help: `${Book.matrixFormat}: as wide as the queries` },
     ],
     render(json, view) {
       // The pair to frame: the program's first pair of differing mirror-image entries; in a symmetric table, the

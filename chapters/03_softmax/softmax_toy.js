@@ -50,7 +50,7 @@
       { name: 'no_scale', label: 'leave out ÷√dₖ (--no-scale)', type: 'checkbox', flag: '--no-scale', value: false },
       { name: 'causal', label: 'hide the next words (--causal)', type: 'checkbox', flag: '--causal', value: false },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: query.follow,
-        help: 'rows separated by ;, entries by ,: 2 entries a row (the keys, fixed here, are 2 wide)', samples: ['1,0;0,1;5,5', '3,0;0,1;1,1'], bad: ['1,0;0,1;1', '1,0;0,x;1,1'] },
+        help: `${Book.matrixFormat}: 2 entries a row (the keys, fixed here, are 2 wide)`, samples: ['1,0;0,1;5,5', '3,0;0,1;1,1'], bad: ['1,0;0,1;1', '1,0;0,x;1,1'] },
     ],
     render(json, view, values) {
       // One choice per row of Q, under the program's name for it ("cat (row 1)", or "q4 (row 4)").

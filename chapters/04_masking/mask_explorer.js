@@ -62,7 +62,7 @@
         samples: ['-10', '-3', '-1e9'], bad: ['minus ten', 'nan'] },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', belowOnPhones: true, flag: '--q',
         samples: ['-1000,0;0,1;1,1', '3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1', '1;0;1'],
-        help: 'rows separated by ;, entries by ,' },
+        help: Book.matrixFormat },
       { name: 'k', label: 'Keys K (--k)', type: 'text', belowOnPhones: true, flag: '--k',
         samples: ['1,0;0,1;1,1', '2,0;0,2;-1,1'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
       { name: 'v', label: 'Values V (--v)', type: 'text', belowOnPhones: true, flag: '--v',

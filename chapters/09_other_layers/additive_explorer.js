@@ -24,7 +24,7 @@
       ...cat.sliders,
       { name: 'q', label: 'Queries Q (--q)', type: 'text', belowOnPhones: true, flag: FLAGS.q, changed: cat.follow,
         samples: ['-1,0;0,1;1,1', '3,3;0,1;1,1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'],
-        help: 'rows separated by ;, entries by ,: 2 entries a row (the keys, fixed here, are 2 wide); 3 rows keep the names cat, eat, fish' },
+        help: `${Book.matrixFormat}: 2 entries a row (the keys, fixed here, are 2 wide); 3 rows keep the names cat, eat, fish` },
       { name: 'wq', label: 'Query matrix W_q (--wq)', type: 'text', belowOnPhones: true, flag: FLAGS.wq,
         samples: ['2,0;0,2', '1,1;0,-1'], bad: ['1,0;0,1;1,1', '1,y;0,1'] },
       { name: 'wk', label: 'Key matrix W_k (--wk)', type: 'text', belowOnPhones: true, flag: FLAGS.wk,

@@ -38,7 +38,7 @@
       { name: 'causal', label: 'Causal mask (--causal)', type: 'checkbox', flag: '--causal', value: false },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', flag: '--q', changed: followQ,
         samples: ['3,0;0,3;1,-1', '0,0;0,0;0,0'], bad: ['1,x;0,1;1,1', '1,0,0;0,1;1,1'],
-        help: 'rows separated by ;, entries by ,' },
+        help: Book.matrixFormat },
       { name: 'k', label: 'Keys K (--k)', type: 'text', flag: '--k',
         samples: ['1,0;0,1;1,1', '2,0;0,2;-1,1'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
       { name: 'v', label: 'Values V (--v)', type: 'text', flag: '--v', changed: followV,

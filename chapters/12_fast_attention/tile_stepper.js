@@ -75,7 +75,7 @@
       { name: 'tokens', label: 'Tokens (--tokens)', type: 'text', belowOnPhones: true, flag: '--tokens', changed: typed,
         samples: ['a,b,c'], bad: ['a,b'] },
       { name: 'q', label: 'Queries Q (--q)', type: 'text', belowOnPhones: true, flag: '--q', changed: fitToMatrices,
-        samples: ['3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'], help: 'rows separated by ;, entries by ,: at most 12 rows, one token name per row, as wide as K (causal: as many rows as K)' },
+        samples: ['3,0;0,3;1,-1'], bad: ['1,x;0,1;1,1', '1,0;0;1,1'], help: `${Book.matrixFormat}: at most 12 rows, one token name per row, as wide as K (causal: as many rows as K)` },
       { name: 'k', label: 'Keys K (--k)', type: 'text', belowOnPhones: true, flag: '--k', changed: fitToMatrices,
         samples: ['0,0;0,0;5,5'], bad: ['2,0;0,x;1,1', '2,0,1;0,1,0;1,1,1'] },
       { name: 'v', label: 'Values V (--v)', type: 'text', belowOnPhones: true, flag: '--v', changed: typed,
