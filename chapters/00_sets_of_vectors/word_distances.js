@@ -7,7 +7,6 @@
   const first = Book.firstRowSliders({ field: 'embeddings', flag: '--embeddings', names: ['first_x', 'first_y'],
     labels: ["first word's embedding, entry 1", "first word's embedding, entry 2"], min: -1, max: 1, step: 0.05 });
   const largest = (...matrices) => Math.max(1e-9, ...matrices.flat(2).filter((v) => typeof v === 'number'));
-  const rows = (text) => String(text).split(';');
   // The plane takes in every point: from -1 to 1 at least, out to the whole numbers beyond the farthest.
   const reach = (vectors) => {
     const entries = vectors.flat().filter(Number.isFinite);
@@ -64,7 +63,7 @@
           labels: words, movable: 0, range, title: `The embeddings in the plane (entry 1 across, entry 2 up): drag ${words[0]}`,
           moved: (x, y) => {
             dragged = true;
-            view.drive({ embeddings: [`${x},${y}`, ...rows(view.control('embeddings').value).slice(1)].join(';') });
+            view.drive({ embeddings: [`${x},${y}`, ...Book.matrixRows(view.control('embeddings').value).slice(1)].join(';') });
           },
         });
       } else {

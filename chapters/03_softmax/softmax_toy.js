@@ -5,13 +5,12 @@
 // softmax(QKᵀ/√dₖ)V, and always both ways, with and without the division;
 // the page shows the run the toggle asks for and the two side by side.
 (function () {
-  const rows = (text) => text.split(';');
   // The row that asks: the one the reader last chose (chosen) if Q has it, else row 1. A Q typed with
   // fewer rows falls back to row 1 for a while, and a Q that has the row again brings it back (a field
   // updates as the reader types, through shorter Qs). The select shows it once render() has offered
   // Q's rows: set on the old options, a row beyond them would leave the select blank beside a refusal.
   let chosen = 0;
-  const asking = (values) => (chosen < rows(values.q).length ? chosen : 0);
+  const asking = (values) => (chosen < Book.matrixRows(values.q).length ? chosen : 0);
   // Two sliders on the asking row of --q: a slider writes its entry and keeps the other as typed; a
   // row typed that they can show exactly (within −5 to 5, on their steps) goes on them.
   const query = Book.firstRowSliders({ field: 'q', flag: '--q', names: ['query_x', 'query_y'],

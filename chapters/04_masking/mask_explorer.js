@@ -5,14 +5,15 @@
 // usual finite fills. Queries, keys and values are editable as text.
 (function () {
   const FILLS = ['-inf', '-1e9', '-1000', '-10', '-5', '-1', '0'];
-  const rowCount = (text) => text.split(';').filter((row) => row.trim() !== '').length;
 
   // The select and the slider write the --mask text; the text, typed, moves them back.
   const composeMask = (values, set) => {
     let parameter = Number(values.parameter);
     if (values.kind === 'pad') {
-      // pad:N needs N ≤ the number of keys; keep the slider where the program accepts it.
-      parameter = Math.min(parameter, rowCount(values.k));
+      // pad:N needs N ≤ the number of keys; keep the slider where the program accepts it. A K with a blank
+      // row, which the program refuses, moves nothing.
+      const keys = Book.matrixRowCount(values.k);
+      if (keys !== null) parameter = Math.min(parameter, keys);
       set('parameter', parameter);
     }
     set('mask', values.kind === 'band' || values.kind === 'pad' ? `${values.kind}:${parameter}` : values.kind);

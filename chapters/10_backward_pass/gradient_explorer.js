@@ -19,9 +19,8 @@
     slider.max = String(count);
     set(name, String(Math.min(wanted[name], count)));
   };
-  const entries = (text) => String(text).split(';');
-  const followQ = (values, set, defaults, view) => reach(set, view, 'row', entries(values.q).length);
-  const followV = (values, set, defaults, view) => reach(set, view, 'column', entries(values.v)[0].split(',').length);
+  const followQ = (values, set, defaults, view) => reach(set, view, 'row', Book.matrixRows(values.q).length);
+  const followV = (values, set, defaults, view) => reach(set, view, 'column', Book.matrixRows(values.v)[0].split(',').length);
 
   Book.figure('gradient_explorer', {
     program: 'backward_pass',

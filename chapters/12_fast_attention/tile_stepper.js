@@ -31,10 +31,7 @@
   };
   // New K or Q: the ends move, and each slider shows what the reader asked for, as far as its end allows. Rows
   // are counted as the program counts them; a matrix with an empty row, which it refuses, moves nothing.
-  const rowCount = (text) => {
-    const rows = String(text).split(';');
-    return rows.every((row) => row.trim() !== '') ? rows.length : null;
-  };
+  const rowCount = Book.matrixRowCount;
   const fitTiles = (q, k, values, set, view) => {
     const [keys, queries] = [rowCount(k), rowCount(q)];
     if (keys === null || queries === null) return;

@@ -998,7 +998,7 @@
   // The sliders edit the first row, or the row row(values) says (0 for the first; chapter 3's asking
   // word), which must be a row of the field's text.
   function firstRowSliders({ field, flag, names, labels, min, max, step, row = () => 0 }) {
-    const rows = (text) => String(text).split(';');
+    const rows = matrixRows;
     // Slider j moved: entry j of the row becomes its value, and the other entries stay as typed
     // (say, 0.3, between two of the other slider's steps); a row of another length is written whole.
     const move = (j) => (values, set) => {
@@ -1044,6 +1044,15 @@
     return { name: 'reseed', label: `${label} (seed + 1)`, type: 'button', onClick: (values, set) => set('seed', next(values.seed)) };
   }
 
+  // A matrix field's rows as typed (Book.matrixFormat): the text between the ;s, blanks kept.
+  const matrixRows = (text) => String(text).split(';');
+  // How many rows the program will read, or null if one is blank: the program refuses such a matrix,
+  // and a control that follows the rows should stay where it is until the reader mends it.
+  const matrixRowCount = (text) => {
+    const rows = matrixRows(text);
+    return rows.every((row) => row.trim() !== '') ? rows.length : null;
+  };
+
   window.Book = {
     figure(name, definition) {
       pending.push({ name, definition });
@@ -1056,6 +1065,8 @@
     inkOn,  // inkOn('rgb(r, g, b)'): black or white, whichever stands out more from that colour
     firstRowSliders,  // firstRowSliders({ field, flag, names, labels, min, max, step, row }): sliders for a matrix's first row (or row(values))
     matrixFormat: 'rows separated by ;, entries by ,',  // how a matrix field is typed: the start of its help
+    matrixRows,  // matrixRows(text): a matrix field's rows as typed
+    matrixRowCount,  // matrixRowCount(text): the rows the program will read, or null if one is blank
     reseedButton,  // reseedButton(label, largest): seed + 1, and 0 after largest (2^32 − 1 unless said), for a field named 'seed'
   };
   document.addEventListener('DOMContentLoaded', start);
