@@ -343,11 +343,18 @@ function(book_chapter)
 
   set(test_script ${PROJECT_SOURCE_DIR}/tests/programs/test_${arg_PROGRAM}.py)
   if(EXISTS ${test_script})
+    # Where the book is rendered, the tests also read the book's own runs (harness.published_run): what the
+    # prose says of a run it shows is checked on that run.
+    set(published_runs "")
+    if(BOOK_RENDER AND NOT BOOK_SANITIZE)
+      set(published_runs BOOK_OUTPUTS_DIR=${BOOK_OUTPUTS_DIR})
+    endif()
     book_python_test(NAME ${arg_LABEL}.${arg_PROGRAM}.program MODULE test_${arg_PROGRAM}
       DIRECTORY ${PROJECT_SOURCE_DIR}/tests/programs
       LABELS ${arg_LABEL} programs COST 10
       ENVIRONMENT BOOK_PROGRAM=$<TARGET_FILE:${arg_PROGRAM}> BOOK_SANITIZE=$<BOOL:${BOOK_SANITIZE}>
-                  BOOK_PAGE_CALL=$<TARGET_FILE:page_call>)  # the page's entry, natively (tests/CMakeLists.txt)
+                  BOOK_PAGE_CALL=$<TARGET_FILE:page_call>  # the page's entry, natively (tests/CMakeLists.txt)
+                  ${published_runs})
   endif()
 
   if(NOT BOOK_RENDER)

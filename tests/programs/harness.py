@@ -192,6 +192,16 @@ def on_a_terminal(program: str, arguments, timeout: float = 120) -> tuple[int, s
     return process.wait(timeout=60), outputs[output].decode(), outputs[controller].decode()
 
 
+def published_run(name: str) -> dict:
+    """The JSON of one of the book's own runs (a name of the chapter's runs.json), as the build captured it
+    for the page: what the prose says of a run it shows is checked on that run. Where the book is not
+    rendered (the sanitizer build), the test is skipped; a run the build did not capture fails it."""
+    directory = os.environ.get("BOOK_OUTPUTS_DIR")
+    if not directory:
+        raise unittest.SkipTest("the book is not rendered in this build")
+    return json.loads((pathlib.Path(directory) / f"{name}.json").read_text())
+
+
 def run(*arguments: str, check: bool = True) -> subprocess.CompletedProcess:
     if not PROGRAM:
         raise RuntimeError("BOOK_PROGRAM is not set: run this through ctest")
