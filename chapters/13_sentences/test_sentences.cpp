@@ -48,6 +48,7 @@ const std::vector<std::string> nouns_for_many{"dogs",  "cats", "men",     "women
                                               "books", "saws", "watches", "flies", "parks", "ducks",    "cans"};
 const std::vector<std::string> determiners{"a", "this", "every", "these", "many", "the"};
 const std::vector<std::string> adjectives{"old", "red", "small", "big", "new"};
+const std::vector<std::string> object_pronouns{"me", "you", "us", "them", "him", "her", "it"};
 
 bool among(const std::vector<std::string>& list, const std::string& word) {
   return std::find(list.begin(), list.end(), word) != list.end();
@@ -190,7 +191,8 @@ TEST_CASE("a refused sentence is refused at its first word no sentence has there
   CHECK_FALSE(sentences::refusal(words("I saw a saw"), 2).has_value());
 }
 
-TEST_CASE("drawn sentences parse and the word before an ambiguous word decides its tag", "[ch13]") {
+TEST_CASE("drawn sentences parse and the word before an ambiguous word decides its tag, as does the word after",
+          "[ch13]") {
   attention::NumpyGenerator generator(13);
   long long ambiguous_seen = 0;
   for (int s = 0; s < 300; ++s) {
@@ -210,6 +212,14 @@ TEST_CASE("drawn sentences parse and the word before an ambiguous word decides i
       const std::string before = word_at(sentence, t - 1);
       CHECK((tag == Tag::noun) == (among(determiners, before) || among(adjectives, before)));
       CHECK((tag == Tag::noun || tag == Tag::verb));
+      // The word after: a verb's object comes next and starts with a determiner or an object pronoun; a noun is
+      // followed by a verb, a preposition, "that" or the end, never by either.
+      const bool last = t + 1 == static_cast<Eigen::Index>(sentence.words.size());
+      if (tag == Tag::verb) REQUIRE_FALSE(last);
+      if (!last) {
+        const std::string after = word_at(sentence, t + 1);
+        CHECK((tag == Tag::verb) == (among(determiners, after) || among(object_pronouns, after)));
+      }
     }
   }
   CHECK(ambiguous_seen > 100);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <set>
 #include <stdexcept>
@@ -300,14 +301,25 @@ TEST_CASE("a short training is the same twice and lowers the held-out loss", "[c
   std::set<std::vector<Eigen::Index>> held_out;
   double surprise = 0.0;
   long long predicted = 0;
+  std::map<Eigen::Index, long long> counts;  // each predicted token: the words, and the end "." as -1
   while (held_out.size() < 20) {
     const std::vector<Eigen::Index> sentence = sentences::draw_sentence(grammar, 2).words;
     if (!held_out.insert(sentence).second) continue;
     surprise -= std::log(sentences::sentence_probability(sentence, 2));
     predicted += static_cast<long long>(sentence.size()) + 1;
+    for (const Eigen::Index word : sentence) ++counts[word];
+    ++counts[-1];
   }
   CHECK(predicted == a.quality.held_out_words);
   CHECK(a.quality.grammar_loss == Approx(surprise / static_cast<double>(predicted)).epsilon(1e-12));
+  // With the same odds at every position, the lowest mean loss is that of each token's own frequency on these
+  // sentences (Gibbs' inequality, the chapter's fold): their entropy.
+  double frequency_entropy = 0.0;
+  for (const auto& [token, count] : counts) {
+    const double share = static_cast<double>(count) / static_cast<double>(predicted);
+    frequency_entropy -= share * std::log(share);
+  }
+  CHECK(a.quality.no_context_loss == Approx(frequency_entropy).epsilon(1e-12));
   CHECK(a.quality.grammar_loss == first.quality.grammar_loss);
   // Shares of six judged sentences; the novel ones are among the grammatical.
   for (const double share : {a.quality.grammatical, a.quality.novel}) {

@@ -188,6 +188,12 @@ TEST_CASE("sampling_probabilities: greedy, temperature and top-k", "[ch14]") {
   // A lower temperature moves probability to the highest scores; a higher one spreads it.
   CHECK(attention::sampling_probabilities(logits, {0.5, 0})(1) > plain(1));
   CHECK(attention::sampling_probabilities(logits, {2.0, 0})(4) > plain(4));
+  // By how much (the chapter's "twice as likely becomes four times as likely at T = 0.5, √2 times at T = 2"):
+  // softmax of z/T puts e^(Δz/T) between two words, the ratio at T = 1 raised to the power 1/T.
+  for (const double temperature : {0.5, 1.0, 2.0}) {
+    const attention::Vector tempered = attention::sampling_probabilities(logits, {temperature, 0});
+    CHECK(tempered(1) / tempered(2) == Approx(std::pow(plain(1) / plain(2), 1.0 / temperature)).epsilon(1e-13));
+  }
   // Top-2 keeps the two highest (the tie at 3.0), renormalised; the rest exactly 0.
   const attention::Vector top_two = attention::sampling_probabilities(logits, {1.0, 2});
   CHECK(top_two(1) == Approx(0.5));

@@ -165,6 +165,20 @@ TEST_CASE("a mask applies to every head", "[ch05]") {
   }
 }
 
+// Chapter 0: without positions the two saws of "I saw a saw" are one input, and attention over the whole sentence
+// does not tell them apart: equal rows give equal queries, the same scores against every key, the same weights
+// and the same output. (Equal to rounding: a product may add the two rows' terms in different orders.)
+TEST_CASE("two equal rows of the input get equal outputs: attention alone cannot tell the two saws apart", "[ch00]") {
+  std::mt19937_64 generator(20);
+  Matrix words = support::random_matrix(4, 8, generator);
+  words.row(3) = words.row(1);
+  const MultiHeadWeights weights = multi_head_tests::normal_weights(8, 2, 4, 4, generator);
+  const Matrix output = attention::multi_head_attention(words, words, words, weights).output;
+  const double scale = output.cwiseAbs().maxCoeff();
+  CHECK(multi_head_tests::largest_difference(output.row(1), output.row(3)) <= 1e-14 * scale);
+  CHECK(multi_head_tests::largest_difference(output.row(1), output.row(2)) > 1e-3 * scale);  // other words differ
+}
+
 TEST_CASE("head_width is d_model divided by h, and refuses what does not divide", "[ch05]") {
   CHECK(attention::head_width(512, 8) == 64);    // the paper's base model, §3.2.2
   CHECK(attention::head_width(1024, 16) == 64);  // its big model, Table 3
