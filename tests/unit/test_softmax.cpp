@@ -61,6 +61,12 @@ TEST_CASE("e to the -infinity is exactly 0 on every path", "[ch03]") {
   CHECK((weights.array() == 0.0).count() == 3 * 16);
   CHECK(attention::softmax_rows_unstable(scores) == weights);
   CHECK(attention::exponential(-infinity) == 0.0);
+#ifdef EIGEN_VECTORIZE
+  // Why the library calls std::exp (the chapter's reason): Eigen's vectorised exponential clamps its argument, so
+  // e^−∞ comes out a tiny positive number in its vector lanes, and a masked score would leak a weight.
+  const Eigen::ArrayXd vectorised = Eigen::ArrayXd::Constant(16, -infinity).exp();
+  CHECK((vectorised > 0.0).any());
+#endif
 }
 
 TEST_CASE("a one-element row has weight exactly 1", "[ch03]") {
