@@ -192,6 +192,24 @@ def on_a_terminal(program: str, arguments, timeout: float = 120) -> tuple[int, s
     return process.wait(timeout=60), outputs[output].decode(), outputs[controller].decode()
 
 
+def spread_rule(first, second) -> str:
+    """Chapter 7's rule, written here from its statement, on two spreads (fastest, slowest repetition kept):
+    "faster" only if the first's whole spread lies below the second's, "slower" the other way round."""
+    if first[1] < second[0]:
+        return "faster"
+    if second[1] < first[0]:
+        return "slower"
+    return "too close to call"
+
+
+def quartile_spread(samples) -> tuple:
+    """The spread the book reports: the repetitions from the fastest to the slowest, once the fastest and the
+    slowest quarter (rounded down) are left out."""
+    ordered = sorted(samples)
+    left_out = len(ordered) // 4
+    return ordered[left_out], ordered[-1 - left_out]
+
+
 def published_run(name: str) -> dict:
     """The JSON of one of the book's own runs (a name of the chapter's runs.json), as the build captured it
     for the page: what the prose says of a run it shows is checked on that run. Where the book is not

@@ -3,7 +3,7 @@ import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import ProgramTest, published_run, run, run_json
 
 
 def matrix_text(matrix: np.ndarray) -> str:
@@ -189,6 +189,18 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertEqual(document["keys"][2], [3, 0])
         self.assertEqual(document["keys"][3], [1, 0])
         self.assertNotEqual(document["scores"][0][2], document["scores"][0][3])
+
+    def test_turning_the_key_around_a_half_circle_lowers_the_score(self):
+        # The page's Try it: turned from (1, 0) to (−1, 0), "the score falls from 1 through 0 to −1". Each score is
+        # q·k from its definition, and falls at every step.
+        document = published_run("dot_product_half_circle")
+        queries, keys = np.array(document["queries"]), np.array(document["keys"])
+        np.testing.assert_array_equal(keys[-1], -keys[0])  # the last key points against the first: half a turn
+        np.testing.assert_allclose(document["scores"], queries @ keys.T, rtol=0, atol=1e-15)
+        scores = document["scores"][0]
+        self.assertTrue(all(a > b for a, b in zip(scores, scores[1:])), scores)
+        # By hand, (1, 0) against (1, 0), (0, 1) and (−1, 0): the three scores the sentence names.
+        self.assertEqual((scores[0], scores[len(scores) // 2], scores[-1]), (1, 0, -1))
 
 
 if __name__ == "__main__":

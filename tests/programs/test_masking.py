@@ -5,7 +5,7 @@ import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import ProgramTest, published_run, run, run_json
 
 SQRT2 = math.sqrt(2.0)
 TOY_VALUES = [[1, 0], [0, 1], [0.5, 0.5]]
@@ -447,6 +447,109 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertEqual(leak_for(document, -1e9)["largest_masked_weight"], 0.0)
         self.assertGreater(leak_for(document, -1000.0)["largest_masked_weight"], 0.0)
 
+
+    @staticmethod
+    def frames(run_name: str):
+        """The band runs' eight frames as NumPy arrays, and the run."""
+        document = published_run(run_name)
+        return (np.array(document["queries"]), np.array(document["keys"]), np.array(document["values"])), document
+
+    def test_the_band_takes_frame_1s_twin_out_of_reach(self):
+        # "Without a mask … its output is 3.22. Under band:2 the twin is out of reach: the output drops to 1.06".
+        # NumPy's attention under no mask and under band:2.
+        (queries, keys, values), banded = self.frames("masking_band")
+        unmasked = published_run("masking_band_none")
+        for document, spec in ((unmasked, "none"), (banded, "band:2")):
+            _, output = numpy_attention(queries, keys, values, numpy_mask(spec, 8, 8))
+            np.testing.assert_allclose(document["output"], output, rtol=1e-12, atol=1e-15)
+        self.assertLess(banded["output"][0][0], unmasked["output"][0][0])
+
+    def test_without_the_band_every_frame_splits_between_itself_and_its_twin(self):
+        # The band figure's caption: "Without the band each frame splits its attention between itself and its twin
+        # four positions away". Frame i and frame i + 4 carry the same query and key: the two largest scores, equal.
+        (queries, keys, _), document = self.frames("masking_band_none")
+        np.testing.assert_array_equal(queries[:4], queries[4:])
+        np.testing.assert_array_equal(keys[:4], keys[4:])
+        weights = np.array(document["weights"])
+        for i, row in enumerate(weights):
+            twin = (i + 4) % 8
+            with self.subTest(frame=i + 1):
+                self.assertAlmostEqual(row[twin], row[i], delta=1e-14)
+                others = np.delete(row, [i, twin])
+                self.assertGreater(row[i], others.max())
+
+    def test_frame_3s_weights_balance_around_its_own_position(self):
+        # "These weights are balanced around frame 3, so its average position is its own, 3.00." Frame 3's query
+        # (−2, 0) scores −4, 0, 4, 0, −4 against frames 1 to 5, symmetric about frame 3; the values are the positions.
+        _, document = self.frames("masking_band")
+        weights = document["weights"][2]
+        self.assertAlmostEqual(weights[1], weights[3], delta=1e-15)
+        self.assertAlmostEqual(weights[0], weights[4], delta=1e-15)
+        self.assertAlmostEqual(document["output"][2][0], 3.0, delta=1e-12)
+        # "The band allows 34 of the pairs and masks the other 30": counted from the band's definition, |i − j| ≤ 2.
+        allowed = int(numpy_mask("band:2", 8, 8).sum())
+        self.assertEqual((document["allowed_entries"], document["masked_entries"]), (allowed, 64 - allowed))
+
+    def test_changing_fishs_value_moves_only_fishs_output(self):
+        # "cat's output stays … and eat's stays …; only fish's moves": the causal mask keeps fish's value from the
+        # earlier rows, so their outputs are the first run's bit for bit.
+        first, changed = published_run("masking"), published_run("masking_changed_future")
+        self.assertEqual(first["values"][:2], changed["values"][:2])
+        self.assertNotEqual(first["values"][2], changed["values"][2])
+        self.assertEqual(changed["output"][:2], first["output"][:2])
+        self.assertNotEqual(changed["output"][2], first["output"][2])
+
+    def test_multiplying_by_the_mask_fails_three_ways_and_adding_works(self):
+        # "Replace or add, never multiply", on cat's scaled row. IEEE 754 says 0 × (−∞) is NaN and ∞ − ∞ is NaN.
+        def stable_softmax(row):
+            with np.errstate(invalid="ignore"):
+                exponentials = np.exp(row - row.max())
+                return exponentials / exponentials.sum()
+
+        toy = published_run("masking")
+        allowed = np.array(toy["mask"])
+        cat = np.array(toy["scaled_scores"][0])
+        masked = ~allowed[0]
+        # "None of the toy's masked scores is below 0" (cat's score on eat is exactly 0).
+        self.assertTrue((np.array(toy["scaled_scores"])[~allowed] >= 0).all())
+        # Times 0: the masked scores become 0, ordinary scores, and take normal shares.
+        self.assertTrue((stable_softmax(cat * allowed[0])[masked] > 0.1).all())
+        # Times −∞: cat's masked score of 0 gives NaN, and NaN spreads to every weight of the row.
+        with np.errstate(invalid="ignore"):
+            times_infinity = cat * np.where(allowed[0], 1.0, -np.inf)
+        self.assertTrue(np.isnan(stable_softmax(times_infinity)).all())
+        # Times −∞, a masked score below 0 (the anti-aligned query's score on fish) becomes +∞; the shift, ∞ − ∞,
+        # makes the row NaN. Cat's own score and that one, alone.
+        anti = published_run("masking_anti_aligned")
+        own, on_fish = anti["scaled_scores"][0][0], anti["scaled_scores"][0][2]
+        self.assertLess(on_fish, 0)
+        row = np.array([own, on_fish]) * np.array([1.0, -np.inf])
+        self.assertEqual(row[1], np.inf)
+        self.assertTrue(np.isnan(stable_softmax(row)).all())
+        # Added, M = np.where(allowed, 0.0, -np.inf): the program's causal weights.
+        scores = np.array(toy["scaled_scores"]) + np.where(allowed, 0.0, -np.inf)
+        np.testing.assert_allclose(toy["weights"], [stable_softmax(row) for row in scores], rtol=1e-13, atol=0)
+
+    def test_a_fill_above_cats_only_score_hands_its_row_to_the_masked_keys(self):
+        # Try it, --q "-1000,0; 0,1; 1,1" --fill -1000: "cat's only allowed score, −1000 · 2/√2, is below the fill, so
+        # the 'masked' keys dominate". Each masked key against cat's own: e^(−1000 + 1000·√2) = e^414.
+        document = run_json("--q", "-1000,0; 0,1; 1,1", "--fill", "-1000")
+        self.assertAlmostEqual(document["scaled_scores"][0][0], -1000 * SQRT2, delta=1e-9)
+        weights = document["weights"][0]
+        self.assertGreater(weights[1] + weights[2], 0.999)
+        self.assertLess(weights[0], 1e-100)
+
+    def test_without_the_mask_the_pad_key_takes_a_share(self):
+        # "Without the mask, <pad>'s key would score 0, an ordinary score, and take a share": the all-zero key scores
+        # 0 against every query, and NumPy's attention gives it e^0 over the row's sum, more than 0.
+        padded = published_run("masking_padding")
+        queries, keys, values = (np.array(padded[name]) for name in ("queries", "keys", "values"))
+        document = run_json("--tokens", ",".join(padded["query_tokens"]), *inputs(queries, keys, values),
+                            "--mask", "none")
+        weights, _ = numpy_attention(queries, keys, values, numpy_mask("none", 4, 4))
+        np.testing.assert_allclose(document["weights"], weights, rtol=1e-12, atol=1e-15)
+        self.assertEqual([row[3] for row in document["scores"]], [0.0] * 4)
+        self.assertTrue(all(row[3] > 0 for row in document["weights"]))
 
 class FillLeakFigure(ProgramTest):
     """figures/ch04_fill_leak.py: a weight of exactly 0 never sits on the log

@@ -4,7 +4,7 @@ import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import ProgramTest, published_run, run, run_json
 
 # An independent reimplementation of the draws, in plain Python, written from
 # the description in src/attention/random_weights.hpp and chapter 2 (not from
@@ -193,6 +193,13 @@ class Properties(ProgramTest):
         self.assertEqual(three["W_o"], five["W_o"])
         self.assertEqual(three["input"], five["input"][:3])  # X is drawn last, row by row
 
+    def test_the_blocks_of_w_o_differ(self):
+        # "W^O is learned like the projections, and its blocks need not agree (here they differ)": the page's run.
+        document = published_run("multi_head")
+        w_o, width = np.array(document["W_o"]), document["d_v"]
+        self.assertEqual(w_o.shape[0], 2 * width)
+        self.assertFalse((w_o[:width] == w_o[width:]).any())
+
     def test_the_seed_decides_everything(self):
         self.assertEqual(run_json("--seed", "3"), run_json("--seed", "3"))
         self.assertNotEqual(run_json("--seed", "3")["W_o"], run_json("--seed", "4")["W_o"])
@@ -205,6 +212,18 @@ class Properties(ProgramTest):
         # Each head's part, as the program reports it for the prose.
         for head, part in zip(document["heads"], parts):
             np.testing.assert_allclose(head["part_of_output"], part, rtol=1e-12, atol=1e-15)
+
+    def test_a_fourth_token_changes_every_output(self):
+        # Try it, --tokens "I,really,love,you": "--tokens changes every output: every token also sees a fourth vector".
+        # X's first three rows stay (they belong to positions); every weight is positive, so the fourth row's value
+        # enters every output. Attention recomputed over the first three rows alone gives back the old outputs.
+        three = run_json()
+        four = run_json("--tokens", "I,really,love,you")
+        self.assertEqual(four["input"][:3], three["input"])
+        changed = np.array(four["output"])[:3] != np.array(three["output"])
+        self.assertTrue(changed.all(), changed)
+        without_the_fourth = recompute({**four, "input": four["input"][:3]})
+        np.testing.assert_allclose(without_the_fourth["output"], three["output"], rtol=1e-12, atol=1e-12)
 
     def test_large_sizes_print_a_note_instead_of_tables(self):
         printed = run("--d-model", "32", "--heads", "4").stdout

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import ProgramTest, published_run, run, run_json
 from test_multi_head import Mulberry32  # the independent Python reimplementation of chapter 2's generator
 
 SQRT2 = math.sqrt(2.0)
@@ -112,6 +112,17 @@ class OneHotAgainstEmbeddings(ProgramTest):
         self.assertIn("1.4142", text)
         self.assertIn("Is cat nearer to dog or to apple? neither: the two distances are equal", text)
         self.assertIn("Is cat nearer to dog or to apple? dog", text)
+
+    def test_a_larger_dot_product_is_not_a_nearer_word(self):
+        # The page's run: "dog · cat beats dog · dog, though nothing is nearer to dog than dog", and "cat · cat is
+        # more than dog · dog: cat is the longer". The products from their definition, on the vectors the page prints.
+        embedding = published_run("sets_of_vectors")["embedding"]
+        vectors = np.array(embedding["vectors"])
+        dots = vectors @ vectors.T
+        np.testing.assert_allclose(embedding["dot_products"], dots, rtol=1e-14, atol=0)
+        self.assertGreater(dots[1, 0], dots[1, 1])
+        self.assertGreater(dots[0, 0], dots[1, 1])
+        self.assertGreater(np.linalg.norm(vectors[0]), np.linalg.norm(vectors[1]))
 
 
 class Frames(ProgramTest):

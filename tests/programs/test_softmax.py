@@ -4,7 +4,7 @@ import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import ProgramTest, published_run, run, run_json
 
 
 def matrix_text(matrix: np.ndarray) -> str:
@@ -163,6 +163,17 @@ class SaturationAgainstTheSeed(ProgramTest):
         for side in ("weights_large", "weights_divided"):
             slot_two = [point[side][1] for point in sweep]
             self.assertEqual(slot_two, sorted(slot_two))
+        # The figure's alt text: on the large side "slot one keeps the largest weight over the whole range"; on the
+        # divided side slot two's weight "at an added amount of one half crosses slot one's". The divided scores are
+        # (1, 0.5 + add, 0): slot two's is below slot one's before 0.5 and above it after.
+        for point in sweep:
+            with self.subTest(add=point["add"]):
+                self.assertEqual(int(np.argmax(point["weights_large"])), 0)
+                slot_one, slot_two = point["weights_divided"][:2]
+                if point["add"] < 0.5:
+                    self.assertLess(slot_two, slot_one)
+                elif point["add"] > 0.5:
+                    self.assertGreater(slot_two, slot_one)
 
     def test_the_sweep_takes_in_an_add_outside_0_to_2(self):
         self.assertEqual(run_json("--add", "5")["saturation"]["sweep"][-1]["add"], 5)
@@ -442,6 +453,108 @@ class JudgmentsInTheProse(ProgramTest):
         sensitivity = saturation["sensitivity"]
         self.assertAlmostEqual(sensitivity["divided_over_large"], s_divided / s_large, delta=1e-9)
         self.assertAlmostEqual(sensitivity["divided_per_unit_over_large"], s_divided / 8 / s_large, delta=1e-9)
+
+    def test_a_longer_key_for_cat_draws_cat_and_fish_to_it(self):
+        # The front page: `softmax --k "4,0;0,1;1,1"` "gives cat's key a 4, and cat and fish put more weight on cat".
+        # NumPy's attention with that key; eat's query (0, 1) scores 0 against (2, 0) and (4, 0) alike, so its row
+        # cannot change.
+        before, after = self.document, run_json("--k", "4,0;0,1;1,1")
+        longer = self.SEED_K.copy()
+        longer[0] = [4.0, 0.0]
+        weights, _ = numpy_attention(self.SEED_Q, longer, self.SEED_V)
+        np.testing.assert_allclose(after["weights"], weights, rtol=1e-12, atol=1e-15)
+        for row in (0, 2):  # cat, fish
+            self.assertGreater(after["weights"][row][0], before["weights"][row][0])
+        self.assertEqual(after["weights"][1], before["weights"][1])
+
+    def test_rounding_cats_scores_by_hand_shows_in_the_printed_digits(self):
+        # "e to the power of the first score is 4.112 instead of 4.113 … Cat's weight on itself becomes 0.5759 instead
+        # of 0.5760": at the digits the sentence prints, the rounded scores give other numbers. From math.exp.
+        rounded = published_run("softmax_hand_rounded")["saturation"]
+        exact = published_run("softmax")
+        scores = np.array([1.414, 0.0, 0.707])  # √2, 0 and √2/2, to three decimals
+        self.assertEqual(rounded["scores"], scores.tolist())
+        np.testing.assert_allclose(rounded["textbook"]["exponentials"], np.exp(scores), rtol=1e-13)
+        np.testing.assert_allclose(rounded["weights_large"], numpy_softmax(scores)[0], rtol=1e-13)
+        self.assertEqual(f"{math.exp(1.414):.3f}", f"{rounded['textbook']['exponentials'][0]:.3f}")
+        self.assertNotEqual(f"{rounded['textbook']['exponentials'][0]:.3f}", f"{exact['exponentials'][0][0]:.3f}")
+        self.assertNotEqual(f"{rounded['weights_large'][0]:.4f}", f"{exact['weights'][0][0]:.4f}")
+
+    def test_a_lead_of_16_rounds_the_large_sides_slope_to_0(self):
+        # Try it, --scores 32,16,0: the divided side's slope per unit is "… times the large side's (its table rounds the
+        # large side's slope to 0)". The slopes w(1 − w) from NumPy's softmax of (32, 16, 0) and (4, 2, 0).
+        demo = published_run("softmax_longer_lead")["saturation"]
+        large = numpy_softmax(np.array([32.0, 16.0, 0.0]))[0][1]
+        divided = numpy_softmax(np.array([4.0, 2.0, 0.0]))[0][1]
+        large_slope, divided_slope = large * (1 - large), divided * (1 - divided)
+        self.assertAlmostEqual(demo["sensitivity"]["large"] / large_slope, 1, delta=1e-9)
+        ratio = divided_slope / 8 / large_slope  # per unit of the original scores, as the sentence compares them
+        self.assertAlmostEqual(demo["sensitivity"]["divided_per_unit_over_large"] / ratio, 1, delta=1e-9)
+        self.assertLess(large_slope, 0.5e-4)  # under half the table's last decimal
+        self.assertIn("Sensitivity of slot two to its own score, w₂(1 − w₂):\n  large    0\n",
+                      run("--scores", "32,16,0").stdout)
+
+    def test_fish_asking_louder_focuses_its_weights(self):
+        # Try it, --q "1,0;0,1;5,5": "fish's weights focus on fewer words". NumPy's attention; fish's scores become
+        # (10, 5, 10)/√2, so eat's weight falls to e^(−5/√2), about 0.03, of cat's and of fish's own.
+        before, after = self.document, run_json("--q", "1,0;0,1;5,5")
+        louder = self.SEED_Q.copy()
+        louder[2] = [5.0, 5.0]
+        weights, _ = numpy_attention(louder, self.SEED_K, self.SEED_V)
+        np.testing.assert_allclose(after["weights"], weights, rtol=1e-12, atol=1e-15)
+        fish_before, fish_after = before["weights"][2], after["weights"][2]
+        self.assertLess(fish_after[1], 0.05)  # eat, from 0.198, all but drops out of fish's row
+        self.assertGreater(fish_after[0], fish_before[0])
+        self.assertGreater(fish_after[2], fish_before[2])
+
+    def test_when_fish_has_nothing_to_give_every_output_loses_its_share(self):
+        # Try it, --v "1,0;0,1;0,0": "every output shrinks by what it takes from fish". Only fish's value changed, from
+        # (0.5, 0.5) to (0, 0): each output loses its weight on fish times (0.5, 0.5), and the weights stay.
+        before, after = self.document, run_json("--v", "1,0;0,1;0,0")
+        self.assertEqual(after["weights"], before["weights"])
+        on_fish = np.array(before["weights"])[:, 2:3]
+        np.testing.assert_allclose(after["output"], np.array(before["output"]) - on_fish * [0.5, 0.5], rtol=0,
+                                   atol=1e-15)
+        self.assertTrue((on_fish > 0).all())  # so every output shrinks
+
+    def test_sliding_cats_query_along_its_key_raises_its_weight_on_itself(self):
+        # The interactive figure's caption: "Slide cat's query along its own key and its weight on itself grows". Cat's
+        # query (t, 0) scores (2t, 0, t)/√2: its own score leads the others more the larger t is.
+        own = []
+        for t in (0.5, 1.0, 2.0, 4.0):
+            queries = self.SEED_Q.copy()
+            queries[0] = [t, 0.0]
+            document = run_json("--q", matrix_text(queries))
+            weights, _ = numpy_attention(queries, self.SEED_K, self.SEED_V)
+            np.testing.assert_allclose(document["weights"], weights, rtol=1e-12, atol=1e-15)
+            own.append(document["weights"][0][0])
+        self.assertTrue(all(a < b for a, b in zip(own, own[1:])), own)
+
+    def test_without_the_division_every_row_leans_harder_on_its_largest_score(self):
+        # The same caption: "without the division every row leans harder on its largest score". NumPy's attention with
+        # and without the division.
+        scaled, _ = numpy_attention(self.SEED_Q, self.SEED_K, self.SEED_V, scale=True)
+        unscaled, _ = numpy_attention(self.SEED_Q, self.SEED_K, self.SEED_V, scale=False)
+        np.testing.assert_allclose(self.document["scaled"]["weights"], scaled, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(self.document["unscaled"]["weights"], unscaled, rtol=1e-12, atol=1e-15)
+        for row, (with_division, without) in enumerate(zip(self.document["scaled"]["weights"],
+                                                            self.document["unscaled"]["weights"])):
+            with self.subTest(row=row):
+                self.assertGreater(max(without), max(with_division))
+
+    def test_with_fish_moved_off_the_line_every_output_lies_inside_the_triangle(self):
+        # The figure's left panel: the toy with fish's value changed; "the band around the values is a triangle, and
+        # every output lies inside it". Each output's barycentric coordinates, solved from the output and the three
+        # corners, are all positive.
+        document = published_run("softmax_triangle")
+        values = np.array(document["values"])
+        _, output = numpy_attention(self.SEED_Q, self.SEED_K, values)
+        np.testing.assert_allclose(document["output"], output, rtol=1e-12, atol=1e-15)
+        corners = np.vstack([values.T, np.ones(3)])
+        self.assertGreater(abs(np.linalg.det(corners)), 0.1)  # three corners, not a segment
+        for row, point in enumerate(document["output"]):
+            with self.subTest(row=row):
+                self.assertTrue((np.linalg.solve(corners, [*point, 1.0]) > 0).all())
 
     def test_a_large_side_that_does_not_move_gives_the_string_inf(self):
         # e^(4 − 1000) is exactly 0 in a double: slot two's sensitivity is 0 on the large side.
