@@ -145,6 +145,23 @@ class WorkedExample(ProgramTest):
         for key in ("queries", "keys", "values"):
             self.assertLess(document["toy_check"][key], 1e-7)
 
+    def test_a_saturated_softmax_sends_back_gradients_too_small_for_finite_differences(self):
+        # The explorer's caption: "Type entries that saturate the softmax (cat's query 100,0) and a gradient can be
+        # so small that its finite differences round to 0 …: the error then reaches 1 with no formula wrong." Cat's
+        # scores are 100·(2, 0, 1)/√2: its weight on fish is e^−70.7 ≈ 2e-31 and on itself 1 to the last bit, so
+        # its output, and the loss, is 1 exactly for any query or key within the step. NumPy's chain rule gives
+        # dQ and dK below 1e-29, not 0: the check's relative error is |analytic − 0| / |analytic| = 1.
+        queries = np.array([[100.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+        document = run_json("--q", matrix_text(queries), "--no-check")
+        expected = numpy_backward(queries, TOY_K, TOY_V, False, 0, 0)
+        self.assertEqual(expected["loss"], 1.0)
+        for key in ("queries", "keys"):
+            with self.subTest(gradient=key):
+                self.assertLess(np.abs(expected[key]).max(), 1e-29)
+                self.assertGreater(np.abs(expected[key]).max(), 0.0)
+                self.assertEqual(document["toy_check"][key], 1.0)
+        self.assertLess(document["toy_check"]["values"], 1e-7)  # dV is not small: W[cat] is (1, 0, 0)
+
     def test_no_check_keeps_the_walkthrough_and_drops_the_check(self):
         full, walkthrough = run_json("--causal", "--row", "3"), run_json("--causal", "--row", "3", "--no-check")
         self.assertNotIn("check", walkthrough)
@@ -176,6 +193,9 @@ class GradientCheck(ProgramTest):
         document = run_json()
         self.assertEqual(document["check"]["step"], 1e-5)
         self.assert_all_below(document, 1e-7)
+        # "The program reports the ReLU input closest to 0 … and the check's step is far smaller": more than the ten
+        # steps from the kink that the tests require of a draw before they hold it to 1e-7.
+        self.assertGreater(document["check"]["smallest_relu_input"], 10 * document["check"]["step"])
         for layer in document["check"]["layers"]:
             for parameter in layer["parameters"]:
                 self.assertGreater(parameter["largest"], 1e-2)  # no gradient near the rounding floor
@@ -190,6 +210,19 @@ class GradientCheck(ProgramTest):
         self.assertLess(encoder["error"] * encoder["largest"], 1e-9)  # the absolute difference
         for key in LAYERS[:-1]:
             self.assertLess(document["check"]["errors"][key], 1e-7)
+
+    def test_a_bigger_step_lifts_some_errors_above_1e7_by_truncation(self):
+        # "With --step 1e-3 truncation dominates, and some errors rise above 10⁻⁷ although no formula is wrong."
+        # Truncation of a central difference is h²·|L‴|/6: a step 10 times smaller divides it by 100. Every layer
+        # above 10⁻⁷ at 1e-3 must fall by that factor at 1e-4 (rounding, about u/h, is 10⁻¹² there), and it is
+        # below 10⁻⁷ at the default 1e-5 (test above): a wrong formula would not shrink with h.
+        coarse, finer = run_json("--step", "1e-3")["check"], run_json("--step", "1e-4")["check"]
+        self.assertGreater(coarse["largest_error"], 1e-7)
+        above = [key for key, error in coarse["errors"].items() if error > 1e-7]
+        self.assertIn("encoder_layer", above)
+        for key in above:
+            with self.subTest(layer=key):
+                self.assertAlmostEqual(math.log10(coarse["errors"][key] / finer["errors"][key]), 2.0, delta=0.15)
 
     def test_other_seeds_and_sizes(self):
         for arguments in (["--seed", "7"], ["--seed", "4294967295", "--length", "1"],
@@ -235,6 +268,14 @@ class GradientCheck(ProgramTest):
                 self.assertGreater(errors[-1], 1e3 * errors[best])
                 # Truncation: a step 10 times smaller, an error about 100 times smaller.
                 self.assertAlmostEqual(math.log10(errors[1] / errors[2]), 2.0, delta=0.1)
+                # The figure's "then rises with slope one as h shrinks further": rounding, about u·|L|/h, from
+                # h = 1e-6 to 1e-10 gains about four decades. Each error is a draw of that size, so the bound is
+                # loose (a slope from 0.6 to 1.4), yet far from truncation's two and from a floor's zero.
+                self.assertLess(abs(math.log10(errors[9] / errors[5]) - 4.0), 1.5)
+        # "From h = 0.1 to h = 0.01 attention's error falls … a factor of about 100 for a factor of 10 in h":
+        # truncation, h², at both steps.
+        attention = sweep["errors"]["attention"]
+        self.assertAlmostEqual(math.log10(attention[0] / attention[1]), 2.0, delta=0.1)
         # The two other shapes the prose reads. The embedding: rounding alone, climbing from the largest step on.
         # The feed-forward network: on this draw only the largest step crosses a ReLU kink, so its error drops
         # once (truncation gone), then climbs with rounding.
@@ -304,10 +345,22 @@ class FloatAndDouble(ProgramTest):
         sweep = run_json()["format_sweep"]
         inputs = sweep["inputs"]
         errors = sweep["formats"]["float"]["errors"]
+        queries = np.array(inputs["queries"], dtype=np.float32)
+        expected_errors = []
+        unchanged_steps = 0
         for step, error in zip(sweep["steps"], errors):
             expected = float32_check_error(inputs["queries"], inputs["keys"], inputs["values"], inputs["direction"],
                                            step)
+            expected_errors.append(expected)
             with self.subTest(step=step):
+                # "At the smallest steps the move is too small to change the loss in float: the two losses are
+                # equal, the numeric gradient is 0 and the error is exactly 1": where q ± h rounds to q in float
+                # for every entry, the two losses are the same computation.
+                h = np.float32(step)
+                if np.all(queries + h == queries) and np.all(queries - h == queries):
+                    unchanged_steps += 1
+                    self.assertEqual(expected, 1.0)
+                    self.assertEqual(error, 1.0)
                 if step >= 10 ** -1.5:
                     # Truncation (about h²) dominates; the rounding of the two losses, about 2⁻²³·|L|/h, is below
                     # 1e-4 of it here, so both computations see the same error to a few per cent.
@@ -317,6 +370,12 @@ class FloatAndDouble(ProgramTest):
                     # the same size, not the same numbers: within a factor of 10. (Where q ± h rounds to q for
                     # every entry, the numeric gradient is 0 and both errors are exactly 1.)
                     self.assertLess(abs(math.log10(error / expected)), 1.0)
+        self.assertGreater(unchanged_steps, 0)
+        # "the 10⁻⁷ the tests hold in double is out of reach [in float] at any step": the best error of a central
+        # difference is about u^(2/3) times the function's factors, (2⁻²³)^(2/3) = 2.4e-5 in float; NumPy's float32
+        # check and the program's both stay far above 10⁻⁷.
+        self.assertGreater(min(expected_errors), 1e-7)
+        self.assertGreater(min(errors), 1e-7)
 
     def test_the_best_step_of_each_format_lies_near_the_cube_root_of_its_spacing(self):
         sweep = run_json()["format_sweep"]

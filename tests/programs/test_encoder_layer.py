@@ -65,10 +65,11 @@ def softmax(scores):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def layer_norm(x):
+def layer_norm(x, epsilon=EPSILON):
+    """LayerNorm with γ = 1 and β = 0; another ε (0: none) for the chapter's claim about it."""
     mean = x.mean(axis=-1, keepdims=True)
     variance = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(variance + EPSILON)
+    return (x - mean) / np.sqrt(variance + epsilon)
 
 
 def reference_layer(x, layer, causal):
@@ -136,6 +137,34 @@ class EncoderLayer(ProgramTest):
         self.assert_close(layer["feed_forward"], reference["ffn"])
         self.assert_close(layer["output"], reference["output"])
         self.assert_close(document["output"], reference["output"])
+        # "13 of the 24 entries of token t0 are above zero. The others are cut to 0", and the count of every
+        # token: NumPy's hidden entries, the nearest of them 0.018 from 0, far beyond rounding.
+        self.assertEqual(layer["active_hidden_units"], (reference["hidden"] > 0).sum(axis=1).tolist())
+
+    def test_epsilon_changes_no_digit_shown_here_but_does_on_the_toy(self):
+        # "The small ε, 1e-05 here, is too small to change the digits shown", and "In the larger example ε changed
+        # no digit shown; here [the toy] it does". Worked out in NumPy, on NumPy's own draws: LayerNorm with ε and
+        # without, rounded to the tables' four decimals. Every entry of the walkthrough lies 5e-7 or more from a
+        # rounding boundary, the toy's cat row moves by 3e-4: neither is a matter of rounding.
+        def residuals(x, drawn):
+            reference = reference_layer(x, drawn, causal=False)
+            return {"attention_norm": x + reference["attention"],
+                    "feed_forward_norm": reference["y"] + reference["ffn"]}
+
+        def four_decimals_agree(before_norm):
+            return np.array_equal(np.round(layer_norm(before_norm, EPSILON), 4),
+                                  np.round(layer_norm(before_norm, 0.0), 4))
+
+        walkthrough = residuals(walkthrough_x(), draw(1337, 6, 2, 24, 1, 0.5)[0])
+        for norm, before_norm in walkthrough.items():
+            with self.subTest(example="walkthrough", norm=norm):
+                self.assertTrue(four_decimals_agree(before_norm))
+        toy = residuals(np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float64), draw(1337, 2, 1, 8, 1, 0.5)[0])
+        self.assertFalse(four_decimals_agree(toy["attention_norm"]))
+        # The table the page shows is the one with ε.
+        printed = run().stdout.split("Layer 1 y = LayerNorm(x + MultiHead(x, x, x))\n")[1].split("\n\n")[0]
+        shown = np.array([[float(entry) for entry in line.split()[1:]] for line in printed.splitlines()[1:]])
+        np.testing.assert_array_equal(shown, np.round(layer_norm(walkthrough["attention_norm"], EPSILON), 4))
 
     def test_random_inputs_against_numpy(self):
         rng = np.random.default_rng(20261130)
@@ -211,6 +240,37 @@ class EncoderLayer(ProgramTest):
         self.assertEqual(check["attention_change"][:-1], [0.0] * 3)
         self.assertGreater(check["attention_change"][-1], 0.0)
 
+    def test_causal_heads_lose_their_upper_right_and_the_graph_chapters_head_stays(self):
+        # The explorer's caption: "Tick the causal box: … layer 1's heads lose their upper right. The graph
+        # chapter's head is causal either way", and (its page) "with the box ticked, it is the same map as layer
+        # 1's head 1". A masked score is −∞ and e^−∞ is 0 exactly (chapter 4); the seed's own NumPy code, run
+        # above, prints the walkthrough, and NumPy's causal head 1 is the same three draws under the same mask.
+        document = run_json("--causal", "--layers", "3")
+        for l, layer in enumerate(document["layers"]):
+            for h, head in enumerate(layer["heads"]):
+                with self.subTest(layer=l + 1, head=h + 1):
+                    weights = matrix(head["weights"])
+                    self.assertTrue(np.all(weights[np.triu_indices(weights.shape[0], 1)] == 0.0))
+        self.assertIn(seed_walkthrough_text().strip("\n"), run("--causal").stdout)
+        self.assertEqual(run_json("--causal")["walkthrough"], run_json()["walkthrough"])
+        drawn = draw(1337, 6, 2, 24, 1, 0.5)[0]
+        x = walkthrough_x()
+        wq, wk, _ = drawn["heads"][0]
+        scores = (x @ wq) @ (x @ wk).T / math.sqrt(3)
+        causal_head = softmax(np.where(np.tril(np.ones((4, 4), dtype=bool)), scores, -np.inf))
+        self.assert_close(document["walkthrough"]["weights"], causal_head, 1e-12)
+        self.assert_close(document["layers"][0]["heads"][0]["weights"], causal_head, 1e-12)
+
+    def test_more_layers_change_only_the_summary_and_the_last_table(self):
+        # The explorer's caption: "The layers slider moves only the summary's numbers and the last table." Layer 1
+        # reads the same input and the same first draws whatever follows it (the draws are taken layer by layer).
+        one, six = run_json(), run_json("--layers", "6")
+        for key in ("walkthrough", "per_token", "x"):
+            with self.subTest(key=key):
+                self.assertEqual(six[key], one[key])
+        self.assertEqual(six["layers"][0], one["layers"][0])
+        self.assertNotEqual(six["output"], one["output"])
+
     def test_toy_example(self):
         document = run_json("--example", "toy")
         self.assertEqual(document["tokens"], ["cat", "eat", "fish"])
@@ -274,6 +334,8 @@ class EncoderLayer(ProgramTest):
             (["--x", "1,2;3"], "--x"),
             (["--x", "1,nan"], "--x"),
             (["--x", ";".join(["1,2"] * 17)], "--x"),
+            # "limited to d_model ≤ 32": 34 entries, which the default 2 heads would divide, refused for the limit.
+            (["--x", ",".join(["1"] * 34)], "32 entries"),
             (["--x", "1,2;3,4", "--tokens", "a,b,c"], "--tokens"),
             (["--x", "1,2,3"], "--x"),                     # the default 2 heads do not divide 3: --x is what was typed
             (["--x", "1,2;3,4", "--example", "toy"], "--example"),  # --x replaces the example

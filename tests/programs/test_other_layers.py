@@ -5,7 +5,7 @@ import unittest
 
 import numpy as np
 
-from harness import WIDE_PROCESSOR_NAME, ProgramTest, run, run_json
+from harness import WIDE_PROCESSOR_NAME, ProgramTest, published_run, quartile_spread, run, run_json, spread_rule
 
 TOY_Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 TOY_K = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
@@ -110,6 +110,45 @@ class Additive(ProgramTest):
                 self.assertLessEqual(summary["median"], summary["spread_high"])
             self.assertIn(row["faster"], ("dot_product", "additive", "too_close"))
         self.assertTrue(timing["summary"].endswith("."))
+        self.check_comparison(timing)
+
+    def test_the_books_timing_follows_the_spread_rule(self):
+        # "By chapter 7's spread rule: <the summary>", "The additive scores took <time_ratio> times as long", and
+        # the fold's rule: "The spread runs from its fastest to its slowest repetition, once the fastest and the
+        # slowest quarter are left out … If the two spreads overlap, the two are too close to call." Which scoring
+        # was faster differs by machine; that the page's verdicts follow from its own samples does not.
+        self.check_comparison(published_run("other_layers")["timing"])
+
+    def check_comparison(self, timing):
+        """Every median, spread, ratio and verdict the program wrote, recomputed from its own samples by the rule
+        chapter 7 states (its check_comparison does the same for the attention and the recurrent layer)."""
+        verdicts = {"dot_product": [], "additive": [], "too_close": []}
+        for row in timing["rows"]:
+            with self.subTest(n=row["n"]):
+                for kind in ("dot_product", "additive"):
+                    samples = row[kind]["samples"]
+                    self.assertEqual(row[kind]["median"], np.median(samples))
+                    self.assertEqual((row[kind]["spread_low"], row[kind]["spread_high"]), quartile_spread(samples))
+                dot, additive = row["dot_product"], row["additive"]
+                expected = {"faster": "dot_product", "slower": "additive"}.get(spread_rule(
+                    (dot["spread_low"], dot["spread_high"]), (additive["spread_low"], additive["spread_high"])),
+                    "too_close")
+                self.assertEqual(row["faster"], expected)
+                verdicts[expected].append(row["n"])
+                # "The additive scores took … times as long": the ratio of the medians, additive over dot product.
+                self.assertAlmostEqual(row["time_ratio"], additive["median"] / dot["median"],
+                                       delta=1e-12 * row["time_ratio"])
+        # The summary the prose prints names each length under its verdict, and no other.
+        phrases = {"dot_product": "dot-product scoring was faster at", "additive": "additive scoring was faster at",
+                   "too_close": "the two were too close to call at"}
+        summary = timing["summary"].lower()
+        for verdict, lengths in verdicts.items():
+            with self.subTest(verdict=verdict):
+                if not lengths:
+                    self.assertNotIn(phrases[verdict], summary)
+                    continue
+                listed = ", ".join(map(str, lengths[:-1])) + " and " if len(lengths) > 1 else ""
+                self.assertIn(f"{phrases[verdict]} n = {listed}{lengths[-1]}", summary)
 
 
 class MachineText(ProgramTest):
@@ -178,9 +217,55 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertEqual(int(np.argmax(cat_output)), int(np.flatnonzero(katze)[0]))
         self.assertGreater(cat_output.max(), cat_output.sum() - cat_output.max())
 
-    def test_the_single_product_is_within_rounding(self):
+    def test_the_single_product_is_exact_on_small_integers(self):
+        # "even one product Concat·W^O agrees (the last line: 0)", "because small integers add exactly in any
+        # order": every input and tap of the example is a small integer (checked here), so every partial sum is an
+        # integer far below 2⁵³, exact whatever order the matrix library adds in.
         document = run_json("--demo", "convolution")
-        self.assertLessEqual(document["single_product_difference"], 1e-12)
+        numbers = np.concatenate([np.ravel(document["inputs"])] + [np.ravel(tap) for tap in document["taps"]])
+        self.assertTrue(np.all(numbers == np.round(numbers)) and np.abs(numbers).max() < 100)
+        self.assertEqual(document["single_product_difference"], 0.0)
+
+    def test_a_kernel_of_width_one_copies_the_input(self):
+        # "a kernel of width one: one head, offset 0, and the output is the input": x · I = x, and a head whose
+        # weight row is one-hot on the token itself copies that token's row exactly.
+        document = run_json("--demo", "convolution", "--kernel", "1,0;0,1")
+        self.assertEqual(document["offsets"], [0])
+        self.assertEqual(len(document["heads"]), 1)
+        self.assertEqual(document["attention_output"], document["inputs"])
+
+    def test_cats_query_at_3_3_evens_out_the_additive_weights_only(self):
+        # The explorer's caption: "Push both of cat's entries to 3: its additive weights even out, since every tanh
+        # nears 1 and no score can pass ‖v‖₁, while the dot-product weights stay uneven." Each additive score of
+        # cat is tanh(3 + k₁) + tanh(3 + k₂) with keys ≥ 0: between 2·tanh 3 = 1.990 and 2, so the weights lie
+        # within e^0.01 of each other, 1 % of 1/3. The dot product scores 6, 3 and 6 over √2: far apart.
+        document = run_json("--q", "3,3;0,1;1,1", "--no-timing")
+        queries = np.array([[3.0, 3.0], [0.0, 1.0], [1.0, 1.0]])
+        _, additive, _ = numpy_additive(queries, TOY_K, TOY_V, np.eye(2), np.eye(2), np.ones(2))
+        dot, _ = numpy_dot(queries, TOY_K, TOY_V)
+        np.testing.assert_allclose(document["additive"]["weights"], additive, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(document["dot_product"]["weights"], dot, rtol=0, atol=1e-15)
+        self.assertLess(np.ptp(document["additive"]["weights"][0]), 0.01)  # cat's row
+        self.assertGreater(np.ptp(document["dot_product"]["weights"][0]), 0.3)
+
+    def test_row_by_row_the_additive_weights_are_flatter_but_in_eats_row(self):
+        # "In cat's row and fish's row the additive scores lie closer together than the scaled dot products, so
+        # their weights are flatter. Eat's row is the exception, by a small margin." From NumPy's scores of the toy:
+        # eat's additive gap is tanh 2 + tanh 1 − tanh 2 = tanh 1 = 0.762, its scaled dot products' 1/√2 = 0.707.
+        document = run_json("--no-timing")
+        additive_scores, additive_weights, _ = numpy_additive(TOY_Q, TOY_K, TOY_V, np.eye(2), np.eye(2), np.ones(2))
+        dot_weights, _ = numpy_dot(TOY_Q, TOY_K, TOY_V)
+        dot_scores = TOY_Q @ TOY_K.T / np.sqrt(2)
+        np.testing.assert_allclose(document["dot_product"]["scaled_scores"], dot_scores, rtol=0, atol=1e-15)
+        for row, name in enumerate(("cat", "eat", "fish")):
+            with self.subTest(row=name):
+                additive_closer = np.ptp(additive_scores[row]) < np.ptp(dot_scores[row])
+                self.assertEqual(additive_closer, name != "eat")
+                shown = {scoring: np.ptp(document[scoring]["weights"][row]) for scoring in ("additive", "dot_product")}
+                self.assertEqual(shown["additive"] < shown["dot_product"], name != "eat")
+                self.assertEqual(np.ptp(additive_weights[row]) < np.ptp(dot_weights[row]), name != "eat")
+        self.assertAlmostEqual(np.ptp(additive_scores[1]), np.tanh(1.0), delta=1e-15)
+        self.assertLess(np.ptp(additive_scores[1]) - np.ptp(dot_scores[1]), 0.1)  # "by a small margin"
 
 
 class Cross(ProgramTest):

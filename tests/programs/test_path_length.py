@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import WIDE_PROCESSOR_NAME, ProgramTest, kept_tables_and_json, run, run_json
+from harness import WIDE_PROCESSOR_NAME, ProgramTest, kept_tables_and_json, published_run, run, run_json, spread_rule
 from chapter_runs import chapter_runs  # tools/, on the path harness set
 
 CHAPTER = Path(__file__).resolve().parents[2] / "chapters" / "07_path_length"
@@ -183,6 +183,14 @@ class CountedAgainstNumPy(ProgramTest):
     def test_longer_sequences(self):
         self.check([64, 100, 128], 512, 3, 4)
 
+    def test_the_lengths_of_the_books_sweep(self):
+        # The sweep the chapter's figure and prose read (runs "path_length_sweep"): the lengths the tests above
+        # do not already count at k = 3, R = 2.
+        swept = chapter_runs(CHAPTER)["path_length_sweep"]  # its arguments, a plain list
+        lengths = [int(n) for n in swept[swept.index("--n") + 1].split(",")]
+        counted = set(range(1, 33))
+        self.check([n for n in lengths if n not in counted], 512, 3, 2)
+
     def test_the_lengths_the_book_invites(self):
         # The chapter's "try it": --n 8,64,512 --kernel 7, a little more graph search than n = 512 alone.
         # One run, for the tables and (--json-file) the JSON: n = 512 takes about a second.
@@ -229,10 +237,35 @@ class WorkedExample(ProgramTest):
         self.assertEqual(rows["convolutional_dilated"]["dilations"], [1, 3, 9, 27, 1, 3, 9])
         self.assertEqual(rows["convolutional_dilated"]["reach"], [1, 4, 13, 40, 41, 44, 53])
         self.assertEqual(rows["convolutional_dilated"]["layers"], 7)
+        # "A layer with a wider gap has more of its taps in the padding, so it costs less: the whole dilated stack
+        # counts … less than 7 times its figure in the table." A gap-g layer of k = 3 reads 3n − 2g inputs for
+        # g < n (NumPy's matrices above count them), each edge a d × d product.
+        dilated = rows["convolutional_dilated"]
+        edges = [int(convolution(50, 3, gap).sum()) for gap in dilated["dilations"]]
+        self.assertEqual(edges, [3 * 50 - 2 * gap for gap in dilated["dilations"]])
+        self.assertEqual(dilated["stack_operations"], sum(edges) * 512 ** 2)
+        self.assertEqual(dilated["operations"], edges[0] * 512 ** 2)
+        self.assertLess(dilated["stack_operations"], dilated["layers"] * dilated["operations"])
         # The attention core, 2·n²·d, against the recurrence, 2·n·d²: n/d of it.
         self.assertEqual(rows["self_attention"]["operations"], 2 * 50 * 50 * 512)
         self.assertEqual(rows["recurrent"]["operations"], 2 * 50 * 512 * 512)
         self.assertEqual(rows["self_attention"]["projection_operations"], 3 * 50 * 512 * 512)
+
+    def test_the_sweep_rows_the_prose_reads(self):
+        # "At n = 32 the gaps reach 40 after 4 layers, yet the search needs 7. At n = 96 they reach 121 after 5,
+        # yet it needs 9 … At n = 5 the dilated stack needs 3 layers, not the 2 that (3² − 1)/2 = 4 would
+        # suggest." The prose reads rows 94, 130 and 28 of the book's sweep: they must stay the dilated stack at
+        # those lengths, and the sum of the gaps must reach n − 1 in fewer layers than the search needs (the
+        # search's counts are NumPy's, test_the_lengths_of_the_books_sweep).
+        rows = published_run("path_length_sweep")["rows"]
+        for index, n, summed_layers in [(94, 32, 4), (130, 96, 5), (28, 5, 2)]:
+            row = rows[index]
+            with self.subTest(n=n):
+                self.assertEqual((row["layer"], row["n"]), ("convolutional_dilated", n))
+                gaps = list(itertools.islice(dilations(n, 3), summed_layers))
+                self.assertEqual(row["reach"][summed_layers - 1], sum(gaps))
+                self.assertGreaterEqual(sum(gaps), n - 1)  # "the gaps reach" n − 1 …
+                self.assertGreater(row["layers"], summed_layers)  # … "yet the search needs" more
 
     def test_the_citations_of_table_1(self):
         rows = {row["layer"]: row for row in run_json("--no-timing", "--n", "3")["rows"]}
@@ -313,13 +346,10 @@ class Timing(ProgramTest):
         rows = timing["rows"]
         expected = []
         for row in rows:
-            attention, recurrent = row["attention"], row["recurrent"]
-            if attention["spread_high"] < recurrent["spread_low"]:
-                expected.append("self_attention")
-            elif recurrent["spread_high"] < attention["spread_low"]:
-                expected.append("recurrent")
-            else:
-                expected.append("too_close")
+            attention, recurrent = ((row[layer]["spread_low"], row[layer]["spread_high"])
+                                    for layer in ("attention", "recurrent"))
+            expected.append({"faster": "self_attention", "slower": "recurrent"}.get(
+                spread_rule(attention, recurrent), "too_close"))
         self.assertEqual([row["faster"] for row in rows], expected)
         decided = [(row["n"], faster) for row, faster in zip(rows, expected) if faster != "too_close"]
         crossings = [{"below_n": a, "above_n": b, "faster_below": fa, "faster_above": fb}

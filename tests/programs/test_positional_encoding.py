@@ -78,6 +78,30 @@ class WorkedExample(ProgramTest):
                    [0.1411, -0.9900, 0.2955, 0.9553, 0.0300, 0.9996, 0.0030, 1.0000]]
         np.testing.assert_allclose(pe, by_hand, atol=5e-5, rtol=0)
 
+    def test_no_two_positions_share_an_encoding(self):
+        # "no two positions share an encoding": the fastest pair alone already differs. With d_model = 2 that pair
+        # is all there is, and |PE(a) − PE(b)| = |(sin a − sin b, cos a − cos b)| = 2 |sin((a − b)/2)|, which is
+        # 0 only where a − b is a multiple of 2π, never for a whole number. Over 1024 positions the closest pair is
+        # 710 apart (355/113 is close to π): 2 |sin 355| ≈ 6.0e-5, some 10⁸ times the rounding of the table.
+        pe = np.array(run_json("--positions", "1024", "--d-model", "2")["pe"])
+        distances = np.sqrt(((pe[:, None, :] - pe[None, :, :]) ** 2).sum(axis=2))
+        np.fill_diagonal(distances, np.inf)
+        closest_by_sine = min(2 * abs(math.sin(k / 2)) for k in range(1, 1024))
+        self.assertAlmostEqual(distances.min(), closest_by_sine, delta=1e-11)
+        self.assertGreater(distances.min(), 5e-5)
+
+    def test_the_slow_pairs_stay_near_sine_0_and_cosine_1(self):
+        # The heatmap's caption: "Those at the far right turn so slowly that their sine stays near 0 and their
+        # cosine near 1" (the right quarter, columns 48 … 63 of 64). Their ω is at most 10000^(−48/64) = 10⁻³,
+        # so over positions 0 … 127 the angle stays below 0.127 radians: |sin| ≤ sin 0.127, cos ≥ cos 0.127
+        # = 0.992.
+        pe = np.array(run_json("--positions", "128", "--d-model", "64")["pe"])
+        largest_angle = 127 * 10000.0 ** (-48 / 64)
+        self.assertLessEqual(np.abs(pe[:, 48::2]).max(), math.sin(largest_angle) + 1e-15)
+        self.assertGreaterEqual(pe[:, 49::2].min(), math.cos(largest_angle) - 1e-15)
+        self.assertLess(math.sin(largest_angle), 0.13)  # "near 0"
+        self.assertGreater(math.cos(largest_angle), 0.99)  # "near 1"
+
     def test_the_wavelengths_are_2_pi_times_1_10_100_1000(self):
         document = run_json()
         pairs = document["pairs"]
@@ -173,6 +197,18 @@ class LinearMap(ProgramTest):
 
 
 class Similarity(ProgramTest):
+    def test_the_farther_offsets_the_prose_compares_come_out_higher(self):
+        # "offset 101 gives …, more than offset 21's" (d_model 64) and "offset 6 gives …, more than offset 1's"
+        # (d_model 8): the figure's two dots. The closed form Σ cos(k ω_i) says which is higher, with margins of
+        # 0.74 and 0.25, far above rounding; the program's values must say the same.
+        for d_model, nearer, farther in [(64, 21, 101), (8, 1, 6)]:
+            with self.subTest(d_model=d_model):
+                at_position_0 = run_json("--positions", "1", "--d-model", str(d_model))["similarity"]["at_position_0"]
+                omegas = 10000.0 ** (-np.arange(0, d_model, 2) / d_model)
+                closed_form = {k: np.cos(k * omegas).sum() for k in (nearer, farther)}
+                self.assertGreater(closed_form[farther], closed_form[nearer])
+                self.assertGreater(at_position_0[farther], at_position_0[nearer])
+
     def test_the_dot_product_depends_on_k_only(self):
         for d_model in (2, 8, 64):
             with self.subTest(d_model=d_model):
