@@ -12,21 +12,12 @@ import unittest
 import numpy as np
 
 import harness
-from harness import PAGE_COLUMNS, ProgramTest, run, run_json, start_alone
+from harness import PAGE_COLUMNS, ProgramTest, published_run, run, run_json, spread_rule, start_alone
 
 # Under the sanitizers every memory access is checked: a peak measured there means nothing, and the address space
 # they reserve leaves no room for a limit on it.
 SANITIZE = os.environ.get("BOOK_SANITIZE", "0") == "1"
 VERDICTS = {"faster", "slower", "too close to call"}
-
-
-def faster_at(first, second) -> str:
-    """Chapter 7's rule, written here from its statement: faster only if the whole spread lies below the other's."""
-    if first[1] < second[0]:
-        return "faster"
-    if second[1] < first[0]:
-        return "slower"
-    return "too close to call"
 
 
 # Each step against the one before it, and the kernel against the teaching version and NumPy: the document's key, the
@@ -54,7 +45,7 @@ def verdicts_in_words(document, first, second) -> str:
         rows = {row["method"]: row for row in document["rows"]
                 if row["n"] == n and row["seconds_median"] is not None}
         if first in rows and second in rows:
-            groups.setdefault(faster_at(rows[first]["seconds_spread"], rows[second]["seconds_spread"]), []).append(n)
+            groups.setdefault(spread_rule(rows[first]["seconds_spread"], rows[second]["seconds_spread"]), []).append(n)
     parts = [f"{verdict} at {lengths_in_words(lengths)}" for verdict, lengths in groups.items()]
     if not parts:
         return "not timed beside it at any length"
@@ -147,6 +138,23 @@ class TraceAgainstNumPy(ProgramTest):
                 with self.subTest(key_tile=key_tile, query_tile=query_tile):
                     self.check(EIGHT, "--tile", str(key_tile), "--query-tile", str(query_tile),
                                key_tile=key_tile, query_tile=query_tile)
+
+    def test_a_maximum_moves_in_the_middle_of_a_row_of_eight_tokens(self):
+        # The stepper's caption: "Choose the eight-token example and two or three keys per tile to watch a maximum
+        # move in the middle of a row". From the NumPy states: some query's largest score rises at a key tile that
+        # is neither the first nor the last; there the program rescales by e^(M - M'), strictly between 0 and 1.
+        for key_tile in (2, 3):
+            with self.subTest(key_tile=key_tile):
+                trace = self.check(EIGHT, "--tile", str(key_tile), "--query-tile", "8", key_tile=key_tile,
+                                   query_tile=8)
+                states, _ = online_softmax_states(EIGHT["q"], EIGHT["k"], EIGHT["v"], key_tile, 8, False)
+                moves = [(s, i) for s in range(1, len(states) - 1) for i in range(8)
+                         if states[s]["maximum"][i] > states[s - 1]["maximum"][i]]
+                self.assertTrue(moves)
+                for s, i in moves:
+                    expected = math.exp(states[s - 1]["maximum"][i] - states[s]["maximum"][i])
+                    self.assertAlmostEqual(trace["steps"][s]["rescale"][i], expected, delta=1e-15)
+                    self.assertTrue(0 < trace["steps"][s]["rescale"][i] < 1)
 
     def test_causal_skips_the_tiles_after_every_query(self):
         for tile in (1, 2, 3):
@@ -259,7 +267,7 @@ class Benchmark(ProgramTest):
                                        ("streaming_vs_eigen_products", "streaming", "streaming_eigen_products"),
                                        ("streaming_vs_teaching", "streaming", "teaching"),
                                        ("causal_vs_streaming", "streaming_causal", "streaming")):
-                self.assertEqual(verdicts[key], faster_at(rows[first]["seconds_spread"], rows[second]["seconds_spread"]))
+                self.assertEqual(verdicts[key], spread_rule(rows[first]["seconds_spread"], rows[second]["seconds_spread"]))
         # The verdicts over every length in words, as the prose quotes them (step 3 against step 2): recomputed here
         # from each length's spreads.
         self.assertEqual(set(document["verdicts_by_length"]), {key for key, _, _ in STEP_PAIRS})
@@ -287,7 +295,7 @@ class Benchmark(ProgramTest):
         share_of_unmasked = [0.6 * seconds for seconds in rows["streaming"]["seconds_spread"]]
         causal = next(goal for goal in document["goals"] if goal["name"] == "causal_half")
         self.assertEqual(causal["verdict"], {"faster": "met", "slower": "not met"}.get(
-            faster_at(rows["streaming_causal"]["seconds_spread"], share_of_unmasked), "too close to call"))
+            spread_rule(rows["streaming_causal"]["seconds_spread"], share_of_unmasked), "too close to call"))
 
         yardsticks = document["yardsticks"]
         self.assertEqual(yardsticks["peak_one_thread"]["gflops"], document["peak_gflops_one_thread"])
@@ -303,6 +311,41 @@ class Benchmark(ProgramTest):
         self.assertLessEqual(yardsticks["eigen_dgemm_gflops"], document["peak_gflops_one_thread"])
         if document["numpy"]["available"]:
             self.assertLessEqual(yardsticks["numpy_dgemm_gflops"], document["peak_gflops"])
+
+    def test_the_books_memory_counts_follow_the_tiles(self):
+        # What the chapter says of the build's run's memory, 8 bytes a number. The teaching version keeps four n × n
+        # matrices ("at n = 16384 the four matrices of 8-byte doubles need 8 GiB"). The streaming kernel keeps the
+        # tiles each thread works on, whose size does not depend on n, and the keys and the values packed, d numbers
+        # per key and d per value (the answer to question 2): from one n to another it grows by 2 · d numbers a
+        # token, whole strips when n and d are multiples of the strip's width. Tile sizes and threads are this
+        # machine's; none of this depends on them.
+        document = published_run("fast_attention_benchmark")
+        d, strip = document["d"], document["tiles"]["product_strip_columns"]
+        memory = document["memory_at_16384"]
+        self.assertEqual(memory["teaching_bytes"], 4 * memory["n"] ** 2 * 8)
+        self.assertEqual(memory["teaching_gib"], 8)  # 2² · 2²⁸ · 2³ bytes
+        self.assertLess(memory["percent"], 2)  # the goal: "at most 2 %" of the teaching version's
+        # Step 3 keeps the same tiles without packing anything, plus Eigen's workspace: below the packed kernel by
+        # at least the packed keys and values.
+        self.assertLessEqual(memory["eigen_products_kib"] * 1024, memory["streaming_bytes"] - 8 * 2 * memory["n"] * d)
+        # The figure of memory against n: "The causal streaming kernel allocates the same buffers as the streaming
+        # kernel, and the two buffered versions the same as each other"; with Eigen's products the kernel "stays
+        # flat", with its own it grows as n (by 2 · d numbers a token); the buffered versions hold an n × n buffer.
+        tiles_alone, flat = set(), set()
+        for n in document["n"]:
+            rows = {row["method"]: row["peak_extra_bytes"] for row in document["rows"] if row["n"] == n}
+            with self.subTest(n=n):
+                self.assertEqual((n % strip, d % strip), (0, 0))  # no strip padded
+                self.assertEqual(rows["streaming_causal"], rows["streaming"])
+                self.assertEqual(rows["buffered_vectorised_exp"], rows["buffered"])
+                self.assertGreaterEqual(rows["buffered"], n * n * 8)
+                self.assertGreaterEqual(rows["teaching"], 4 * n * n * 8)
+            tiles_alone.add(rows["streaming"] - 8 * 2 * n * d)
+            flat.add(rows["streaming_eigen_products"])
+        tiles_alone.add(memory["streaming_bytes"] - 8 * 2 * memory["n"] * d)
+        self.assertEqual(len(tiles_alone), 1, tiles_alone)  # the same tiles at every n, 16384 too
+        self.assertGreater(tiles_alone.pop(), 0)
+        self.assertEqual(flat, {memory["eigen_products_kib"] * 1024})
 
     def test_in_float_the_kernel_and_numpy_in_float32(self):
         result, document = tables_and_document("--n", "16,64", "--d", "8", "--reps", "2", "--precision", "float")

@@ -32,7 +32,7 @@ import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run, run_json
+from harness import ProgramTest, published_run, run, run_json
 from test_page_entry import PageCall
 from test_sentences import (ADJECTIVES, DETERMINERS, NOUNS_FOR, OBJECT_PRONOUNS, PREPOSITIONS, PRESENT_FOR,
                             SUBJECT_PRONOUNS, VERB_FORMS, WORDS, Parser, analyses, numbers_in)
@@ -365,6 +365,49 @@ class GeneratingTest(ProgramTest):
         texts = [document(*arguments)["generation"]["text"] for arguments in DRAWN.values()]
         self.assertEqual(len(set(texts)), len(texts), texts)
 
+    def test_each_press_of_next_word_keeps_the_earlier_words(self):
+        # The page's Next word: "Each press of Next word runs it again with one more step, and the seeded draws give
+        # the same earlier words". One generator per sentence, one u per drawn word (the fold on the draws): the
+        # first k draws do not depend on --steps.
+        whole = document(*SAMPLED)["generation"]["words"]
+        self.assertGreater(len(whole), 2)
+        for steps in (1, 2):
+            words = document(*SAMPLED, "--steps", str(steps))["generation"]["words"]
+            with self.subTest(steps=steps):
+                self.assertEqual([(word["word"], word["u"]) for word in words],
+                                 [(word["word"], word["u"]) for word in whole[:steps]])
+
+    def test_the_temperature_squares_or_takes_the_root_of_the_odds(self):
+        # "At T = 0.5 a word twice as likely as another becomes four times as likely; at T = 2, √2 times": the
+        # softmax of z/T turns a gap g between two scores into the ratio e^(g/T), the ratio at T = 1 to the power
+        # 1/T (the fold). The first draw of the sampled run, at T = 1, and the same draw at T = 0.5 and 2: the
+        # same model, prompt and top-5, so the same five words on the line, each stretch its probability.
+        def stretches(temperature):
+            arguments = SHORT + ("--prompt", "the key to the cabinets", "--top-k", "5", "--seed", "3")
+            first = document(*(arguments + ("--temperature", temperature, "--steps", "1") if temperature != "1"
+                               else SAMPLED))["generation"]["words"][0]
+            return {entry["word"]: entry["to"] - entry["from"] for entry in first["line"]}
+
+        at_one = stretches("1")
+        self.assertEqual(len(at_one), 5)
+        likeliest = max(at_one, key=at_one.get)
+        for temperature in ("0.5", "2"):
+            line = stretches(temperature)
+            self.assertEqual(set(line), set(at_one))
+            for word in at_one:
+                with self.subTest(temperature=temperature, word=word):
+                    self.assertAlmostEqual(math.log(line[likeliest] / line[word]),
+                                           math.log(at_one[likeliest] / at_one[word]) / float(temperature),
+                                           delta=1e-9)
+        # The page: "raise T and its stretches even out": the likeliest word's stretch shrinks, the least likely's
+        # grows (each ratio to the likeliest, at most 1, raised to the power 1/T).
+        lines = [stretches(temperature) for temperature in ("0.5", "1", "2")]
+        least = min(at_one, key=at_one.get)
+        self.assertGreater(lines[0][likeliest], lines[1][likeliest])
+        self.assertGreater(lines[1][likeliest], lines[2][likeliest])
+        self.assertLess(lines[0][least], lines[1][least])
+        self.assertLess(lines[1][least], lines[2][least])
+
     # ---- NumPy ----
 
     def check_against_numpy(self, run_document):
@@ -526,11 +569,56 @@ class GeneratingTest(ProgramTest):
                 self.assertAlmostEqual(slopes[way]["timed"], math.log2(times[1] / times[0]), delta=1e-12)
             # Recomputing's count grows faster than the cache's: it adds the whole prefix at every step.
             self.assertGreater(slopes["recomputed"]["counted"], slopes["cached"]["counted"])
+            self.check_shares_and_slopes(benchmark)
         # With one length, or one length twice, there is no slope; the longest two are taken whatever the order.
         self.assertIsNone(run_json("--benchmark", "--n", "8", "--reps", "3")["slopes"])
         self.assertIsNone(run_json("--benchmark", "--n", "8,8", "--reps", "3")["slopes"])
         unordered = run_json("--benchmark", "--n", "16,4,8", "--reps", "3")["slopes"]
         self.assertEqual((unordered["from_n"], unordered["to_n"]), (8, 16))
+
+    def check_shares_and_slopes(self, benchmark):
+        """What the chapter reads from a benchmark besides its times: each way's share of the peak is its counted
+        multiply-adds, two operations each, per second of its median, over the peak; so "the clock's ratio is the
+        count's times the cache's share over recomputing's". And "The counted lines are not yet as steep as their
+        guides": a count of a n² + b n (the cache) or a n³ + b n² + c n (recomputing), every coefficient positive,
+        grows between two lengths by less than the ratio of the lengths squared or cubed."""
+        peak = benchmark["peak"]["gflops"] * 1e9
+        for length in benchmark["lengths"]:
+            with self.subTest(n=length["n"]):
+                for way in ("cached", "recomputed"):
+                    self.assertAlmostEqual(length[f"{way}_share_of_peak"],
+                                           2 * length[f"{way}_multiply_adds"] / length[way]["median"] / peak,
+                                           delta=1e-12)
+                self.assertAlmostEqual(length["recomputed_over_cached_time"],
+                                       length["recomputed_over_cached_count"] * length["cached_share_of_peak"]
+                                       / length["recomputed_share_of_peak"], delta=1e-9)
+        slopes = benchmark["slopes"]
+        self.assertLess(slopes["cached"]["counted"], 2)
+        self.assertLess(slopes["recomputed"]["counted"], 3)
+
+    # ---- the book's own runs, as the chapter reads them ----
+
+    def test_the_books_benchmark_as_the_chapter_reads_it(self):
+        self.check_shares_and_slopes(published_run("generating_benchmark"))
+
+    def test_the_books_model_as_the_chapter_reads_it(self):
+        document = published_run("generating")
+        quality = document["quality"]
+        # "This run's model is … nats per word above the floor: most of what is left is the language's own
+        # chance, not the model's ignorance" (0.10 above a floor of 2.29 in the book's run).
+        self.assertLess(quality["above_grammar_loss"], quality["grammar_loss"])
+        # "Heads 1 to 4 looked most at …. Why would a head look at the verb?": some head's largest weight, from the
+        # position that chose the final ".", is on the greedy sentence's main verb (the verb no "that" comes just
+        # before; 0.996 in head 3 of the book's run). The rows of the attention are the words read: the starting
+        # "." and then the sentence's words.
+        generation = document["generation"]
+        self.assertTrue(generation["ended"])
+        main_verbs = {position + 1 for analysis in analyses(generation["text"], "tagging", MODIFIERS)
+                      for position, tag in enumerate(analysis.tags)
+                      if tag == "verb" and (position == 0 or analysis.tags[position - 1] != "relative")}
+        self.assertTrue(main_verbs, generation["text"])
+        looked_at = {int(np.argmax(head)) for layer in generation["words"][-1]["attention"] for head in layer}
+        self.assertTrue(looked_at & main_verbs, (generation["text"], generation["last_looks_at"]))
 
     # ---- over seeds ----
 
