@@ -15,7 +15,7 @@ import unittest
 
 import numpy as np
 
-from harness import ProgramTest, run
+from harness import ProgramTest, published_run, run
 from harness import kept_json as document
 
 SMALL = ("--n", "16,64,256,1024")
@@ -212,6 +212,50 @@ class RunningSums(ProgramTest):
         # float's error at the same n is far below bfloat16's.
         self.assertLess(last["sums"][0]["normalizer_error"], 4 * last["n"] * FLOAT_ROUNDING)
 
+    def test_bfloat16_terms_cost_little_and_a_bfloat16_sum_a_lot(self):
+        """The page, of the book's longest spread-1 run: a bfloat16 term is off by at most one part in 256, "And the
+        errors go both ways and mostly cancel: the … above is far below 1/256" (here, a tenth of it at most); "So
+        bfloat16 terms cost little when L is kept in float, and a bfloat16 L costs a lot" (off by more than half)."""
+        longest = published_run("precision")["rows"][-1]
+        self.assertLess(longest["sums"][1]["normalizer_error"], 2.0 ** -8 / 10)
+        self.assertGreater(longest["sums"][2]["normalizer_error"], 0.5)
+
+    def test_the_bfloat16_sum_along_the_way_up_as_well_as_down(self):
+        """The fold: "Rounding to the nearest can go up: after [64] scores the bfloat16 sum is …, above the double
+        …. But the terms lost entirely, always downwards, have the larger effect: after [4096] scores the bfloat16
+        sum was …, against a double sum of …"."""
+        rows = published_run("precision")["rows"]
+        after_64, after_4096 = rows[1], rows[4]
+        self.assertEqual((after_64["n"], after_4096["n"]), (64, 4096))
+        above = after_64["sums"][2]["sum"] / after_64["reference_sum"] - 1
+        below = 1 - after_4096["sums"][2]["sum"] / after_4096["reference_sum"]
+        self.assertGreater(above, 0)
+        self.assertGreater(below, 10 * above)
+
+    def test_spread_four_against_spread_one(self):
+        """The page, of the two runs it shows: "In the spread-4 table, the L column goes down as well as up", as it
+        may only at a new maximum (without one, L' = L + e^(s − M) only grows); and "From n = 64 up, the last
+        columns of the two tables show the bfloat16 sum losing less with spread 4 than with spread 1; at n = 16 it
+        loses more". The double sums are recomputed here from the scores: L = Σ e^(s − M)."""
+        narrow, wide = published_run("precision")["rows"], published_run("precision_wide")["rows"]
+        self.assertEqual([row["n"] for row in narrow], list(BOOK_LENGTHS))
+        self.assertEqual([row["n"] for row in wide], list(BOOK_LENGTHS))
+        drawn = scores(1, 4.0, BOOK_LENGTHS[-1])
+        sums = [float(np.sum(np.exp(drawn[:n] - drawn[:n].max()))) for n in BOOK_LENGTHS]
+        maxima = [float(drawn[:n].max()) for n in BOOK_LENGTHS]
+        np.testing.assert_allclose([row["reference_sum"] for row in wide], sums, rtol=1e-12, atol=0)
+        steps = list(zip(sums, sums[1:], maxima, maxima[1:]))
+        self.assertTrue(any(after < before for before, after, _, _ in steps), sums)
+        self.assertTrue(any(after > before for before, after, _, _ in steps), sums)
+        for before, after, maximum, new_maximum in steps:
+            if after < before:
+                self.assertGreater(new_maximum, maximum)
+        errors = [(one["sums"][2]["normalizer_error"], four["sums"][2]["normalizer_error"])
+                  for one, four in zip(narrow, wide)]
+        self.assertGreater(errors[0][1], errors[0][0], errors)
+        for one, four in errors[1:]:
+            self.assertLess(four, one, errors)
+
     def test_the_term_one_spread_above_the_mean(self):
         """e^(spread − M), recomputed from the scores. In the book's longest run it is below 1/16, half the bfloat16
         spacing once L passes 16; and about five scores in six lie below one spread (their mean is 0), as the page
@@ -250,24 +294,28 @@ def spacing(value: float, bits: int) -> float:
     return 2.0 ** (exponent - 1 - bits)
 
 
-def finite_difference_errors(steps, name: str, at: float, difference: str):
-    """The relative error of the difference of e^x at x (as the format holds it) for each step, every number
-    rounded to the format as it is made, written from the definitions: central (f(x + h) − f(x − h)) / 2h, forward
-    (f(x + h) − f(x)) / h."""
+def finite_difference_estimates(steps, name: str, at: float, difference: str):
+    """The difference of e^x at x (as the format holds it) for each step, every number rounded to the format as it
+    is made, written from the definitions: central (f(x + h) − f(x − h)) / 2h, forward (f(x + h) − f(x)) / h.
+    Returns the estimates and the derivative they estimate, e^x."""
 
     def r(value):
         return to_format(value, name)
 
     x = r(at)
-    derivative = math.exp(x)
-    errors = []
+    estimates = []
     for h in steps:
         if difference == "central":
-            estimate = r(r(r(math.exp(r(x + h))) - r(math.exp(r(x - h)))) / r(2.0 * h))
+            estimates.append(r(r(r(math.exp(r(x + h))) - r(math.exp(r(x - h)))) / r(2.0 * h)))
         else:
-            estimate = r(r(r(math.exp(r(x + h))) - r(math.exp(x))) / r(h))
-        errors.append(abs(estimate - derivative) / derivative)
-    return errors
+            estimates.append(r(r(r(math.exp(r(x + h))) - r(math.exp(x))) / r(h)))
+    return estimates, math.exp(x)
+
+
+def finite_difference_errors(steps, name: str, at: float, difference: str):
+    """The relative error of each of finite_difference_estimates()."""
+    estimates, derivative = finite_difference_estimates(steps, name, at, difference)
+    return [abs(estimate - derivative) / derivative for estimate in estimates]
 
 
 class FiniteDifference(ProgramTest):
@@ -338,6 +386,41 @@ class FiniteDifference(ProgramTest):
                 self.assertLess(abs(math.log10(curve["best_step"] / root)), math.log10(4))
                 # and there both errors are about root^2: the best error is no larger.
                 self.assertLessEqual(curve["best_error"], root ** 2)
+
+    def test_bfloat16s_best_step_is_the_largest_and_beats_the_formulas_own_error(self):
+        """The page: bfloat16's best step "is the largest the program tries"; "Its error there … is even below the
+        formula's own error at that step", which "equals the double curve's" there; "The formula alone makes the
+        estimate too large. Here bfloat16's roundings happen to make the estimate smaller". Without rounding the
+        central difference of e^x at 1 is e (e^h − e^−h)/2h = e sinh(h)/h: too large by sinh(h)/h − 1 ≈ h²/6."""
+        result = published_run("precision")["finite_difference"]
+        largest = result["steps"][0]
+        self.assertEqual(largest, max(result["steps"]))
+        double, _, bfloat = result["curves"]
+        formula = math.sinh(largest) / largest - 1
+        self.assertAlmostEqual(formula / (largest ** 2 / 6), 1.0, delta=largest ** 2 / 10)  # the next term, h⁴/120
+        estimates, derivative = finite_difference_estimates([largest], "bfloat16", 1.0, "central")
+        errors = finite_difference_errors(result["steps"], "bfloat16", 1.0, "central")
+        self.assertEqual(bfloat["errors"], errors)
+        self.assertEqual(int(np.argmin(errors)), 0, errors)
+        self.assertEqual(bfloat["best_step"], largest)
+        self.assertLess(bfloat["best_error"], formula)
+        self.assertLess(estimates[0], derivative * (1 + formula))
+        # The double's roundings at that step are some 10⁻¹⁶ of e: its error is the formula's.
+        self.assertAlmostEqual(double["errors"][0], formula, delta=1e-12)
+
+    def test_the_dips_hardly_move_with_x(self):
+        """The step explorer: "Move x. The dips hardly move … the error is relative, and the spacing of e^x grows in
+        step with e^x". The spacing of e^x over e^x lies between u/2 and u at every x, so the step the arithmetic
+        predicts, (3/2 s)^(1/3), moves with x by a factor of at most 2^(1/3) but for the spacing of x ± h itself. The
+        error near the dip is rounding noise on a flat floor, so the measured minimum can wander a grid step or two
+        either way (the grid's steps are a quarter of a power of ten apart): the best step of double and of float at
+        each of the points stays within three grid steps of its best step at 1, on a plot some ten powers wide."""
+        at_one = document("--n", "16")["finite_difference"]["curves"]
+        for at in self.POINTS:
+            moved = document("--n", "16", "--at", at)["finite_difference"]["curves"]
+            for curve, there in zip(moved[:2], at_one[:2]):
+                with self.subTest(at=at, format=curve["format"]):
+                    self.assertLessEqual(abs(math.log10(curve["best_step"] / there["best_step"])), 0.75 + 1e-9)
 
     def test_the_forward_difference_is_best_near_the_square_root_of_the_spacing(self):
         central = document()["finite_difference"]["curves"]

@@ -23,7 +23,7 @@ import unittest
 
 import numpy as np
 
-from harness import ProgramTest
+from harness import ProgramTest, published_run
 from harness import kept_json as document
 from harness import kept_tables_and_json as tables_and_document
 
@@ -484,6 +484,13 @@ class Training(ProgramTest):
                     self.assertEqual(int(shown), held)
             self.assertEqual(values[8] is None, fewest == most)
 
+    def test_the_books_seeds_keep_their_books(self):
+        # The run over five seeds the page shows (rotary_positions_seeds), whose rows TheBooksSeeds reads: its rows
+        # are what every run's must be, and its model without positions keeps under the bound.
+        seeds = published_run("rotary_positions_seeds")
+        self.check_runs(seeds)
+        self.check_no_positions_bound(seeds)
+
     def test_a_training_alone_is_its_row_of_the_table(self):
         # Trained alone, in a process of its own, or beside five others on the processors: the same numbers.
         alone = document(*ALONE)
@@ -506,6 +513,100 @@ class Training(ProgramTest):
         self.check_runs(run_document)
         self.check_no_positions_bound(run_document)
         self.assertNotIn("better_beyond", run_document)
+
+
+class TheBooksSeeds(ProgramTest):
+    """What the chapter's prose says of the run it shows over five seeds (rotary_positions_seeds), held on that run
+    as the build captured it. Each check names the words it keeps true: when one fails, those words must change."""
+
+    def setUp(self):
+        self.seeds = published_run("rotary_positions_seeds")
+        inputs = self.seeds["inputs"]
+        self.back, self.holds = inputs["back"], self.seeds["holds"]
+        self.last_trained, self.tested_length = inputs["last_trained_position"], inputs["tested_length"]
+        self.assertEqual(len(inputs["seeds"]), 5)
+
+    def test_without_positions_above_chance_best_at_the_first_positions(self):
+        # "Without positions the model gets …, above chance (a guess among ten digits is right one time in ten)":
+        # above 0.1 by five standard deviations of a share of 200 sequences over the 13 trained positions.
+        trained_positions = self.last_trained + 1 - self.back
+        chance = 1 / DIGITS
+        floor = chance + 5 * math.sqrt(chance * (1 - chance) / (TESTED * trained_positions))
+        self.assertGreater(self.seeds["schemes"]["none"]["accuracy_trained"]["median"], floor)
+        # "does best at the first positions, where few digits came before … As more digits come before, its share
+        # goes down": the best any model without positions can do, the commonest earlier digit's share, falls as
+        # the digits before grow in number; the median seed follows it, best at the first position with an answer
+        # and lower over the last five than over the first three.
+        bounds = [best_without_positions(t) for t in range(self.back, self.tested_length)]
+        self.assertTrue(all(later < earlier for earlier, later in zip(bounds, bounds[1:])))
+        median = np.array(self.seeds["schemes"]["none"]["accuracy_median"][self.back:])
+        self.assertEqual(int(np.argmax(median)), 0, median)
+        self.assertGreater(median[:3].mean(), median[-5:].mean())
+
+    def test_both_models_fail_soon_after_the_trained_lengths(self):
+        # "Why does the added model fail so soon?", "both models fail soon after the trained lengths": the median
+        # seed of each stops holding the task within the first half of the longer positions, and over all of
+        # them is right less often than the holding share.
+        first_half_ends = self.last_trained + (self.tested_length - 1 - self.last_trained) // 2
+        for scheme in ("added", "rotary"):
+            summary = self.seeds["schemes"][scheme]
+            with self.subTest(scheme=scheme):
+                self.assertLess(summary["holds_up_to"], first_half_ends)
+                self.assertLess(summary["accuracy_beyond"]["median"], self.holds)
+
+    def test_the_added_models_median_recovers_and_falls_again(self):
+        # "(The added model's median then recovers for a few positions and falls again, as the top plot shows …)":
+        # after it first falls below the holding share, the median climbs back by at least 0.3 at some later
+        # position, and falls by at least 0.3 after that.
+        median = self.seeds["schemes"]["added"]["accuracy_median"]
+        fell_at = self.seeds["schemes"]["added"]["holds_up_to"] + 1
+        self.assertLess(median[fell_at], self.holds)
+        rises = [(low, high) for low in range(fell_at, self.tested_length)
+                 for high in range(low + 1, self.tested_length) if median[high] - median[low] >= 0.3]
+        self.assertTrue(rises, median)
+        peak = max((high for _, high in rises), key=lambda position: median[position])
+        self.assertLessEqual(min(median[peak + 1:], default=1.0), median[peak] - 0.3, median)
+
+    def test_the_rotary_reading_head_and_its_rival(self):
+        for row in runs_of(self.seeds, "rotary"):
+            scores = np.array(row["score_by_offset"])
+            accuracy = row["accuracy"]
+            rival = row["rival_offset"]
+            with self.subTest(seed=row["seed"]):
+                # "a wave whose peaks come back every six or so places, as the fastest pair, at 1 radian per
+                # position, comes full circle every 2π positions": sampled at whole offsets, the peaks of a wave of
+                # period 2π ≈ 6.28 stand 6 or 7 apart; the slower pairs may shift one by a place.
+                peaks = [offset for offset in range(1, len(scores) - 1)
+                         if scores[offset] > max(scores[offset - 1], scores[offset + 1])]
+                self.assertGreaterEqual(len(peaks), 3, scores)
+                self.assertTrue(all(5 <= gap <= 8 for gap in np.diff(peaks)), peaks)
+                # "Apart from offset 3, the head scores highest at …, about as high as the right one": within a tenth.
+                self.assertLess(abs(scores[rival] - scores[self.back]), 0.1 * abs(scores[self.back]))
+                # "the first query with a key that far back stands at position [the rival offset]. From there on the
+                # head's softmax can share its weight between the right digit and the one that stood that far back":
+                # from there on the seed no longer holds the task at any position, and it held it up to a position
+                # past its trained lengths, before the rival.
+                self.assertTrue(all(share < self.holds for share in accuracy[rival:]), accuracy[rival:])
+                self.assertGreater(row["holds_up_to"], self.last_trained)
+                self.assertLess(row["holds_up_to"], rival)
+
+    def test_why_that_offset_the_first_seeds_pairs(self):
+        # "pair 0 turns … full turns to within … radian, and pair 1 comes within … radian of a whole turn: these two
+        # hardly tell the offsets apart. Pairs 2 and 3 end far from a whole turn …, beyond the … they turn from
+        # offset 3 to the farthest trained offset (pairs 4 and up turn past training too, but by little …)".
+        # What a pair turns between offsets a and b is (b − a)·10000^(−2i/d_k); "hardly" is here under half a
+        # radian (cos 0.5 ≈ 0.88), and "by little" under a quarter of one beyond training.
+        first = self.seeds["schemes"]["rotary"]["first_seed"]
+        head_width = self.seeds["inputs"]["head_width"]
+        speeds = 10000.0 ** (-2.0 * np.arange(head_width // 2) / head_width)
+        in_training = (self.last_trained - self.back) * speeds
+        np.testing.assert_allclose(self.seeds["pair_turns_in_training"], in_training, rtol=1e-12, atol=0)
+        turns = (first["rival_offset"] - self.back) * speeds
+        from_whole = np.abs(turns - 2 * math.pi * np.round(turns / (2 * math.pi)))
+        self.assertTrue(np.all(from_whole[:2] < 0.5), from_whole)
+        self.assertTrue(np.all(from_whole[2:4] > in_training[2:4]), (from_whole, in_training))
+        self.assertTrue(np.all(from_whole[2:4] > 0.5), from_whole)
+        self.assertTrue(np.all(from_whole[4:] - in_training[4:] < 0.25), (from_whole, in_training))
 
 
 class CommandLine(ProgramTest):
