@@ -211,7 +211,7 @@ def quartile_spread(samples) -> tuple:
 
 
 def published_run(name: str) -> dict:
-    """The JSON of one of the book's own runs (a name of the chapter's runs.json), as the build captured it
+    """The JSON of one of the book's own runs (a name in the chapter's ``.. runs::`` list), as the build captured it
     for the page: what the prose says of a run it shows is checked on that run. Where the book is not
     rendered (the sanitizer build), the test is skipped; a run the build did not capture fails it."""
     directory = os.environ.get("BOOK_OUTPUTS_DIR")
