@@ -13,7 +13,7 @@ with "json_file": true) cannot be compared and are skipped, unless the entry
 names the keys that change ("varying": ["seconds"], or a path to one inside the
 document, "attention/seconds"): those are compared without them.
 
-Where the book was rendered (BOOK_OUTPUTS set, the optimised build), a run's
+Where the book was rendered (BOOK_OUTPUTS_DIR set, the optimised build), a run's
 JSON is the one the build captured from the same program with the same
 arguments (tools/capture_run.py writes <run>.json and <run>.command; the build
 runs a program again whenever it changes), so each run is not started a second
@@ -48,7 +48,7 @@ PAGE_CALL = os.environ.get("BOOK_PAGE_CALL", "")
 # to the optimised build; they are the json_file runs with varying keys.
 SLOW = os.environ.get("BOOK_SANITIZE", "0") == "1"
 BIN = pathlib.Path(os.environ.get("BOOK_BIN", ""))
-OUTPUTS = pathlib.Path(os.environ["BOOK_OUTPUTS"]) if os.environ.get("BOOK_OUTPUTS") else None
+OUTPUTS = pathlib.Path(os.environ["BOOK_OUTPUTS_DIR"]) if os.environ.get("BOOK_OUTPUTS_DIR") else None
 CHAPTERS = pathlib.Path(os.environ.get("BOOK_CHAPTERS", pathlib.Path(__file__).resolve().parents[2] / "chapters"))
 
 # Placeholders in --help of flags whose value "x?" cannot be: numbers, lists of
