@@ -531,8 +531,8 @@ class TheBooksGrid(ProgramTest):
         self.assertLess(median_run["final_loss"], chance["median_run"]["untrained_loss"])
 
     def test_post_norm_learned_late_pre_norm_early(self):
-        # "In the curves, the post-norm seeds that learned did so late in their runs, the pre-norm seeds early": the
-        # curves of the middle rate with LayerNorm. When a run learned: its first logged loss below half of ln 10,
+        # "In the curves, post-norm seeds that learned with the warm-up did so late, well after it; pre-norm seeds
+        # without one, early": the curves of the middle rate with LayerNorm. When a run learned: its first logged loss below half of ln 10,
         # halfway from a uniform guess to 0. Every post-norm seed that learned (with the warm-up) got there in the
         # second half of its steps, and after every pre-norm seed without one. (Pre-norm's latest, at 300 of 700
         # steps in the book's run, is too near the half to hold it there on every build.)
