@@ -987,6 +987,15 @@
     }
   }
 
+  // A matrix field's rows as typed (Book.matrixFormat): the text between the ;s, blanks kept.
+  const matrixRows = (text) => String(text).split(';');
+  // How many rows the program will read, or null if one is blank: the program refuses such a matrix,
+  // and a control that follows the rows should stay where it is until the reader mends it.
+  const matrixRowCount = (text) => {
+    const rows = matrixRows(text);
+    return rows.every((row) => row.trim() !== '') ? rows.length : null;
+  };
+
   // Two sliders that edit the first row of a matrix field (cat's query, the first row of --q), both
   // ways: a slider moved rewrites the row's two entries; a first row typed in the field moves the
   // sliders to it when they can show it (each entry within min to max, on a step). While the row is
@@ -998,11 +1007,10 @@
   // The sliders edit the first row, or the row row(values) says (0 for the first; chapter 3's asking
   // word), which must be a row of the field's text.
   function firstRowSliders({ field, flag, names, labels, min, max, step, row = () => 0 }) {
-    const rows = matrixRows;
     // Slider j moved: entry j of the row becomes its value, and the other entries stay as typed
     // (say, 0.3, between two of the other slider's steps); a row of another length is written whole.
     const move = (j) => (values, set) => {
-      const all = rows(values[field]);
+      const all = matrixRows(values[field]);
       const i = row(values);
       const entries = all[i].split(',');
       if (entries.length !== names.length) return;
@@ -1022,13 +1030,13 @@
     // The field's hook: also dims the sliders at once while the row is not two entries wide, for a row the
     // program refuses is drawn by no render() (given the view: a figure's own hook may call it without).
     const follow = (values, set, defaults, view) => {
-      const entries = rows(values[field])[row(values)].split(',').map((entry) => (entry.trim() === '' ? NaN : Number(entry)));
+      const entries = matrixRows(values[field])[row(values)].split(',').map((entry) => (entry.trim() === '' ? NaN : Number(entry)));
       if (view) dim(view, entries.length === names.length);
       if (entries.length === names.length && entries.every(onStep)) names.forEach((name, j) => set(name, entries[j]));
     };
     const sliders = names.map((name, j) => ({
       name, label: labels[j], type: 'range', min, max, step, changed: move(j),
-      value: (defaults) => rows(defaults[flag])[0].split(',')[j].trim(),
+      value: (defaults) => matrixRows(defaults[flag])[0].split(',')[j].trim(),
     }));
     return { sliders, follow, dim };
   }
@@ -1043,15 +1051,6 @@
     };
     return { name: 'reseed', label: `${label} (seed + 1)`, type: 'button', onClick: (values, set) => set('seed', next(values.seed)) };
   }
-
-  // A matrix field's rows as typed (Book.matrixFormat): the text between the ;s, blanks kept.
-  const matrixRows = (text) => String(text).split(';');
-  // How many rows the program will read, or null if one is blank: the program refuses such a matrix,
-  // and a control that follows the rows should stay where it is until the reader mends it.
-  const matrixRowCount = (text) => {
-    const rows = matrixRows(text);
-    return rows.every((row) => row.trim() !== '') ? rows.length : null;
-  };
 
   window.Book = {
     figure(name, definition) {
