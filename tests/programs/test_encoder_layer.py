@@ -72,15 +72,18 @@ def layer_norm(x, epsilon=EPSILON):
     return (x - mean) / np.sqrt(variance + epsilon)
 
 
+def head_weights(x, wq, wk, causal):
+    """One head's softmax(QKᵀ/√d_k) on x, under the causal mask if asked."""
+    q, k = x @ wq, x @ wk
+    scores = q @ k.T / math.sqrt(q.shape[1])
+    if causal:
+        n = x.shape[0]
+        scores = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
+    return softmax(scores)
+
+
 def reference_layer(x, layer, causal):
-    n = x.shape[0]
-    heads = []
-    for wq, wk, wv in layer["heads"]:
-        q, k, v = x @ wq, x @ wk, x @ wv
-        scores = q @ k.T / math.sqrt(q.shape[1])
-        if causal:
-            scores = np.where(np.tril(np.ones((n, n), dtype=bool)), scores, -np.inf)
-        heads.append(softmax(scores) @ v)
+    heads = [head_weights(x, wq, wk, causal) @ (x @ wv) for wq, wk, wv in layer["heads"]]
     attended = np.concatenate(heads, axis=1) @ layer["W_o"]
     y = layer_norm(x + attended)
     hidden = np.maximum(0.0, y @ layer["W_1"])
@@ -253,11 +256,8 @@ class EncoderLayer(ProgramTest):
                     self.assertTrue(np.all(weights[np.triu_indices(weights.shape[0], 1)] == 0.0))
         self.assertIn(seed_walkthrough_text().strip("\n"), run("--causal").stdout)
         self.assertEqual(run_json("--causal")["walkthrough"], run_json()["walkthrough"])
-        drawn = draw(1337, 6, 2, 24, 1, 0.5)[0]
-        x = walkthrough_x()
-        wq, wk, _ = drawn["heads"][0]
-        scores = (x @ wq) @ (x @ wk).T / math.sqrt(3)
-        causal_head = softmax(np.where(np.tril(np.ones((4, 4), dtype=bool)), scores, -np.inf))
+        wq, wk, _ = draw(1337, 6, 2, 24, 1, 0.5)[0]["heads"][0]
+        causal_head = head_weights(walkthrough_x(), wq, wk, causal=True)
         self.assert_close(document["walkthrough"]["weights"], causal_head, 1e-12)
         self.assert_close(document["layers"][0]["heads"][0]["weights"], causal_head, 1e-12)
 

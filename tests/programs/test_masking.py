@@ -32,6 +32,14 @@ def numpy_mask(spec: str, n: int, m: int) -> np.ndarray:
     return columns < int(number)  # pad:N
 
 
+def stable_softmax(row):
+    """Softmax with the row's largest score subtracted first (chapter 3's stable form); a NaN or ∞ − ∞ in the row
+    gives NaN weights, without a warning."""
+    with np.errstate(invalid="ignore"):
+        exponentials = np.exp(row - row.max())
+        return exponentials / exponentials.sum()
+
+
 def numpy_attention(queries, keys, values, allowed, fill=-np.inf):
     """Masked scaled dot-product attention; a row with no allowed key and fill −∞ gets zero weights."""
     scores = np.where(allowed, queries @ keys.T / np.sqrt(queries.shape[1]), fill)
@@ -39,8 +47,7 @@ def numpy_attention(queries, keys, values, allowed, fill=-np.inf):
     for i, row in enumerate(scores):
         if row.max() == -np.inf:
             continue
-        exponentials = np.exp(row - row.max())
-        weights[i] = exponentials / exponentials.sum()
+        weights[i] = stable_softmax(row)
     return weights, weights @ values
 
 
@@ -501,11 +508,6 @@ class JudgmentsInTheProse(ProgramTest):
 
     def test_multiplying_by_the_mask_fails_three_ways_and_adding_works(self):
         # "Replace or add, never multiply", on cat's scaled row. IEEE 754 says 0 × (−∞) is NaN and ∞ − ∞ is NaN.
-        def stable_softmax(row):
-            with np.errstate(invalid="ignore"):
-                exponentials = np.exp(row - row.max())
-                return exponentials / exponentials.sum()
-
         toy = published_run("masking")
         allowed = np.array(toy["mask"])
         cat = np.array(toy["scaled_scores"][0])
