@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -164,9 +165,14 @@ class PaperFigure2(SphinxDirective):
 # (box, chapter, is it optional).
 LEFT = [("MatMul: QK\N{MODIFIER LETTER CAPITAL T}", "dot", False), ("Scale: \N{DIVISION SIGN} \N{SQUARE ROOT}d\N{LATIN SUBSCRIPT SMALL LETTER K}", "scaling", False),
         ("Mask (opt.)", "masking", True), ("SoftMax", "softmax", False), ("MatMul: weights · V", "softmax", False)]
-RIGHT = [("Linear \N{MULTIPLICATION SIGN} 3, h times: QW\N{LATIN SUBSCRIPT SMALL LETTER I}, KW\N{LATIN SUBSCRIPT SMALL LETTER I}, VW\N{LATIN SUBSCRIPT SMALL LETTER I}", "heads", False),
+RIGHT = [("Linear \N{MULTIPLICATION SIGN} 3, h times: QW^Q_i, KW^K_i, VW^V_i", "heads", False),
          ("Scaled Dot-Product Attention, h heads", "softmax", False),
          ("Concat", "heads", False), ("Linear: W\N{MODIFIER LETTER CAPITAL O}", "heads", False)]
+
+
+def _box_html(box: str) -> str:
+    """A box's text as HTML: W^Q_i is drawn as W with Q above i, as in the formulas."""
+    return re.sub(r"W\^(\w)_(\w)", r'W<span class="pf-index"><span>\1</span><span>\2</span></span>', html.escape(box))
 
 
 def _column_html(title, inputs, boxes, link_to) -> str:
@@ -174,7 +180,7 @@ def _column_html(title, inputs, boxes, link_to) -> str:
     parts = [f'<span class="pf-inputs">{html.escape(inputs)}</span>']
     for box, chapter, optional in boxes:
         classes = "pf-box pf-optional" if optional else "pf-box"
-        parts.append(f'<a class="{classes}" href="{html.escape(link_to(CHAPTERS[chapter]))}">{html.escape(box)}</a>')
+        parts.append(f'<a class="{classes}" href="{html.escape(link_to(CHAPTERS[chapter]))}">{_box_html(box)}</a>')
     return (f'<div class="pf-column"><span class="pf-title">{html.escape(title)}</span>'
             + arrow.join(parts) + "</div>")
 
