@@ -339,13 +339,14 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertGreater(parts[0] * document["output"][1][3], 0)  # head 1's part has the entry's sign
         self.assertGreater(abs(parts[0]), 2 * abs(parts[1]))  # and is most of it
 
-    def test_loves_third_output_entry_draws_more_on_head_2(self):
-        # "Its third entry … draws more on head 2's: … against …": so two entries follow different heads.
+    def test_loves_third_output_entry_follows_neither_head(self):
+        # "Its third entry … follows neither: head 2's part … and head 1's … pull opposite ways": the parts have
+        # opposite signs, and neither is most of the entry in the sense of the last entry's test (over twice the other).
         document = run_json()
         parts = [part[1, 2] for part in head_parts(document)]
         self.assertAlmostEqual(sum(parts), document["output"][1][2], delta=1e-12)
-        self.assertGreater(abs(parts[1]), abs(parts[0]))
-        self.assertGreater(parts[1] * document["output"][1][2], 0)  # head 2's part has the entry's sign
+        self.assertLess(parts[0] * parts[1], 0)
+        self.assertLess(max(abs(parts[0]), abs(parts[1])), 2 * min(abs(parts[0]), abs(parts[1])))
 
 
 if __name__ == "__main__":
