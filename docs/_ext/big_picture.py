@@ -175,6 +175,11 @@ def _box_html(box: str) -> str:
     return re.sub(r"W\^(\w)_(\w)", r'W<span class="pf-index"><span>\1</span><span>\2</span></span>', html.escape(box))
 
 
+def _box_text(box: str) -> str:
+    """A box's text as a screen reader says it: W^Q_i as "W Q i"."""
+    return re.sub(r"W\^(\w)_(\w)", r"W \1 \2", box)
+
+
 def _column_html(title, inputs, boxes, link_to) -> str:
     arrow = '<span class="pf-arrow" aria-hidden="true">\N{DOWNWARDS ARROW}</span>'
     parts = [f'<span class="pf-inputs">{html.escape(inputs)}</span>']
@@ -192,8 +197,8 @@ def _figure_html(node, link_to) -> str:
     if node["part"] in ("right", "both"):
         columns.append(_column_html("Multi-Head Attention", "V   K   Q", RIGHT, link_to))
     label = "The paper's Figure 2, redrawn: " + "; ".join(
-        ("scaled dot-product attention: " + ", ".join(box for box, _, _ in LEFT)) if part == "left"
-        else ("multi-head attention: " + ", ".join(box for box, _, _ in RIGHT))
+        ("scaled dot-product attention: " + ", ".join(_box_text(box) for box, _, _ in LEFT)) if part == "left"
+        else ("multi-head attention: " + ", ".join(_box_text(box) for box, _, _ in RIGHT))
         for part in (["left", "right"] if node["part"] == "both" else [node["part"]]))
     return f'<div class="pf-figure" role="group" aria-label="{html.escape(label)}">{"".join(columns)}</div>'
 

@@ -34,6 +34,33 @@ function bookLaysOut(layOut) {
   bookLaysOut(layOut);
 })();
 
+// On a phone a command wraps (book.css), and a browser may break a line after
+// any hyphen, comma or slash: --reps would read "-" on one line and "-reps" on
+// the next. Each run of characters between spaces is kept whole instead; the
+// text, and what the copy button copies, stay as they were.
+(function () {
+  function keepWordsWhole() {
+    for (const pre of document.querySelectorAll('div.highlight-console pre')) {
+      const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+      const texts = [];
+      while (walker.nextNode()) texts.push(walker.currentNode);
+      for (const text of texts) {
+        if (!/[^\s][-,/][^\s]/.test(text.data)) continue;
+        const pieces = text.data.split(/(\s+)/).filter((piece) => piece !== '');
+        text.replaceWith(...pieces.map((piece) => {
+          if (/^\s/.test(piece)) return document.createTextNode(piece);
+          const word = document.createElement('span');
+          word.className = 'command-word';
+          word.textContent = piece;
+          return word;
+        }));
+      }
+    }
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', keepWordsWhole);
+  else keepWordsWhole();
+})();
+
 // A figure never shrinks below 60 % of its drawn size, where its tick labels
 // (11 pt) would fall under about 9 px: on a narrow screen it keeps that size
 // and scrolls sideways inside the box the page gives it (the caption stays
