@@ -47,7 +47,7 @@
     controls: [
       { name: 'heads_slider', label: 'Heads h', type: 'range', min: 1, max: MAX_HEADS, step: 1, changed: fitWidth,
         value: (defaults) => defaults['--heads'],
-        help: 'moves d_model to a multiple of h' },
+        help: 'moves d_model to a multiple of\u00a0h' },
       { name: 'd_model', label: 'd_model (--d-model)', type: 'range', flag: '--d-model', min: 1, max: MAX_WIDTH, step: 1,
         changed: fitHeads, help: 'h drops to a divisor of d_model, and comes back when it can' },
       { name: 'heads', label: 'Heads, typed (--heads)', type: 'number', flag: '--heads', min: 1, max: MAX_HEADS, step: 1,

@@ -27,7 +27,7 @@
         height: 260,
         marginLeft: 44,
         x: { label: 'offset k →', grid: true },
-        y: { label: '↑ PE(pos) · PE(pos + k)', grid: true },
+        y: { label: '↑ PE(pos) · PE(pos + k)', grid: true, nice: true },
         marks: [
           window.Plot.ruleY([0], { stroke: '#999999' }),
           window.Plot.areaY(points, { x: 'offset', y1: 'smallest', y2: 'largest', fill: '#4c78a8', fillOpacity: 0.3 }),

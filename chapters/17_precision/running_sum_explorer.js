@@ -3,9 +3,10 @@
 // reader picks. The chapter's program (precision) computes every sum; the page
 // draws the relative errors it returns, on log-log axes.
 (function () {
-  const COLOURS = ['#1f77b4', '#2ca02c', '#d62728'];
-  // A shape per line as well as a colour, so that the lines differ by more than colour.
-  const SYMBOLS = ['circle', 'square', 'triangle'];
+  // The static figure's colours and shapes (figures/ch17_running_sum.py), line for line; a shape per line as well
+  // as a colour, so that the lines differ by more than colour.
+  const COLOURS = ['#2ca02c', '#9467bd', '#d62728'];
+  const SYMBOLS = ['square', 'diamond', 'triangle'];
   Book.figure('running_sum_explorer', {
     program: 'precision',
     controls: [
@@ -52,7 +53,7 @@
         'For ', [row.n, `/rows/${last}/n`], ' scores the double sum L is ', [row.reference_sum, `/rows/${last}/reference_sum`],
         '. With a bfloat16 sum the denominator\'s relative error is ', [row.sums[2].normalizer_error, `/rows/${last}/sums/2/normalizer_error`,
           row.sums[2].normalizer_error < 0.0005 ? '.1e' : '.1%'],
-        ': the red line of triangles, the bfloat16 sum. The green squares and the blue circles keep the',
+        ': the red line of triangles, the bfloat16 sum. The green squares and the purple diamonds keep the',
         ' sum in float.',
       ]);
     },

@@ -1063,7 +1063,7 @@
     powerOfTen,  // powerOfTen(value): a log axis's tick at a power of ten, as 1e−6
     inkOn,  // inkOn('rgb(r, g, b)'): black or white, whichever stands out more from that colour
     firstRowSliders,  // firstRowSliders({ field, flag, names, labels, min, max, step, row }): sliders for a matrix's first row (or row(values))
-    matrixFormat: 'rows separated by ;, entries by ,',  // how a matrix field is typed: the start of its help
+    matrixFormat: 'rows separated by\u00a0;, entries by\u00a0,',  // how a matrix field is typed: the start of its help
     matrixRows,  // matrixRows(text): a matrix field's rows as typed
     matrixRowCount,  // matrixRowCount(text): the rows the program will read, or null if one is blank
     reseedButton,  // reseedButton(label, largest): seed + 1, and 0 after largest (2^32 − 1 unless said), for a field named 'seed'
