@@ -34,6 +34,35 @@ function bookLaysOut(layOut) {
   bookLaysOut(layOut);
 })();
 
+// The copy button sits at a listing's top right. A listing whose first line
+// runs under it starts a line lower (on a phone every listing does, book.css),
+// so that the button hides none of it.
+(function () {
+  function firstLineRight(pre) {
+    const range = document.createRange();
+    range.setStart(pre, 0);
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const end = walker.currentNode.data.indexOf('\n');
+      if (end >= 0) {
+        range.setEnd(walker.currentNode, end);
+        return range.getBoundingClientRect().right;
+      }
+    }
+    range.selectNodeContents(pre);
+    return range.getBoundingClientRect().right;
+  }
+  function layOut() {
+    for (const pre of document.querySelectorAll('div.highlight pre')) {
+      pre.classList.remove('first-line-lowered');
+      if (pre.offsetParent === null || pre.closest('div.program-output')) continue;
+      const button = 2.5 * parseFloat(getComputedStyle(pre).fontSize);
+      if (firstLineRight(pre) > pre.getBoundingClientRect().right - button) pre.classList.add('first-line-lowered');
+    }
+  }
+  bookLaysOut(layOut);
+})();
+
 // On a phone a command wraps (book.css), and a browser may break a line after
 // any hyphen, comma or slash: --reps would read "-" on one line and "-reps" on
 // the next. Each run of characters between spaces is kept whole instead; the
