@@ -267,16 +267,16 @@ nlohmann::json leak_json(const Leak& leak, const program::AttentionInputs& token
   return row;
 }
 
-// A finite fill's leak can be too small for the weights table's four decimals: a masked weight
-// that prints as 0 there is said not to be 0, under the table, so that the table is not read as
-// a mask that holds.
+// A finite fill's leak can be too small for the weights table's four decimals: under the table, a
+// line says that a masked weight printed as 0 may not be 0, and gives the largest, so that the table
+// is not read as a mask that holds.
 std::string hidden_leak_note(const Result& result) {
   const Leak& this_fill = result.this_fill();
   if (this_fill.largest_masked_weight == 0.0 || program::number_text(this_fill.largest_masked_weight) != "0") {
     return "";
   }
   const program::AttentionInputs& tokens = result.inputs.tokens;
-  return fmt::format("(a masked weight shown as 0 is not 0: {} → {} is {})\n",
+  return fmt::format("(a masked weight shown as 0 may not be 0: the largest, {} → {}, is {})\n",
                      tokens.query_labels[static_cast<std::size_t>(this_fill.query)],
                      tokens.key_labels[static_cast<std::size_t>(this_fill.key)],
                      weight_text(this_fill.largest_masked_weight));

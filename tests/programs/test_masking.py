@@ -104,7 +104,7 @@ class WorkedExample(ProgramTest):
                          [["1.4142", "-inf", "-inf"], ["0", "0.7071", "-inf"], ["1.4142", "0.7071", "1.4142"]])
         weight_rows = printed.split("Weights: softmax of each row of the masked scores\n")[1].splitlines()[1:4]
         self.assertEqual(weight_rows[0].split(), ["cat", "1", "0", "0"])
-        self.assertNotIn("shown as 0 is not 0", printed)  # under -inf a masked weight shown as 0 is 0
+        self.assertNotIn("shown as 0 may not be 0", printed)  # under -inf a masked weight shown as 0 is 0
 
     def test_a_leak_too_small_for_the_table_is_said_under_it(self):
         # Fill -10: eat's weight on fish is e^-10 against e^0 and e^0.7071, about 1.5e-5, which four decimals show
@@ -112,11 +112,11 @@ class WorkedExample(ProgramTest):
         printed = run("--fill", "-10").stdout
         block = printed.split("Weights: softmax of each row of the masked scores\n")[1].split("\n\n")[0]
         note = block.splitlines()[-1]
-        self.assertTrue(note.startswith("(a masked weight shown as 0 is not 0: eat → fish is "), note)
+        self.assertTrue(note.startswith("(a masked weight shown as 0 may not be 0: the largest, eat → fish, is "), note)
         row = np.array([0.0, 1 / np.sqrt(2), -10.0])
         expected = np.exp(row - row.max()) / np.exp(row - row.max()).sum()
         self.assertAlmostEqual(float(note.split(" is ")[-1].rstrip(")")), expected[2], delta=1e-8)
-        self.assertNotIn("shown as 0 is not 0", run("--fill", "-1000").stdout)  # e^-1000 is 0 in a double
+        self.assertNotIn("shown as 0 may not be 0", run("--fill", "-1000").stdout)  # e^-1000 is 0 in a double
 
 
 class Properties(ProgramTest):
