@@ -36,7 +36,8 @@ function bookLaysOut(layOut) {
 
 // The copy button sits at a listing's top right. A listing whose first line
 // runs under it starts a line lower (on a phone every listing does, book.css),
-// so that the button hides none of it.
+// so that the button hides none of it. A listing in a tab not shown (C++ |
+// NumPy) is measured too, so that choosing the tab shows it right.
 (function () {
   function firstLineRight(pre) {
     const range = document.createRange();
@@ -53,12 +54,15 @@ function bookLaysOut(layOut) {
     return range.getBoundingClientRect().right;
   }
   function layOut() {
+    const hidden = [...document.querySelectorAll('[role="tabpanel"][hidden]')];
+    for (const panel of hidden) panel.hidden = false;
     for (const pre of document.querySelectorAll('div.highlight pre')) {
       pre.classList.remove('first-line-lowered');
       if (pre.offsetParent === null || pre.closest('div.program-output')) continue;
       const button = 2.5 * parseFloat(getComputedStyle(pre).fontSize);
       if (firstLineRight(pre) > pre.getBoundingClientRect().right - button) pre.classList.add('first-line-lowered');
     }
+    for (const panel of hidden) panel.hidden = true;
   }
   bookLaysOut(layOut);
 })();

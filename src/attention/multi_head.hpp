@@ -138,7 +138,7 @@ inline MultiHeadSteps multi_head_attention(const Matrix& queries, const Matrix& 
     head.queries = queries * w.query;  // Q W^Q_i
     head.keys = keys * w.key;          // K W^K_i
     head.values = values * w.value;    // V W^V_i
-    if (options.rotary) {  // chapter 15 only (off before it): each query and key turned by its position
+    if (options.rotary) {  // chapter 15, off unless asked for: each query and key turned by its position
       head.queries = rotated_by_position(head.queries, first_query_position);
       head.keys = rotated_by_position(head.keys);
     }
