@@ -15,6 +15,12 @@
 
 set(BOOK_GENERATED_DIR ${PROJECT_BINARY_DIR}/book/generated)
 set(BOOK_OUTPUTS_DIR ${BOOK_GENERATED_DIR}/outputs)
+# Where the book is rendered, a test reads the book's own runs from there (harness.published_run, the page-entry
+# test): the environment that says so, for every test that does, and empty in the sanitizer build.
+set(BOOK_PUBLISHED_RUNS_ENVIRONMENT "")
+if(BOOK_RENDER AND NOT BOOK_SANITIZE)
+  set(BOOK_PUBLISHED_RUNS_ENVIRONMENT BOOK_OUTPUTS_DIR=${BOOK_OUTPUTS_DIR})
+endif()
 set(BOOK_FIGURES_DIR ${BOOK_GENERATED_DIR}/figures)
 set(BOOK_UNTIMED_STAMP ${BOOK_GENERATED_DIR}/untimed.stamp)  # docs/CMakeLists.txt
 set(BOOK_TIMED_STAMP ${BOOK_GENERATED_DIR}/timed.stamp)
@@ -343,18 +349,13 @@ function(book_chapter)
 
   set(test_script ${PROJECT_SOURCE_DIR}/tests/programs/test_${arg_PROGRAM}.py)
   if(EXISTS ${test_script})
-    # Where the book is rendered, the tests also read the book's own runs (harness.published_run): what the
-    # prose says of a run it shows is checked on that run.
-    set(published_runs "")
-    if(BOOK_RENDER AND NOT BOOK_SANITIZE)
-      set(published_runs BOOK_OUTPUTS_DIR=${BOOK_OUTPUTS_DIR})
-    endif()
+    # Where the book is rendered, what the prose says of a run it shows is checked on that run.
     book_python_test(NAME ${arg_LABEL}.${arg_PROGRAM}.program MODULE test_${arg_PROGRAM}
       DIRECTORY ${PROJECT_SOURCE_DIR}/tests/programs
       LABELS ${arg_LABEL} programs COST 10
       ENVIRONMENT BOOK_PROGRAM=$<TARGET_FILE:${arg_PROGRAM}> BOOK_SANITIZE=$<BOOL:${BOOK_SANITIZE}>
                   BOOK_PAGE_CALL=$<TARGET_FILE:page_call>  # the page's entry, natively (tests/CMakeLists.txt)
-                  ${published_runs})
+                  ${BOOK_PUBLISHED_RUNS_ENVIRONMENT})
   endif()
 
   if(NOT BOOK_RENDER)

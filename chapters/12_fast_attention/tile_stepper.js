@@ -31,9 +31,8 @@
   };
   // New K or Q: the ends move, and each slider shows what the reader asked for, as far as its end allows. Rows
   // are counted as the program counts them; a matrix with an empty row, which it refuses, moves nothing.
-  const rowCount = Book.matrixRowCount;
   const fitTiles = (q, k, values, set, view) => {
-    const [keys, queries] = [rowCount(k), rowCount(q)];
+    const [keys, queries] = [Book.matrixRowCount(k), Book.matrixRowCount(q)];
     if (keys === null || queries === null) return;
     const ends = showEnds(view, keys, queries);
     for (const [name, end] of Object.entries(ends)) set(name, String(Math.min(wanted[name] ?? Number(values[name]), end)));
@@ -63,7 +62,7 @@
         changed: ask('tile'), help: `up to ${ENDS.tile}, and no more than the number of keys` },
       { name: 'query_tile', label: 'Queries per tile (--query-tile)', type: 'range', flag: '--query-tile',
         min: 1, max: ENDS.query_tile, step: 1, changed: ask('query_tile'),
-        value: (defaults) => String(Math.min(ENDS.query_tile, rowCount(defaults['--q']))),
+        value: (defaults) => String(Math.min(ENDS.query_tile, Book.matrixRowCount(defaults['--q']))),
         help: `up to ${ENDS.query_tile}, and no more than the number of queries` },
       { name: 'mask', label: 'Mask (--mask)', type: 'select', flag: '--mask',
         options: [['none', 'none'], ['causal', 'causal']] },

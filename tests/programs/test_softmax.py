@@ -454,16 +454,19 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertAlmostEqual(sensitivity["divided_over_large"], s_divided / s_large, delta=1e-9)
         self.assertAlmostEqual(sensitivity["divided_per_unit_over_large"], s_divided / 8 / s_large, delta=1e-9)
 
+    def weights_with_a_longer_key_for_cat(self):
+        # NumPy's attention weights for `--k "4,0;0,1;1,1"`: the toy with cat's key (2, 0) made (4, 0).
+        longer = self.SEED_K.copy()
+        longer[0] = [4.0, 0.0]
+        return numpy_attention(self.SEED_Q, longer, self.SEED_V)[0]
+
     def test_a_longer_key_for_cat_draws_cat_and_fish_to_it(self):
         # The front page: `softmax --k "4,0;0,1;1,1"` gives cat's key a 4; cat's weight on itself and fish's weight on
         # cat rise, and eat's stays, "since its query ignores a key's first entry". NumPy's attention with that key;
         # eat's query (0, 1) scores 0 against (2, 0) and (4, 0) alike, so its row cannot change. The book's run of
         # that command (softmax_longer_cat_key) is checked on its own below.
         before, after = self.document, run_json("--k", "4,0;0,1;1,1")
-        longer = self.SEED_K.copy()
-        longer[0] = [4.0, 0.0]
-        weights, _ = numpy_attention(self.SEED_Q, longer, self.SEED_V)
-        np.testing.assert_allclose(after["weights"], weights, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(after["weights"], self.weights_with_a_longer_key_for_cat(), rtol=1e-12, atol=1e-15)
         for row in (0, 2):  # cat, fish
             self.assertGreater(after["weights"][row][0], before["weights"][row][0])
         self.assertEqual(after["weights"][1], before["weights"][1])
@@ -471,11 +474,9 @@ class JudgmentsInTheProse(ProgramTest):
     def test_the_front_pages_run_of_the_longer_key(self):
         # The front page quotes the book's run of `softmax --k "4,0;0,1;1,1"`: NumPy's weights with that key, and
         # eat's row as in the toy's own run.
-        longer = self.SEED_K.copy()
-        longer[0] = [4.0, 0.0]
-        weights, _ = numpy_attention(self.SEED_Q, longer, self.SEED_V)
         published = published_run("softmax_longer_cat_key")
-        np.testing.assert_allclose(published["weights"], weights, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(published["weights"], self.weights_with_a_longer_key_for_cat(), rtol=1e-12,
+                                   atol=1e-15)
         self.assertEqual(published["weights"][1], published_run("softmax")["weights"][1])
 
     def test_rounding_cats_scores_by_hand_shows_in_the_printed_digits(self):
