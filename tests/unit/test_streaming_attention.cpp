@@ -153,6 +153,28 @@ TEST_CASE("NaN and +infinity scores are refused by every kernel, and shapes that
                   std::invalid_argument);
 }
 
+TEST_CASE("thread t of T takes query tiles t, t + T, t + 2T, …", "[ch12]") {
+  // One query per tile. Tile 1's query is NaN and tile T's scores +∞: under the striped split share 0 meets tile
+  // T (+∞) and share 1 tile 1 (NaN); under a split into consecutive runs share 0 would meet tile 1 first. The
+  // shares' failures are rethrown in the order of the shares, so the message tells which tiles share 0 took.
+  for (const unsigned threads : {2u, 3u}) {
+    const Eigen::Index tiles = 2 * threads;
+    attention::Matrix queries = attention::Matrix::Zero(tiles, 2), keys(2, 2), values(2, 1);
+    queries.col(1).setOnes();
+    queries(1, 0) = std::numeric_limits<double>::quiet_NaN();
+    queries(threads, 0) = 1e300;
+    keys << 1e300, 0, 0, 1;  // 1e300 · 1e300: +∞
+    values << 1, 2;
+    attention::StreamingOptions options;
+    options.threads = threads;
+    options.query_tile = 1;
+    INFO("threads " << threads);
+    CHECK_THROWS_WITH(attention::streaming_attention(queries, keys, values, options), Catch::Contains("+infinity"));
+    options.threads = 1;  // one thread meets tile 1 first
+    CHECK_THROWS_WITH(attention::streaming_attention(queries, keys, values, options), Catch::Contains("NaN"));
+  }
+}
+
 TEST_CASE("the extra memory: a few tiles per thread, and the keys and values packed once", "[ch12]") {
   attention::StreamingOptions options;               // 64 × 128 tiles, one thread, packed products
   options.product = attention::ProductShape{8, 16};  // strips of 16 columns, whatever this build's vectors
