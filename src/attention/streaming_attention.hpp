@@ -65,9 +65,10 @@ struct AttentionBuffers {
 ///
 /// e^x = 2^k · e^r with k = round(x / ln 2) and r = x − k ln 2, |r| ≤ ln 2 / 2;
 /// e^r by its Taylor series to r¹³ (the first term left out is at most about
-/// 5.9e-18 of the result), 2^k written straight into the exponent bits. No branch
-/// depends on x, so GCC vectorises the loop at -O3 (AVX-512 here: eight
-/// doubles at a time). Below −708 (just above where e^x stops being a normal
+/// 5.9e-18 of the result), 2^k written straight into the exponent bits. Every
+/// entry takes the same steps, so GCC vectorises the loop at -O3 with
+/// -fno-trapping-math (chapter 12's build): eight doubles at a time with
+/// AVX-512, four with AVX2. Below −708 (just above where e^x stops being a normal
 /// double, about −708.4) the result is 0; that includes −∞, so a masked score keeps its weight of
 /// exactly 0. Arguments above 709 are clamped (softmax only ever passes x ≤ 0);
 /// NaN stays NaN.
@@ -83,7 +84,7 @@ inline void exponential_in_place(double* entries, Eigen::Index count, double sca
   constexpr double ln2_low = 1.90821492927058770002e-10;   // k · ln2_high is exact
   for (Eigen::Index i = 0; i < count; ++i) {
     const double argument = entries[i] * scale - shift;  // the entry itself, unless asked otherwise
-    // Clamped; NaN lands on −708 too, so that the cast to an integer below is defined.
+    // Clamped, so that 2^k below is a normal double; NaN lands on −708 too.
     const double x = argument > -708.0 ? std::min(argument, 709.0) : -708.0;
     const double k = std::nearbyint(x * log2_e);
     const double r = (x - k * ln2_high) - k * ln2_low;
@@ -93,8 +94,12 @@ inline void exponential_in_place(double* entries, Eigen::Index count, double sca
           1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0}) {
       series = series * r + inverse_factorial;
     }
-    const auto biased_exponent = static_cast<std::uint64_t>(static_cast<std::int64_t>(k) + 1023);
-    const std::uint64_t exponent_bits = biased_exponent << 52;
+    // 2^52 + 1023 + k is a double whose last bits hold the whole number 1023 + k, the biased exponent of 2^k:
+    // moved 52 places left, they are 2^k's exponent bits (no conversion to an integer type, which AVX2 lacks).
+    const double biased_exponent = k + (4503599627370496.0 + 1023.0);
+    std::uint64_t exponent_bits;
+    std::memcpy(&exponent_bits, &biased_exponent, sizeof exponent_bits);
+    exponent_bits <<= 52;
     double two_to_the_k;
     std::memcpy(&two_to_the_k, &exponent_bits, sizeof two_to_the_k);
     const bool is_nan = argument != argument;
