@@ -94,11 +94,12 @@ inline void exponential_in_place(double* entries, Eigen::Index count, double sca
           1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0}) {
       series = series * r + inverse_factorial;
     }
-    // 2^52 + 1023 + k is a double whose last bits hold the whole number 1023 + k, the biased exponent of 2^k:
-    // moved 52 places left, they are 2^k's exponent bits (no conversion to an integer type, which AVX2 lacks).
-    const double biased_exponent = k + (4503599627370496.0 + 1023.0);
+    // k + 2^52 + 1023: a double whose last bits hold the whole number k + 1023, the
+    // exponent 2^k stores; moved 52 places left, they are its exponent bits (with no
+    // conversion to an integer type, which AVX2 lacks for doubles).
+    const double k_in_last_bits = k + (4503599627370496.0 + 1023.0);
     std::uint64_t exponent_bits;
-    std::memcpy(&exponent_bits, &biased_exponent, sizeof exponent_bits);
+    std::memcpy(&exponent_bits, &k_in_last_bits, sizeof exponent_bits);
     exponent_bits <<= 52;
     double two_to_the_k;
     std::memcpy(&two_to_the_k, &exponent_bits, sizeof two_to_the_k);
