@@ -84,7 +84,7 @@ inline void exponential_in_place(double* entries, Eigen::Index count, double sca
   constexpr double ln2_low = 1.90821492927058770002e-10;   // k · ln2_high is exact
   for (Eigen::Index i = 0; i < count; ++i) {
     const double argument = entries[i] * scale - shift;  // the entry itself, unless asked otherwise
-    // Clamped, so that 2^k below is a normal double; NaN lands on −708 too.
+    // Clamped; NaN lands on −708 too, so that the cast to an integer below is defined.
     const double x = argument > -708.0 ? std::min(argument, 709.0) : -708.0;
     const double k = std::nearbyint(x * log2_e);
     const double r = (x - k * ln2_high) - k * ln2_low;
@@ -94,13 +94,10 @@ inline void exponential_in_place(double* entries, Eigen::Index count, double sca
           1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0}) {
       series = series * r + inverse_factorial;
     }
-    // k + 2^52 + 1023: a double whose last bits hold the whole number k + 1023, the
-    // exponent 2^k stores; moved 52 places left, they are its exponent bits (with no
-    // conversion to an integer type, which AVX2 lacks for doubles).
-    const double k_in_last_bits = k + (4503599627370496.0 + 1023.0);
-    std::uint64_t exponent_bits;
-    std::memcpy(&exponent_bits, &k_in_last_bits, sizeof exponent_bits);
-    exponent_bits <<= 52;
+    // A double stores exponent k as k + 1023. The cast goes through a 32-bit integer:
+    // AVX2 converts vectors of doubles to those, not to 64-bit integers.
+    const auto biased_exponent = static_cast<std::uint64_t>(static_cast<std::int32_t>(k) + 1023);
+    const std::uint64_t exponent_bits = biased_exponent << 52;
     double two_to_the_k;
     std::memcpy(&two_to_the_k, &exponent_bits, sizeof two_to_the_k);
     const bool is_nan = argument != argument;
