@@ -154,15 +154,15 @@ TEST_CASE("NaN and +infinity scores are refused by every kernel, and shapes that
 }
 
 TEST_CASE("thread t of T takes query tiles t, t + T, t + 2T, …", "[ch12]") {
-  // One query per tile. Tile 1's query is NaN and tile T's scores +∞: under the striped split share 0 meets tile
-  // T (+∞) and share 1 tile 1 (NaN); under a split into consecutive runs share 0 would meet tile 1 first. The
-  // shares' failures are rethrown in the order of the shares, so the message tells which tiles share 0 took.
+  // One query per tile. Tile 1's query is NaN and tile 2T's scores +∞. Under the striped split share 0 takes
+  // tiles 0, T and 2T and meets +∞, and share 1 meets NaN; under a split into consecutive runs share 0 would meet
+  // tile 1 first. The shares' failures are rethrown in the order of the shares, so the message tells which tiles
+  // share 0 took.
   for (const unsigned threads : {2u, 3u}) {
-    const Eigen::Index tiles = 2 * threads;
+    const Eigen::Index tiles = 3 * threads;
     attention::Matrix queries = attention::Matrix::Zero(tiles, 2), keys(2, 2), values(2, 1);
-    queries.col(1).setOnes();
     queries(1, 0) = std::numeric_limits<double>::quiet_NaN();
-    queries(threads, 0) = 1e300;
+    queries(2 * threads, 0) = 1e300;
     keys << 1e300, 0, 0, 1;  // 1e300 · 1e300: +∞
     values << 1, 2;
     attention::StreamingOptions options;
