@@ -185,6 +185,11 @@ nlohmann::json to_json(const Result& result);
 /// The text the program prints without --json.
 std::string tables(const Result& result);
 
+/// Holds every rate of @p benchmark (each timed row's, and the two dgemms') against the multiply-add peak of its
+/// threads. Where one passes it, @p measure_the_peaks_again is called, up to three times while one still does. A rate
+/// that still passes it is kept out of the tables (its row's gflops left empty) and listed in Benchmark::above_peak.
+void hold_rates_to_the_peak(Benchmark& benchmark, const std::function<void(Benchmark&)>& measure_the_peaks_again);
+
 /// The flags of the trace (--q, --k, --v, --tokens, --tile, --query-tile,
 /// --mask) and of the benchmark (--n, --d, --threads, --reps, --memory-limit,
 /// --python, --no-numpy, --precision); read() checks them after parsing and throws

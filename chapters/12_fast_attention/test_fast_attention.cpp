@@ -2,7 +2,8 @@
 // of the streaming kernel. Its output against the teaching version's, the
 // running maximum, sum and output after each tile against their definitions
 // (and worked by hand on the toy), and which tiles the causal mask lets the
-// kernel skip, counted by hand.
+// kernel skip, counted by hand. And a rate above the measured peak: the peak
+// measured again up to three times before the rate is called a bug.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -191,6 +192,42 @@ TEST_CASE("under the causal mask the kernel skips the tiles after every query of
   const fast_attention::Trace all = trace_of(example, 2, 2);
   CHECK(all.skipped.empty());
   CHECK(all.steps.size() == 9);
+}
+
+TEST_CASE("a rate above the peak: the peak measured again up to three times, then the rate listed as a bug", "[ch12]") {
+  fast_attention::Benchmark benchmark;
+  benchmark.peak_gflops = benchmark.peak_gflops_one_thread = 10.0;
+  fast_attention::MethodRow row;
+  row.n = 256;
+  row.method = "streaming";
+  row.samples = {1.0};
+  row.time.median = 1.0;
+  row.multiply_add_flops = 12e9;  // 12 GFLOP/s, above the peak of 10
+  benchmark.rows.push_back(row);
+  int calls = 0;
+  // A peak that never rises: measured again three times, and the rate is a bug.
+  fast_attention::hold_rates_to_the_peak(benchmark, [&](fast_attention::Benchmark&) { ++calls; });
+  CHECK(calls == 3);
+  CHECK_FALSE(benchmark.rows[0].gflops.has_value());
+  CHECK(benchmark.rows[0].above_peak);
+  REQUIRE(benchmark.above_peak.size() == 1);
+  CHECK(benchmark.above_peak[0].what == "streaming at n = 256");
+  CHECK(benchmark.above_peak[0].peak_gflops == 10.0);
+  // A peak that rises past the rate at its second measurement: measured twice, and the rate kept.
+  benchmark.above_peak.clear();
+  calls = 0;
+  fast_attention::hold_rates_to_the_peak(benchmark, [&](fast_attention::Benchmark& measured) {
+    if (++calls == 2) measured.peak_gflops = measured.peak_gflops_one_thread = 20.0;
+  });
+  CHECK(calls == 2);
+  CHECK(benchmark.rows[0].gflops == 12.0);
+  CHECK_FALSE(benchmark.rows[0].above_peak);
+  CHECK(benchmark.above_peak.empty());
+  // No rate above the peak: not measured again.
+  calls = 0;
+  fast_attention::hold_rates_to_the_peak(benchmark, [&](fast_attention::Benchmark&) { ++calls; });
+  CHECK(calls == 0);
+  CHECK(benchmark.rows[0].gflops == 12.0);
 }
 
 TEST_CASE("the trace's flags and the bad ones refused", "[ch12]") {
