@@ -170,14 +170,18 @@ RIGHT = [("Linear \N{MULTIPLICATION SIGN} 3, h times: QW^Q_i, KW^K_i, VW^V_i", "
          ("Concat", "heads", False), ("Linear: W\N{MODIFIER LETTER CAPITAL O}", "heads", False)]
 
 
+# A projection with a letter above its index in a box's text, as W^Q_i.
+INDEXED_W = re.compile(r"W\^(\w)_(\w)")
+
+
 def _box_html(box: str) -> str:
     """A box's text as HTML: W^Q_i is drawn as W with Q above i, as in the formulas."""
-    return re.sub(r"W\^(\w)_(\w)", r'W<span class="pf-index"><span>\1</span><span>\2</span></span>', html.escape(box))
+    return INDEXED_W.sub(r'W<span class="pf-index"><span>\1</span><span>\2</span></span>', html.escape(box))
 
 
 def _box_text(box: str) -> str:
     """A box's text as a screen reader says it: W^Q_i as "W Q i"."""
-    return re.sub(r"W\^(\w)_(\w)", r"W \1 \2", box)
+    return INDEXED_W.sub(r"W \1 \2", box)
 
 
 def _column_html(title, inputs, boxes, link_to) -> str:
