@@ -13,6 +13,10 @@
 // through NumPy. A long sweep reports its progress (Progress). to_json() and tables()
 // show the result; Flags reads the command line into Inputs. The command line and
 // the page (program/run_chapter.hpp, register_chapter) both go through these.
+//
+// compute() is in fast_attention.cpp; what a benchmark's rows add up to (the rates
+// held to the peak, the goals, the summary) and the front ends are in
+// fast_attention_output.cpp.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +30,7 @@
 
 #include "attention/multiply_add_peak.hpp"
 #include "attention/streaming_attention.hpp"
+#include "attention/tile_shape.hpp"
 #include "attention/timing_comparison.hpp"
 #include "program/attention_inputs.hpp"
 #include "program/command_line.hpp"
@@ -176,6 +181,35 @@ struct Progress {
 /// A sweep with a length of at least this is estimated before it starts.
 inline constexpr std::size_t long_sweep_n = 4096;
 
+/// Each timed repetition calls a method often enough to last at least this long, in seconds.
+inline constexpr double minimum_seconds = 0.01;
+
+/// The names MethodRow::method gives the methods of a run in float.
+inline constexpr const char* float_streaming = "streaming_float";
+inline constexpr const char* float_products = "tile_products_only_float";
+inline constexpr const char* float_numpy = "numpy_float32";
+
+/// The streaming kernel's, the products' and NumPy's names in a run of one precision.
+struct PeerNames {
+  const char* streaming;
+  const char* products;
+  const char* numpy;
+};
+PeerNames names_for(bool in_float);
+
+/// The caches this machine reports (attention/tile_shape.hpp), found once.
+const attention::CacheSizes& machine_caches();
+
+/// The streaming kernel's tiles and register block in the benchmark: chosen for this machine's vectors and caches,
+/// for d_k = d_v = --d, in the run's precision.
+attention::TileShape tile_shape_for(const BenchmarkInputs& inputs);
+
+/// Those tiles as the kernel's options: one thread, packed products.
+attention::StreamingOptions tiles_for(const BenchmarkInputs& inputs);
+
+/// A number of bytes to three significant digits, in B, KiB, MiB, GiB or TiB.
+std::string bytes_text(double bytes);
+
 /// The trace, or (with --n) the benchmark, which takes seconds to minutes.
 Result compute(const Inputs& inputs, const Progress& progress = {});
 
@@ -189,6 +223,12 @@ std::string tables(const Result& result);
 /// threads. Where one passes it, @p measure_the_peaks_again is called, up to three times while one still does. A rate
 /// that still passes it is kept out of the tables (its row's gflops left empty) and listed in Benchmark::above_peak.
 void hold_rates_to_the_peak(Benchmark& benchmark, const std::function<void(Benchmark&)>& measure_the_peaks_again);
+
+/// The chapter's goals, judged on a finished benchmark's numbers; none is asserted by a test.
+std::vector<Goal> judged(const Benchmark& benchmark);
+
+/// Who was faster than NumPy where, in one sentence.
+std::string summary_of(const Benchmark& benchmark);
 
 /// The flags of the trace (--q, --k, --v, --tokens, --tile, --query-tile,
 /// --mask) and of the benchmark (--n, --d, --threads, --reps, --memory-limit,
