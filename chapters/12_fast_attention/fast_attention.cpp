@@ -25,12 +25,15 @@
 
 #include "attention/attention.hpp"
 #include "attention/mask.hpp"
+#include "attention/memory_checks.hpp"
 #include "attention/mulberry32.hpp"
 #include "attention/multiply_add_peak.hpp"
 #include "attention/product_workspace.hpp"
 #include "attention/random_weights.hpp"
 #include "attention/stopwatch.hpp"
+#include "attention/tile_product.hpp"
 #include "attention/tile_shape.hpp"
+#include "attention/timing_comparison.hpp"
 #include "program/usage_error.hpp"
 
 namespace fast_attention {
@@ -65,7 +68,8 @@ PeerNames names_for(bool in_float) {
 std::string bytes_text(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int unit = 0;
-  while (bytes >= 1024.0 && unit < 4) {
+  // 999.5 or more would print as 1e+03 to three significant digits: the next unit up says it as 0.977 or more.
+  while (bytes >= 999.5 && unit < 4) {
     bytes /= 1024.0;
     ++unit;
   }

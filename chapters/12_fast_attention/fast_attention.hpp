@@ -14,8 +14,9 @@
 // show the result; Flags reads the command line into Inputs. The command line and
 // the page (program/run_chapter.hpp, register_chapter) both go through these.
 //
-// compute() is in fast_attention.cpp; what a benchmark's rows add up to (the rates
-// held to the peak, the goals, the summary) and the front ends are in
+// compute() is in fast_attention.cpp, with the helpers both files use
+// (machine_caches() to bytes_text(), below); what a benchmark's rows add up to
+// (the rates held to the peak, the goals, the summary) and the front ends are in
 // fast_attention_output.cpp.
 #pragma once
 
@@ -207,7 +208,8 @@ attention::TileShape tile_shape_for(const BenchmarkInputs& inputs);
 /// Those tiles as the kernel's options: one thread, packed products.
 attention::StreamingOptions tiles_for(const BenchmarkInputs& inputs);
 
-/// A number of bytes to three significant digits, in B, KiB, MiB, GiB or TiB.
+/// A number of bytes to three significant digits, in B, KiB, MiB, GiB or TiB: the largest unit that leaves it at
+/// least 0.977 (1000 B is "0.977 KiB", never "1e+03 B").
 std::string bytes_text(double bytes);
 
 /// The trace, or (with --n) the benchmark, which takes seconds to minutes.
@@ -224,7 +226,9 @@ std::string tables(const Result& result);
 /// that still passes it is kept out of the tables (its row's gflops left empty) and listed in Benchmark::above_peak.
 void hold_rates_to_the_peak(Benchmark& benchmark, const std::function<void(Benchmark&)>& measure_the_peaks_again);
 
-/// The chapter's goals, judged on a finished benchmark's numbers; none is asserted by a test.
+/// The chapter's goals, judged on a finished benchmark's numbers once hold_rates_to_the_peak() has held its rates
+/// (before that no rate is kept, and the products' goal reads an empty rate as one above the peak); none is asserted
+/// by a test.
 std::vector<Goal> judged(const Benchmark& benchmark);
 
 /// Who was faster than NumPy where, in one sentence.

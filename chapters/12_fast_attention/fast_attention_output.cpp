@@ -17,10 +17,13 @@
 #include <unistd.h>
 
 #include "attention/multiply_add_peak.hpp"
+#include "attention/tile_product.hpp"
 #include "attention/tile_shape.hpp"
+#include "attention/timing_comparison.hpp"
 #include "program/integer_list.hpp"
 #include "program/json_output.hpp"
 #include "program/processors.hpp"
+#include "program/progress_line.hpp"
 #include "program/real_number.hpp"
 #include "program/run_chapter.hpp"
 #include "program/table.hpp"
@@ -30,9 +33,6 @@
 
 namespace fast_attention {
 namespace {
-
-using attention::Matrix;
-using attention::RowMajorMatrix;
 
 // Limits that keep a trace small enough to read and to draw.
 constexpr std::uint64_t max_trace_tokens = 12;
@@ -180,7 +180,6 @@ bool passes_its_peak(const HeldRate& rate) { return attention::against_peak(rate
 
 }  // namespace
 
-// The chapter's goals, judged on this run's numbers; none is asserted by a test.
 std::vector<Goal> judged(const Benchmark& benchmark) {
   const std::vector<MethodRow>& rows = benchmark.rows;
   const std::vector<std::size_t>& lengths = benchmark.inputs.lengths;

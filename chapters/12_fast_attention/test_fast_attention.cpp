@@ -3,7 +3,8 @@
 // running maximum, sum and output after each tile against their definitions
 // (and worked by hand on the toy), and which tiles the causal mask lets the
 // kernel skip, counted by hand. And a rate above the measured peak: the peak
-// measured again up to three times before the rate is called a bug.
+// measured again up to three times before the rate is called a bug. And how a
+// number of bytes is written.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -228,6 +229,15 @@ TEST_CASE("a rate above the peak: the peak measured again up to three times, the
   fast_attention::hold_rates_to_the_peak(benchmark, [&](fast_attention::Benchmark&) { ++calls; });
   CHECK(calls == 0);
   CHECK(benchmark.rows[0].gflops == 12.0);
+}
+
+TEST_CASE("bytes in the unit that keeps three digits readable", "[ch12]") {
+  CHECK(fast_attention::bytes_text(512) == "512 B");
+  CHECK(fast_attention::bytes_text(999) == "999 B");
+  CHECK(fast_attention::bytes_text(1000) == "0.977 KiB");  // 1000 / 1024 = 0.9765625
+  CHECK(fast_attention::bytes_text(1536) == "1.5 KiB");
+  CHECK(fast_attention::bytes_text(1023.0 * 1024) == "0.999 MiB");  // 1023 / 1024 = 0.99902
+  CHECK(fast_attention::bytes_text(3.0 * 1024 * 1024 * 1024) == "3 GiB");
 }
 
 TEST_CASE("the trace's flags and the bad ones refused", "[ch12]") {
