@@ -3,7 +3,9 @@
 // frame count against floor((D − W) / H) + 1 done by hand, the two layers
 // against x W + b written out here ("I saw a saw": the same word, the same
 // output, unless the layer reads its neighbours), the window layer's weight
-// count against (2r + 1) d c + c, and the flags' refusals. Every expected value
+// count against (2r + 1) d c + c, the flags' refusals, and the page fold's claim
+// that a fused multiply-add can leave a dot product of perpendicular vectors
+// other than 0. Every expected value
 // has a reason of its own, not the program's output.
 #include <cmath>
 #include <string>
@@ -169,6 +171,20 @@ TEST_CASE("the seed decides the draws and nothing else does", "[ch00]") {
   CHECK(other.word_vectors == one.word_vectors);
   CHECK(other.one_weights == one.one_weights);
   CHECK(other.repeats.empty());
+}
+
+// The fold on the page's numbers says the dot product of two perpendicular vectors can be exactly 0 in one build
+// and about 1e-17 in the other, since the native program may fuse a product with the sum after it (FMA) and the
+// WebAssembly build does not. (0.6, 0.8) and (-0.8, 0.6) are perpendicular.
+TEST_CASE("a fused multiply-add can leave perpendicular vectors' dot product other than 0", "[ch00]") {
+  // Each product rounded on its own, as without FMA: 0.6 x -0.8 rounds to exactly minus 0.8 x 0.6, and they cancel.
+  volatile double first = 0.6 * -0.8;
+  volatile double second = 0.8 * 0.6;
+  CHECK(first + second == 0.0);
+  // The second product fused with the sum, unrounded: what is left is the rounding of the first product,
+  // 2.6645352591003756e-17 in exact rational arithmetic (Python's fractions.Fraction of the two doubles).
+  const double fused = std::fma(0.8, 0.6, first);
+  CHECK(fused == Approx(2.6645352591003756e-17).epsilon(1e-12));
 }
 
 TEST_CASE("the flags refuse what chapter 0 cannot use", "[ch00]") {
