@@ -364,8 +364,9 @@ std::string tables(const Result& result) {
                 [](const SchemeSummary& summary) { return summary.trained; });
   accuracy_rows(fmt::format("{} to {} (longer)", inputs.longest_trained, inputs.tested_length - 1),
                 [](const SchemeSummary& summary) { return summary.beyond; });
-  text += fmt::format("  {:<9}  {:<18}  {}\n", "positions",
-                      fmt::format("median ≥ {} up to", program::number_text(holds, 1)), "each seed");
+  // How far each holds the task: the last position up to which it is right that often at every position.
+  text += fmt::format("  accuracy ≥ {} at every position up to\n  {:<9}  {:<18}  {}\n", program::number_text(holds, 1),
+                      "", "median", "each seed");
   for (const SchemeSummary& summary : scheme_summaries) {
     const Eigen::Index fewest = summary.fewest_held_until, most = summary.most_held_until;
     text += fmt::format("  {:<9}  {:<18}  {}\n", scheme_name(summary.scheme), held(summary.holds_until),
