@@ -127,10 +127,18 @@ TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, lon
       batch_loss += error.loss;
       return attention::token_classifier_backward(weights, words, steps, error.logits_gradient);
     };
-    attention::TokenClassifierWeights mean =
-        attention::batch_mean_gradient(inputs.batch, one_example, attention::parameter_blocks);
+    // A loss or gradient that is no longer a number ends the run: every later step would be one too. Weights that
+    // have blown up usually show it sooner, in a score or a logit that is NaN or infinite, which the library refuses
+    // (chapters 3 and 10) rather than compute with. Here, with every shape and digit made to fit the model, that is
+    // the only refusal a step can meet, so it ends the run the same way.
+    attention::TokenClassifierWeights mean;
+    try {
+      mean = attention::batch_mean_gradient(inputs.batch, one_example, attention::parameter_blocks);
+    } catch (const std::invalid_argument&) {
+      run.stopped_at = step;
+      break;
+    }
     const std::vector<attention::ParameterBlock> mean_blocks = attention::parameter_blocks(mean);
-    // A loss or gradient that is no longer a number ends the run: every later step would be one too.
     if (!std::isfinite(batch_loss) || !finite(mean_blocks)) {
       run.stopped_at = step;
       break;

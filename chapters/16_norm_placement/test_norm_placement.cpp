@@ -197,6 +197,20 @@ TEST_CASE("too high a rate ends above the untrained model's loss: diverged", "[c
   CHECK_FALSE(run.learned);
 }
 
+TEST_CASE("a run whose loss stops being a number stops there and counts as diverged", "[ch16]") {
+  // Chapter 16: "A run stops at the first step whose loss or gradient is not a number. It counts as diverged then."
+  // At rate 1e300 Adam's first step moves every weight by about 1e300 (its first step is about the rate, whatever
+  // the gradient): step 2's products overflow, and its loss is not a number.
+  const norm_placement::Inputs inputs = small(20);
+  const norm_placement::TrainedRun run = norm_placement::train(inputs, post_layer, 0, 1e300, 1);
+  CHECK(run.stopped_at == 2);
+  CHECK(run.logged_steps.empty());  // the first log would have been at step 10
+  CHECK(std::isinf(run.final_loss));
+  CHECK(run.diverged);
+  CHECK(run.accuracy == 0.0);
+  CHECK_FALSE(run.learned);
+}
+
 TEST_CASE("the grid runs each layout warm-up rate and seed and sums up each cell", "[ch16]") {
   norm_placement::Inputs inputs = small(10);
   inputs.layouts = {post_layer, pre_rms};
