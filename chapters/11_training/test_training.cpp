@@ -285,6 +285,23 @@ TEST_CASE("one Adam step on the only sequence training may draw moves each weigh
   CHECK(after.embedding.row(held_out.front()[0]) == before.embedding.row(held_out.front()[0]));
 }
 
+TEST_CASE("training never draws a held-out sequence: in 200 steps the held-out digit's row never moves", "[ch11]") {
+  // Chapter 11: "a training sequence equal to one of them is drawn again". V = 2, n = 1: one of the two sequences is
+  // held out. A digit that is never an input gets a gradient of exactly 0 in its embedding row, and Adam moves a
+  // weight whose gradients were all 0 by α·0/(0 + ε) = 0. Drawn without redrawing, the held-out sequence would be
+  // among 400 draws but for a chance of 2^-400.
+  const training::Inputs inputs = tiny(1, 2, 200);
+  const std::vector<Sequence> held_out = held_out_drawn(inputs);
+  REQUIRE(held_out.size() == 1);
+  const Eigen::Index held = held_out.front()[0];
+  training::Trainer trainer(inputs);
+  const attention::TokenClassifierWeights before = *trainer.result().weights;
+  trainer.advance(200);
+  const attention::TokenClassifierWeights after = *trainer.result().weights;
+  CHECK(after.embedding.row(held) == before.embedding.row(held));
+  CHECK(after.embedding.row(1 - held) != before.embedding.row(1 - held));
+}
+
 TEST_CASE("on the one sequence it sees training lowers the loss at every step", "[ch11]") {
   training::Inputs inputs = tiny(1, 2, 8);
   inputs.adam.learning_rate = 0.01;

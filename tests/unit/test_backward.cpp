@@ -118,7 +118,9 @@ TEST_CASE("attention_backward: a finite fill is a constant too, and a fully mask
   const auto gradients = attention::attention_backward(q, k, v, steps, direction, finite);
   CHECK(attention::relative_error(gradients.queries, attention::central_differences(loss, q)) < gradient_tolerance);
   CHECK(attention::relative_error(gradients.keys, attention::central_differences(loss, k)) < gradient_tolerance);
-  CHECK(gradients.scores(0, 2) == 0.0);
+  for (Eigen::Index i = 0; i < 3; ++i) {
+    for (Eigen::Index j = i + 1; j < 3; ++j) CHECK(gradients.scores(i, j) == 0.0);  // every masked entry
+  }
 
   attention::AttentionOptions none;
   allowed.row(1).setConstant(false);  // query 2 may see nothing: its weights and output are 0
@@ -130,6 +132,13 @@ TEST_CASE("attention_backward: a finite fill is a constant too, and a fully mask
   CHECK(empty.queries.allFinite());
   CHECK(empty.keys.allFinite());
   CHECK(empty.values.allFinite());
+  // Chapter 10: the row "adds nothing to dV either", nor to dK. Its weights and its score gradients are exact 0s, so
+  // every term it adds is an exact 0: the gradients are those of the same pass with that row's output gradient 0.
+  Matrix without_row = direction;
+  without_row.row(1).setZero();
+  const auto reference = attention::attention_backward(q, k, v, empty_steps, without_row, none);
+  CHECK(empty.keys == reference.keys);
+  CHECK(empty.values == reference.values);
 }
 
 TEST_CASE("multi_head_backward agrees with central differences for inputs and all weights", "[ch10]") {
@@ -171,6 +180,17 @@ TEST_CASE("layer_norm_backward agrees with central differences, and its input gr
         gradient_tolerance);
   // Shifting a whole row does not change its normalised output, so the gradient has no component along (1, …, 1).
   CHECK(gradients.input.rowwise().sum().cwiseAbs().maxCoeff() < 1e-12);
+
+  // Chapter 10: the part along x̂ makes dx predict no change for a stretch "exactly, if ε were 0". With ε = 0,
+  // stretching a row about its mean leaves x̂ as it was, so each row of dx has no component along x̂; with the
+  // default ε it has one (the stretch then moves x̂ a little), here above 1e-6.
+  const auto along_normalized = [&](double epsilon) {
+    const auto steps = attention::layer_norm(x, p, epsilon);
+    const auto with_epsilon = attention::layer_norm_backward(p, steps, direction, epsilon);
+    return with_epsilon.input.cwiseProduct(steps.normalized).rowwise().sum().cwiseAbs().maxCoeff();
+  };
+  CHECK(along_normalized(0.0) < 1e-12);
+  CHECK(along_normalized(attention::default_layer_norm_epsilon) > 1e-6);
 }
 
 TEST_CASE("feed_forward_backward agrees with central differences", "[ch10]") {
@@ -193,6 +213,28 @@ TEST_CASE("feed_forward_backward agrees with central differences", "[ch10]") {
         gradient_tolerance);
   CHECK(attention::relative_error(gradients.weights.b2, attention::central_differences(loss, w.b2)) <
         gradient_tolerance);
+}
+
+TEST_CASE("feed_forward_backward takes the ReLU's slope at exactly 0 as 0, by hand", "[ch10]") {
+  // Chapter 10: "at exactly 0, a kink with no derivative, the library takes 0". x = 1, W1 = (1, 1), b1 = (0, -1):
+  // the widened row is (1, 0), its second entry exactly at the kink. W2 = (1; 1), b2 = 0, and dOut = 1, so
+  // dHidden = (1, 1) and dWidened = (1, slope at 0). Slope 0 gives db1 = (1, 0), dW1 = (1, 0) and dx = 1;
+  // slope 1 would give (1, 1), (1, 1) and 2.
+  const Matrix x = Matrix::Constant(1, 1, 1.0);
+  Matrix w1(1, 2), w2(2, 1);
+  w1 << 1, 1;
+  w2 << 1, 1;
+  Vector b1(2);
+  b1 << 0, -1;
+  const attention::FeedForwardWeights w{w1, b1, w2, Vector::Zero(1)};
+  const auto steps = attention::feed_forward(x, w);
+  REQUIRE(steps.widened(0, 1) == 0.0);
+  const auto gradients = attention::feed_forward_backward(x, w, steps, Matrix::Constant(1, 1, 1.0));
+  CHECK(gradients.weights.b1(0) == 1.0);
+  CHECK(gradients.weights.b1(1) == 0.0);
+  CHECK(gradients.weights.w1(0, 0) == 1.0);
+  CHECK(gradients.weights.w1(0, 1) == 0.0);
+  CHECK(gradients.input(0, 0) == 1.0);
 }
 
 TEST_CASE("softmax_cross_entropy: the loss by hand, and its gradient against central differences", "[ch10]") {

@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 #include "attention/attention.hpp"
 #include "attention/attention_backward.hpp"
@@ -97,6 +98,34 @@ TEST_CASE("a float mask gives weight exactly 0 and a fully masked row all 0", "[
   CHECK(steps.masked_scores(0, 1) == -std::numeric_limits<float>::infinity());
   // The first query sees only the first key: its weight is exactly 1.
   CHECK(steps.weights(0, 0) == 1.0f);
+}
+
+TEST_CASE("on the toy a finite fill of -200 leaks in double and not in float, and -1000 in neither", "[ch04]") {
+  // Chapter 4: float "stores 0 sooner", and "on the toy, −1000 leaks nothing in either format". A masked weight is
+  // at most e^-gap, and the gap is at least |fill| here (the toy's largest scaled score in each row is at least
+  // 0). Float's smallest positive number, 2^-149, is e^-103.3, and double's, 2^-1074, is e^-744.4: a gap of 200
+  // rounds to 0 in float and not in double (e^-201.4 is about 5e-88); a gap of 1000 rounds to 0 in both.
+  const support::Toy toy;
+  const auto masked_weights = [&](double fill, bool single) {
+    attention::AttentionOptions options;
+    options.mask = attention::causal_mask(3);
+    options.fill = fill;
+    if (single) {
+      return in_double(attention::scaled_dot_product_attention(in_float(toy.queries), in_float(toy.keys),
+                                                               in_float(toy.values), options)
+                           .weights);
+    }
+    return attention::scaled_dot_product_attention(toy.queries, toy.keys, toy.values, options).weights;
+  };
+  const Matrix float_200 = masked_weights(-200.0, true), double_200 = masked_weights(-200.0, false);
+  const Matrix float_1000 = masked_weights(-1000.0, true), double_1000 = masked_weights(-1000.0, false);
+  for (const auto& [i, j] : {std::pair<Eigen::Index, Eigen::Index>{0, 1}, {0, 2}, {1, 2}}) {
+    CHECK(float_200(i, j) == 0.0);
+    CHECK(double_200(i, j) > 0.0);
+    CHECK(double_200(i, j) < std::exp(-200.0));
+    CHECK(float_1000(i, j) == 0.0);
+    CHECK(double_1000(i, j) == 0.0);
+  }
 }
 
 TEST_CASE("float softmax refuses NaN and +infinity", "[ch17]") {

@@ -52,6 +52,26 @@ TEST_CASE("causal mask on the toy: the first token sees only itself and the last
   CHECK(masked.masked_scores(0, 1) == -infinity);
 }
 
+TEST_CASE("with equal scores and a causal mask, query i gives each key it sees 1/(i + 1)", "[ch06]") {
+  // Chapter 6: "A query at position i that weighs all the keys it may see equally gives each of them 1/(i + 1)".
+  // Zero queries and keys make every score 0; the mask leaves query i its i + 1 keys, each e^0 over a sum of i + 1.
+  std::mt19937_64 generator(61);
+  const Matrix zeros = Matrix::Zero(5, 2);
+  AttentionOptions causal;
+  causal.mask = attention::causal_mask(5);
+  const auto steps =
+      attention::scaled_dot_product_attention(zeros, zeros, support::random_matrix(5, 2, generator), causal);
+  for (Eigen::Index i = 0; i < 5; ++i) {
+    for (Eigen::Index j = 0; j < 5; ++j) {
+      if (j <= i) {
+        CHECK(steps.weights(i, j) == Approx(1.0 / static_cast<double>(i + 1)).margin(1e-15));
+      } else {
+        CHECK(steps.weights(i, j) == 0.0);
+      }
+    }
+  }
+}
+
 TEST_CASE("with a causal mask a change to a later token leaves every earlier output bit for bit unchanged", "[ch04]") {
   std::mt19937_64 generator(2017);
   const Eigen::Index n = 6;

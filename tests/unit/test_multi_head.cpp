@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include <Eigen/LU>
 #include <catch2/catch.hpp>
 
 #include "attention/attention.hpp"
@@ -149,6 +150,80 @@ TEST_CASE("a projection in two stages is one per-head matrix", "[ch05]") {
       attention::multi_head_attention(x * shared_query, x * shared_key, x * shared_value, stage_two);
   const auto one_stage = attention::multi_head_attention(x, x, x, combined);
   CHECK(multi_head_tests::largest_difference(two_stages.output, one_stage.output) < 1e-12);
+}
+
+TEST_CASE("a one-stage head splits into two stages through an invertible shared matrix", "[ch05]") {
+  // Chapter 5: "any one-stage head splits in two: take A_i = B⁻¹ W^Q_i, so B A_i = W^Q_i", and "the tests run
+  // both ways". The other way is the test above.
+  std::mt19937_64 generator(57);
+  const Matrix x = support::random_matrix(5, 4, generator);
+  const MultiHeadWeights one_stage = multi_head_tests::normal_weights(4, 2, 2, 2, generator);
+  const Matrix shared = support::random_matrix(4, 4, generator);
+  REQUIRE(std::abs(shared.determinant()) > 1e-3);  // invertible, and not nearly singular
+  MultiHeadWeights stage_two = one_stage;
+  const auto solver = shared.partialPivLu();
+  for (auto& head : stage_two.heads) {
+    head.query = solver.solve(head.query);
+    head.key = solver.solve(head.key);
+    head.value = solver.solve(head.value);
+  }
+  const auto two_stages = attention::multi_head_attention(x * shared, x * shared, x * shared, stage_two);
+  const auto one = attention::multi_head_attention(x, x, x, one_stage);
+  CHECK(multi_head_tests::largest_difference(two_stages.output, one.output) < 1e-10);
+}
+
+TEST_CASE("queries from one sequence, keys and values from another: each head is attention across them", "[ch05]") {
+  // Chapter 5: the library "can compute encoder-decoder attention, with queries from the decoder and keys and
+  // values from the encoder". Three decoder rows against five encoder rows: by the definition, each head is
+  // chapter 3's attention on the projections, its weights 3 × 5 with rows summing to 1, and an output row
+  // depends on its own query alone.
+  std::mt19937_64 generator(58);
+  Matrix decoder = support::random_matrix(3, 6, generator);
+  const Matrix encoder = support::random_matrix(5, 6, generator);
+  const MultiHeadWeights weights = multi_head_tests::normal_weights(6, 3, 2, 2, generator);
+  const auto across = attention::multi_head_attention(decoder, encoder, encoder, weights);
+  REQUIRE(across.heads.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto alone = attention::scaled_dot_product_attention(Matrix(decoder * weights.heads[i].query),
+                                                               Matrix(encoder * weights.heads[i].key),
+                                                               Matrix(encoder * weights.heads[i].value));
+    CHECK(across.heads[i].attention.output == alone.output);
+    CHECK(across.heads[i].attention.weights.rows() == 3);
+    CHECK(across.heads[i].attention.weights.cols() == 5);
+    CHECK((across.heads[i].attention.weights.rowwise().sum().array() - 1.0).abs().maxCoeff() < 1e-15);
+  }
+  CHECK(across.output.rows() == 3);
+  CHECK(across.output.cols() == 6);
+  decoder.row(1) = support::random_matrix(1, 6, generator);
+  const auto changed = attention::multi_head_attention(decoder, encoder, encoder, weights);
+  CHECK(changed.output.row(0) == across.output.row(0));
+  CHECK(changed.output.row(2) == across.output.row(2));
+  CHECK(changed.output.row(1) != across.output.row(1));
+}
+
+TEST_CASE("heads of different widths: the library needs only the shapes to fit", "[ch05]") {
+  // Chapter 5: multi_head_attention "needs only the shapes of the matrices to fit together; the even split is
+  // the paper's choice". d_model = 5; head 1 has d_k = 3, d_v = 1, head 2 d_k = 2, d_v = 4: W^O is 5 × 5.
+  std::mt19937_64 generator(59);
+  const Matrix x = support::random_matrix(4, 5, generator);
+  MultiHeadWeights weights;
+  weights.heads.push_back({support::random_matrix(5, 3, generator), support::random_matrix(5, 3, generator),
+                           support::random_matrix(5, 1, generator)});
+  weights.heads.push_back({support::random_matrix(5, 2, generator), support::random_matrix(5, 2, generator),
+                           support::random_matrix(5, 4, generator)});
+  weights.output = support::random_matrix(5, 5, generator);
+  const auto steps = attention::multi_head_attention(x, x, x, weights);
+  REQUIRE(steps.heads.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto alone =
+        attention::scaled_dot_product_attention(Matrix(x * weights.heads[i].query), Matrix(x * weights.heads[i].key),
+                                                Matrix(x * weights.heads[i].value));
+    CHECK(steps.heads[i].attention.output == alone.output);
+  }
+  CHECK(steps.concatenation.cols() == 5);
+  const Matrix sum = steps.heads[0].attention.output * weights.output.topRows(1) +
+                     steps.heads[1].attention.output * weights.output.bottomRows(4);
+  CHECK(multi_head_tests::largest_difference(steps.output, sum) < 1e-13);
 }
 
 TEST_CASE("a mask applies to every head", "[ch05]") {

@@ -72,6 +72,25 @@ TEST_CASE("bfloat16 near 1 holds the multiples of 2^-7: halfway goes to the even
   CHECK(bfloat16(1.0 + step / 2 - std::ldexp(1.0, -40)) == 1.0);
 }
 
+TEST_CASE("a bfloat16 sum L loses any term below half its spacing: below L/512 always, up to L/256 just past 2^e",
+          "[ch17]") {
+  // Chapter 17: "a term below L/512 is always lost, and one up to L/256 when L has just passed a power of two".
+  // For L in [2^e, 2^(e+1)) bfloat16's spacing is 2^(e-7), half of it 2^(e-8), and L/512 < 2^(e-8). Every L below
+  // is a bfloat16 number (1 + k/128 times 2^e), and each sum L + term is exact in double.
+  for (int e = -5; e <= 10; ++e) {
+    const double half_spacing = std::ldexp(1.0, e - 8);
+    for (int k = 0; k < 128; ++k) {
+      const double sum = std::ldexp(1.0 + k / 128.0, e);
+      CHECK(bfloat16(sum + half_spacing * (1 - 0x1p-20)) == sum);  // just below half the spacing: lost
+      CHECK(bfloat16(sum + sum / 512 * (1 - 0x1p-20)) == sum);
+      CHECK(bfloat16(sum + half_spacing * (1 + 0x1p-20)) != sum);  // just above: kept, as the next number
+    }
+    const double power = std::ldexp(1.0, e);
+    CHECK(bfloat16(power + power / 256) == power);  // exactly half the spacing, a tie: 2^e's fraction is even
+    CHECK(bfloat16(power + power / 256 * (1 + 0x1p-20)) != power);
+  }
+}
+
 TEST_CASE("bfloat16 holds every whole number to 256 and above it only the even ones: 257 goes to 256 and 259 to 260",
           "[ch17]") {
   for (int i = 0; i <= 256; ++i) CHECK(bfloat16(i) == i);
