@@ -227,6 +227,38 @@ class EncoderLayer(ProgramTest):
         np.testing.assert_allclose([document["rows_apart"]["first"], document["rows_apart"]["last"]],
                                    [largest[0], largest[-1]], rtol=0, atol=1e-15)
 
+    def test_layer_norm_removes_the_inputs_shift(self):
+        # Chapter 8, the stack's fold: "row t of x is row 0 plus 0.6t in every entry. LayerNorm removes such a
+        # shift, so after the first layer the tokens differ only through what attention mixed into them." A row's
+        # mean absorbs a constant added to every entry, so LayerNorm(x[t] + a[t]) = LayerNorm(x[0] + a[t]).
+        document = run_json("--layers", "6")
+        x = matrix(document["x"])
+        shifts = 0.6 * np.arange(x.shape[0])[:, None]
+        self.assert_close(x - x[0], np.broadcast_to(shifts, x.shape), 1e-12)
+        layer = document["layers"][0]
+        norm = layer["attention_norm"]
+        self.assertTrue(np.all(matrix(norm["gain"]) == 1.0) and np.all(matrix(norm["bias"]) == 0.0))
+        attended = matrix(layer["attention"])
+        self.assert_close(norm["output"], layer_norm(x[0] + attended), 1e-12)
+
+    def test_hidden_entries_are_printed_for_a_small_d_ff_and_counted_for_a_larger(self):
+        # Chapter 8, "The layer in the page": "The hidden entries are printed for a small d_ff; for a larger one,
+        # the program prints only how many stay above 0." The program's cut-off is 12 (max_printed_hidden); the
+        # numbers are NumPy's, on NumPy's draws. At d_ff 12 every entry lies 1e-6 or more from a rounding boundary
+        # of the table's four decimals; at d_ff 13 the smallest entry above 0 is 0.395, far beyond rounding.
+        def printed_table(d_ff, title):
+            printed = run("--d-ff", str(d_ff)).stdout
+            self.assertEqual(printed.count("Layer 1 think, hidden"), 1)
+            table = printed.split(f"Layer 1 think, hidden: {title} d_ff = {d_ff}\n")[1].split("\n\n")[0]
+            return np.array([[float(entry) for entry in line.split()[1:]] for line in table.splitlines()[1:]])
+
+        def hidden(d_ff):
+            return reference_layer(walkthrough_x(), draw(1337, 6, 2, d_ff, 1, 0.5)[0], causal=False)["hidden"]
+
+        np.testing.assert_array_equal(printed_table(12, "max(0, y W1 + b1),"), np.round(hidden(12), 4))
+        np.testing.assert_array_equal(printed_table(13, "units of max(0, y W1 + b1) above 0, of"),
+                                      (hidden(13) > 0).sum(axis=1)[:, None])
+
     def test_the_feed_forward_network_is_per_token(self):
         for arguments in ([], ["--example", "toy"], ["--layers", "2", "--seed", "5"]):
             with self.subTest(arguments=arguments):

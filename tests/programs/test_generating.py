@@ -32,7 +32,7 @@ import unittest
 
 import numpy as np
 
-from harness import ProgramTest, published_run, run, run_json
+from harness import ProgramTest, published_run, run, run_json, spread_rule
 from test_page_entry import PageCall
 from test_sentences import (ADJECTIVES, DETERMINERS, NOUNS_FOR, OBJECT_PRONOUNS, PREPOSITIONS, PRESENT_FOR,
                             SUBJECT_PRONOUNS, VERB_FORMS, WORDS, Parser, analyses, numbers_in)
@@ -320,6 +320,9 @@ class GeneratingTest(ProgramTest):
             self.assertAlmostEqual(quality["above_grammar_loss"], quality["held_out_loss"] - quality["grammar_loss"],
                                    delta=1e-12)
             self.assertAlmostEqual(quality["grammar_perplexity"], math.exp(quality["grammar_loss"]), delta=1e-9)
+            # Chapter 14: "e raised to the loss is the perplexity", the model's and the one with no context.
+            for name in ("held_out", "no_context"):
+                self.assertAlmostEqual(quality[f"{name}_perplexity"], math.exp(quality[f"{name}_loss"]), delta=1e-9)
 
     def test_the_table_says_where_each_refused_sentence_went_wrong(self):
         # The same run printed as tables: under each refused sentence, the line the JSON's refusal gives.
@@ -592,6 +595,11 @@ class GeneratingTest(ProgramTest):
                 self.assertAlmostEqual(length["recomputed_over_cached_time"],
                                        length["recomputed_over_cached_count"] * length["cached_share_of_peak"]
                                        / length["recomputed_share_of_peak"], delta=1e-9)
+                # "its "faster" rows say which way is faster by the book's spread rule (chapter 7)": the rule,
+                # written from its statement, on the two ways' spreads.
+                verdict = spread_rule((length["cached"]["low"], length["cached"]["high"]),
+                                      (length["recomputed"]["low"], length["recomputed"]["high"]))
+                self.assertEqual(length["faster"], {"faster": "cache", "slower": "recompute"}.get(verdict, verdict))
         slopes = benchmark["slopes"]
         self.assertLess(slopes["cached"]["counted"], 2)
         self.assertLess(slopes["recomputed"]["counted"], 3)
@@ -601,12 +609,29 @@ class GeneratingTest(ProgramTest):
     def test_the_books_benchmark_as_the_chapter_reads_it(self):
         self.check_shares_and_slopes(published_run("generating_benchmark"))
 
+    def test_the_books_sampled_run_drew_is_where_the_model_preferred_another_word(self):
+        # The preface ("where chapters 13 to 17 go") and chapter 14 type "The grammar allows *is* there, not *are*",
+        # of the word the book's sampled run drew after "the key to the cabinets", and the preface: "Its likeliest
+        # word there was …. One draw shows what can happen, not what the model prefers."
+        sampled = published_run("generating_sampled")
+        self.assertEqual(sampled["generation"]["prompt"], "the key to the cabinets")
+        first = sampled["generation"]["words"][0]
+        self.assertEqual(first["word"], "is")
+        self.assertNotEqual(first["top"][0]["word"], first["word"])
+        # The grammar, judged by chapter 13's tests' parser (not the model): "is" there, never "are".
+        prompt = sampled["generation"]["prompt"].split(" ")
+        self.assertTrue(starts_a_sentence(prompt + ["is"]))
+        self.assertFalse(starts_a_sentence(prompt + ["are"]))
+
     def test_the_books_model_as_the_chapter_reads_it(self):
         document = published_run("generating")
         quality = document["quality"]
         # "This run's model is … nats per word above the floor: most of what is left is the language's own
         # chance, not the model's ignorance" (0.10 above a floor of 2.29 in the book's run).
         self.assertLess(quality["above_grammar_loss"], quality["grammar_loss"])
+        # "e raised to the loss is the perplexity", on the run whose numbers the chapter prints.
+        for name in ("held_out", "no_context", "grammar"):
+            self.assertAlmostEqual(quality[f"{name}_perplexity"], math.exp(quality[f"{name}_loss"]), delta=1e-9)
         # "Heads 1 to 4 looked most at …. Why would a head look at the verb?": some head's largest weight, from the
         # position that chose the final ".", is on the greedy sentence's main verb (the verb no "that" comes just
         # before; 0.996 in head 3 of the book's run). The rows of the attention are the words read: the starting

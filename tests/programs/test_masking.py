@@ -258,6 +258,34 @@ class Leak(ProgramTest):
                                        delta=1e-12 * max(1.0, weights[~allowed].max()))
                 self.assertAlmostEqual(row["largest_output_change"], np.abs(output - exact_output).max(), delta=1e-10)
 
+    @staticmethod
+    def two_equal_scores(fill: str) -> dict:
+        """One query, two keys that both score 0; the second masked with the fill: the gap is |fill|."""
+        return run_json("--q", "1", "--k", "0;0", "--v", "1;2", "--mask", "pad:1", "--fill", fill)
+
+    def test_a_finite_fill_leaks_at_most_e_to_the_minus_gap(self):
+        # Chapter 4, "a finite fill leaves a masked weight above 0 but at most e^(−gap)": with two equal scores the
+        # masked weight is e^fill / (1 + e^fill), by hand, below e^fill = e^(−gap).
+        for fill in (-10.0, -100.0, -744.0):
+            with self.subTest(fill=fill):
+                document = self.two_equal_scores(repr(fill))
+                self.assertEqual(leak_for(document, fill)["smallest_gap"], -fill)
+                weight = document["weights"][0][1]
+                self.assertGreater(weight, 0.0)
+                self.assertLessEqual(weight, math.exp(fill) * (1 + 1e-12))
+                by_hand = math.exp(fill) / (1 + math.exp(fill))
+                self.assertAlmostEqual(weight / by_hand, 1.0, delta=1e-12)
+
+    def test_beyond_a_gap_of_about_745_a_double_stores_0(self):
+        # Chapter 4, "beyond a gap of about 745, a double stores the weight as exactly 0" (and "In short"): the smallest
+        # positive double is 2^−1074, so e^x rounds to 0 below ln 2^−1075 ≈ −745.13.
+        self.assertAlmostEqual(math.log(2.0 ** -1074) - math.log(2), -745.1332, delta=1e-4)
+        for fill, positive in (("-744", True), ("-745.1", True), ("-745.2", False), ("-746", False)):
+            with self.subTest(fill=fill):
+                weight = self.two_equal_scores(fill)["weights"][0][1]
+                self.assertEqual(weight > 0, positive, weight)
+                self.assertGreaterEqual(weight, 0.0)
+
     def test_the_limits_of_double_and_single_precision(self):
         underflow = run_json()["underflow"]
         self.assertEqual(underflow["double_smallest_positive"], 5e-324)

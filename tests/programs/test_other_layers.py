@@ -1,6 +1,8 @@
 """build/bin/other_layers, chapter 9: additive attention, cross attention, and a
 convolution computed as multi-head self-attention. Every reference below is
 written here from the definitions, with NumPy, not from the program's code."""
+import decimal
+import math
 import unittest
 
 import numpy as np
@@ -88,6 +90,20 @@ class Additive(ProgramTest):
     def test_scores_stay_bounded_for_huge_queries(self):
         document = run_json("--q", "1e6,0; 0,1e6; 1e6,1e6", "--no-timing")
         self.assertLessEqual(document["largest_abs_score"], 2.0)
+        # Chapter 9's fold: "In doubles, the tanh of an input above about 19 rounds to exactly 1, so with queries a
+        # million times longer a score can equal the bound." 1 − tanh x = 2/(e^(2x) + 1), worked out here to 40
+        # digits: tanh x rounds to 1 once that is at most half the gap below 1, 2^−54, from x = 55 ln 2 / 2 ≈ 19.06.
+        with decimal.localcontext(decimal.Context(prec=40)):
+            def below_one(x: str):
+                return 2 / ((2 * decimal.Decimal(x)).exp() + 1)
+
+            half_gap = decimal.Decimal(2) ** -54
+            self.assertGreater(below_one("19.0"), half_gap)
+            self.assertLess(below_one("19.07"), half_gap)
+        self.assertEqual(math.tanh(19.1), 1.0)
+        # The query (1e6, 1e6) against every key: two tanh of about 1e6, each exactly 1, so the score is ‖v‖₁ = 2.
+        self.assertEqual(document["score_bound"], 2.0)
+        self.assertEqual(document["largest_abs_score"], 2.0)
         np.testing.assert_allclose(document["additive"]["row_sums"], np.ones(3), rtol=0, atol=1e-15)
 
     def test_a_small_v_prints_its_bound_not_zero(self):

@@ -85,6 +85,18 @@ def score_at_offset(q, k, offset):
     return float(np.sum((qx * kx + qy * ky) * np.cos(angle) + (qy * kx - qx * ky) * np.sin(angle)))
 
 
+def paper_turned(vector, position):
+    """The vector turned as Su et al. (RoFormer) turn a column, R_m v: pair i, (x, y), turned
+    counter-clockwise by b = position·θ_i, x' = x cos b − y sin b, y' = x sin b + y cos b."""
+    vector = np.asarray(vector, dtype=float)
+    b = position * frequencies(len(vector))
+    x, y = vector[0::2], vector[1::2]
+    result = np.empty_like(vector)
+    result[0::2] = x * np.cos(b) - y * np.sin(b)
+    result[1::2] = x * np.sin(b) + y * np.cos(b)
+    return result
+
+
 def chapter_6_encoding(position, d):
     """PE(position): sine and cosine of position·θ_i in coordinates 2i and 2i + 1 (§3.5 of the paper)."""
     encoding = np.empty(d)
@@ -218,6 +230,23 @@ class Turn(ProgramTest):
         # The default run that trains turns the same.
         self.assertEqual(seeds_document()["turn"], turn_document["turn"])
 
+    def test_the_papers_turn_gives_the_opposite_offset_the_same_score(self):
+        # Chapter 15's fold on which way the turn goes: "the paper's turn gives offset +2 the score this chapter
+        # gives offset −2". The paper's query at n and key at m stand at the offset n − m.
+        for arguments, q, k in ((("--no-training",), [1.0, 1.0], [2.0, 0.0]), (WIDE, WIDE_Q, WIDE_K)):
+            turn = document(*arguments)["turn"]
+            for row in turn["placements"]:
+                m, n = row["query_position"], row["key_position"]
+                paper_score = float(np.dot(paper_turned(q, n), paper_turned(k, m)))
+                with self.subTest(q=q, m=m, n=n):
+                    self.assertAlmostEqual(row["score"], paper_score,
+                                           delta=1e-14 * (1 + max(m, n)) * np.linalg.norm(q) * np.linalg.norm(k))
+            for offset, score in zip(turn["offsets"], turn["scores"]):
+                self.assertAlmostEqual(score, float(np.dot(paper_turned(q, 0), paper_turned(k, offset))), delta=1e-12)
+        # And the sign matters: with the toy's q and k the paper's +2 is not the chapter's +2.
+        toy = {row["offset"]: row["score"] for row in document("--no-training")["turn"]["placements"]}
+        self.assertGreater(abs(toy[2] - float(np.dot(paper_turned([1.0, 1.0], 2), paper_turned([2.0, 0.0], 0)))), 1.0)
+
     def test_a_wider_turn_near_the_start_and_far_from_it(self):
         by_offset = self.check_turn(document(*WIDE), WIDE_Q, WIDE_K, WIDE_PLACEMENTS, 100)
         self.assertEqual(len(by_offset[3]), 3)
@@ -241,6 +270,12 @@ class Turn(ProgramTest):
         # The chapter's run rotary_positions_ones: q = k = 64 ones, 32 pairs at 32 speeds, offsets up to 200.
         turn_document = document("--no-training", "--ones", "64", "--largest-offset", "200")
         self.check_turn(turn_document, [1.0] * 64, [1.0] * 64, [(0, 0), (2, 0), (5, 3), (12, 10), (0, 2), (7, 9)], 200)
+        # "all 32 waves start at their top, and the score there is 64. Further apart, the waves disagree: the score
+        # stays lower": Σ 2 cos(δ θ_i) over the 32 pairs is 61.83 at δ = ±1 and lower at every other whole offset
+        # up to 200 (worked out in NumPy), so below 64 − 2, a whole pair's share, everywhere but at 0.
+        scores = dict(zip(turn_document["turn"]["offsets"], turn_document["turn"]["scores"]))
+        self.assertAlmostEqual(scores[0], 64.0, delta=1e-12)
+        self.assertLess(max(score for offset, score in scores.items() if offset != 0), 64.0 - 2.0)
 
 
 class Training(ProgramTest):

@@ -103,12 +103,17 @@ class AgreesWithNumPy(ProgramTest):
         document = run_json("--seed", str(seed), "--samples", str(samples), "--dk", ",".join(map(str, widths)))
         expected, dot_products = experiment(seed, samples, widths)
         self.assertEqual([row["dk"] for row in document["rows"]], widths)
-        for row, (width, mean, variance, scaled) in zip(document["rows"], expected):
+        for row, (width, mean, variance, scaled), x in zip(document["rows"], expected, dot_products):
             with self.subTest(seed=seed, samples=samples, dk=width):
                 # The sums are added in another order here (NumPy adds pairwise), so agreement is to rounding.
                 self.assertAlmostEqual(row["mean_raw"], mean, delta=1e-12 * width)
                 self.assertTrue(math.isclose(row["var_raw"], variance, rel_tol=1e-9), (row["var_raw"], variance))
                 self.assertTrue(math.isclose(row["var_scaled"], scaled, rel_tol=1e-9), (row["var_scaled"], scaled))
+                # Chapter 2, "measuring the divided dot products would give the same numbers": the variance of
+                # q·k/√d_k, measured here, against the one the program computes from the first column.
+                measured = float(np.var(x / np.sqrt(width)))
+                self.assertTrue(math.isclose(row["var_scaled"], measured, rel_tol=1e-12), (row["var_scaled"], measured))
+                self.assertEqual(f"{row['var_scaled']:.4f}", f"{measured:.4f}")
                 self.assertEqual(row["sd_raw"], math.sqrt(row["var_raw"]))
                 self.assertEqual(row["sd_gap_theory"], math.sqrt(2 * width))
                 self.assertAlmostEqual(row["mean_sd_theory"], math.sqrt(width / samples), delta=1e-15)
@@ -242,6 +247,17 @@ class Properties(ProgramTest):
         self.assertEqual((before["dk"], after["dk"]), (512, 512))
         self.assertLess(before["var_scaled"], 1)
         self.assertGreater(after["var_scaled"], 1)
+
+    def test_the_longer_run_lies_just_beyond_two_swings(self):
+        # Chapter 2, "The longer run's scaled variance lies 2.001 swings out, just beyond two": the count from the
+        # published variance and the typical swing's formula, and the key the sentence prints. A failure means the
+        # sentence must change.
+        row = published_run("scaling_variance_samples")["rows"][2]
+        self.assertEqual(row["dk"], 512)
+        swings = (row["var_scaled"] - 1) / typical_swing(512, 40000)
+        self.assertTrue(2 < swings < 2.05, swings)
+        self.assertTrue(2 < row["swings_from_theory"] < 2.05, row["swings_from_theory"])
+        self.assertAlmostEqual(row["swings_from_theory"], swings, delta=1e-9)
 
     def test_a_repeated_width_draws_new_numbers(self):
         rows = run_json("--dk", "16,16", "--samples", "500")["rows"]

@@ -553,6 +553,20 @@ class SentencesTest(ProgramTest):
         self.assertNotEqual(other["samples"], self.tagging["samples"])
         self.assertNotEqual(other["sentences"]["held_out"], self.tagging["sentences"]["held_out"])
 
+    def test_the_tests_short_runs_judge_on_the_default_runs_held_out_set(self):
+        # Chapter 13's fold on the data: "The tests use a shorter run (--list-sentences): the same held-out set, but
+        # 300 steps of training instead of 1500, or 60 under the sanitizers." The held-out set is drawn before any
+        # training step, so a run of one step, and the default run of 1500, judge on the same sentences.
+        self.assertEqual(self.tagging["inputs"]["steps"], int(SHORT_STEPS))
+        for task, short_run in (("tagging", self.tagging), ("agreement", self.agreement)):
+            with self.subTest(task=task):
+                one_step = run_json("--task", task, "--steps", "1", "--list-sentences")
+                self.assertEqual(one_step["sentences"]["held_out"], short_run["sentences"]["held_out"])
+        if not SLOW:  # 1500 steps take about 40 s under the sanitizers
+            default = run_json("--list-sentences")
+            self.assertEqual(default["inputs"]["steps"], 1500)
+            self.assertEqual(default["sentences"]["held_out"], self.tagging["sentences"]["held_out"])
+
     def test_both_models_are_judged_and_trained_on_the_same_sentences(self):
         # Each model's weights come from a stream of their own: the seed alone decides the sentences.
         self.assertEqual(self.recurrent["inputs"]["model"], "recurrent")
@@ -909,6 +923,24 @@ class SentencesTest(ProgramTest):
         weights = [head["mean_weight"] for head in document["heads"][0]]
         self.assertGreater(min(weights), document["heads_even_weight"])
         self.assertGreater(max(weights), 2 * document["heads_even_weight"])
+
+    def test_the_published_worst_attention_seed_is_weak_at_every_distance(self):
+        # Chapter 13, the figure of accuracy by distance: "Attention's worst seed is low even at distance 1, where
+        # nothing separates noun and slot: a weak seed, not hurt by distance."
+        runs = published_run("sentences_long_seeds")["attention"]["runs"]
+        for seed_run in runs:
+            nearest = seed_run["by_distance"][0]
+            self.assertEqual(nearest["label"], "1")
+            # Nothing between noun and slot: the noun next to the slot is the subject's, so the rule is always right.
+            self.assertEqual(nearest["nearest_noun"], 1.0, seed_run["seed"])
+        lowest_at_1 = min(runs, key=lambda seed_run: seed_run["by_distance"][0]["model"])
+        self.assertEqual(lowest_at_1["seed"], min(runs, key=lambda seed_run: seed_run["accuracy"])["seed"])
+        # Not hurt by distance: its accuracy over all the farther subjects is not below its accuracy at distance 1
+        # by more than one subject of distance 1's group (about 100 of the 1000 held-out subjects) can move it.
+        at_1, farther = lowest_at_1["by_distance"][0], lowest_at_1["by_distance"][1:]
+        right_farther = sum(group["model"] * group["count"] for group in farther)
+        accuracy_farther = right_farther / sum(group["count"] for group in farther)
+        self.assertGreater(accuracy_farther, at_1["model"] - 1 / at_1["count"])
 
     # ---- the language ----
 

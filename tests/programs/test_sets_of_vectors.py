@@ -65,6 +65,15 @@ class OneHotAgainstEmbeddings(ProgramTest):
         self.assertTrue((distances[off] == SQRT2).all())
         self.assertEqual(document["one_hot"]["nearer"], "neither")
 
+    def test_moving_cat_leaves_the_one_hot_table_as_it_was(self):
+        # Chapter 0, "The one-hot table never changes, whatever numbers we choose": one-hot is the identity matrix,
+        # built from the word list alone, so the Try-it's moved cat changes only the embedding block.
+        moved = run_json("--embeddings", "0.25,0.85; 0.8,0.3; 0.2,0.9; 0.3,0.7")
+        default = run_json()
+        self.assertNotEqual(moved["embedding"]["vectors"], default["embedding"]["vectors"])
+        self.assertEqual(moved["one_hot"], default["one_hot"])
+        self.assertTrue((np.array(moved["one_hot"]["vectors"]) == np.eye(len(WORDS))).all())
+
     def test_the_default_embeddings_put_cat_nearer_dog_than_apple(self):
         embedding = run_json()["embedding"]
         distances = np.array(embedding["distances"])
@@ -248,6 +257,20 @@ class PerVectorLayer(ProgramTest):
         saw = next(r for r in run_json("--sentence", "a,saw,a,saw,a", "--radius", "2")["tagging"]["repeats"]
                    if r["word"] == "saw")
         self.assertFalse(saw["window_identical"])
+
+    def test_radius_2_or_more_tells_the_saws_apart(self):
+        # Chapter 0's Try it, "radius 2 or more tells them apart": in a,saw,a,saw,a the first saw's window reaches
+        # the padding zeros on the left, the second's on the right, so for any radius ≥ 2 the zeros fall in
+        # different slots of the two windows.
+        for radius in (2, 3, 4):
+            with self.subTest(radius=radius):
+                tagging = run_json("--sentence", "a,saw,a,saw,a", "--radius", str(radius))["tagging"]
+                saw = next(r for r in tagging["repeats"] if r["word"] == "saw")
+                self.assertEqual(saw["positions"], [1, 3])
+                self.assertFalse(saw["window_identical"])
+                windows = tagging["window"]["inputs"]
+                self.assertNotEqual(windows[1], windows[3])
+                self.assertNotEqual(tagging["window"]["outputs"][1], tagging["window"]["outputs"][3])
 
 
 class WindowCost(ProgramTest):

@@ -1,5 +1,6 @@
 """build/bin/softmax, chapter 3: softmax, the weighted sum, and the saturation demo."""
 import math
+import sys
 import unittest
 
 import numpy as np
@@ -567,6 +568,51 @@ class JudgmentsInTheProse(ProgramTest):
         for row, point in enumerate(document["output"]):
             with self.subTest(row=row):
                 self.assertTrue((np.linalg.solve(corners, [*point, 1.0]) > 0).all())
+
+    def test_each_unit_of_lead_shrinks_the_large_sides_slope_by_about_e(self):
+        # Chapter 3, "the large side's slope shrinks by a factor of about e with each unit of lead", from the row's
+        # lead of 4 on. Scores (4 + lead, 4, 0): slot two's weight w₂ is about e^(−lead) once the lead is large, so
+        # w₂(1 − w₂) falls by about e per unit (2.656 from lead 4 to 5, nearer e after). NumPy's w₂(1 − w₂) as well.
+        slopes = []
+        for lead in range(4, 10):
+            saturation = run_json("--scores", f"{4 + lead},4,0")["saturation"]
+            self.assertEqual(saturation["lead"], lead)
+            weight = numpy_softmax(np.array([4.0 + lead, 4.0, 0.0]))[0][1]
+            self.assertAlmostEqual(saturation["sensitivity"]["large"] / (weight * (1 - weight)), 1, delta=1e-12)
+            slopes.append(saturation["sensitivity"]["large"])
+        for lead, (slope, next_slope) in enumerate(zip(slopes, slopes[1:]), start=4):
+            with self.subTest(lead=lead):
+                self.assertLess(abs(slope / next_slope / math.e - 1), 0.03, slope / next_slope)
+
+    def test_the_huge_score_of_try_it_does_not_overflow_but_prints_shifted(self):
+        # Chapter 3's Try it, "In the third, the top score, 1000/√2, is too small for e^s to overflow, but e^s is too
+        # wide for the table, so step 4 prints e^(s − max s)". A double overflows above ln(largest double), 709.78.
+        arguments = ("--q", "1000,0;0,1", "--k", "1,0;0,1", "--v", "1;2")
+        document = run_json(*arguments)
+        top = document["scaled_scores"][0][0]
+        self.assertAlmostEqual(top, 1000 / math.sqrt(2), delta=1e-9)
+        self.assertLess(top, math.log(sys.float_info.max))
+        exponential = document["exponentials"][0][0]
+        self.assertTrue(math.isfinite(exponential))
+        self.assertTrue(math.isclose(exponential, math.exp(top), rel_tol=1e-12), (exponential, math.exp(top)))
+        self.assertGreater(math.log10(exponential), 300)  # over 300 digits before the point: too wide for a column
+        printed = run(*arguments).stdout
+        self.assertIn("4. SoftMax, per row: first e^(s − the row's largest s) for each score s ...", printed)
+        self.assertNotIn("first e^s for each score s", printed)
+
+    def test_a_score_whose_e_to_the_s_is_too_small_to_print_prints_shifted(self):
+        # Chapter 3, "The toy's program prints e^(s − max s) instead when e^s would be too far from 1 to print, too
+        # large or too small": the prose's command shows the large side; its mirror, cat's query −1000, the small
+        # one. e^(−1000/√2) is about 8e−308: not 0, but 0 at the table's 4 decimals.
+        arguments = ("--q", "-1000,0;0,1", "--k", "1,0;0,1", "--v", "1;2")
+        document = run_json(*arguments)
+        smallest = document["exponentials"][0][0]
+        self.assertTrue(math.isclose(smallest, math.exp(-1000 / math.sqrt(2)), rel_tol=1e-12), smallest)
+        self.assertGreater(smallest, 0)
+        self.assertEqual(f"{smallest:.4f}", "0.0000")
+        printed = run(*arguments).stdout
+        self.assertIn("4. SoftMax, per row: first e^(s − the row's largest s) for each score s ...", printed)
+        self.assertNotIn("first e^s for each score s", printed)
 
     def test_a_large_side_that_does_not_move_gives_the_string_inf(self):
         # e^(4 − 1000) is exactly 0 in a double: slot two's sensitivity is 0 on the large side.
