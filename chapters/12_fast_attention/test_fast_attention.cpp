@@ -231,6 +231,47 @@ TEST_CASE("a rate above the peak: the peak measured again up to three times, the
   CHECK(benchmark.rows[0].gflops == 12.0);
 }
 
+TEST_CASE("the goals judged by the spread rule, worked by hand on made-up timings", "[ch12]") {
+  // Chapter 12: "Each goal is judged met, not met, or, where the spreads leave it open, too close to call", by
+  // chapter 7's rule: one is faster only if its whole spread lies below the other's. Times are in seconds.
+  fast_attention::Benchmark benchmark;
+  benchmark.inputs.lengths = {512, 1024};
+  benchmark.peak_gflops = benchmark.peak_gflops_one_thread = 100.0;
+  const auto timed = [&](std::size_t n, const char* method, double low, double high, double flops = 1.0) {
+    fast_attention::MethodRow row;
+    row.n = n;
+    row.method = method;
+    row.samples = {low, high};
+    row.time = {(low + high) / 2, low, high};
+    row.multiply_add_flops = flops;
+    row.gflops = flops / row.time.median / 1e9;
+    benchmark.rows.push_back(row);
+  };
+  timed(512, "streaming", 2.0, 2.2);  // slower than NumPy, but below n = 1024: not judged
+  timed(512, "numpy", 1.0, 1.2);
+  timed(1024, "streaming", 1.0, 1.1);
+  timed(1024, "numpy", 1.6, 1.8);
+  timed(1024, "tile_products_only", 1.0, 1.1, 60e9);  // 54.5 to 60 GFLOP/s, against half the peak, 50
+  timed(1024, "streaming_causal", 0.5, 0.58);         // against 0.6 times the unmasked spread: 0.6 to 0.66
+  const auto verdicts = [&] {
+    std::vector<std::string> all;
+    for (const fast_attention::Goal& goal : fast_attention::judged(benchmark)) all.push_back(goal.verdict);
+    return all;
+  };
+  // Faster than NumPy: 1.1 < 1.6. At 1.5 times the speed: 1.5 times the spread, 1.5 to 1.65, meets 1.6 to 1.8.
+  // The memory goal is counted, not timed: met for d = 64 (the chapter's 0.2 %).
+  CHECK(verdicts() == std::vector<std::string>{"met", "too close to call", "met", "met", "met"});
+  // The products at 1.1 to 1.25 s: 48 to 54.5 GFLOP/s, a spread that holds 50.
+  benchmark.rows[4].time = {1.175, 1.1, 1.25};
+  CHECK(verdicts()[2] == "too close to call");
+  // A longer n at which the kernel is slower than NumPy: not met, though it was faster at 1024.
+  benchmark.inputs.lengths.push_back(2048);
+  timed(2048, "streaming", 5.0, 5.5);
+  timed(2048, "numpy", 4.0, 4.5);
+  CHECK(verdicts()[0] == "not met");
+  CHECK(verdicts()[1] == "not met");
+}
+
 TEST_CASE("bytes in the unit that keeps three digits readable", "[ch12]") {
   CHECK(fast_attention::bytes_text(512) == "512 B");
   CHECK(fast_attention::bytes_text(999) == "999 B");

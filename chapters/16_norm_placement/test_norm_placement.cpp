@@ -197,6 +197,23 @@ TEST_CASE("too high a rate ends above the untrained model's loss: diverged", "[c
   CHECK_FALSE(run.learned);
 }
 
+TEST_CASE("a logged loss is the mean of the steps since the one logged before", "[ch16]") {
+  // Chapter 16: "The program logs the mean loss of every 25 steps". Logging changes nothing in training, so a run
+  // logged every step gives each step's loss, and one logged every 5 steps must give their means.
+  norm_placement::Inputs every_step = small(20), every_fifth = small(20);
+  every_step.log_every = 1;
+  every_fifth.log_every = 5;
+  const norm_placement::TrainedRun steps = norm_placement::train(every_step, pre_layer, 0, 0.01, 1);
+  const norm_placement::TrainedRun fifths = norm_placement::train(every_fifth, pre_layer, 0, 0.01, 1);
+  REQUIRE(steps.loss.size() == 20);
+  REQUIRE(fifths.loss.size() == 4);
+  for (std::size_t j = 0; j < 4; ++j) {
+    double sum = 0.0;
+    for (std::size_t s = 5 * j; s < 5 * j + 5; ++s) sum += steps.loss[s];
+    CHECK(fifths.loss[j] == Approx(sum / 5).epsilon(1e-14));
+  }
+}
+
 TEST_CASE("a run whose loss stops being a number stops there and counts as diverged", "[ch16]") {
   // Chapter 16: "A run stops at the first step whose loss or gradient is not a number. It counts as diverged then."
   // At rate 1e300 Adam's first step moves every weight by about 1e300 (its first step is about the rate, whatever

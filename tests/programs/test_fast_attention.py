@@ -429,6 +429,33 @@ class Benchmark(ProgramTest):
         self.assertIn("NumPy was not timed", document["summary"])
         self.assertIsNone(document["yardsticks"]["numpy_dgemm_gflops"])
 
+    def test_numpy_is_given_the_runs_thread_count(self):
+        # Chapter 12's fold on how NumPy is run: it "sets OPENBLAS_NUM_THREADS (and OMP_NUM_THREADS,
+        # MKL_NUM_THREADS) to the same number of threads". The Python given here is a shell script that writes the
+        # environment it was started with to a file and exits 1; the test's own environment sets the three to 99,
+        # so a value seen is the program's, not one passed through.
+        variables = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+        counts = [1, 2] if len(os.sched_getaffinity(0)) >= 2 else [1]
+        with tempfile.TemporaryDirectory() as folder:
+            seen_file, python = os.path.join(folder, "environment"), os.path.join(folder, "python")
+            with open(python, "w") as file:
+                file.write(f"#!/bin/sh\nenv > {seen_file}\nexit 1\n")
+            os.chmod(python, 0o755)
+            for threads in counts:
+                with self.subTest(threads=threads):
+                    if os.path.exists(seen_file):
+                        os.remove(seen_file)
+                    result = start_alone("--n", "8", "--d", "2", "--reps", "1", "--threads", str(threads),
+                                         "--python", python, "--json", environment=dict.fromkeys(variables, "99"))
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    self.assertIn(f"{python} exited with status 1:", json.loads(result.stdout)["numpy"]["reason"])
+                    with open(seen_file) as file:
+                        seen = dict(line.split("=", 1) for line in file.read().splitlines() if "=" in line)
+                    self.assertEqual({name: seen.get(name) for name in variables},
+                                     dict.fromkeys(variables, str(threads)))
+        if len(counts) < 2:
+            self.skipTest("one processor: --threads 2 is not checked")
+
 
 class LongRuns(ProgramTest):
     def on_a_terminal(self, *arguments):

@@ -609,6 +609,23 @@ class GeneratingTest(ProgramTest):
     def test_the_books_benchmark_as_the_chapter_reads_it(self):
         self.check_shares_and_slopes(published_run("generating_benchmark"))
 
+    def test_the_books_larger_decoders_caches_from_the_formula(self):
+        # Chapter 14: the larger decoder's "cache is 2 · layers · positions · heads · head width numbers, times
+        # bytes per number", in GiB "(a GiB is 2^30 bytes)"; and "… groups instead of … heads take the cache from
+        # … GiB to … GiB, and one group to … GiB" (10.00, 1.25 and 0.16 GiB in the book's run). Worked here from
+        # the decoder's shape, with h_kv key/value groups in place of the heads.
+        large = published_run("generating_benchmark")["large"]
+        caches = large["caches"]
+        self.assertEqual((caches[0]["key_value_heads"], caches[2]["key_value_heads"]), (large["query_heads"], 1))
+        for cache in caches:
+            expected_bytes = (2 * large["layers"] * large["positions"] * cache["key_value_heads"] * large["head_width"]
+                              * large["bytes_per_number"])
+            with self.subTest(key_value_heads=cache["key_value_heads"]):
+                self.assertEqual(cache["bytes"], expected_bytes)
+                self.assertEqual(cache["gibibytes"], expected_bytes / 2 ** 30)
+        # "Smaller by a factor equal to the number of heads per group."
+        self.assertEqual(caches[0]["bytes"] * caches[1]["key_value_heads"], caches[1]["bytes"] * large["query_heads"])
+
     def test_the_books_sampled_run_drew_is_where_the_model_preferred_another_word(self):
         # The preface ("where chapters 13 to 17 go") and chapter 14 type "The grammar allows *is* there, not *are*",
         # of the word the book's sampled run drew after "the key to the cabinets", and the preface: "Its likeliest

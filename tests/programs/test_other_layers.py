@@ -218,6 +218,22 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertAlmostEqual(scores[1][1], np.tanh(2.0), delta=1e-15)
         self.assertAlmostEqual(scores[0][0], np.tanh(3.0), delta=1e-15)
 
+    def test_the_gaps_in_the_toys_rows_are_far_smaller_than_the_cap_allows(self):
+        # Chapter 9's fold on the bound: every score lies within ±‖v‖₁, so "Two scores in one row may lie up to
+        # twice the bound apart … But the gaps in the toy's rows are far smaller than the cap allows". The toy's
+        # scores from NumPy (W_q = W_k = I, v = (1, 1), as the program's document says); "far smaller" read as
+        # below a quarter of 2‖v‖₁ (the book's rows: 0.73, 0.76 and 0.20 against 4).
+        document = run_json("--no-timing")
+        v = np.array(document["v"])
+        np.testing.assert_array_equal(v, np.ones(2))
+        for weights in ("W_q", "W_k"):
+            np.testing.assert_array_equal(document[weights], np.eye(2))
+        scores, _, _ = numpy_additive(TOY_Q, TOY_K, TOY_V, np.eye(2), np.eye(2), v)
+        allowed_gap = 2 * np.abs(v).sum()
+        for row, row_scores in enumerate(scores):
+            with self.subTest(row=document["query_tokens"][row]):
+                self.assertLess(row_scores.max() - row_scores.min(), allowed_gap / 4)
+
     def test_the_cross_example_as_described(self):
         document = run_json("--demo", "cross")
         columns = document["column_sums"]

@@ -119,6 +119,16 @@ TEST_CASE("the feed-forward network is max(0, xW1 + b1)W2 + b2, by hand", "[ch08
   CHECK(steps.output == (Matrix(1, 2) << 12, 20).finished());
 }
 
+TEST_CASE("a column (1, -1) of W1 computes 'a only if not b'", "[ch08]") {
+  // Chapter 8: "A column (1, −1) of W₁ turns the input (a, b) into a − b. Cut at 0, max(0, a − b) is 1 at (1, 0)
+  // and 0 at (0, 1) and at (1, 1)." With W2 = 1 and both biases 0 the output is that entry, exactly.
+  attention::FeedForwardWeights w{Matrix(2, 1), Vector::Zero(1), Matrix::Ones(1, 1), Vector::Zero(1)};
+  w.w1 << 1, -1;
+  Matrix x(3, 2);
+  x << 1, 0, 0, 1, 1, 1;
+  CHECK(attention::feed_forward(x, w).output == (Matrix(3, 1) << 1, 0, 0).finished());
+}
+
 TEST_CASE("the feed-forward network works per token: permuting the tokens permutes its output", "[ch08]") {
   std::mt19937_64 generator(11);
   const Matrix x = support::random_matrix(6, 4, generator);

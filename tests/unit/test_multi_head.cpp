@@ -350,5 +350,10 @@ TEST_CASE("with weights scaled by 1 over the square root of d_model the projecti
       const double mean_square = projection.squaredNorm() / static_cast<double>(projection.size());
       CHECK(mean_square == Approx(1.0).margin(0.15));
     }
+    // Chapter 5: "The division by √d_k then brings the scores back to variance about 1". A score sums d_k
+    // products of two entries of variance about 1, so about d_k before the division and about 1 after it.
+    const double d_k = static_cast<double>(head.query.cols());
+    const Matrix scores = (x * head.query) * (x * head.key).transpose() / std::sqrt(d_k);
+    CHECK(scores.squaredNorm() / static_cast<double>(scores.size()) == Approx(1.0).margin(0.25));
   }
 }

@@ -123,6 +123,23 @@ TEST_CASE("an outlier length is reported as two crossings around it, never as "
         std::vector<std::pair<std::size_t, std::size_t>>{{32, 64}, {64, 128}, {256, 512}});
 }
 
+TEST_CASE("a slow first or last timed length is reported as one crossing, like a real one", "[ch07]") {
+  // Chapter 7: "At the first or last timed length, such a slow length appears as one crossing, like a real
+  // crossing." Below n = 300 the quadratic layer is faster at every length, so the model alone has no crossing.
+  const std::vector<std::size_t> short_lengths = {16, 32, 64, 128, 256};
+  REQUIRE(attention::compare_timings(timing_tests::summarized(timing_tests::model(short_lengths))).crossings.empty());
+  std::vector<timing_tests::Sample> slow_last = timing_tests::model(short_lengths);
+  for (double& seconds : slow_last.back().first) seconds *= 100.0;
+  const attention::TimingComparison last = attention::compare_timings(timing_tests::summarized(slow_last));
+  CHECK(last.faster.back() == Faster::second);
+  CHECK(timing_tests::brackets(last.crossings) == std::vector<std::pair<std::size_t, std::size_t>>{{128, 256}});
+  std::vector<timing_tests::Sample> slow_first = timing_tests::model(short_lengths);
+  for (double& seconds : slow_first.front().first) seconds *= 100.0;
+  const attention::TimingComparison first = attention::compare_timings(timing_tests::summarized(slow_first));
+  CHECK(first.faster.front() == Faster::second);
+  CHECK(timing_tests::brackets(first.crossings) == std::vector<std::pair<std::size_t, std::size_t>>{{16, 32}});
+}
+
 TEST_CASE("overlapping spreads are too close to call, and a crossing spans them", "[ch07]") {
   // At n = 300 the two layers take the same time: their spreads overlap.
   const std::vector<std::size_t> around = {128, 256, 300, 512};

@@ -64,6 +64,77 @@ TEST_CASE("token_classifier_backward agrees with central differences of the cros
   CHECK(gradients.embedding.row(3).cwiseAbs().maxCoeff() == 0.0);
 }
 
+TEST_CASE("fresh weights: the embedding as drawn, every other matrix by 1/sqrt(fan-in), gains 1, biases 0", "[ch11]") {
+  // Chapter 11: "The embedding table is used as drawn. Every other matrix is scaled by 1/√fan-in … The LayerNorm
+  // gains start at 1, and every bias starts at 0." Standard normal draws have mean square 1; scaled by 1/√rows,
+  // fan-in times their mean square is 1 again. The margins are about five standard errors of a mean square of k
+  // draws, √(2/k): 12,800 draws for the embedding, 2,048 to 16,384 for the layers' matrices, 640 for the read-out.
+  attention::TokenClassifierShape shape;
+  shape.vocabulary = 200;
+  shape.d_model = 64;
+  shape.d_ff = 256;
+  attention::NumpyGenerator generator(5);
+  const attention::TokenClassifierWeights weights = attention::initial_token_classifier(shape, generator);
+  const auto fan_in_times_mean_square = [](const Matrix& m) {
+    return static_cast<double>(m.rows()) * m.squaredNorm() / static_cast<double>(m.size());
+  };
+  CHECK(weights.embedding.squaredNorm() / static_cast<double>(weights.embedding.size()) == Approx(1).margin(0.07));
+  const auto& layer = weights.layers.at(0);
+  for (const auto& head : layer.attention.heads) {
+    for (const Matrix* projection : {&head.query, &head.key, &head.value}) {
+      CHECK(fan_in_times_mean_square(*projection) == Approx(1).margin(0.16));
+    }
+  }
+  CHECK(fan_in_times_mean_square(layer.attention.output) == Approx(1).margin(0.12));
+  CHECK(fan_in_times_mean_square(layer.feed_forward.w1) == Approx(1).margin(0.06));
+  CHECK(fan_in_times_mean_square(layer.feed_forward.w2) == Approx(1).margin(0.06));
+  CHECK(fan_in_times_mean_square(weights.readout) == Approx(1).margin(0.28));
+  for (const auto* norm : {&layer.attention_norm, &layer.feed_forward_norm}) {
+    CHECK(norm->gain == attention::Vector::Ones(64));
+    CHECK(norm->bias == attention::Vector::Zero(64));
+  }
+  CHECK(layer.feed_forward.b1 == attention::Vector::Zero(256));
+  CHECK(layer.feed_forward.b2 == attention::Vector::Zero(64));
+  CHECK(weights.readout_bias == attention::Vector::Zero(10));
+}
+
+TEST_CASE("every layout starts from the same draws: only the norms differ", "[ch16]") {
+  // Chapter 16: "Each run draws its own weights from its seed, the same weights for every layout and warm-up".
+  const auto fresh = [](attention::NormPlacement placement, attention::NormKind norm) {
+    attention::TokenClassifierShape shape;
+    shape.layers = 2;
+    shape.layout = {placement, norm};
+    attention::NumpyGenerator generator(7);
+    return attention::initial_token_classifier(shape, generator);
+  };
+  const attention::TokenClassifierWeights paper =
+      fresh(attention::NormPlacement::post, attention::NormKind::layer_norm);
+  for (const auto placement : {attention::NormPlacement::post, attention::NormPlacement::pre}) {
+    for (const auto norm : {attention::NormKind::layer_norm, attention::NormKind::rms_norm}) {
+      const attention::TokenClassifierWeights other = fresh(placement, norm);
+      CHECK(other.embedding == paper.embedding);
+      CHECK(other.readout == paper.readout);
+      CHECK(other.readout_bias == paper.readout_bias);
+      for (std::size_t l = 0; l < 2; ++l) {
+        const auto &a = other.layers.at(l), &b = paper.layers.at(l);
+        for (std::size_t h = 0; h < 2; ++h) {
+          CHECK(a.attention.heads.at(h).query == b.attention.heads.at(h).query);
+          CHECK(a.attention.heads.at(h).key == b.attention.heads.at(h).key);
+          CHECK(a.attention.heads.at(h).value == b.attention.heads.at(h).value);
+        }
+        CHECK(a.attention.output == b.attention.output);
+        CHECK(a.feed_forward.w1 == b.feed_forward.w1);
+        CHECK(a.feed_forward.b1 == b.feed_forward.b1);
+        CHECK(a.feed_forward.w2 == b.feed_forward.w2);
+        CHECK(a.feed_forward.b2 == b.feed_forward.b2);
+        // The norms start as nothing: gains of 1, and for LayerNorm biases of 0 (RMSNorm has none).
+        CHECK(a.attention_norm.gain == attention::Vector::Ones(32));
+        CHECK(a.attention_norm.bias.size() == (norm == attention::NormKind::layer_norm ? 32 : 0));
+      }
+    }
+  }
+}
+
 TEST_CASE("parameter_blocks lists every learned number once", "[ch11]") {
   attention::NumpyGenerator generator(1);
   const attention::TokenClassifierShape shape = small_shape();
