@@ -290,41 +290,11 @@ class GradientCheck(ProgramTest):
             self.assertEqual(sweep["errors"][key][4], document["check"]["layers"][LAYERS.index(key)]["parameters"][0]["error"])
 
 
-def float32_check_error(q, k, v, direction, step):
-    """The attention check of dQ in float32, from the definitions: L = Σ softmax(QKᵀ/√d)V ⊙ R, its gradient
-    dQ = dS·K/√d with dS = W ⊙ (dW − rowsum(dW ⊙ W)) and dW = R·Vᵀ, against (L(q + h) − L(q − h)) / 2h for each
-    entry, every number a float32; the error is max |analytic − numeric| over the larger of the two maxima."""
-    q, k, v, direction = (np.array(m, dtype=np.float32) for m in (q, k, v, direction))
-    h = np.float32(step)
-    root = np.sqrt(np.float32(q.shape[1]))
-
-    def weights_of(queries):
-        scores = (queries @ k.T) / root
-        exponentials = np.exp(scores - scores.max(axis=1, keepdims=True))
-        return exponentials / exponentials.sum(axis=1, keepdims=True)
-
-    def loss(queries):
-        return np.sum((weights_of(queries) @ v) * direction, dtype=np.float32)
-
-    weights = weights_of(q)
-    d_weights = direction @ v.T
-    d_scores = weights * (d_weights - np.sum(d_weights * weights, axis=1, keepdims=True, dtype=np.float32))
-    analytic = (d_scores @ k) / root
-    numeric = np.zeros_like(q)
-    for index in np.ndindex(*q.shape):
-        above, below = q.copy(), q.copy()
-        above[index] += h
-        below[index] -= h
-        numeric[index] = (loss(above) - loss(below)) / (np.float32(2) * h)
-    assert analytic.dtype == numeric.dtype == np.float32
-    scale = max(np.abs(analytic).max(), np.abs(numeric).max())
-    return float(np.abs(analytic - numeric).max() / scale)
-
-
-def attention_check_gradients(inputs, step, dtype):
-    """The attention check's dQ, analytic and by central differences of step h, every number of type dtype (as
-    float32_check_error() computes them), both returned as float64 arrays."""
-    q, k, v, direction = (np.array(inputs[name], dtype=dtype) for name in ("queries", "keys", "values", "direction"))
+def attention_check_gradients(q, k, v, direction, step, dtype):
+    """The attention check of dQ from the definitions, every number of type dtype: L = Σ softmax(QKᵀ/√d)V ⊙ R, its
+    gradient dQ = dS·K/√d with dS = W ⊙ (dW − rowsum(dW ⊙ W)) and dW = R·Vᵀ, and (L(q + h) − L(q − h)) / 2h for each
+    entry; returns the two, analytic and numeric."""
+    q, k, v, direction = (np.array(m, dtype=dtype) for m in (q, k, v, direction))
     h = dtype(step)
     root = np.sqrt(dtype(q.shape[1]))
 
@@ -346,7 +316,16 @@ def attention_check_gradients(inputs, step, dtype):
         above[index] += h
         below[index] -= h
         numeric[index] = (loss(above) - loss(below)) / (dtype(2) * h)
-    return analytic.astype(np.float64), numeric.astype(np.float64)
+    return analytic, numeric
+
+
+def float32_check_error(q, k, v, direction, step):
+    """The attention check of dQ in float32 (attention_check_gradients); the error is max |analytic − numeric| over
+    the larger of the two maxima."""
+    analytic, numeric = attention_check_gradients(q, k, v, direction, step, np.float32)
+    assert analytic.dtype == numeric.dtype == np.float32
+    scale = max(np.abs(analytic).max(), np.abs(numeric).max())
+    return float(np.abs(analytic - numeric).max() / scale)
 
 
 class FloatAndDouble(ProgramTest):
@@ -474,8 +453,9 @@ class FloatAndDouble(ProgramTest):
         in_float, in_double = sweep["formats"]["float"]["errors"], sweep["formats"]["double"]["errors"]
         for at in range(3):
             step = sweep["steps"][at]
-            analytic, numeric_in_double = attention_check_gradients(inputs, step, np.float64)
-            _, numeric_in_float = attention_check_gradients(inputs, step, np.float32)
+            matrices = (inputs["queries"], inputs["keys"], inputs["values"], inputs["direction"])
+            analytic, numeric_in_double = attention_check_gradients(*matrices, step, np.float64)
+            numeric_in_float = attention_check_gradients(*matrices, step, np.float32)[1].astype(np.float64)
             scale = np.abs(analytic).max()
             truncation = np.abs(analytic - numeric_in_double).max() / scale
             rounding = np.abs(numeric_in_float - numeric_in_double).max() / scale
