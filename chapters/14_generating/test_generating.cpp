@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "../13_sentences/grammar.hpp"  // chapter 13's language, linked with the computation
 #include "attention/grouped_query.hpp"
@@ -275,6 +276,31 @@ TEST_CASE("decoding stops at the end and the grammar judges the whole sentence",
   // e^10 / (e^10 + V − 1): the probability softmax gives the forced word.
   const double forced_probability = std::exp(10.0) / (std::exp(10.0) + static_cast<double>(vocabulary() - 1));
   CHECK(endless.words[0].probability == Approx(forced_probability).epsilon(1e-12));
+  // Chapter 14: "A sentence the steps cut short is printed with (not finished), and the grammar is not asked".
+  generating::Result result;
+  result.generation = endless;
+  const std::string printed = generating::tables(result);
+  CHECK_THAT(printed, Catch::Contains("(not finished)"));
+  CHECK_THAT(printed, !Catch::Contains("(the grammar accepts it)") && !Catch::Contains("(not a sentence of the"));
+}
+
+TEST_CASE("the training table prints every fourth logged loss and the last", "[ch14]") {
+  // Chapter 14: "the output prints every fourth log, and the last". Fifteen logs, every 100 steps, each loss its
+  // index: the table shows the 4th, 8th and 12th (steps 400, 800, 1200) and the 15th (1500), and no other.
+  generating::Result result;
+  result.generation.prompt = {generating::end_token()};  // every prompt starts with the end, as generate() writes it
+  for (long long i = 0; i < 15; ++i) {
+    result.logged_steps.push_back(100 * (i + 1));
+    result.loss.push_back(static_cast<double>(i));
+  }
+  const std::string printed = generating::tables(result);
+  const std::string table = printed.substr(printed.find("loss per word\n"));
+  for (long long step = 100; step <= 1500; step += 100) {
+    const bool shown = step % 400 == 0 || step == 1500;
+    const std::string row = fmt::format("{:>7}  {:>8.4f}\n", step, static_cast<double>(step / 100 - 1));
+    INFO("step " << step);
+    CHECK((table.find(row) != std::string::npos) == shown);
+  }
 }
 
 TEST_CASE("a short training is the same twice and lowers the held-out loss", "[ch14]") {
@@ -394,6 +420,15 @@ TEST_CASE("the seeds' table is each seed and h_kv trained alone", "[ch14]") {
   // h − h_kv heads lose their own W^K and W^V; the cache shrinks h / h_kv times.
   CHECK(seeds.runs[0].parameters - seeds.runs[2].parameters == 2 * layers * (heads - 1) * d_model * d_k);
   CHECK(seeds.runs[0].cache_numbers == heads * seeds.runs[2].cache_numbers);
+  // "within a seed the three share the same sentences": the held-out sentences' size and the losses that depend on
+  // them alone, not on the model, are the same for h_kv = 4 and 1 of one seed (and differ between the seeds).
+  for (std::size_t s = 0; s < 2; ++s) {
+    const generating::Quality &four = seeds.runs[s].quality, &one = seeds.runs[2 + s].quality;
+    CHECK(four.held_out_words == one.held_out_words);
+    CHECK(four.no_context_loss == one.no_context_loss);
+    CHECK(four.grammar_loss == one.grammar_loss);
+  }
+  CHECK(seeds.runs[0].quality.grammar_loss != seeds.runs[1].quality.grammar_loss);
   generating::Inputs alone = inputs;
   alone.model_seed = 2;
   alone.key_value_heads = 1;

@@ -140,6 +140,27 @@ TEST_CASE("a grouped model's gradient is the sum over the group: central differe
   CHECK(attention::relative_error(own, numeric_key) > 1e-3);
 }
 
+TEST_CASE("with as many key/value heads as heads, sharing and summing change nothing", "[ch14]") {
+  // Chapter 14: "With the default four key/value heads these two lines change nothing": every head leads its own
+  // group of one, so no matrix is copied, no gradient added, and every parameter stays a parameter.
+  attention::NumpyGenerator generator(3);
+  attention::TokenClassifierWeights weights = attention::initial_token_classifier(decoder_shape(8, 4, 2), generator);
+  const attention::TokenClassifierWeights before = weights;
+  attention::share_key_value_heads(weights.layers, 4);
+  attention::TokenClassifierWeights gradients = before;  // any numbers of the gradient's shape
+  attention::sum_key_value_gradients(gradients.layers, 4);
+  for (std::size_t l = 0; l < 2; ++l) {
+    for (std::size_t h = 0; h < 4; ++h) {
+      for (const auto* changed : {&weights, &gradients}) {
+        CHECK(changed->layers[l].attention.heads[h].key == before.layers[l].attention.heads[h].key);
+        CHECK(changed->layers[l].attention.heads[h].value == before.layers[l].attention.heads[h].value);
+        CHECK(changed->layers[l].attention.heads[h].query == before.layers[l].attention.heads[h].query);
+      }
+    }
+  }
+  CHECK(attention::grouped_parameter_blocks(weights, 4).size() == attention::parameter_blocks(weights).size());
+}
+
 TEST_CASE("key_value_group refuses a grouping that does not divide the heads", "[ch14]") {
   CHECK(attention::key_value_group(3, 4, 2) == 1);
   CHECK(attention::key_value_group(3, 4, 1) == 0);
