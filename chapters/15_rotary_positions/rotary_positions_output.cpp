@@ -366,7 +366,7 @@ std::string tables(const Result& result) {
                 [](const SchemeSummary& summary) { return summary.beyond; });
   // How far each holds the task: the last position up to which it is right that often at every position.
   text += fmt::format("  accuracy ≥ {} at every position up to\n  {:<9}  {:<18}  {}\n", program::number_text(holds, 1),
-                      "", "median", "each seed");
+                      "", "median accuracy", "each seed");
   for (const SchemeSummary& summary : scheme_summaries) {
     const Eigen::Index fewest = summary.fewest_held_until, most = summary.most_held_until;
     text += fmt::format("  {:<9}  {:<18}  {}\n", scheme_name(summary.scheme), held(summary.holds_until),

@@ -129,12 +129,13 @@ TrainedRun train(const Inputs& inputs, const attention::LayerLayout& layout, lon
     };
     // A loss or gradient that is no longer a number ends the run: every later step would be one too. Weights that
     // have blown up usually show it sooner, in a score or a logit that is NaN or infinite, which the library refuses
-    // (chapters 3 and 10) rather than compute with. Here, with every shape and digit made to fit the model, that is
-    // the only refusal a step can meet, so it ends the run the same way.
+    // (chapters 3 and 10) rather than compute with; that ends the run the same way. The fresh weights of step 1
+    // cannot have blown up: a refusal there is a bug (a shape that does not fit), and is not caught.
     attention::TokenClassifierWeights mean;
     try {
       mean = attention::batch_mean_gradient(inputs.batch, one_example, attention::parameter_blocks);
     } catch (const std::invalid_argument&) {
+      if (step == 1) throw;
       run.stopped_at = step;
       break;
     }

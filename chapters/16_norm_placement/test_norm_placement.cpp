@@ -214,10 +214,10 @@ TEST_CASE("a logged loss is the mean of the steps since the one logged before", 
   }
 }
 
-TEST_CASE("a run whose loss stops being a number stops there and counts as diverged", "[ch16]") {
-  // Chapter 16: "A run stops at the first step whose loss or gradient is not a number. It counts as diverged then."
-  // At rate 1e300 Adam's first step moves every weight by about 1e300 (its first step is about the rate, whatever
-  // the gradient): step 2's products overflow, and its loss is not a number.
+TEST_CASE("a run whose scores stop being numbers stops there and counts as diverged", "[ch16]") {
+  // Chapter 16: "It stops too when a score or logit is not a number … It counts as diverged then." At rate 1e300
+  // Adam's first step moves every weight with a gradient by about 1e300 (its first step is about the rate, whatever
+  // the gradient's size): at step 2 the scores overflow, and the library refuses them before any loss is computed.
   const norm_placement::Inputs inputs = small(20);
   const norm_placement::TrainedRun run = norm_placement::train(inputs, post_layer, 0, 1e300, 1);
   CHECK(run.stopped_at == 2);

@@ -245,7 +245,8 @@ class EncoderLayer(ProgramTest):
         # Chapter 8, "The layer in the page": "The hidden entries are printed for a small d_ff; for a larger one,
         # the program prints only how many stay above 0." The program's cut-off is 12 (max_printed_hidden); the
         # numbers are NumPy's, on NumPy's draws. At d_ff 12 every entry lies 1e-6 or more from a rounding boundary
-        # of the table's four decimals; at d_ff 13 the smallest entry above 0 is 0.395, far beyond rounding.
+        # of the table's four decimals; at d_ff 13 every entry before the cut lies 0.24 or more from 0, far beyond
+        # rounding, so the count above 0 cannot differ.
         def printed_table(d_ff, title):
             printed = run("--d-ff", str(d_ff)).stdout
             self.assertEqual(printed.count("Layer 1 think, hidden"), 1)

@@ -104,7 +104,7 @@ TEST_CASE("on the toy a finite fill of -200 leaks in double and not in float, an
   // Chapter 4: float "stores 0 sooner", and "on the toy, −1000 leaks nothing in either format". A masked weight is
   // at most e^-gap, and the gap is at least |fill| here (the toy's largest scaled score in each row is at least
   // 0). Float's smallest positive number, 2^-149, is e^-103.3, and double's, 2^-1074, is e^-744.4: a gap of 200
-  // rounds to 0 in float and not in double (e^-201.4 is about 5e-88); a gap of 1000 rounds to 0 in both.
+  // rounds to 0 in float and not in double (e^-201.4 is about 3.4e-88); a gap of 1000 rounds to 0 in both.
   const support::Toy toy;
   const auto masked_weights = [&](double fill, bool single) {
     attention::AttentionOptions options;
