@@ -187,6 +187,12 @@ class RunningSums(ProgramTest):
         self.assertTrue(2.0 ** 10 <= float_sum["sum"] < 2.0 ** 11)
         self.assertEqual(float_sum["spacing"], 2.0 ** (10 - 23))
 
+    def test_the_spread_four_text_types_the_bfloat16_sums_exponent(self):
+        # The text on the spread-4 table types the bfloat16 L's exponent: "the spacing formula, with e = 1".
+        bfloat16_sum = published_run("precision_wide")["rows"][6]["sums"][2]
+        self.assertTrue(2.0 ** 1 <= bfloat16_sum["sum"] < 2.0 ** 2)
+        self.assertEqual(bfloat16_sum["spacing"], 2.0 ** (1 - 7))
+
     def test_bounds_on_the_book_run(self):
         for arguments in ((), ("--spread", "4")):
             result = document(*arguments)
