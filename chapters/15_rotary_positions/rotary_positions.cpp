@@ -99,6 +99,8 @@ std::vector<Eigen::Index> random_digits(attention::NumpyGenerator& generator, Ei
   return words;
 }
 
+}  // namespace
+
 // clang-format off
 // [task_loss]
 // The task: at position t ≥ back, say the word at t − back. Positions before `back` have no answer: the loss
@@ -115,6 +117,8 @@ attention::CrossEntropy task_loss(const attention::Matrix& logits, const std::ve
 }
 // [task_loss]
 // clang-format on
+
+namespace {
 
 std::uint64_t weights_seed(std::uint64_t seed) { return seed ^ 0x9e3779b97f4a7c15u; }
 std::uint64_t test_seed(std::uint64_t seed) { return seed ^ 0x5851f42d4c957f2du; }

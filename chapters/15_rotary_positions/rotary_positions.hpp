@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention/adam.hpp"
+#include "attention/cross_entropy.hpp"
 #include "attention/matrix.hpp"
 #include "attention/token_classifier.hpp"
 #include "program/command_line.hpp"
@@ -123,6 +124,11 @@ using Progress = program::StepProgress;  // step, steps, seconds so far
 Turn turn(const Inputs& inputs);
 /// One model trained on the task with @p scheme and @p seed, then tested.
 TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_t seed, const Progress& progress = {});
+
+/// The task's loss on one sequence: at each position t from back on, the word at t − back is the answer. The first
+/// back positions have none: the loss and its gradient leave them out.
+attention::CrossEntropy task_loss(const attention::Matrix& logits, const std::vector<Eigen::Index>& words,
+                                  Eigen::Index back);
 /// The trained offset that looks most like offset `back` to a head's fastest pair (Result::trained_near_alike).
 std::optional<NearAlike> trained_near_alike(const Inputs& inputs);
 /// Everything inputs ask for: the turn, and (unless told not to) one training per scheme and seed.

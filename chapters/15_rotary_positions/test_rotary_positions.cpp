@@ -228,6 +228,27 @@ TEST_CASE("the wave between whole offsets is the sum of each pair's cosine wave,
   CHECK(longest.wave_scores == longest.scores);
 }
 
+TEST_CASE("the task's loss leaves out the first positions, which have no answer", "[ch15]") {
+  // Chapter 15: "The loss leaves out the first positions, which have no answer." Seven positions, three back: the
+  // loss is the mean over positions 3 to 6 of −log softmax(logits at t)[word at t − 3], worked here from the
+  // definition; the first three rows get no gradient, and changing them changes nothing.
+  std::mt19937_64 generator(16);
+  attention::Matrix logits = chapter_support::random_matrix(7, 10, generator);
+  const std::vector<Eigen::Index> words{3, 1, 4, 1, 5, 9, 2};
+  double by_hand = 0.0;
+  for (Eigen::Index t = 3; t < 7; ++t) {
+    const double log_sum = std::log(logits.row(t).array().exp().sum());
+    by_hand += (log_sum - logits(t, words[static_cast<std::size_t>(t - 3)])) / 4;
+  }
+  const attention::CrossEntropy error = rotary_positions::task_loss(logits, words, 3);
+  CHECK(error.loss == Approx(by_hand).epsilon(1e-12));
+  REQUIRE(error.logits_gradient.rows() == 7);
+  CHECK(error.logits_gradient.topRows(3).cwiseAbs().maxCoeff() == 0.0);
+  CHECK(error.logits_gradient.bottomRows(4).cwiseAbs().maxCoeff() > 0.0);
+  logits.topRows(3) = chapter_support::random_matrix(3, 10, generator);
+  CHECK(rotary_positions::task_loss(logits, words, 3).loss == error.loss);
+}
+
 TEST_CASE("a query equal to its key scores highest at the offset 0", "[ch15]") {
   rotary_positions::Inputs inputs;
   inputs.ones = 4;
