@@ -227,8 +227,8 @@ std::string tables(const Result& result);
 void hold_rates_to_the_peak(Benchmark& benchmark, const std::function<void(Benchmark&)>& measure_the_peaks_again);
 
 /// The chapter's goals, judged on a finished benchmark's numbers once hold_rates_to_the_peak() has held its rates
-/// (before that no rate is kept, and the products' goal reads an empty rate as one above the peak); none is asserted
-/// by a test.
+/// (before that no rate is kept, and the products' goal reads an empty rate as one above the peak). A run's verdicts
+/// depend on its machine and no test asserts them; a test holds the rule to made-up timings worked by hand.
 std::vector<Goal> judged(const Benchmark& benchmark);
 
 /// Who was faster than NumPy where, in one sentence.

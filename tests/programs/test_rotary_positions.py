@@ -86,15 +86,10 @@ def score_at_offset(q, k, offset):
 
 
 def paper_turned(vector, position):
-    """The vector turned as Su et al. (RoFormer) turn a column, R_m v: pair i, (x, y), turned
-    counter-clockwise by b = position·θ_i, x' = x cos b − y sin b, y' = x sin b + y cos b."""
-    vector = np.asarray(vector, dtype=float)
-    b = position * frequencies(len(vector))
-    x, y = vector[0::2], vector[1::2]
-    result = np.empty_like(vector)
-    result[0::2] = x * np.cos(b) - y * np.sin(b)
-    result[1::2] = x * np.sin(b) + y * np.cos(b)
-    return result
+    """The vector turned as Su et al. (RoFormer) turn a column, R_m v: pair i, (x, y), turned counter-clockwise by
+    b = position·θ_i, x' = x cos b − y sin b, y' = x sin b + y cos b. That is turned() by −b: cos(−b) = cos b and
+    sin(−b) = −sin b."""
+    return turned(vector, -position)
 
 
 def chapter_6_encoding(position, d):

@@ -39,6 +39,15 @@ MultiHeadWeights normal_weights(Eigen::Index d_model, Eigen::Index heads, Eigen:
 
 double largest_difference(const Matrix& a, const Matrix& b) { return (a - b).cwiseAbs().maxCoeff(); }
 
+// Head i by its definition: chapter 3's attention on its own projections, the queries made from @p queries_from,
+// the keys and values from @p keys_from.
+attention::AttentionSteps<double> head_alone(const Matrix& queries_from, const Matrix& keys_from,
+                                             const MultiHeadWeights& weights, std::size_t i) {
+  return attention::scaled_dot_product_attention(Matrix(queries_from * weights.heads[i].query),
+                                                 Matrix(keys_from * weights.heads[i].key),
+                                                 Matrix(keys_from * weights.heads[i].value));
+}
+
 }  // namespace multi_head_tests
 
 TEST_CASE("one head with W^O = I is chapter 3's attention on the projections", "[ch05]") {
@@ -186,10 +195,7 @@ TEST_CASE("queries from one sequence, keys and values from another: each head is
   const auto across = attention::multi_head_attention(decoder, encoder, encoder, weights);
   REQUIRE(across.heads.size() == 3);
   for (std::size_t i = 0; i < 3; ++i) {
-    const auto alone = attention::scaled_dot_product_attention(Matrix(decoder * weights.heads[i].query),
-                                                               Matrix(encoder * weights.heads[i].key),
-                                                               Matrix(encoder * weights.heads[i].value));
-    CHECK(across.heads[i].attention.output == alone.output);
+    CHECK(across.heads[i].attention.output == multi_head_tests::head_alone(decoder, encoder, weights, i).output);
     CHECK(across.heads[i].attention.weights.rows() == 3);
     CHECK(across.heads[i].attention.weights.cols() == 5);
     CHECK((across.heads[i].attention.weights.rowwise().sum().array() - 1.0).abs().maxCoeff() < 1e-14);
@@ -217,10 +223,7 @@ TEST_CASE("heads of different widths: the library needs only the shapes to fit",
   const auto steps = attention::multi_head_attention(x, x, x, weights);
   REQUIRE(steps.heads.size() == 2);
   for (std::size_t i = 0; i < 2; ++i) {
-    const auto alone =
-        attention::scaled_dot_product_attention(Matrix(x * weights.heads[i].query), Matrix(x * weights.heads[i].key),
-                                                Matrix(x * weights.heads[i].value));
-    CHECK(steps.heads[i].attention.output == alone.output);
+    CHECK(steps.heads[i].attention.output == multi_head_tests::head_alone(x, x, weights, i).output);
   }
   CHECK(steps.concatenation.cols() == 5);
   const Matrix sum = steps.heads[0].attention.output * weights.output.topRows(1) +
