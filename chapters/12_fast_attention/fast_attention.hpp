@@ -17,7 +17,7 @@
 // compute() is in fast_attention.cpp, with the helpers both files use
 // (machine_caches() to bytes_text(), below); what a benchmark's rows add up to
 // (the rates held to the peak, the goals, the summary) and the front ends are in
-// fast_attention_output.cpp.
+// fast_attention_output.cpp; the library's kernels it times, in fast_attention_kernels.cpp (below).
 #pragma once
 
 #include <cstddef>
@@ -31,10 +31,28 @@
 
 #include "attention/multiply_add_peak.hpp"
 #include "attention/streaming_attention.hpp"
+#include "attention/tile_product.hpp"
 #include "attention/tile_shape.hpp"
 #include "attention/timing_comparison.hpp"
 #include "program/attention_inputs.hpp"
 #include "program/command_line.hpp"
+
+// The kernels the benchmark times, compiled once, in fast_attention_kernels.cpp: every file that includes this
+// header calls them there instead of compiling them again.
+namespace attention {
+extern template MatrixOf<double> streaming_attention<double>(const MatrixOf<double>&, const MatrixOf<double>&,
+                                                             const MatrixOf<double>&, const StreamingOptions&,
+                                                             StreamingBuffers<double>&);
+extern template MatrixOf<float> streaming_attention<float>(const MatrixOf<float>&, const MatrixOf<float>&,
+                                                           const MatrixOf<float>&, const StreamingOptions&,
+                                                           StreamingBuffers<float>&);
+extern template void buffered_attention<double>(const MatrixOf<double>&, const MatrixOf<double>&,
+                                                const MatrixOf<double>&, AttentionBuffers<double>&, KeyRange, bool);
+extern template void tile_product<double>(const detail::ConstTileRef<double>&, const PackedColumns<double>&,
+                                          detail::TileRef<double>, bool, KeysUpTo);
+extern template void tile_product<float>(const detail::ConstTileRef<float>&, const PackedColumns<float>&,
+                                         detail::TileRef<float>, bool, KeysUpTo);
+}  // namespace attention
 
 namespace fast_attention {
 
