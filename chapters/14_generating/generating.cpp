@@ -100,12 +100,7 @@ attention::CrossEntropy next_word_loss(const attention::Matrix& logits,
 std::uint64_t weights_seed(std::uint64_t seed) { return seed ^ 0x9e3779b97f4a7c15u; }
 std::uint64_t judging_seed(std::uint64_t seed) { return seed ^ 0x5851f42d4c957f2du; }
 
-// The words the grammar draws, one sentence at a time, past the held-out ones.
-struct Drawing {
-  explicit Drawing(std::uint64_t seed) : generator(seed) {}
-  attention::NumpyGenerator generator;
-  std::set<std::vector<Eigen::Index>> held_out;
-};
+}  // namespace
 
 std::vector<Eigen::Index> next_training_sentence(int modifiers, Drawing& drawing) {
   for (;;) {
@@ -113,6 +108,8 @@ std::vector<Eigen::Index> next_training_sentence(int modifiers, Drawing& drawing
     if (drawing.held_out.count(words) == 0) return words;
   }
 }
+
+namespace {
 
 // The untrained model, its key/value heads shared in groups, and the held-out sentences.
 std::shared_ptr<Trained> prepared(const Inputs& inputs, Drawing& drawing,

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 
 #include "attention/adam.hpp"
 #include "attention/multiply_add_peak.hpp"
+#include "attention/numpy_random.hpp"
 #include "attention/sampling.hpp"
 #include "attention/timing_comparison.hpp"
 #include "attention/token_classifier.hpp"
@@ -118,6 +120,18 @@ struct Quality {
   std::vector<Example> examples;  // the first judged sentences
   std::vector<std::string> judged_sentences;  // every judged sentence, in the order drawn (the JSON's with --weights)
 };
+
+/// The sentences the grammar draws, one at a time, with the held-out ones training must not see.
+struct Drawing {
+  explicit Drawing(std::uint64_t seed) : generator(seed) {}
+  attention::NumpyGenerator generator;
+  std::set<std::vector<Eigen::Index>> held_out;  // as the model reads them, "." first
+};
+
+/// The next training sentence, as the model reads it ("." first): the grammar's next draw (chapter 13's
+/// sentences::draw_sentence(), up to @p modifiers phrases after a subject's noun), drawn again while it is
+/// held out.
+std::vector<Eigen::Index> next_training_sentence(int modifiers, Drawing& drawing);
 
 struct Trained;
 

@@ -8,6 +8,7 @@
 // Every expected value has a reason of its own, not the program's output.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -300,6 +301,35 @@ TEST_CASE("the training table prints every fourth logged loss and the last", "[c
     const std::string row = fmt::format("{:>7}  {:>8.4f}\n", step, static_cast<double>(step / 100 - 1));
     INFO("step " << step);
     CHECK((table.find(row) != std::string::npos) == shown);
+  }
+}
+
+// The chapter's fold: "Training draws its own sentences and draws again whenever it draws a held-out one." So
+// with a sentence held out, training reads the grammar's own stream of draws with that sentence taken out, and
+// nothing else changed: the same sentences, in the same order.
+TEST_CASE("training draws again whenever the grammar draws a held-out sentence", "[ch14]") {
+  constexpr int modifiers = 2;
+  constexpr int draws = 3000;
+  generating::Drawing nothing_held_out(7);
+  std::vector<std::vector<Eigen::Index>> stream;
+  std::map<std::vector<Eigen::Index>, int> counts;
+  for (int i = 0; i < draws; ++i) {
+    stream.push_back(generating::next_training_sentence(modifiers, nothing_held_out));
+    ++counts[stream.back()];
+  }
+  const auto commonest =
+      std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  REQUIRE(commonest->second >= 10);  // the grammar writes its shortest sentences often: one to hold out
+  REQUIRE(commonest->first.front() == generating::end_token());  // as the model reads it, "." first
+
+  generating::Drawing one_held_out(7);
+  one_held_out.held_out.insert(commonest->first);
+  std::vector<std::vector<Eigen::Index>> expected;
+  std::copy_if(stream.begin(), stream.end(), std::back_inserter(expected),
+               [&](const auto& words) { return words != commonest->first; });
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    INFO("training sentence " << i);
+    REQUIRE(generating::next_training_sentence(modifiers, one_held_out) == expected[i]);
   }
 }
 
