@@ -97,6 +97,15 @@ set(BOOK_QUICK_SANITIZED_OPTIMIZATION -Og CACHE STRING
 # -march=native, that warning is left to the -O3 units and to the sanitizer
 # build, which is not compiled for this processor.
 function(book_compile_quickly)
+  book_quick_options(options)
+  foreach(target IN LISTS ARGN)
+    target_compile_options(${target} PRIVATE "${options}")
+  endforeach()
+endfunction()
+
+# book_quick_options(<variable>): the options book_compile_quickly() gives a target, as one generator
+# expression (empty where there are none), for a source file's COMPILE_OPTIONS as well.
+function(book_quick_options variable)
   if(BOOK_SANITIZE)
     set(options ${BOOK_QUICK_SANITIZED_OPTIMIZATION})
     set(configurations Debug)
@@ -105,14 +114,13 @@ function(book_compile_quickly)
     set(configurations Release,RelWithDebInfo)
   endif()
   if(NOT options)
+    set(${variable} "" PARENT_SCOPE)
     return()
   endif()
   if(BOOK_NATIVE AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
     list(APPEND options -Wno-uninitialized)
   endif()
-  foreach(target IN LISTS ARGN)
-    target_compile_options(${target} PRIVATE "$<$<CONFIG:${configurations}>:${options}>")
-  endforeach()
+  set(${variable} "$<$<CONFIG:${configurations}>:${options}>" PARENT_SCOPE)
 endfunction()
 
 # book_batches(<units> <names> <folder> <prefix> <size> <source>...): deals the
@@ -317,6 +325,15 @@ function(book_chapter)
   if(NOT arg_SPEED AND (NOT arg_FMA OR BOOK_SANITIZE))
     book_compile_quickly(${arg_PROGRAM} ${arg_PROGRAM}_computation)
     set_property(GLOBAL APPEND PROPERTY BOOK_QUICK_COMPUTATION_TARGETS ${arg_PROGRAM}_computation)
+  else()
+    # What the program prints and reads, slug_output.cpp (the JSON, the tables, the flags, the page's entry),
+    # times nothing and trains nothing: compiled quickly even where the computation beside it is not.
+    set(output_sources ${computation_sources})
+    list(FILTER output_sources INCLUDE REGEX "_output\\.cpp$")
+    book_quick_options(options)
+    if(output_sources AND options)
+      set_source_files_properties(${output_sources} PROPERTIES COMPILE_OPTIONS "${options}")
+    endif()
   endif()
   if(BOOK_SANITIZE)
     # In the sanitizer build every chapter's sources are compiled in batches
