@@ -66,7 +66,8 @@ endfunction()
 # -march=native, GCC at -O2 and above fuses a product and a sum into one
 # instruction, rounded once, and at -Og or -O1 it does not, which moves the last
 # digits of some results (chapters 0, 2, 5, 6, 8 and 10; measured against an
-# -O3 build). Every other chapter's program and computation, the program
+# -O3 build). Every other chapter's program and computation, what any program
+# prints and reads (slug_output.cpp), the program
 # library, and the library's and the chapters' Catch2 tests are compiled at
 # BOOK_QUICK_OPTIMIZATION instead, which costs the compiler less and changes no printed number
 # (README, under tools/build-book). The library is header-only, so it
@@ -229,7 +230,7 @@ endfunction()
 # chapter's sources registered with program::register_chapter().
 #
 # The runs block that ends the folder's index.rst may say how the chapter is compiled, "compile": [...]:
-# "SPEED" compiles the program and its computation at the build type's full
+# "SPEED" compiles the program and its computation (but its slug_output.cpp) at the build type's full
 # optimisation, for a chapter whose runs time something or train; "FMA" does the same
 # for a chapter whose printed numbers are those of the fused multiply-adds -O3 forms,
 # and would move without them; without either (in the sanitizer build, without SPEED)
