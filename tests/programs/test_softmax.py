@@ -570,7 +570,7 @@ class JudgmentsInTheProse(ProgramTest):
                 self.assertTrue((np.linalg.solve(corners, [*point, 1.0]) > 0).all())
 
     def test_each_unit_of_lead_shrinks_the_large_sides_slope_by_about_e(self):
-        # Chapter 3, "the large side's slope shrinks by a factor of about e with each unit of lead", from the row's
+        # Chapter 3, "w₂(1 − w₂) is about w₂, which falls by a factor of about e per unit of lead", from the row's
         # lead of 4 on. Scores (4 + lead, 4, 0): slot two's weight w₂ is about e^(−lead) once the lead is large, so
         # w₂(1 − w₂) falls by about e per unit (2.656 from lead 4 to 5, nearer e after). NumPy's w₂(1 − w₂) as well.
         slopes = []
