@@ -99,6 +99,9 @@ set(BOOK_QUICK_SANITIZED_OPTIMIZATION -Og CACHE STRING
 # build, which is not compiled for this processor.
 function(book_compile_quickly)
   book_quick_options(options)
+  if(NOT options)
+    return()
+  endif()
   foreach(target IN LISTS ARGN)
     target_compile_options(${target} PRIVATE "${options}")
   endforeach()
@@ -230,7 +233,7 @@ endfunction()
 # chapter's sources registered with program::register_chapter().
 #
 # The runs block that ends the folder's index.rst may say how the chapter is compiled, "compile": [...]:
-# "SPEED" compiles the program and its computation (but its slug_output.cpp) at the build type's full
+# "SPEED" compiles the program and its computation (apart from its slug_output.cpp) at the build type's full
 # optimisation, for a chapter whose runs time something or train; "FMA" does the same
 # for a chapter whose printed numbers are those of the fused multiply-adds -O3 forms,
 # and would move without them; without either (in the sanitizer build, without SPEED)
