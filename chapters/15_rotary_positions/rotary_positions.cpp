@@ -155,43 +155,26 @@ Turn turn(const Inputs& inputs) {
   return result;
 }
 
-TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_t seed, const Progress& progress) {
-  const auto start = std::chrono::steady_clock::now();
+attention::TokenClassifierWeights starting_weights(const Inputs& inputs, std::uint64_t seed) {
+  attention::NumpyGenerator generator(weights_seed(seed));
+  return attention::initial_token_classifier(inputs.shape, generator);
+}
+
+std::vector<std::vector<Eigen::Index>> test_sequences(const Inputs& inputs, std::uint64_t seed) {
+  attention::NumpyGenerator test(test_seed(seed));
+  std::vector<std::vector<Eigen::Index>> sequences;
+  for (Eigen::Index s = 0; s < inputs.tested; ++s) {
+    sequences.push_back(random_digits(test, inputs.tested_length, inputs.shape.vocabulary));
+  }
+  return sequences;
+}
+
+TrainedRun tested(const Inputs& inputs, const attention::TokenClassifierWeights& weights, attention::Positions scheme,
+                  const std::vector<std::vector<Eigen::Index>>& sequences) {
   TrainedRun run;
   run.scheme = scheme;
-  run.seed = seed;
-  attention::NumpyGenerator weights_generator(weights_seed(seed));
-  attention::TokenClassifierWeights weights = attention::initial_token_classifier(inputs.shape, weights_generator);
-  attention::NumpyGenerator data(seed);
-  attention::Adam adam(attention::parameter_blocks(weights), inputs.adam);
   const auto causal = attention::Visibility::causal;
-  double loss_since_log = 0.0;
-  long long since_log = 0;
-  // clang-format off
-  // [train]
-  for (long long step = 1; step <= inputs.training_steps; ++step) {
-    const auto one_example = [&](Eigen::Index) {
-      const auto length = inputs.back + 1 + below(data, inputs.longest_trained - inputs.back);
-      const std::vector<Eigen::Index> words = random_digits(data, length, inputs.shape.vocabulary);
-      const auto steps = attention::token_classifier(weights, words, causal, scheme);
-      const attention::CrossEntropy error = task_loss(steps.logits, words, inputs.back);
-      loss_since_log += error.loss, ++since_log;
-      return attention::token_classifier_backward(weights, words, steps, error.logits_gradient, causal, scheme);
-    };
-    attention::TokenClassifierWeights mean =
-        attention::batch_mean_gradient(inputs.batch, one_example, attention::parameter_blocks);
-    adam.step(attention::parameter_blocks(weights), attention::parameter_blocks(mean));
-    // [train]
-    // clang-format on
-    if (step % 100 == 0 || step == inputs.training_steps) {
-      run.logged_steps.push_back(step);
-      run.loss.push_back(loss_since_log / static_cast<double>(since_log));
-      loss_since_log = 0.0, since_log = 0;
-      if (progress) progress(step, inputs.training_steps, seconds_since(start));
-    }
-  }
-  // Tested on sequences of tested_length words, drawn apart from the training ones.
-  attention::NumpyGenerator test(test_seed(seed));
+  const auto count = static_cast<double>(sequences.size());
   std::vector<double> right(static_cast<std::size_t>(inputs.tested_length), 0.0);
   run.attention_on_answer.assign(static_cast<std::size_t>(inputs.tested_length), 0.0);
   const auto heads = static_cast<std::size_t>(inputs.shape.heads);
@@ -199,8 +182,7 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
   std::vector<std::vector<double>> score_sum(heads,
                                              std::vector<double>(static_cast<std::size_t>(inputs.tested_length)));
   std::vector<double> score_count(static_cast<std::size_t>(inputs.tested_length), 0.0);
-  for (Eigen::Index s = 0; s < inputs.tested; ++s) {
-    const std::vector<Eigen::Index> words = random_digits(test, inputs.tested_length, inputs.shape.vocabulary);
+  for (const std::vector<Eigen::Index>& words : sequences) {
     const auto steps = attention::token_classifier(weights, words, causal, scheme);
     for (Eigen::Index t = inputs.back; t < inputs.tested_length; ++t) {
       Eigen::Index said = 0;
@@ -212,7 +194,7 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
         most = std::max(most, weight);
         if (t < inputs.longest_trained) on_answer[h] += weight;
       }
-      run.attention_on_answer[static_cast<std::size_t>(t)] += most / static_cast<double>(inputs.tested);
+      run.attention_on_answer[static_cast<std::size_t>(t)] += most / count;
     }
     for (Eigen::Index t = 0; t < inputs.tested_length; ++t) {
       for (Eigen::Index offset = 0; offset <= t; ++offset) {
@@ -247,7 +229,7 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
   run.pair_turns_from_answer = pair_turns_from_whole(gap, inputs.shape.d_model / inputs.shape.heads);
   double trained = 0.0, beyond = 0.0;
   for (Eigen::Index t = 0; t < inputs.tested_length; ++t) {
-    const double share = right[static_cast<std::size_t>(t)] / static_cast<double>(inputs.tested);
+    const double share = right[static_cast<std::size_t>(t)] / count;
     run.accuracy.push_back(share);
     if (t >= inputs.back && t < inputs.longest_trained) trained += share;
     if (t >= inputs.longest_trained) beyond += share;
@@ -256,6 +238,47 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
   run.accuracy_beyond = inputs.tested_length > inputs.longest_trained
                             ? beyond / static_cast<double>(inputs.tested_length - inputs.longest_trained)
                             : 0.0;
+  return run;
+}
+
+TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_t seed, const Progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  attention::TokenClassifierWeights weights = starting_weights(inputs, seed);
+  attention::NumpyGenerator data(seed);
+  attention::Adam adam(attention::parameter_blocks(weights), inputs.adam);
+  const auto causal = attention::Visibility::causal;
+  std::vector<long long> logged_steps;
+  std::vector<double> losses;
+  double loss_since_log = 0.0;
+  long long since_log = 0;
+  // clang-format off
+  // [train]
+  for (long long step = 1; step <= inputs.training_steps; ++step) {
+    const auto one_example = [&](Eigen::Index) {
+      const auto length = inputs.back + 1 + below(data, inputs.longest_trained - inputs.back);
+      const std::vector<Eigen::Index> words = random_digits(data, length, inputs.shape.vocabulary);
+      const auto steps = attention::token_classifier(weights, words, causal, scheme);
+      const attention::CrossEntropy error = task_loss(steps.logits, words, inputs.back);
+      loss_since_log += error.loss, ++since_log;
+      return attention::token_classifier_backward(weights, words, steps, error.logits_gradient, causal, scheme);
+    };
+    attention::TokenClassifierWeights mean =
+        attention::batch_mean_gradient(inputs.batch, one_example, attention::parameter_blocks);
+    adam.step(attention::parameter_blocks(weights), attention::parameter_blocks(mean));
+    // [train]
+    // clang-format on
+    if (step % 100 == 0 || step == inputs.training_steps) {
+      logged_steps.push_back(step);
+      losses.push_back(loss_since_log / static_cast<double>(since_log));
+      loss_since_log = 0.0, since_log = 0;
+      if (progress) progress(step, inputs.training_steps, seconds_since(start));
+    }
+  }
+  // Tested on sequences of tested_length words, drawn apart from the training ones.
+  TrainedRun run = tested(inputs, weights, scheme, test_sequences(inputs, seed));
+  run.seed = seed;
+  run.logged_steps = std::move(logged_steps);
+  run.loss = std::move(losses);
   run.seconds = seconds_since(start);
   return run;
 }

@@ -4,7 +4,10 @@
 // score's closed form in the offset alone; a short training's bookkeeping held
 // to what the task defines (no answer before `back`, shares of the test
 // sequences, means, the rival offset and its turns), its loss going down, its
-// determinism; compute()'s plan; and the flags' refusals. Every expected value
+// determinism; a model's test against the book's definitions of accuracy, the
+// reading head and its score by offset, computed here another way; the three
+// models of a seed tested from the same weights on the same digits;
+// compute()'s plan; and the flags' refusals. Every expected value
 // has a reason of its own, not the program's output.
 #include <algorithm>
 #include <cmath>
@@ -287,6 +290,85 @@ TEST_CASE("a short training keeps the task's books and is the same twice", "[ch1
   CHECK(again.score_by_offset == run.score_by_offset);
   // Another seed draws other weights and other sequences.
   CHECK(rotary_positions::train(inputs, Positions::rotary, 3).loss != run.loss);
+}
+
+TEST_CASE("a model's test counts its right answers, finds its reading head and averages that head's scores", "[ch15]") {
+  // The book's definitions, computed here another way from the model's own steps: a position's accuracy is the share
+  // of the test sequences in which the right digit's score beats the other nine; the reading head is the one whose
+  // weight on the key `back` places back, summed over the trained positions, is largest; its score at an offset is
+  // the scaled score q · k / √d_k on that diagonal of the score matrix, averaged over the sequences.
+  const rotary_positions::Inputs inputs = short_training(0);
+  const Positions scheme = Positions::rotary;
+  const attention::TokenClassifierWeights weights = rotary_positions::starting_weights(inputs, 5);
+  const std::vector<std::vector<Eigen::Index>> sequences = rotary_positions::test_sequences(inputs, 5);
+  REQUIRE(sequences.size() == static_cast<std::size_t>(inputs.tested));
+  const rotary_positions::TrainedRun run = rotary_positions::tested(inputs, weights, scheme, sequences);
+  const Eigen::Index length = inputs.tested_length, back = inputs.back, heads = inputs.shape.heads;
+  const auto count = static_cast<double>(sequences.size());
+  std::vector<double> right(static_cast<std::size_t>(length), 0.0), most(static_cast<std::size_t>(length), 0.0);
+  std::vector<double> on_answer(static_cast<std::size_t>(heads), 0.0);
+  std::vector<std::vector<double>> diagonal_sums(static_cast<std::size_t>(heads),
+                                                 std::vector<double>(static_cast<std::size_t>(length), 0.0));
+  for (const std::vector<Eigen::Index>& words : sequences) {
+    REQUIRE(words.size() == static_cast<std::size_t>(length));
+    const auto steps = attention::token_classifier(weights, words, attention::Visibility::causal, scheme);
+    const auto& layer_heads = steps.layers.front().attention.heads;
+    for (Eigen::Index t = back; t < length; ++t) {
+      const Eigen::Index answer = words[static_cast<std::size_t>(t - back)];
+      const auto beaten = (steps.logits.row(t).array() < steps.logits(t, answer)).count();
+      if (beaten == steps.logits.cols() - 1) right[static_cast<std::size_t>(t)] += 1.0;
+      double largest = 0.0;
+      for (Eigen::Index h = 0; h < heads; ++h) {
+        largest = std::max(largest, layer_heads[static_cast<std::size_t>(h)].attention.weights(t, t - back));
+      }
+      most[static_cast<std::size_t>(t)] += largest;
+    }
+    for (Eigen::Index h = 0; h < heads; ++h) {
+      const auto& head = layer_heads[static_cast<std::size_t>(h)].attention;
+      on_answer[static_cast<std::size_t>(h)] += head.weights.diagonal(-back).head(inputs.longest_trained - back).sum();
+      for (Eigen::Index offset = 0; offset < length; ++offset) {
+        diagonal_sums[static_cast<std::size_t>(h)][static_cast<std::size_t>(offset)] +=
+            head.scaled_scores.diagonal(-offset).sum();
+      }
+    }
+  }
+  for (Eigen::Index t = 0; t < length; ++t) {
+    INFO("position " << t);
+    CHECK(run.accuracy[static_cast<std::size_t>(t)] == right[static_cast<std::size_t>(t)] / count);
+    CHECK(run.attention_on_answer[static_cast<std::size_t>(t)] ==
+          Approx(most[static_cast<std::size_t>(t)] / count).epsilon(1e-12));
+  }
+  const auto reading = static_cast<std::size_t>(run.looking_head);
+  for (std::size_t h = 0; h < on_answer.size(); ++h) CHECK(on_answer[reading] >= on_answer[h]);
+  for (Eigen::Index offset = 0; offset < length; ++offset) {
+    INFO("offset " << offset);
+    // A sequence of `length` words has length − offset query–key pairs that far apart.
+    const double mean =
+        diagonal_sums[reading][static_cast<std::size_t>(offset)] / (count * static_cast<double>(length - offset));
+    CHECK(run.score_by_offset[static_cast<std::size_t>(offset)] == Approx(mean).epsilon(1e-12).margin(1e-12));
+  }
+  // The untrained model's weights are not yet all on the answer: the test above compared something.
+  CHECK(on_answer[reading] < count * static_cast<double>(inputs.longest_trained - back));
+}
+
+TEST_CASE("the three models of a seed start from the same weights and are tested on the same digits", "[ch15]") {
+  // Without a step of training, train() tests the weights it starts from: for every scheme, the seed's
+  // starting_weights() on the seed's test_sequences(), neither of which is told the scheme.
+  const rotary_positions::Inputs inputs = short_training(0);
+  for (const Positions scheme : {Positions::added, Positions::rotary, Positions::none}) {
+    INFO(rotary_positions::scheme_name(scheme));
+    const rotary_positions::TrainedRun untrained = rotary_positions::train(inputs, scheme, 7);
+    const rotary_positions::TrainedRun expected =
+        rotary_positions::tested(inputs, rotary_positions::starting_weights(inputs, 7), scheme,
+                                 rotary_positions::test_sequences(inputs, 7));
+    CHECK(untrained.accuracy == expected.accuracy);
+    CHECK(untrained.score_by_offset == expected.score_by_offset);
+    CHECK(untrained.looking_head == expected.looking_head);
+  }
+  // Another seed, other weights and other digits.
+  CHECK(rotary_positions::test_sequences(inputs, 8) != rotary_positions::test_sequences(inputs, 7));
+  CHECK(rotary_positions::starting_weights(inputs, 8).embedding !=
+        rotary_positions::starting_weights(inputs, 7).embedding);
 }
 
 TEST_CASE("training lowers the loss from where one step leaves it", "[ch15]") {
