@@ -3,8 +3,10 @@
 // uniform by the definition of a draw, where it looked, the cache's count); the
 // cache against recomputing; greedy decoding and the end of a sentence; a short
 // training run: deterministic, its loss going down, its counts against the
-// shape; a saved model restored; the seeds' table against single runs; the
-// benchmark's multiply-adds counted from the shape; and the flags' refusals.
+// shape; its grammatical and novel shares recounted with chapter 13's parser
+// and the training sentences drawn again; a saved model restored; the seeds'
+// table against single runs; the benchmark's multiply-adds counted from the
+// shape; and the flags' refusals.
 // Every expected value has a reason of its own, not the program's output.
 #include <algorithm>
 #include <cmath>
@@ -391,6 +393,45 @@ TEST_CASE("a short training is the same twice and lowers the held-out loss", "[c
   // The reader's sentence, greedy, reread from the trained weights; the cache agreed with the whole pass.
   check_against_the_whole_pass(*a.weights, 4, a.generation, {0.0, 0}, 1);
   CHECK(a.generation.largest_difference < 1e-12);
+}
+
+// The chapter: the grammatical share is of the judged sentences the grammar accepts, and the novel share of those
+// that are grammatical and were never a training sentence. Both recounted here from the judged sentences' words,
+// with chapter 13's parser and the training sentences drawn again: the seed's held-out sentences first (as
+// the grammar's loss above), then steps × batch training draws (next_training_sentence, tested above).
+TEST_CASE("a judged sentence is novel when the grammar accepts it and training never read it", "[ch14]") {
+  generating::Inputs inputs = short_run(200);
+  inputs.judged = 200;
+  inputs.judged_words = generating::Inputs{}.judged_words;
+  const generating::Result result = generating::compute(inputs);
+  generating::Drawing drawing(inputs.model_seed);
+  while (drawing.held_out.size() < static_cast<std::size_t>(inputs.held_out)) {
+    std::vector<Eigen::Index> words{generating::end_token()};
+    const std::vector<Eigen::Index> sentence = sentences::draw_sentence(drawing.generator, inputs.modifiers).words;
+    words.insert(words.end(), sentence.begin(), sentence.end());
+    drawing.held_out.insert(words);
+  }
+  std::set<std::vector<Eigen::Index>> training;
+  for (long long draw = 0; draw < inputs.training_steps * inputs.batch; ++draw) {
+    training.insert(generating::next_training_sentence(inputs.modifiers, drawing));
+  }
+  REQUIRE(result.quality.judged_sentences.size() == static_cast<std::size_t>(inputs.judged));
+  long long grammatical = 0, novel = 0;
+  for (const std::string& text : result.quality.judged_sentences) {
+    const std::vector<Eigen::Index> words = sentences::words_of(text, "a judged sentence");
+    if (!sentences::is_sentence(words, inputs.modifiers)) continue;
+    ++grammatical;
+    std::vector<Eigen::Index> as_read{generating::end_token()};
+    as_read.insert(as_read.end(), words.begin(), words.end());
+    if (training.count(as_read) == 0) ++novel;
+  }
+  const auto judged = static_cast<double>(inputs.judged);
+  CHECK(result.quality.grammatical * judged == Approx(static_cast<double>(grammatical)).margin(1e-9));
+  CHECK(result.quality.novel * judged == Approx(static_cast<double>(novel)).margin(1e-9));
+  // After 200 steps about a third of the judged sentences parse, and a few of those were read in training: both
+  // sides of the rule are exercised.
+  CHECK(novel > 0);
+  CHECK(grammatical > novel);
 }
 
 TEST_CASE("a saved model restored decodes as the model trained", "[ch14]") {
