@@ -29,9 +29,13 @@ endforeach()
 # objects page_call links natively, tests/CMakeLists.txt, are of the same sources).
 get_target_property(program_sources program SOURCES)
 list(TRANSFORM program_sources PREPEND ${PROJECT_SOURCE_DIR}/src/ OUTPUT_VARIABLE page_program_sources)
+# The library's compiled part (src/CMakeLists.txt): the token classifier's passes, which the page's
+# trainings run, so at -O2 with the PAGE_SPEED chapters (below).
+get_target_property(compiled_library_sources attention_compiled SOURCES)
+list(TRANSFORM compiled_library_sources PREPEND ${PROJECT_SOURCE_DIR}/src/ OUTPUT_VARIABLE page_library_sources)
 get_property(page_chapter_sources GLOBAL PROPERTY BOOK_PAGE_SOURCES)
-set(page_sources ${page_program_sources} ${page_chapter_sources} ${PROJECT_SOURCE_DIR}/src/page/book_module.cpp
-    ${PROJECT_SOURCE_DIR}/src/page/fmt_library.cpp)
+set(page_sources ${page_library_sources} ${page_program_sources} ${page_chapter_sources}
+    ${PROJECT_SOURCE_DIR}/src/page/book_module.cpp ${PROJECT_SOURCE_DIR}/src/page/fmt_library.cpp)
 
 set(page_launcher ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
 if(CCACHE)
@@ -64,6 +68,7 @@ set(page_compile_flags -fwasm-exceptions -DEIGEN_MPL2_ONLY
 # compiled alone.
 set(BOOK_PAGE_BATCH_SIZE 5 CACHE STRING "How many sources em++ compiles as one translation unit of the page's module")
 get_property(page_speed_sources GLOBAL PROPERTY BOOK_PAGE_SPEED_SOURCES)
+list(APPEND page_speed_sources ${page_library_sources})
 
 # book_page_object(<name> <optimisation> <unit> <what>): compiles the unit into
 # build/page/objects/<name>.o, saying it compiles <what>; sets page_object.
