@@ -70,8 +70,10 @@ endfunction()
 # prints and reads (slug_output.cpp), the program
 # library, and the library's and the chapters' Catch2 tests are compiled at
 # BOOK_QUICK_OPTIMIZATION instead, which costs the compiler less and changes no printed number
-# (README, under tools/build-book). The library is header-only, so it
-# is compiled at the level of the unit that includes it.
+# (README, under tools/build-book). The library is in its headers, so it is
+# compiled at the level of the unit that includes it, but for the token
+# classifier's passes and starting weights (src/attention/token_classifier.cpp),
+# compiled once at the build type's level: only SPEED chapters train one.
 #
 # The sanitizer build (a Debug build at -O1, CMakePresets.json) compiles with
 # Clang, and the test programs and the program library at

@@ -31,7 +31,7 @@ get_target_property(program_sources program SOURCES)
 list(TRANSFORM program_sources PREPEND ${PROJECT_SOURCE_DIR}/src/ OUTPUT_VARIABLE page_program_sources)
 # The library's compiled part (src/CMakeLists.txt): the token classifier's passes, which the page's
 # trainings run, so at -O2 with the PAGE_SPEED chapters (below).
-get_target_property(compiled_library_sources attention_compiled SOURCES)
+get_target_property(compiled_library_sources attention SOURCES)
 list(TRANSFORM compiled_library_sources PREPEND ${PROJECT_SOURCE_DIR}/src/ OUTPUT_VARIABLE page_library_sources)
 get_property(page_chapter_sources GLOBAL PROPERTY BOOK_PAGE_SOURCES)
 set(page_sources ${page_library_sources} ${page_program_sources} ${page_chapter_sources}

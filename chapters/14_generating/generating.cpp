@@ -109,6 +109,17 @@ std::vector<Eigen::Index> next_training_sentence(int modifiers, Drawing& drawing
   }
 }
 
+std::vector<std::vector<Eigen::Index>> draw_held_out(const Inputs& inputs, Drawing& drawing) {
+  std::vector<std::vector<Eigen::Index>> held_out;
+  for (std::size_t draws = 0; held_out.size() < static_cast<std::size_t>(inputs.held_out); ++draws) {
+    if (draws == max_draws)
+      throw std::runtime_error("the language has too few different sentences for the held-out set");
+    std::vector<Eigen::Index> words = with_start(sentences::draw_sentence(drawing.generator, inputs.modifiers).words);
+    if (drawing.held_out.insert(words).second) held_out.push_back(std::move(words));
+  }
+  return held_out;
+}
+
 namespace {
 
 // The untrained model, its key/value heads shared in groups, and the held-out sentences.
@@ -119,12 +130,7 @@ std::shared_ptr<Trained> prepared(const Inputs& inputs, Drawing& drawing,
   attention::NumpyGenerator weights_generator(weights_seed(inputs.model_seed));
   trained->weights = attention::initial_token_classifier(inputs.shape, weights_generator);
   attention::share_key_value_heads(trained->weights.layers, inputs.key_value_heads);
-  for (std::size_t draws = 0; held_out.size() < static_cast<std::size_t>(inputs.held_out); ++draws) {
-    if (draws == max_draws)
-      throw std::runtime_error("the language has too few different sentences for the held-out set");
-    std::vector<Eigen::Index> words = with_start(sentences::draw_sentence(drawing.generator, inputs.modifiers).words);
-    if (drawing.held_out.insert(words).second) held_out.push_back(std::move(words));
-  }
+  held_out = draw_held_out(inputs, drawing);
   return trained;
 }
 

@@ -133,6 +133,11 @@ struct Drawing {
 /// held out.
 std::vector<Eigen::Index> next_training_sentence(int modifiers, Drawing& drawing);
 
+/// The held-out sentences, as the model reads them: the grammar's first inputs.held_out different draws from
+/// @p drawing, which keeps them (Drawing::held_out) so that next_training_sentence() never returns one. Training
+/// draws them first, from a Drawing of its model seed, then its own sentences from the same stream.
+std::vector<std::vector<Eigen::Index>> draw_held_out(const Inputs& inputs, Drawing& drawing);
+
 struct Trained;
 
 struct Result {

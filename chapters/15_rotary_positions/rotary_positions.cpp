@@ -169,8 +169,14 @@ std::vector<std::vector<Eigen::Index>> test_sequences(const Inputs& inputs, std:
   return sequences;
 }
 
-TrainedRun tested(const Inputs& inputs, const attention::TokenClassifierWeights& weights, attention::Positions scheme,
-                  const std::vector<std::vector<Eigen::Index>>& sequences) {
+TrainedRun test_model(const Inputs& inputs, const attention::TokenClassifierWeights& weights,
+                      attention::Positions scheme, const std::vector<std::vector<Eigen::Index>>& sequences) {
+  if (sequences.empty()) throw std::invalid_argument("test_model: no test sequence");
+  for (const std::vector<Eigen::Index>& words : sequences) {
+    if (static_cast<Eigen::Index>(words.size()) != inputs.tested_length) {
+      throw std::invalid_argument("test_model: every test sequence must have tested_length words");
+    }
+  }
   TrainedRun run;
   run.scheme = scheme;
   const auto causal = attention::Visibility::causal;
@@ -275,7 +281,7 @@ TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_
     }
   }
   // Tested on sequences of tested_length words, drawn apart from the training ones.
-  TrainedRun run = tested(inputs, weights, scheme, test_sequences(inputs, seed));
+  TrainedRun run = test_model(inputs, weights, scheme, test_sequences(inputs, seed));
   run.seed = seed;
   run.logged_steps = std::move(logged_steps);
   run.loss = std::move(losses);

@@ -123,16 +123,17 @@ using Progress = program::StepProgress;  // step, steps, seconds so far
 /// The turn of the worked example, and the score against the offset.
 Turn turn(const Inputs& inputs);
 /// One model trained on the task with @p scheme and @p seed, then tested: it starts from starting_weights() and is
-/// tested on test_sequences(), whatever the scheme.
+/// tested (test_model()) on test_sequences(), whatever the scheme.
 TrainedRun train(const Inputs& inputs, attention::Positions scheme, std::uint64_t seed, const Progress& progress = {});
 /// The weights every scheme's model of @p seed starts from, drawn from a stream of the seed of their own.
 attention::TokenClassifierWeights starting_weights(const Inputs& inputs, std::uint64_t seed);
 /// The test's sequences for @p seed: inputs.tested of inputs.tested_length digits, from a third stream of the seed.
 std::vector<std::vector<Eigen::Index>> test_sequences(const Inputs& inputs, std::uint64_t seed);
 /// A model with @p weights and @p scheme on @p sequences: TrainedRun's accuracy, attention_on_answer, looking_head,
-/// score_by_offset, rival_offset, turns and accuracies (its seed, losses and time left empty).
-TrainedRun tested(const Inputs& inputs, const attention::TokenClassifierWeights& weights, attention::Positions scheme,
-                  const std::vector<std::vector<Eigen::Index>>& sequences);
+/// score_by_offset, rival_offset, turns and accuracies (its seed, losses and time left empty). Throws
+/// std::invalid_argument if there is no sequence or one is not inputs.tested_length long.
+TrainedRun test_model(const Inputs& inputs, const attention::TokenClassifierWeights& weights,
+                      attention::Positions scheme, const std::vector<std::vector<Eigen::Index>>& sequences);
 
 /// The task's loss on one sequence: at each position t from back on, the word at t − back is the answer. The first
 /// back positions have none: the loss and its gradient leave them out.

@@ -11,6 +11,7 @@
 // has a reason of its own, not the program's output.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -302,7 +303,7 @@ TEST_CASE("a model's test counts its right answers, finds its reading head and a
   const attention::TokenClassifierWeights weights = rotary_positions::starting_weights(inputs, 5);
   const std::vector<std::vector<Eigen::Index>> sequences = rotary_positions::test_sequences(inputs, 5);
   REQUIRE(sequences.size() == static_cast<std::size_t>(inputs.tested));
-  const rotary_positions::TrainedRun run = rotary_positions::tested(inputs, weights, scheme, sequences);
+  const rotary_positions::TrainedRun run = rotary_positions::test_model(inputs, weights, scheme, sequences);
   const Eigen::Index length = inputs.tested_length, back = inputs.back, heads = inputs.shape.heads;
   const auto count = static_cast<double>(sequences.size());
   std::vector<double> right(static_cast<std::size_t>(length), 0.0), most(static_cast<std::size_t>(length), 0.0);
@@ -347,20 +348,31 @@ TEST_CASE("a model's test counts its right answers, finds its reading head and a
         diagonal_sums[reading][static_cast<std::size_t>(offset)] / (count * static_cast<double>(length - offset));
     CHECK(run.score_by_offset[static_cast<std::size_t>(offset)] == Approx(mean).epsilon(1e-12).margin(1e-12));
   }
-  // The untrained model's weights are not yet all on the answer: the test above compared something.
-  CHECK(on_answer[reading] < count * static_cast<double>(inputs.longest_trained - back));
+  // What makes the checks above able to fail: the two heads put different weight on the answer, and the untrained
+  // model is right at some answers and wrong at others.
+  REQUIRE(heads == 2);
+  CHECK(on_answer[0] != on_answer[1]);
+  const double right_answers = std::accumulate(right.begin(), right.end(), 0.0);
+  CHECK(right_answers > 0.0);
+  CHECK(right_answers < count * static_cast<double>(length - back));
+  // Sequences of another length, or none, are refused.
+  CHECK_THROWS_AS(rotary_positions::test_model(inputs, weights, scheme, {}), std::invalid_argument);
+  CHECK_THROWS_AS(rotary_positions::test_model(inputs, weights, scheme, {std::vector<Eigen::Index>(3, 1)}),
+                  std::invalid_argument);
 }
 
-TEST_CASE("the three models of a seed start from the same weights and are tested on the same digits", "[ch15]") {
-  // Without a step of training, train() tests the weights it starts from: for every scheme, the seed's
-  // starting_weights() on the seed's test_sequences(), neither of which is told the scheme.
+TEST_CASE("train() with no step tests the seed's starting weights on the seed's test digits, whatever the scheme",
+          "[ch15]") {
+  // The chapter: "the three models of a seed start from the same weights and read the same digits". Without a step
+  // of training, train() tests the weights it starts from: for every scheme, starting_weights() on
+  // test_sequences(), neither of which is told the scheme.
   const rotary_positions::Inputs inputs = short_training(0);
   for (const Positions scheme : {Positions::added, Positions::rotary, Positions::none}) {
     INFO(rotary_positions::scheme_name(scheme));
     const rotary_positions::TrainedRun untrained = rotary_positions::train(inputs, scheme, 7);
     const rotary_positions::TrainedRun expected =
-        rotary_positions::tested(inputs, rotary_positions::starting_weights(inputs, 7), scheme,
-                                 rotary_positions::test_sequences(inputs, 7));
+        rotary_positions::test_model(inputs, rotary_positions::starting_weights(inputs, 7), scheme,
+                                     rotary_positions::test_sequences(inputs, 7));
     CHECK(untrained.accuracy == expected.accuracy);
     CHECK(untrained.score_by_offset == expected.score_by_offset);
     CHECK(untrained.looking_head == expected.looking_head);

@@ -7,8 +7,9 @@
 /// per position (C = V to predict a word, the number of tags to tag one). Backward walks the same path in reverse with the
 /// backward passes of chapter 10. Everything is the library's own pieces;
 /// this header only wires them together and lists the parameters for an
-/// optimiser. Unlike the rest of the library, its passes are compiled once, in
-/// token_classifier.cpp, which every program that trains a model links. The layers are the paper's post-norm LayerNorm layers unless
+/// optimiser. Unlike the rest of the library, its passes and starting weights
+/// are compiled once, in token_classifier.cpp, which every program that trains
+/// a model links. The layers are the paper's post-norm LayerNorm layers unless
 /// the shape's LayerLayout says otherwise (chapter 16): then they are
 /// laid_out_encoder_layer()'s, and a pre-norm stack ends in one more norm
 /// before the read-out.

@@ -80,7 +80,7 @@ def rms_norm(row):
 # ---- the model's learned numbers, from its shapes ----
 
 def learned_numbers(layout, layers):
-    """Counted from the model's definition (src/attention/token_classifier.hpp, initial_token_classifier): the
+    """Counted from the model's definition (src/attention/token_classifier.cpp, initial_token_classifier): the
     embedding V × d; per layer, W^Q, W^K, W^V of d × d_k for each head and W^O of h·d_k × d, the feed-forward
     W₁ (d × d_ff), b₁, W₂ (d_ff × d), b₂, and two norms, each a gain and a bias of d for LayerNorm, a gain alone
     for RMSNorm; a pre-norm stack adds one norm at the top; the read-out d × C and its bias."""
