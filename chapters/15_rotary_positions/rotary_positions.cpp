@@ -318,8 +318,7 @@ Result compute(const Inputs& inputs, const Progress& progress) {
                                             attention::angular_frequency(i, head_width));
   }
   {
-    attention::NumpyGenerator generator(1);
-    attention::TokenClassifierWeights weights = attention::initial_token_classifier(inputs.shape, generator);
+    attention::TokenClassifierWeights weights = starting_weights(inputs, 1);  // any seed: only the sizes count
     for (const attention::ParameterBlock& block : attention::parameter_blocks(weights)) result.parameters += block.size;
   }
   if (!inputs.train) return result;

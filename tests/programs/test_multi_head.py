@@ -340,8 +340,9 @@ class JudgmentsInTheProse(ProgramTest):
         self.assertGreater(abs(parts[0]), 2 * abs(parts[1]))  # and is most of it
 
     def test_loves_third_output_entry_follows_neither_head(self):
-        # "Its third entry … has no dominant head: head 2's part … and head 1's … partly cancel": the parts have
-        # opposite signs, and neither is most of the entry in the sense of the last entry's test (over twice the other).
+        # "love's third entry … has no dominant head: head 2's part … and head 1's … partly cancel" (the fold): the
+        # parts have opposite signs, and neither is most of the entry in the sense of the last entry's test (over
+        # twice the other).
         document = run_json()
         parts = [part[1, 2] for part in head_parts(document)]
         self.assertAlmostEqual(sum(parts), document["output"][1][2], delta=1e-12)
