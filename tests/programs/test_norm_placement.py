@@ -504,9 +504,9 @@ class TheBooksGrid(ProgramTest):
         # "An untrained model is not a uniform guess: its random scores put its loss above ln 10", and Explain it
         # back's fourth answer, "its loss ends above the untrained model's loss, which is above ln 10 here".
         self.assertTrue(all(row["untrained_loss"] > uniform for row in self.grid["runs"]))
-        # "A post-norm run that fails does not explode; it stalls", and "Post-norm's failures stalled rather than
-        # exploding" (In short): no post-norm run that failed stopped on a number that was not one, nor ended above
-        # its untrained loss.
+        # "In the curves, a post-norm run that fails does not explode; it stalls", and "Post-norm's failures there
+        # stalled rather than exploding" (In short, of the middle rate): no post-norm run that failed, at any rate,
+        # stopped on a number that was not one, nor ended above its untrained loss.
         failed = [row for row in self.grid["runs"] if row["layout"].startswith("post_") and not row["learned"]]
         self.assertTrue(failed)
         for row in failed:
