@@ -826,7 +826,8 @@ class SentencesTest(ProgramTest):
         self.assertEqual(document["reading"]["words"], ["I", "saw", "a", "saw"])
         self.assertEqual(document["reading"]["answers"], ["pronoun", "verb", "determiner", "noun"])
         self.assertEqual(list(self.parse("I saw a saw", "tagging").tags), document["reading"]["answers"])
-        # The preface: "in both heads, each saw puts most of its weight on the word just before it".
+        # The preface and the landing page: "in both heads, each saw puts most of its weight on the word just before
+        # it".
         self.assertEqual(len(document["reading"]["attention"][0]), document["inputs"]["heads"])
         self.assertEqual(document["inputs"]["heads"], 2)
         for number, head in enumerate(document["reading"]["attention"][0], start=1):
