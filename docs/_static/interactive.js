@@ -552,12 +552,16 @@
           if (cell !== undefined) break;
           size = Math.max(20, Math.min(size, Math.floor((room - marginLeft - marginRight) / columns.length)));
         }
-        const longestNumber = Math.max(1, ...cells.map((d) => numberText(d.value, 3).length));
         const reach = Math.max(1e-9, ...cells.map((d) => Math.abs(d.value)));
         const colour = diverging ? { type: 'diverging', scheme: 'rdbu', reverse: true, domain: [-reach, reach], pivot: 0, legend: false, label }
           : { scheme: 'blues', domain: domain ?? [0, 1], legend: false, label };
         const ink = this.ink(colour);
-        const fontSize = Math.max(7, Math.min(12, Math.floor((size - 4) / (0.6 * longestNumber))));
+        // The numbers as large as fits between a cell's edges, or, where cells are framed, between the frame's
+        // inner edges: how far a frame reaches into its cell on each side (its inset and half its widest line).
+        const frameReach = dotted.length > 0 ? 4.75 : outline.length === 0 ? 0 : diverging ? 3.25 : 2;
+        const clearance = 4 + 2 * frameReach;
+        const widestNumber = Math.max(1, ...cells.map((d) => textWidth(numberText(d.value, 3), 12)));
+        const fontSize = Math.max(7, Math.min(12, Math.floor((12 * (size - clearance)) / widestNumber)));
         const framed = (indices) => indices.map(([i, j]) => ({ row: rows[i], column: columns[j] }));
         // A frame of dark on a white line, solid or dashed: it shows on the palest cells and the darkest.
         const lined = (indices, strokeDasharray, inset) => [['#ffffff', 3.5, null], ['#1a1a1a', 2, strokeDasharray]].map(
@@ -590,7 +594,7 @@
               fill: (d) => ink(d.value),
             }),
             ...(diverging ? lined(outline, null, 1.5) : [window.Plot.cell(framed(outline), {
-              x: 'column', y: 'row', fill: 'none', stroke: '#d62728', strokeWidth: 2.5, inset: 1.5,
+              x: 'column', y: 'row', fill: 'none', stroke: '#d62728', strokeWidth: 2, inset: 1,
             })]),
             // Dotted black on a white line, as the static figure draws it: it shows on the palest cells and the darkest.
             ...lined(dotted, '3 2', 3),
