@@ -33,6 +33,7 @@
 //   * every live number shows its provenance on keyboard focus (a tap focuses
 //     it too), inside the screen, one in a closed fold with its fold opened;
 //   * at 390 px the contents sidebar is off-screen behind its button;
+//   * at 390 px every control of an interactive figure is 24 by 24 px or larger, a finger's target;
 //   * in the dark scheme, each figure sits on a white sheet;
 // then writes full-page PNG screenshots of the page, light and dark, at that
 // width (<page>-<width>-<scheme>.png), and prints each page's height at
@@ -652,6 +653,22 @@ async function probeLayout({ width, smallestFigureScale }) {
   return problems;
 }
 
+// Every control of an interactive figure is at least 24 by 24 CSS px, the minimum target size of the
+// Web Content Accessibility Guidelines 2.2 (success criterion 2.5.8), so that a finger can hit it.
+function probeControlSizes() {
+  const problems = [];
+  for (const control of document.querySelectorAll('div.interactive-control :is(input, select, button)')) {
+    const box = control.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;  // not shown
+    if (box.width < 23.5 || box.height < 23.5) {
+      const figure = control.closest('div.interactive')?.dataset.figure;
+      const kind = control.tagName === 'INPUT' ? control.type : control.tagName.toLowerCase();
+      problems.push(`figure ${figure}: a ${kind} measures ${box.width.toFixed(1)} by ${box.height.toFixed(1)} px, under 24 by 24`);
+    }
+  }
+  return problems;
+}
+
 // The drawings a figure drawn twice does not show at this width: each <source> of a
 // <picture> whose image shows another one (docs/_ext/narrow_figures.py).
 function unshownDrawings() {
@@ -1087,6 +1104,7 @@ async function checkPage(context, ctx, { label, url, shot, checkLinks, width, he
     const figuresDrawn = () => page.waitForFunction(figuresSettled, null, { timeout: FIGURES_TIMEOUT_MS }).catch(() => {});
     await figuresDrawn();
     if (width === 1280) for (const problem of await page.evaluate(probeCellInk)) fail(`at ${width} px: ${problem}`);
+    if (width < 600) for (const problem of await page.evaluate(probeControlSizes)) fail(`at ${width} px: ${problem}`);
     await oneAtATime(context, async () => {
       await page.bringToFront();
       const picture = async (scheme, file) => {
