@@ -86,7 +86,7 @@ inline Matrix windows(const Matrix& inputs, Eigen::Index radius) {
 /// Radius 0 is the layer that sees one vector.
 /// @param radius neighbours on each side, at least 0
 /// @param width the width d of each vector, at least 0
-/// @param outputs the number c of outputs, at least 0
+/// @param outputs the number of outputs (chapter 0: one per tag), at least 0
 /// @return the count
 /// @throws std::invalid_argument if an argument is negative
 inline long long window_layer_parameters(long long radius, long long width, long long outputs) {
