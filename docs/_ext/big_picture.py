@@ -69,9 +69,20 @@ def _short(value) -> str:
     return text.replace("-", MINUS)
 
 
+def _spoken(value) -> str:
+    """An entry as a screen reader is given it: a mask's entries in words, a number as the picture shows it."""
+    if isinstance(value, bool):
+        return "kept" if value else "minus infinity"
+    return _short(value)
+
+
 def _matrix_html(matrix) -> str:
+    """The table the picture shows, hidden from screen readers, which are given its rows as one short text instead
+    (class bp-spoken: out of sight, read aloud)."""
     rows = "".join("<tr>" + "".join(f"<td>{_short(entry)}</td>" for entry in row) + "</tr>" for row in matrix)
-    return f'<table class="bp-matrix" aria-hidden="true">{rows}</table>'
+    spoken = "; ".join(", ".join(_spoken(entry) for entry in row) for row in matrix)
+    return (f'<table class="bp-matrix" aria-hidden="true">{rows}</table>'
+            f'<span class="bp-spoken">rows: {html.escape(spoken)}.</span>')
 
 
 class big_picture(nodes.General, nodes.Element):
