@@ -25,9 +25,11 @@
       let howFar = [': ', [two.divided_change_over_large_change, '/saturation/slot_two/divided_change_over_large_change', '.4g'],
         ' times as far.'];
       if (two.large_change === 0 && two.divided_change === 0) {
-        howFar = [': neither weight moves (each is 0 or 1 to a double\'s precision).'];
+        howFar = [': neither weight moves, to a double\'s precision.'];
       } else if (two.large_change === 0) {
         howFar = [': the weight on the scores as given does not move at all; the divided one does.'];
+      } else if (two.divided_change === 0) {
+        howFar = [': the weight on the scores divided does not move at all; the one on the scores as given does.'];
       }
       // Four significant digits: a saturated weight such as 3.7e−40 must not read as 0.
       view.sentence('slot-two', [

@@ -112,7 +112,9 @@
         : [`${tokens[asked]}'s output, entry by entry, split by head (the parts add up to its row of the Output table): `,
           ...json.heads.flatMap((head, i) => [i ? '; ' : '', `head ${i + 1} `,
             ...head.part_of_output[asked].flatMap((part, j) => [j ? ', ' : '', [part, `/heads/${i}/part_of_output/${asked}/${j}`]])]),
-          json.h === 1 ? '. With one head, its part is the whole row.' : '. An entry leans to the head whose part is largest in size.']);
+          json.h === 1 ? '. With one head, its part is the whole row.'
+            : ". Where one head's part is much the largest in size, the entry follows that head; "
+              + 'parts of opposite sign partly cancel.']);
       names.push('concat', 'output', 'parts');
       for (const name of names) output.append(view.slot(name));
     },

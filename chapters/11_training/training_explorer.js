@@ -29,11 +29,11 @@
     worker: true,
     tolerance: 1e-12,
     controls: [
-      { name: 'task', label: 'Task', type: 'select', flag: '--task', changed: restart,
+      { name: 'task', label: 'Task (--task)', type: 'select', flag: '--task', changed: restart,
         options: [['reverse', 'reverse the digits'], ['copy', 'copy the digits']] },
       { name: 'seed', label: 'Seed (--seed)', type: 'text', flag: '--seed', changed: restart,
         samples: ['2', '7'], bad: ['-1', 'one'], help: 'one draw of the weights, the held-out set and the training stream' },
-      { name: 'learning_rate', label: 'Learning rate', type: 'select', flag: '--learning-rate',
+      { name: 'learning_rate', label: 'Learning rate (--learning-rate)', type: 'select', flag: '--learning-rate',
         changed: restart, options: [['0.001', '0.001'], ['0.003', '0.003'], ['0.006', '0.006']] },
       { name: 'step', label: 'Show the run at step', type: 'range', min: CHUNK, max: TOTAL, step: CHUNK, value: CHUNK,
         changed: (values) => { steps = Number(values.step); paused = true; },

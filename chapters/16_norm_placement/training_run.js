@@ -26,7 +26,7 @@
       const run = json.runs[0];
       const points = run.loss.map((loss, i) => ({ step: run.logged_steps[i], loss }));
       view.plot('loss', {
-        title: 'Training loss per digit, step by step',
+        title: 'Training loss per digit against the step',
         height: 260,
         marginLeft: 48,
         x: { label: 'step →', grid: true, domain: [0, json.inputs.training_steps] },
