@@ -237,8 +237,8 @@ std::string layer_tables(const Result& result) {
           '\n' +
           program::table("A layer that reads one vector: y_t = x_t W + b", result.one_outputs, positions, outputs) +
           '\n' +
-          program::table(fmt::format("A layer that reads a window of {} vectors (radius {}, zeros beyond the ends)",
-                                     2 * inputs.radius + 1, inputs.radius),
+          program::table(fmt::format("A layer that reads a window of {} (radius {}, zeros beyond the ends)",
+                                     program::counted(2 * inputs.radius + 1, "vector", "vectors"), inputs.radius),
                          result.window_outputs, positions, outputs) +
           '\n';
   for (const Repeat& repeat : result.repeats) {
@@ -375,7 +375,8 @@ Flags::Flags(program::CommandLine& command_line) {
                                   "at most {} entries per row, each from -1e6 to 1e6",
                                   max_width),
                       "MATRIX");
-  command_line.option("--seconds", seconds_, "length of the recording in seconds, more than 0 and at most 3600",
+  command_line.option("--seconds", seconds_,
+                      "length of the recording in seconds, from 0.000001 to 3600 (rounded to whole microseconds)",
                       "NUMBER");
   command_line.option("--window-ms", window_ms_,
                       fmt::format("length of one frame's window in milliseconds, 1 to {}", max_milliseconds), "WHOLE");

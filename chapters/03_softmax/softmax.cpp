@@ -614,7 +614,7 @@ Flags::Flags(program::CommandLine& command_line)
   command_line.flag("--no-scale", no_scale_, "the toy: leave out the division by √d_k (softmax(QKᵀ)V)");
   command_line.flag("--causal", causal_, "the toy: hide the next words (token i sees tokens 1 … i; chapter 4)");
   command_line.option("--scores", scores_text_,
-                      fmt::format("saturation demo: one row of scores, separated by ',' (at most {})",
+                      fmt::format("saturation demo: one row of 2 to {} scores, separated by ','",
                                   program::max_matrix_side),
                       "LIST");
   command_line.option("--divide", divide_text_, "saturation demo: divide the scores by this (finite, not 0)", "NUMBER");
@@ -662,7 +662,7 @@ namespace {
 //
 // Two demonstrations; the flags choose which one runs.
 //
-// - The toy (no arguments, or any of --q --k --v --tokens --no-scale): the
+// - The toy (no arguments, or any of --q --k --v --tokens --no-scale --causal): the
 //   book's sentence "cat eat fish" (src/program/toy.hpp) through the whole
 //   formula softmax(QKᵀ/√d_k)V, one table per box of the paper's Figure 2
 //   (left), then the same vectors with and without the scale.
@@ -682,8 +682,8 @@ namespace {
 [[maybe_unused]] const bool registered = program::register_chapter<Flags>(
     "softmax",
     "Chapter 3 of Attention, Compiled: softmax and the weighted sum.\n"
-    "Two demonstrations. With no arguments, or with --q --k --v --tokens --no-scale: the toy through the whole\n"
-    "formula softmax(QKᵀ/√d_k)V, step by step, and the same vectors with and without the scale. With any of\n"
+    "Two demonstrations. With no arguments, or with --q --k --v --tokens --no-scale --causal: the toy through the\n"
+    "whole formula softmax(QKᵀ/√d_k)V, step by step, and the same vectors with and without the scale. With any of\n"
     "--scores --divide --add: the saturation demo, one row of scores against the same row divided, with an amount\n"
     "added to slot two on both sides (default: 8,4,0 against 8,4,0 / 8, adding 0.5). The two sets of flags do not\n"
     "mix. --json prints the same values as one JSON document; the saturation demo's are under \"saturation\".",

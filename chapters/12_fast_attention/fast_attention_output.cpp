@@ -1083,10 +1083,11 @@ Progress progress_on(program::ProgressLine& line) {
 // (The JSON holds the estimate either way.)
 [[maybe_unused]] const bool registered = program::register_chapter<Flags>(
     "fast_attention",
-    "Chapter 12 of Attention, Compiled: attention without the n x n matrix. Traces the streaming kernel (tiles of "
-    "keys, an online softmax) on a small example, or with --n times the teaching version, each fast step and NumPy "
-    "on this machine. The full sweep of the book (--n 256,...,16384 --reps 5) takes several minutes; it says how "
-    "long before it starts.",
+    fmt::format("Chapter 12 of Attention, Compiled: attention without the n x n matrix. Traces the streaming kernel "
+                "(tiles of keys, an online softmax) on a small example (--q and --k: at most {} rows each), or with "
+                "--n times the teaching version, each fast step and NumPy on this machine. The full sweep of the book "
+                "(--n 256,...,16384 --reps 5) takes several minutes; on a terminal it says how long before it starts.",
+                max_trace_tokens),
     compute, to_json, tables, progress_on);
 
 }  // namespace

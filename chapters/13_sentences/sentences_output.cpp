@@ -548,11 +548,13 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                       "attention (chapter 11's small Transformer) or recurrent (chapter 7's recurrent layer in place "
                       "of attention, reading left to right); default attention",
                       "attention|recurrent");
-  command_line.option("--modifiers", modifiers_text_,
-                      fmt::format("the most phrases after the subject's noun, 0 to {} (default 2 for tagging, 3 for "
-                                  "agreement): longer sentences, and longer distances from subject to verb",
-                                  max_modifiers),
-                      "INTEGER");
+  command_line.option(
+      "--modifiers", modifiers_text_,
+      fmt::format("the most phrases after the subject's noun, 0 to {} (1 to {} for agreement; default 2 "
+                  "for tagging, 3 for agreement): longer sentences, and longer distances from "
+                  "subject to verb",
+                  max_modifiers, max_modifiers),
+      "INTEGER");
   command_line.option("--layers", layers_text_, fmt::format("encoder layers, 1 to {} (default 1)", max_layers),
                       "INTEGER");
   command_line.flag("--weights", include_weights_,

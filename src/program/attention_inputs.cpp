@@ -35,11 +35,11 @@ AttentionFlags::AttentionFlags(CommandLine& command_line, bool with_values)
       tokens_text_(toy::tokens) {
   command_line.option("--q", queries_text_, "queries, one row per token: rows separated by ';', entries by ','",
                       "MATRIX");
-  command_line.option("--k", keys_text_, "keys, one row per token, as wide as the queries", "MATRIX");
+  command_line.option("--k", keys_text_, "keys, one row per key, as wide as the queries", "MATRIX");
   if (with_values_) {
     command_line.option("--v", values_text_, "values, one row per key", "MATRIX");
   }
-  command_line.option("--tokens", tokens_text_, "names of the tokens, separated by ','", "NAMES");
+  command_line.option("--tokens", tokens_text_, "names of the tokens, one per query, separated by ','", "NAMES");
 }
 
 AttentionInputs AttentionFlags::read() const {

@@ -365,8 +365,9 @@ class BadInput(ProgramTest):
         self.assert_help_lists("--scores", "do not\nmix")
 
     def test_help_states_the_limits_it_enforces(self):
-        self.assert_help_lists("one row of scores, separated by ',' (at most 1024)", "at most 1024 rows and 1024 entries per row")
+        self.assert_help_lists("one row of 2 to 1024 scores, separated by ','", "at most 1024 rows and 1024 entries per row")
         self.assert_refused(["--scores", ",".join(["1"] * 1025)], "--scores: 1025 numbers is too many; at most 1024")
+        self.assert_refused(["--scores", "5"], "--scores: one number; expected at least 2")
 
 
 class JudgmentsInTheProse(ProgramTest):
