@@ -40,7 +40,8 @@ class Adam {
   /// @brief An optimiser for parameters shaped like @p blocks, its running means all 0.
   /// @param blocks the parameters it will update, in the order step() will get them
   /// @param settings α, β₁, β₂, ε
-  /// @throws std::invalid_argument if α is not a positive number, β₁ or β₂ is not in [0, 1), or ε is negative
+  /// @throws std::invalid_argument if α is not a finite positive number, β₁ or β₂ is not in [0, 1), or ε is negative
+  ///         or NaN
   Adam(const std::vector<ParameterBlock>& blocks, AdamSettings settings) : settings_(settings) {
     if (!(settings.learning_rate > 0.0) || !std::isfinite(settings.learning_rate)) {
       throw std::invalid_argument("Adam: the learning rate must be a positive number");
@@ -58,7 +59,8 @@ class Adam {
   /// @brief One update: every parameter moves against its gradient.
   /// @param parameters the parameters, in the constructor's order and sizes
   /// @param gradients their gradients, in the same order and sizes
-  /// @throws std::invalid_argument if the blocks do not match the constructor's
+  /// @throws std::invalid_argument if the blocks do not match the constructor's. A wrong size is found only when its
+  ///         block's turn comes: by then steps() has grown and the blocks before it have moved.
   void step(const std::vector<ParameterBlock>& parameters, const std::vector<ParameterBlock>& gradients) {
     if (parameters.size() != mean_.size() || gradients.size() != mean_.size()) {
       throw std::invalid_argument("Adam::step: the parameters are not the ones the optimiser was made for");
@@ -95,7 +97,7 @@ class Adam {
   ///
   /// The running means are kept: only the size of the next steps changes.
   /// @param learning_rate the new α
-  /// @throws std::invalid_argument if it is not a positive number
+  /// @throws std::invalid_argument if it is not a finite positive number
   void set_learning_rate(double learning_rate) {
     if (!(learning_rate > 0.0) || !std::isfinite(learning_rate)) {
       throw std::invalid_argument("Adam: the learning rate must be a positive number");

@@ -91,7 +91,7 @@ inline AdditiveSteps additive_scores(const Matrix& queries, const Matrix& keys, 
 /// @param weights W_q, W_k and v
 /// @return every intermediate and the output
 /// @throws std::invalid_argument if the shapes do not fit together, or from
-///         softmax_rows() if a score is not finite
+///         softmax_rows() if a score is NaN or +∞
 inline AdditiveSteps additive_attention(const Matrix& queries, const Matrix& keys, const Matrix& values,
                                         const AdditiveWeights& weights) {
   if (values.rows() != keys.rows()) {

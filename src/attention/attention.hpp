@@ -20,7 +20,8 @@ struct AttentionOptions {
   bool scale = true;
   /// Which keys each query may look at; none means every key.
   std::optional<Mask> mask;
-  /// The value written into masked scores, after scaling and before softmax (converted to float in a float pass).
+  /// The value written into masked scores, after scaling and before softmax (converted to float in a float pass,
+  /// where a fill beyond float's range, −1e300 say, becomes −∞).
   double fill = -std::numeric_limits<double>::infinity();
   /// Rotary positions (chapter 15): multi_head_attention() turns each head's queries and keys by their
   /// positions (rotated_by_position()) before the scores. This function takes Q and K as given.
@@ -43,8 +44,9 @@ struct AttentionSteps {
 /// Row i of the output is a weighted average of the rows of V, with the
 /// weights in row i of AttentionSteps::weights. With the default fill, −∞, a
 /// query whose keys are all masked gets all-zero weights and a zero output row
-/// (see softmax_rows()); with a finite fill, such a row gets equal weights, 1/m
-/// each, and its output is the mean of the rows of V.
+/// (see softmax_rows()); with a fill that is finite in the pass's number type
+/// (−1e300 becomes −∞ in float), such a row gets equal weights, 1/m each, and
+/// its output is the mean of the rows of V.
 /// Every step runs in the number type of Q, K and V: float or double.
 ///
 /// @tparam Scalar float or double

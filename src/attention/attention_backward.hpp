@@ -24,7 +24,8 @@ namespace attention {
 template <typename Scalar = double>
 struct AttentionGradients {
   MatrixOf<Scalar> weights;  ///< dW = dO·Vᵀ, n × m: how the loss changes with each weight
-  MatrixOf<Scalar> scores;  ///< dS, n × m: the gradient of the scaled scores QKᵀ/√d_k; exactly 0 at a masked entry
+  MatrixOf<Scalar> scores;  ///< dS, n × m: the gradient of the scores after scaling (QKᵀ/√d_k, or QKᵀ when scale
+                            ///< is off); exactly 0 at a masked entry
   MatrixOf<Scalar> queries;  ///< dQ = dS·K/√d_k, n × d_k
   MatrixOf<Scalar> keys;     ///< dK = dSᵀ·Q/√d_k, m × d_k
   MatrixOf<Scalar> values;   ///< dV = Wᵀ·dO, m × d_v
@@ -43,7 +44,8 @@ struct AttentionGradients {
 /// @param options the options of the forward pass: `scale`, and `mask` (a masked entry of dS is set to exactly 0,
 ///        which it already is when the fill is −∞, since then its weight is 0)
 /// @return dW, dS, dQ, dK and dV
-/// @throws std::invalid_argument if dO is not n × d_v or the steps do not belong to these inputs
+/// @throws std::invalid_argument if dO is not n × d_v, Q, K and V do not fit together, or the steps' weights are not
+///         n × m
 template <typename Scalar>
 AttentionGradients<Scalar> attention_backward(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys,
                                               const MatrixOf<Scalar>& values, const AttentionSteps<Scalar>& steps,

@@ -23,7 +23,8 @@ namespace attention {
 ///   (TokenClassifierWeights, say)
 /// @param blocks blocks(gradient) lists a gradient's parameter blocks, in the order Adam was given the weights'
 /// @return the mean gradient, of the type example() returns
-/// @throws std::invalid_argument if @p batch is below 1
+/// @throws std::invalid_argument if @p batch is below 1, or if two examples' gradients have different blocks
+///   (add_into()); whatever example() throws passes through
 template <typename Example, typename Blocks>
 auto batch_mean_gradient(Eigen::Index batch, Example&& example, Blocks&& blocks) {
   if (batch < 1) throw std::invalid_argument("batch_mean_gradient: a batch needs at least one example");

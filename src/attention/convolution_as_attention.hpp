@@ -125,7 +125,7 @@ struct ConvolutionAttentionSteps {
 /// offset_mask(n, δ) decides where it looks, as only the position decides in
 /// a convolution. Any finite scores would do, since the mask leaves one key.
 /// Its values are X · W_δ. All three go through scaled_dot_product_attention(). Then the heads are laid side by side and
-/// multiplied by W^O, as in multi_head_attention(), block by block:
+/// multiplied by W^O as in multi_head_attention(), but here block by block:
 /// Concat · W^O = Σ_δ head_δ · W^O_δ, where W^O_δ is the block of rows of W^O
 /// that meets head δ, added in the order δ = −R … R.
 ///
@@ -133,12 +133,13 @@ struct ConvolutionAttentionSteps {
 /// identity block, are exact in floating point (every other term is 0), so
 /// each term is exactly x_{i+δ} · W_δ as convolution_1d() computes it, and the
 /// two add the same numbers in the same order: the outputs are equal bit for
-/// bit. One product Concat · W^O adds the same terms in an order of Eigen's
-/// choosing, and may differ from the convolution in the last bit.
+/// bit, as long as every X·W_δ is finite. One product Concat · W^O adds the
+/// same terms in an order of Eigen's choosing, and may differ from the
+/// convolution in the last bit.
 /// @param inputs X, n × d_in
 /// @param kernel W_{−R} … W_R, which become the value projections
 /// @return every head, the concatenation, W^O and the output
-/// @throws std::invalid_argument from check_kernel()
+/// @throws std::invalid_argument from check_kernel(), or from softmax_rows() if an input is NaN or infinite
 inline ConvolutionAttentionSteps convolution_as_attention(const Matrix& inputs, const Kernel& kernel) {
   check_kernel(kernel, inputs);
   const Eigen::Index n = inputs.rows();

@@ -128,7 +128,8 @@ struct PathLengths {
 /// recurrent layer does not depend on a later input) are counted in
 /// PathLengths::pairs but not in PathLengths::connected_pairs, and do not
 /// enter the maximum.
-/// @param graph a graph whose inputs and outputs are set
+/// @param graph a graph whose inputs and outputs are set, each a node of it (an input that is not throws
+///        std::out_of_range; an output that is not is not checked)
 /// @return the maximum, how many pairs are connected, and how far each input is from the last output
 inline PathLengths path_lengths(const DependencyGraph& graph) {
   PathLengths found;

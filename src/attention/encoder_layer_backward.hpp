@@ -29,6 +29,7 @@ struct EncoderLayerGradients {
 /// @param options the attention options of the forward pass
 /// @param epsilon the LayerNorm ε of the forward pass
 /// @return ∂L/∂x and the gradients of all weights
+/// @throws std::invalid_argument if @p output_gradient does not have the output's shape
 inline EncoderLayerGradients encoder_layer_backward(const Matrix& x, const EncoderLayerWeights& weights,
                                                     const EncoderLayerSteps& steps, const Matrix& output_gradient,
                                                     const AttentionOptions& options = {},

@@ -23,15 +23,15 @@ namespace attention {
 struct FeedForwardWeights {
   Matrix w1;  ///< W₁, d_model × d_ff
   Vector b1;  ///< b₁, d_ff entries
-  Matrix w2;  ///< W₂, d_ff × d_model
-  Vector b2;  ///< b₂, d_model entries
+  Matrix w2;  ///< W₂, d_ff × d_out (d_model in every layer)
+  Vector b2;  ///< b₂, d_out entries (d_model in every layer)
 };
 
 /// @brief Every intermediate of feed_forward().
 struct FeedForwardSteps {
   Matrix widened;  ///< xW₁ + b₁, n × d_ff
   Matrix hidden;   ///< max(0, xW₁ + b₁): the ReLU, n × d_ff
-  Matrix output;   ///< hidden · W₂ + b₂, n × d_model
+  Matrix output;   ///< hidden · W₂ + b₂, n × d_out (d_out = W₂'s columns; d_model in every layer)
 };
 
 /// @brief FFN(x) = max(0, xW₁ + b₁)W₂ + b₂, equation (2) of the paper (§3.3), for every row of @p x at once.

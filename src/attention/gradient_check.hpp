@@ -23,7 +23,7 @@ inline constexpr double default_difference_step = 1e-5;
 ///
 /// A sweep of steps this fine finds the best step of a central difference to
 /// within a factor of 10^(1/4) ≈ 1.8 (chapter 10; chapter 17 sweeps the same steps).
-/// @param first the first k, 0 or more
+/// @param first the first k (a negative k gives steps above 1)
 /// @param last the last k
 /// @return last − first + 1 steps, or none if last < first
 inline std::vector<double> quarter_decade_steps(int first, int last) {
@@ -46,7 +46,7 @@ inline std::vector<double> quarter_decade_steps(int first, int last) {
 /// @param loss the loss as a function of the current parameters
 /// @param parameter the matrix or vector to differentiate by; changed and restored
 /// @param step h
-/// @return an array shaped like the parameter
+/// @return a matrix shaped like the parameter
 template <class Parameter>
 MatrixOf<typename Parameter::Scalar> central_differences(
     const std::function<typename Parameter::Scalar()>& loss, Parameter& parameter,
@@ -78,6 +78,9 @@ MatrixOf<typename Parameter::Scalar> central_differences(
 /// same absolute size as the others, so entry by entry it would look large
 /// for no fault of the gradient. Both exactly 0 gives 0. It is computed in
 /// the number type of the two gradients, float or double.
+///
+/// Both must have at least one entry. A NaN may be missed (Eigen's maxCoeff()
+/// does not pass it on): check that both are finite first.
 ///
 /// @tparam Gradient a matrix or vector of float or double
 /// @tparam Reference the same shape, of the same number type

@@ -33,7 +33,7 @@ namespace attention {
 
 /// @brief The group of keys and values that query head @p head reads.
 /// @param head the query head, 0 to h − 1
-/// @param heads h, the query heads
+/// @param heads h, the query heads; at least 1 (not checked: h = 0 divides by zero)
 /// @param key_value_heads h_kv, the heads of keys and values; it must divide h
 /// @return head / (h / h_kv)
 /// @throws std::invalid_argument if h_kv is below 1 or does not divide h
@@ -50,6 +50,7 @@ inline Eigen::Index key_value_group(Eigen::Index head, Eigen::Index heads, Eigen
 /// @param heads h
 /// @param key_value_heads h_kv; it must divide h
 /// @return whether @p head is the first of its group
+/// @throws std::invalid_argument if h_kv is below 1 or does not divide h (head 0 is never checked)
 inline bool leads_its_group(Eigen::Index head, Eigen::Index heads, Eigen::Index key_value_heads) {
   return head == 0 ||
          key_value_group(head, heads, key_value_heads) != key_value_group(head - 1, heads, key_value_heads);
@@ -58,6 +59,8 @@ inline bool leads_its_group(Eigen::Index head, Eigen::Index heads, Eigen::Index 
 /// @brief Gives every head of a group its group's first W^K and W^V.
 /// @param layers the layers' weights, changed in place
 /// @param key_value_heads h_kv; it must divide every layer's number of heads
+/// @throws std::invalid_argument if h_kv is below 1 or does not divide the number of heads (a layer of one head is
+///         never checked). Layers before the one that throws are already changed.
 inline void share_key_value_heads(std::vector<EncoderLayerWeights>& layers, Eigen::Index key_value_heads) {
   for (EncoderLayerWeights& layer : layers) {
     std::vector<HeadProjections>& heads = layer.attention.heads;
@@ -73,7 +76,9 @@ inline void share_key_value_heads(std::vector<EncoderLayerWeights>& layers, Eige
 
 /// @brief Adds each group's W^K and W^V gradients into its first head's: the gradient of the shared matrices.
 /// @param gradients the layers' gradients, changed in place (the other heads' are left as they were)
-/// @param key_value_heads h_kv
+/// @param key_value_heads h_kv; it must divide every layer's number of heads
+/// @throws std::invalid_argument if h_kv is below 1 or does not divide the number of heads (a layer of one head is
+///         never checked). Layers before the one that throws are already changed.
 inline void sum_key_value_gradients(std::vector<EncoderLayerWeights>& gradients, Eigen::Index key_value_heads) {
   for (EncoderLayerWeights& layer : gradients) {
     std::vector<HeadProjections>& heads = layer.attention.heads;
@@ -92,8 +97,10 @@ inline void sum_key_value_gradients(std::vector<EncoderLayerWeights>& gradients,
 /// Called on the weights and on a gradient of the same shape, it lists
 /// matching blocks in matching order, which is what Adam::step() needs.
 /// @param weights the model (or a gradient shaped like it)
-/// @param key_value_heads h_kv
+/// @param key_value_heads h_kv; it must divide every layer's number of heads
 /// @return the blocks, pointing into @p weights
+/// @throws std::invalid_argument if h_kv is below 1 or does not divide the number of heads (a layer of one head is
+///         never checked)
 inline std::vector<ParameterBlock> grouped_parameter_blocks(TokenClassifierWeights& weights,
                                                             Eigen::Index key_value_heads) {
   std::vector<const double*> copies;  // the W^K and W^V that only repeat their group's first

@@ -65,7 +65,7 @@ inline long long key_value_cache_numbers(long long layers, long long positions, 
 ///        (share_key_value_heads()): the cache keeps each group's first head's keys and values
 /// @param capacity the most positions it will hold, at least 1
 /// @return the cache, length 0
-/// @throws std::invalid_argument if @p capacity is below 1 or h_kv does not divide the heads
+/// @throws std::invalid_argument if @p capacity is below 1, or h_kv is below 1 or does not divide a layer's heads
 inline KeyValueCache empty_key_value_cache(const TokenClassifierWeights& weights, Eigen::Index key_value_heads,
                                            Eigen::Index capacity) {
   if (capacity < 1) throw std::invalid_argument("empty_key_value_cache: the capacity must be at least 1");
@@ -96,12 +96,13 @@ struct DecodingStep {
 /// again. The numbers agree to rounding, not bit for bit: the whole-prefix pass
 /// multiplies matrices where this step multiplies a row by a matrix, and the
 /// two add their products in different orders.
-/// @param weights the decoder, its W^K and W^V shared in the cache's groups
+/// @param weights the decoder, its W^K and W^V shared in the cache's groups; at least one layer
 /// @param cache the keys and values of the positions so far; this position's are added
 /// @param word the word at position t = cache.length, 0 to V − 1
 /// @return the next word's scores, and each head's attention over positions 0 … t
-/// @throws std::invalid_argument if the cache is full, the word is out of range, or the layers are not laid out as the
-///         paper's (post-norm LayerNorm, the only layout this step computes)
+/// @throws std::invalid_argument if the cache is full or was made for another model (other layers, or an h_kv that
+///         does not divide the heads), the word is out of range, or the layers are not laid out as the paper's
+///         (post-norm LayerNorm, the only layout this step computes)
 inline DecodingStep decode_step(const TokenClassifierWeights& weights, KeyValueCache& cache, Eigen::Index word) {
   if (weights.layout != LayerLayout{}) {
     throw std::invalid_argument("decode_step: only the paper's layout, post-norm LayerNorm, is decoded step by step");

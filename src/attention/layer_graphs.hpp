@@ -316,7 +316,8 @@ struct LayerStack {
 /// @param kernel k, for the convolutions (odd, ≥ 3)
 /// @param radius R, for restricted self-attention (≥ 1)
 /// @return the stack and its number of layers
-/// @throws std::invalid_argument if a new layer connects no pair that was not connected before
+/// @throws std::invalid_argument if a parameter the type uses is out of range, or a new layer connects no pair that
+///         was not connected before
 inline LayerStack stack_until_connected(LayerType type, std::size_t positions, std::size_t kernel, std::size_t radius) {
   // heard[i][j]: output position i of the stack so far depends on input position j.
   // Before any layer, position i holds input i and nothing else.

@@ -9,13 +9,14 @@
 /// per cycle, so eight sums in flight suffice; other cores differ, five cycles on Haswell and Zen 2, four units on
 /// Apple M cores; sixteen cover most.)
 ///
-/// The loop is written twice. Once with Eigen's packet, the vector width
-/// this build's kernels use (tile_product.hpp): eight doubles with AVX-512,
-/// four with AVX2, two with the SSE2 every x86-64 processor has. And, on
-/// x86-64, once for each wider instruction set the processor offers, chosen
-/// when the program runs: a library such as OpenBLAS chooses its kernels
-/// that way, so a build for processors in general would otherwise report a
-/// peak that NumPy passes. The peak is the best of the two.
+/// The loop is measured up to twice. Once with Eigen's packet, the vector
+/// width this build's kernels use (tile_product.hpp): eight doubles with
+/// AVX-512, four with AVX2, two with the SSE2 every x86-64 processor has.
+/// And, on x86-64, once with the widest multiply-add the processor offers
+/// (AVX-512F, or else AVX2 with FMA), chosen when the program runs, if it is
+/// wider than the build's packet: a library such as OpenBLAS chooses its
+/// kernels that way, so a build for processors in general would otherwise
+/// report a peak that NumPy passes. The peak is the better of the two.
 #pragma once
 
 #include <algorithm>

@@ -32,6 +32,7 @@ namespace attention {
 /// @param output_gradient ∂L/∂(the norm's output)
 /// @param epsilon the forward pass's ε
 /// @return ∂L/∂x and the parameters' gradients; for RMSNorm the bias's is empty, like the bias
+/// @throws std::invalid_argument if @p output_gradient does not have the output's shape
 inline LayerNormGradients normalize_backward(const LayerNormParameters& parameters, NormKind kind,
                                              const LayerNormSteps& layer_norm_steps, const RmsNormSteps& rms_norm_steps,
                                              const Matrix& output_gradient,
@@ -53,6 +54,7 @@ inline LayerNormGradients normalize_backward(const LayerNormParameters& paramete
 /// @param options the attention options of the forward pass
 /// @param epsilon the norms' ε of the forward pass
 /// @return ∂L/∂x and the gradients of all weights (with RMSNorm, the norms' bias gradients are empty)
+/// @throws std::invalid_argument if @p output_gradient does not have the output's shape
 inline EncoderLayerGradients laid_out_encoder_layer_backward(const Matrix& x, const EncoderLayerWeights& weights,
                                                              const LayerLayout& layout, const EncoderLayerSteps& steps,
                                                              const Matrix& output_gradient,

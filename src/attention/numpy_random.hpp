@@ -25,8 +25,8 @@
 ///
 /// Only what the book needs is ported: an integer seed from 0 to 2⁶⁴ − 1 (not
 /// a list of seeds, no spawning), 64-bit draws, doubles in [0, 1), and normal
-/// draws. A seed of 2⁶⁴ or more, or a negative one, which NumPy accepts or
-/// refuses, cannot be written here at all.
+/// draws. A seed of 2⁶⁴ or more cannot be written here; a negative one converts
+/// silently (−1 becomes 2⁶⁴ − 1), where NumPy refuses it.
 #pragma once
 
 #include <cmath>

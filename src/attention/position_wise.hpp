@@ -51,7 +51,7 @@ inline Matrix each_row_through_layer(const Matrix& inputs, const Matrix& weights
 /// Row t of the result is rows t − radius, …, t, …, t + radius of @p inputs,
 /// side by side, (2 · radius + 1) · d entries in all. A neighbour beyond
 /// either end of the set is a row of zeros (zero padding), so the first and
-/// last rows see zeros where the others see words.
+/// last @p radius rows see zeros where the others see words.
 /// @param inputs n × d, one vector per row
 /// @param radius how many neighbours on each side, at least 0
 /// @return the n × (2 · radius + 1) · d matrix of windows

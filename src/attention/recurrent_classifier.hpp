@@ -68,7 +68,8 @@ inline RecurrentClassifierWeights initial_recurrent_classifier(Eigen::Index voca
 /// @param weights the model
 /// @param words one word number per position; at least one
 /// @return every intermediate and the logits
-/// @throws std::invalid_argument if there is no word or a word number is out of range
+/// @throws std::invalid_argument if there is no word, a word number is out of range, or W and U do not fit
+///         (recurrent_layer()); the readout's shapes are not checked
 inline RecurrentClassifierSteps recurrent_classifier(const RecurrentClassifierWeights& weights,
                                                      const std::vector<Eigen::Index>& words) {
   if (words.empty()) throw std::invalid_argument("recurrent_classifier: the input needs at least one word");
@@ -84,6 +85,8 @@ inline RecurrentClassifierSteps recurrent_classifier(const RecurrentClassifierWe
 }
 
 /// @brief The backward pass: the gradient of every weight, given the gradient of the logits.
+///
+/// The shape of @p logits_gradient is not checked: it must be n × C.
 /// @param weights the model
 /// @param words the input of the forward pass
 /// @param steps what recurrent_classifier(weights, words) returned

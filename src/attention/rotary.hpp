@@ -80,9 +80,9 @@ inline Matrix rotated_by_position(const Matrix& rows, Eigen::Index first_positio
 /// rotated_by_position(), bit for bit.
 ///
 /// @param rows n × d_k queries or keys of one head; row r stands at position + r; d_k even
-/// @param position the position of row 0, ≥ 0
+/// @param position the position of row 0, finite and ≥ 0 (+∞ is not refused: every entry comes out NaN)
 /// @return the turned rows, n × d_k
-/// @throws std::invalid_argument if d_k is not positive and even, or the position is negative or not a number
+/// @throws std::invalid_argument if d_k is not positive and even, or the position is negative or NaN
 inline Matrix rotated_at_position(const Matrix& rows, double position) { return detail::turned(rows, position, 1.0); }
 
 /// @brief The backward pass of rotated_by_position(): each gradient row turned back, row · M_positionᵀ.

@@ -88,7 +88,8 @@ struct DrawnWord {
 /// @brief Draws a word with the given probabilities: the first word at which their running sum exceeds u.
 ///
 /// u is one uniform number in [0, 1) from @p generator (`rng.random()` in
-/// NumPy). A one-hot distribution (greedy decoding) draws nothing.
+/// NumPy). A distribution with a probability of exactly 1 draws nothing:
+/// greedy decoding, or a small T that rounds the rest away.
 /// @param probabilities one per word, adding up to 1
 /// @param generator the stream of draws
 /// @return the word, and u if one was drawn

@@ -33,7 +33,7 @@ MatrixOf<Scalar> scores(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>&
   // clang-format on
 }
 
-/// @brief The same matrix as scores(), one dot product at a time.
+/// @brief The same matrix as scores(), up to rounding, one dot product at a time.
 ///
 /// Slow and plain: it spells out that entry (i, j) is queries.row(i) · keys.row(j).
 /// The book uses it to show what the single matrix product computes.

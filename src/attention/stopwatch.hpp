@@ -58,8 +58,8 @@ inline double seconds_per_call(const TimedWork& work, std::size_t calls) {
          static_cast<double>(std::max<std::size_t>(calls, 1));
 }
 
-/// @brief How many calls make one repetition of @p work last at least @p minimum_seconds, from one untimed call
-/// (which also warms the caches).
+/// @brief How many calls should make one repetition of @p work last about @p minimum_seconds, from one trial call
+/// that is timed but not kept (it also warms the caches).
 /// @param work the computation
 /// @param minimum_seconds the least time one repetition should last
 /// @return the number of calls, at least 1
@@ -101,8 +101,9 @@ inline std::vector<std::vector<double>> timed_in_turns(const std::vector<TimedWo
 
 /// @brief Seconds per call of two computations, one time per repetition each, taken in turns.
 ///
-/// One untimed call of each first (it warms the caches) says how many calls
-/// make a repetition last at least @p minimum_seconds (calls_for()).
+/// One trial call of each first, timed but not kept (it warms the caches),
+/// says how many calls should make a repetition last about
+/// @p minimum_seconds (calls_for()).
 /// @param first the first computation
 /// @param second the second computation
 /// @param repeats the number of repetitions

@@ -61,7 +61,8 @@ struct ProductShape {
 /// strip's row and the broadcast left entry. So 8 rows with AVX-512, 4
 /// otherwise; 16 columns of doubles or 32 of floats with AVX-512, 8 or 16 with
 /// AVX2. (For this build's vector width, every shape this gives is one
-/// tile_product() is compiled for; for another width it falls back to edge blocks.)
+/// tile_product() is compiled for; for another width it may not be, and then
+/// it falls back to edge blocks.)
 /// @param vector_bytes the width of a vector register, in bytes (at least @p scalar_bytes)
 /// @param scalar_bytes the size of one number: 4 for float, 8 for double
 /// @return the block's rows and its strip's columns

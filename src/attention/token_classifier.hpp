@@ -41,7 +41,8 @@ struct TokenClassifierShape {
   Eigen::Index vocabulary = 10;  ///< V, the number of words (for digits, 10)
   Eigen::Index outputs = 10;     ///< C, the scores the read-out gives each position: V to predict a word,
                                  ///< the number of tags to tag one.
-  Eigen::Index d_model = 32;     ///< the width of every token's vector; even, and divisible by the number of heads
+  Eigen::Index d_model = 32;     ///< the width of every token's vector; even, and divisible by the number of heads;
+                                 ///< with rotary positions, d_model / h must be even too
   Eigen::Index heads = 2;        ///< h, attention heads per layer
   Eigen::Index d_ff = 64;        ///< the feed-forward network's inner width
   Eigen::Index layers = 1;       ///< encoder layers in the stack
@@ -91,6 +92,8 @@ inline AttentionOptions attention_options(Visibility visibility, Eigen::Index po
 /// @param words word numbers, one per position
 /// @param scheme Positions::added adds PE(position) to each row; rotary and none leave the rows as they are
 /// @return n × d_model
+/// @throws std::invalid_argument if a word number is not a row of @p embedding, or, with Positions::added, if
+///         d_model is not positive and even
 inline Matrix first_layer_input(const Matrix& embedding, const std::vector<Eigen::Index>& words,
                                 Positions scheme = Positions::added) {
   const Matrix rows = embedding_lookup(embedding, words);
@@ -165,7 +168,10 @@ TokenClassifierWeights laid_out_token_classifier_backward(const TokenClassifierW
 /// @param visibility which positions each position reads (every one unless told)
 /// @param positions how positions enter (chapter 6's added encoding unless told)
 /// @return every intermediate and the logits
-/// @throws std::invalid_argument if there is no word or a word number is out of range
+/// @throws std::invalid_argument if there is no word, a word number is out of range, the weights do not fit together
+///         (no layer, wrong shapes in a layer, or, in a layout other than the paper's, a final norm that does not fit
+///         it), or, with Positions::added, d_model is odd, or, with Positions::rotary, a head's d_k is odd. The
+///         read-out's shapes are not checked.
 TokenClassifierSteps token_classifier(const TokenClassifierWeights& weights, const std::vector<Eigen::Index>& words,
                                       Visibility visibility = Visibility::everything,
                                       Positions positions = Positions::added);
@@ -176,7 +182,7 @@ TokenClassifierSteps token_classifier(const TokenClassifierWeights& weights, con
 ///
 /// @param weights the model
 /// @param words the input of the forward pass
-/// @param steps what token_classifier(weights, words) returned
+/// @param steps what token_classifier(weights, words, visibility, positions) returned
 /// @param logits_gradient ∂L/∂logits, n × C (softmax_cross_entropy() gives it)
 /// @param visibility the forward pass's
 /// @param positions the forward pass's
