@@ -17,8 +17,9 @@
 /// (the template parameter Scalar, which the arguments decide). Each gives the
 /// teaching version's output to rounding (the tests hold them to a relative
 /// difference below 1e-12 in double), and keeps its edge cases:
-/// a masked score has weight exactly 0, a query whose keys are all masked gets
-/// a zero output row, and a score that is NaN or +∞ is refused. (The
+/// a masked score has weight exactly 0, a query whose keys are all masked (or
+/// that has no key) gets a zero output row, and a score that is NaN or +∞ is
+/// refused, as are queries and keys of width 0, whose scores are 0/√0. (The
 /// streaming kernel's undivided output is a sum of values weighted by factors
 /// of at most 1: where the magnitudes of a column of values add up past the
 /// largest double (or float), it overflows where the teaching version does not;
@@ -174,6 +175,11 @@ void check_shapes(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys,
   if (range == KeyRange::causal && queries.rows() != keys.rows()) {
     throw std::invalid_argument("attention: a causal mask needs one query per key");
   }
+  // Width 0: every score is 0 · 1/√0, not a number, which the teaching version refuses too (softmax_rows()). The
+  // streaming kernel's running maximum would pass over it and leave zero rows.
+  if (queries.cols() == 0 && queries.rows() > 0 && keys.rows() > 0) {
+    throw std::invalid_argument("attention: queries and keys of width 0 make every score 0/√0, not a number");
+  }
 }
 
 template <typename Scores>
@@ -227,12 +233,17 @@ void hide_later_keys(Block&& scores, Eigen::Index first_query, Eigen::Index firs
 /// @param buffers reused from call to call; buffers.output holds the result
 /// @param range every key, or the causal mask
 /// @param vectorised_exponential false: std::exp entry by entry; true: exponential_in_place()
-/// @throws std::invalid_argument if the shapes do not fit, or a score is NaN or +∞
+/// @throws std::invalid_argument if the shapes do not fit (queries and keys of width 0 among them), or a score is
+/// NaN or +∞
 template <typename Scalar>
 void buffered_attention(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys, const MatrixOf<Scalar>& values,
                         AttentionBuffers<Scalar>& buffers, KeyRange range = KeyRange::all,
                         bool vectorised_exponential = false) {
   detail::check_shapes(queries, keys, values, range);
+  if (keys.rows() == 0) {  // no key to weigh: zero output rows, as softmax_rows() gives the teaching version
+    buffers.output.setZero(queries.rows(), values.cols());
+    return;
+  }
   RowMajorMatrixOf<Scalar>& scores = buffers.scores;
   scores.resize(queries.rows(), keys.rows());
   // clang-format off
@@ -316,9 +327,10 @@ struct StreamingBuffers {
 /// @brief Packs each tile of keys (transposed, d_k × tile) and of values (tile × d_v) for tile_product().
 /// @param keys K, m × d_k
 /// @param values V, m × d_v
-/// @param key_tile keys per tile
+/// @param key_tile keys per tile, at least 1 (not checked here: streaming_attention() checks it)
 /// @param buffers replaced by the packed tiles, in order; the memory they already hold is reused
 /// @param shape the register block tile_product() will use
+/// @throws std::invalid_argument if @p shape has fewer than 1 row or column (from pack_columns())
 template <typename Scalar>
 void pack_key_tiles(const MatrixOf<Scalar>& keys, const MatrixOf<Scalar>& values, Eigen::Index key_tile,
                     StreamingBuffers<Scalar>& buffers, ProductShape shape = build_product_shape<Scalar>()) {
@@ -384,7 +396,8 @@ std::size_t streaming_extra_bytes(Eigen::Index keys, Eigen::Index key_width, Eig
 /// @param options tile sizes, the key range, the number of threads and the products
 /// @param buffers the packed keys and values, overwritten; kept by a caller that attends many times
 /// @return the output, n × d_v
-/// @throws std::invalid_argument if the shapes do not fit, a tile size is below 1, a score is NaN or +∞, or an
+/// @throws std::invalid_argument if the shapes do not fit (queries and keys of width 0 among them), a tile size
+/// is below 1, options.product has fewer than 1 row or column (packed products), a score is NaN or +∞, or an
 /// observer is given with more than one thread
 template <typename Scalar>
 MatrixOf<Scalar> streaming_attention(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys,

@@ -153,6 +153,25 @@ TEST_CASE("NaN and +infinity scores are refused by every kernel, and shapes that
                   std::invalid_argument);
 }
 
+TEST_CASE("no key gives zero rows, and width 0 is refused, by every kernel as by the teaching version", "[ch12]") {
+  // No key: a row of no weights, whose output is the zero row (softmax_rows() of an empty row).
+  const attention::Matrix queries = attention::Matrix::Ones(3, 2), no_keys(0, 2), no_values(0, 4);
+  const attention::Matrix teaching = teaching_output(queries, no_keys, no_values, attention::KeyRange::all);
+  REQUIRE(teaching.rows() == 3);
+  REQUIRE(teaching.cols() == 4);
+  REQUIRE(teaching.isZero(0.0));
+  CHECK(attention::streaming_attention(queries, no_keys, no_values) == teaching);
+  attention::AttentionBuffers buffers;
+  attention::buffered_attention(queries, no_keys, no_values, buffers);
+  CHECK(attention::Matrix(buffers.output) == teaching);
+  // Width 0: every score is 0/√0, NaN, which the teaching version refuses; so does every kernel.
+  const attention::Matrix narrow_queries(2, 0), narrow_keys(3, 0), values = attention::Matrix::Ones(3, 1);
+  CHECK_THROWS_AS(teaching_output(narrow_queries, narrow_keys, values, attention::KeyRange::all),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(attention::streaming_attention(narrow_queries, narrow_keys, values), std::invalid_argument);
+  CHECK_THROWS_AS(attention::buffered_attention(narrow_queries, narrow_keys, values, buffers), std::invalid_argument);
+}
+
 TEST_CASE("thread t of T takes query tiles t, t + T, t + 2T, …", "[ch12]") {
   // One query per tile. Tile 1's query is NaN and tile 2T's scores +∞. Under the striped split share 0 takes
   // tiles 0, T and 2T and meets +∞, and share 1 meets NaN; under a split into consecutive runs share 0 would meet
