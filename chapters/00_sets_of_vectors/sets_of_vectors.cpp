@@ -376,7 +376,9 @@ Flags::Flags(program::CommandLine& command_line) {
                                   max_width),
                       "MATRIX");
   command_line.option("--seconds", seconds_,
-                      "length of the recording in seconds, from 0.000001 to 3600 (rounded to whole microseconds)",
+                      fmt::format("length of the recording in seconds, from 0.000001 to {} (rounded to whole "
+                                  "microseconds)",
+                                  max_seconds),
                       "NUMBER");
   command_line.option("--window-ms", window_ms_,
                       fmt::format("length of one frame's window in milliseconds, 1 to {}", max_milliseconds), "WHOLE");
