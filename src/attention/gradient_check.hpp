@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "attention/matrix.hpp"
@@ -79,18 +81,25 @@ MatrixOf<typename Parameter::Scalar> central_differences(
 /// for no fault of the gradient. Both exactly 0 gives 0. It is computed in
 /// the number type of the two gradients, float or double.
 ///
-/// Both must have at least one entry. A NaN may be missed (Eigen's maxCoeff()
-/// does not pass it on): check that both are finite first.
+/// Both must have the same shape and at least one entry. A NaN may be missed
+/// (Eigen's maxCoeff() does not pass it on): check that both are finite first.
 ///
 /// @tparam Gradient a matrix or vector of float or double
 /// @tparam Reference the same shape, of the same number type
 /// @param gradient the gradient to judge
 /// @param reference what it should be (for example central_differences())
 /// @return the relative error, 0 when both are all zeros
+/// @throws std::invalid_argument if their shapes differ or they have no entry
 template <typename Gradient, typename Reference>
 typename Gradient::Scalar relative_error(const Eigen::MatrixBase<Gradient>& gradient,
                                          const Eigen::MatrixBase<Reference>& reference) {
   using Scalar = typename Gradient::Scalar;
+  if (gradient.rows() != reference.rows() || gradient.cols() != reference.cols() || gradient.size() == 0) {
+    throw std::invalid_argument("relative_error: the gradient is " + std::to_string(gradient.rows()) + " by " +
+                                std::to_string(gradient.cols()) + " and its reference " +
+                                std::to_string(reference.rows()) + " by " + std::to_string(reference.cols()) +
+                                "; they must have the same shape and at least one entry");
+  }
   // clang-format off
   // [relative_error]
   const Scalar scale = std::max(gradient.cwiseAbs().maxCoeff(), reference.cwiseAbs().maxCoeff());

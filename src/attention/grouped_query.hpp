@@ -33,11 +33,14 @@ namespace attention {
 
 /// @brief The group of keys and values that query head @p head reads.
 /// @param head the query head, 0 to h − 1
-/// @param heads h, the query heads; at least 1 (not checked: h = 0 divides by zero)
+/// @param heads h, the query heads; at least 1
 /// @param key_value_heads h_kv, the heads of keys and values; it must divide h
 /// @return head / (h / h_kv)
-/// @throws std::invalid_argument if h_kv is below 1 or does not divide h
+/// @throws std::invalid_argument if h or h_kv is below 1, or h_kv does not divide h
 inline Eigen::Index key_value_group(Eigen::Index head, Eigen::Index heads, Eigen::Index key_value_heads) {
+  if (heads < 1) {
+    throw std::invalid_argument("key_value_group: the query heads (" + std::to_string(heads) + ") must be at least 1");
+  }
   if (key_value_heads < 1 || heads % key_value_heads != 0) {
     throw std::invalid_argument("key_value_group: the key/value heads (" + std::to_string(key_value_heads) +
                                 ") must divide the query heads (" + std::to_string(heads) + ")");
@@ -50,7 +53,7 @@ inline Eigen::Index key_value_group(Eigen::Index head, Eigen::Index heads, Eigen
 /// @param heads h
 /// @param key_value_heads h_kv; it must divide h
 /// @return whether @p head is the first of its group
-/// @throws std::invalid_argument if h_kv is below 1 or does not divide h (head 0 is never checked)
+/// @throws std::invalid_argument if h or h_kv is below 1, or h_kv does not divide h (head 0 is never checked)
 inline bool leads_its_group(Eigen::Index head, Eigen::Index heads, Eigen::Index key_value_heads) {
   return head == 0 ||
          key_value_group(head, heads, key_value_heads) != key_value_group(head - 1, heads, key_value_heads);

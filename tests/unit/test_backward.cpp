@@ -313,6 +313,9 @@ TEST_CASE("relative_error and central_differences on a function whose derivative
   b << 1.0, 2.5;
   CHECK(attention::relative_error(a, b) == Approx(0.2));
   CHECK(attention::relative_error(Matrix::Zero(2, 2), Matrix::Zero(2, 2)) == 0.0);
+  // No entry has no largest entry to measure against, and two shapes cannot be compared entry by entry.
+  CHECK_THROWS_AS(attention::relative_error(Matrix(0, 0), Matrix(0, 0)), std::invalid_argument);
+  CHECK_THROWS_AS(attention::relative_error(a, Matrix::Zero(2, 1)), std::invalid_argument);
   Matrix theta(1, 1);
   theta << 0.5;
   const auto cube = [&] { return theta(0, 0) * theta(0, 0) * theta(0, 0); };

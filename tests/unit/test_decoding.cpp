@@ -167,6 +167,7 @@ TEST_CASE("key_value_group refuses a grouping that does not divide the heads", "
   CHECK(attention::key_value_group(3, 4, 4) == 3);
   CHECK_THROWS_AS(attention::key_value_group(0, 4, 3), std::invalid_argument);
   CHECK_THROWS_AS(attention::key_value_group(0, 4, 0), std::invalid_argument);
+  CHECK_THROWS_AS(attention::key_value_group(0, 0, 1), std::invalid_argument);  // h = 0 would divide by 0
 }
 
 #ifndef ATTENTION_CHECKS_MEMORY
