@@ -1,9 +1,9 @@
 // Chapter 1's interactive figure: the toy's queries and keys, editable, and
 // the score table QKᵀ that the chapter's program (dot_product) computes from
-// them. Two sliders move cat's query; the text fields take any matrices.
+// them. Two sliders move the first query (cat's, with three rows); the text fields take any matrices.
 (function () {
   const cat = Book.firstRowSliders({ field: 'q', flag: '--q', names: ['cat_x', 'cat_y'],
-    labels: ["first query (cat's), entry 1", "first query (cat's), entry 2"], min: -3, max: 3, step: 0.5 });
+    labels: ['first query (the top row), entry 1', 'first query (the top row), entry 2'], min: -3, max: 3, step: 0.5 });
 
   Book.figure('scores_explorer', {
     program: 'dot_product',

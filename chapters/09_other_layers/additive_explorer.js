@@ -1,11 +1,11 @@
 // Chapter 9's interactive figure: the toy under additive scoring and under
-// scaled dot-product scoring, side by side. Two sliders move cat's query; the
+// scaled dot-product scoring, side by side. Two sliders move the first query (cat's, with three rows); the
 // text fields take other queries and other additive weights W_q, W_k and v.
 // The chapter's program (other_layers, --demo additive) computes everything;
 // the figure always passes --no-timing, so nothing is timed in the page.
 (function () {
   const cat = Book.firstRowSliders({ field: 'q', flag: '--q', names: ['cat_x', 'cat_y'],
-    labels: ["first query (cat's), entry 1", "first query (cat's), entry 2"], min: -3, max: 3, step: 0.5 });
+    labels: ['first query (the framed row), entry 1', 'first query (the framed row), entry 2'], min: -3, max: 3, step: 0.5 });
   // The first query's favourite key under one scoring, any key tied with it and its weight, as a sentence's
   // parts: "cat (tied with fish) under the dot product (0.4717)". The program names both.
   const favourite = (json, scoring, how) => {
