@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "attention/layer_norm.hpp"
 #include "attention/timing_comparison.hpp"
 #include "norm_placement.hpp"
 #include "program/integer_list.hpp"
@@ -74,7 +75,8 @@ nlohmann::json to_json(const Result& result) {
                                 {"mean_square", result.norms.mean_square},
                                 {"root_mean_square", std::sqrt(result.norms.mean_square)},
                                 {"layer_norm", result.norms.layer_norm},
-                                {"rms_norm", result.norms.rms_norm}};
+                                {"rms_norm", result.norms.rms_norm},
+                                {"epsilon", attention::default_layer_norm_epsilon}};
   if (!inputs.train) return {{"norms", norms}};
   std::vector<std::string> layouts;
   for (const attention::LayerLayout& layout : inputs.layouts) layouts.push_back(layout_name(layout));
