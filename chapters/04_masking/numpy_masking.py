@@ -15,6 +15,13 @@ def causal_mask(tokens):
     # [causal_mask]
 
 
+def band_mask(tokens, radius):
+    # [band_mask]
+    i, j = np.indices((tokens, tokens))
+    return np.abs(i - j) <= radius  # |i − j| ≤ R
+    # [band_mask]
+
+
 def apply_mask(scores, allowed, fill=-np.inf):
     # [apply_mask]
     return np.where(allowed, scores, fill)
@@ -27,6 +34,10 @@ def comparisons(run):
         document = run(name)
         if document["mask_spec"] == "causal":
             yield "causal_mask", f"the mask of the run {name}", causal_mask(len(document["queries"])), \
+                document["mask"]
+        if document["mask_spec"].startswith("band:"):
+            radius = int(document["mask_spec"].removeprefix("band:"))
+            yield "band_mask", f"the mask of the run {name}", band_mask(len(document["queries"]), radius), \
                 document["mask"]
         masked = apply_mask(np.array(document["scaled_scores"]), np.array(document["mask"]), document["fill"])
         yield "apply_mask", f"the masked scores of the run {name}", masked, document["masked_scores"]
