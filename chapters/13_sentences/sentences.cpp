@@ -300,7 +300,7 @@ std::string model_name(Model model) { return model == Model::attention ? "attent
 
 Inputs completed(Inputs inputs) {
   if (inputs.held_out == 0) inputs.held_out = inputs.task == Task::tagging ? 400 : 1000;
-  if (inputs.modifiers < 0) inputs.modifiers = inputs.task == Task::tagging ? 2 : 3;
+  if (inputs.modifiers < 0) inputs.modifiers = default_modifiers(inputs.task);
   if (inputs.sentence.empty()) inputs.sentence = default_sentence(inputs.task);
   inputs.shape.vocabulary = static_cast<Eigen::Index>(vocabulary().size());
   inputs.shape.outputs = inputs.task == Task::tagging ? tag_count : 2;

@@ -30,6 +30,9 @@ namespace sentences {
 enum class Task { tagging, agreement };
 std::string task_name(Task task);
 
+/// The most phrases after the subject's noun when --modifiers is not given: 2 for tagging, 3 for agreement.
+inline int default_modifiers(Task task) { return task == Task::tagging ? 2 : 3; }
+
 /// The model: chapter 11's token classifier (attention), or the same with chapter 7's recurrent layer in
 /// place of the encoder layers (attention/recurrent_classifier.hpp).
 enum class Model { attention, recurrent };

@@ -550,10 +550,10 @@ Flags::Flags(program::CommandLine& command_line) : command_line_(command_line) {
                       "attention|recurrent");
   command_line.option(
       "--modifiers", modifiers_text_,
-      fmt::format("the most phrases after the subject's noun, 0 to {} (1 to {} for agreement; default 2 "
-                  "for tagging, 3 for agreement): longer sentences, and longer distances from "
+      fmt::format("the most phrases after the subject's noun, 0 to {0} (1 to {0} for agreement; default {1} "
+                  "for tagging, {2} for agreement): longer sentences, and longer distances from "
                   "subject to verb",
-                  max_modifiers, max_modifiers),
+                  max_modifiers, default_modifiers(Task::tagging), default_modifiers(Task::agreement)),
       "INTEGER");
   command_line.option("--layers", layers_text_, fmt::format("encoder layers, 1 to {} (default 1)", max_layers),
                       "INTEGER");
