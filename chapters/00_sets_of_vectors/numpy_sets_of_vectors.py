@@ -39,10 +39,10 @@ def comparisons(run):
     """Each listing above on the chapter's runs: (listing, what, NumPy's result, the program's)."""
     for name in run.names:
         document = run(name)
+        yield "one_hot", f"{name}: the one-hot vectors", one_hot(len(document["words"])), \
+            document["one_hot"]["vectors"]
         for kind in ("one_hot", "embedding"):
             vectors = np.array(document[kind]["vectors"])
-            if kind == "one_hot":
-                yield "one_hot", f"{name}: the one-hot vectors", one_hot(len(vectors)), document[kind]["vectors"]
             yield "euclidean_distance", f"{name}: every pair's distance, {kind}", \
                 euclidean_distance(vectors, vectors), document[kind]["distances"]
         tagging = document["tagging"]
