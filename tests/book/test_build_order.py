@@ -100,5 +100,25 @@ class BuildOrder(unittest.TestCase):
         self.assertGreater(checked, 0)
 
 
+    def test_a_stamp_is_written_once_so_what_waits_for_it_is_not_made_again_because_it_ran(self):
+        """Each stamp is a byproduct of the command that follows what it stands for (docs/CMakeLists.txt):
+        the command copies it only if it differs and touches a witness instead, and Ninja reads the
+        stamp's time again after it (restat). A stamp touched each time would make every timed run,
+        its figures and its page again whenever any run changed."""
+        text = (BUILD / "build.ninja").read_text()
+        for stamp in ("untimed.stamp", "timed.stamp"):
+            path = f"{GENERATED}/{stamp}"
+            with self.subTest(stamp=stamp):
+                statements = [variables for outputs, variables in re.findall(
+                    r"^build ([^:\n]*): CUSTOM_COMMAND[^\n]*\n((?:  [^\n]*\n)+)", text, re.MULTILINE)
+                    if path in outputs.split()]
+                self.assertEqual(len(statements), 1, f"the build statements that make {path}")
+                variables = statements[0]
+                self.assertIn("restat = 1", variables)
+                command = next(line for line in variables.splitlines() if line.strip().startswith("COMMAND = "))
+                self.assertIn(f"copy_if_different {BUILD}/docs/empty_stamp {BUILD}/{path} ", command + " ")
+                self.assertNotIn(f"touch {BUILD}/{path} ", command + " ")
+
+
 if __name__ == "__main__":
     unittest.main()
