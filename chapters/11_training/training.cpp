@@ -299,6 +299,7 @@ Result Trainer::result() const {
     result.example_source_peak.push_back(peaks);
   }
   if (inputs_.include_weights) result.weights = weights_;
+  result.adam_example = adam_on_lone_weights(inputs_.adam);
   return result;
 }
 
@@ -314,6 +315,23 @@ bool Trainer::can_continue_to(const Inputs& inputs) const {
                     mine.include_weights == inputs.include_weights;
   // A run stopped between two logged points logged an extra point at its end; one from scratch would not have.
   return same && inputs.steps >= steps_done_ && steps_done_ % inputs.log_every == 0;
+}
+
+AdamExample adam_on_lone_weights(const attention::AdamSettings& settings) {
+  AdamExample example;
+  // Four steps: a large gradient, a tiny one, and one whose sign turns every step.
+  example.gradients = {{100.0, 0.001, 1.0}, {100.0, 0.001, -1.0}, {100.0, 0.001, 1.0}, {100.0, 0.001, -1.0}};
+  Eigen::ArrayXd weights = Eigen::ArrayXd::Zero(3);
+  Eigen::ArrayXd gradient(3);
+  const std::vector<attention::ParameterBlock> parameters = {{weights.data(), weights.size()}};
+  const std::vector<attention::ParameterBlock> gradients = {{gradient.data(), gradient.size()}};
+  attention::Adam adam(parameters, settings);
+  for (const std::vector<double>& given : example.gradients) {
+    gradient = Eigen::Map<const Eigen::ArrayXd>(given.data(), static_cast<Eigen::Index>(given.size()));
+    adam.step(parameters, gradients);
+    example.weights.emplace_back(weights.begin(), weights.end());
+  }
+  return example;
 }
 
 Result compute(const Inputs& inputs, const Progress& progress) {
@@ -499,6 +517,10 @@ nlohmann::json to_json(const Result& result) {
                                ? program::number_json(static_cast<double>(result.steps_done) / result.seconds)
                                : nlohmann::json()},
   });
+  nlohmann::json adam_gradients = nlohmann::json::array(), adam_weights = nlohmann::json::array();
+  for (const std::vector<double>& step : result.adam_example.gradients) adam_gradients.push_back(numbers(step));
+  for (const std::vector<double>& step : result.adam_example.weights) adam_weights.push_back(numbers(step));
+  document["adam_example"] = {{"gradients", adam_gradients}, {"weights", adam_weights}};
   if (result.weights) document["weights"] = program::token_classifier_json(*result.weights);
   return document;
 }
@@ -621,6 +643,25 @@ std::string tables(const Result& result) {
               '\n';
     }
   }
+  // Rows: the weights; columns: the steps. No blank line inside: the book shows the block up to the first one.
+  const AdamExample& adam = result.adam_example;
+  const auto steps = static_cast<Eigen::Index>(adam.weights.size());
+  attention::Matrix after(3, steps);
+  for (Eigen::Index t = 0; t < steps; ++t) {
+    for (Eigen::Index w = 0; w < 3; ++w)
+      after(w, t) = adam.weights[static_cast<std::size_t>(t)][static_cast<std::size_t>(w)];
+  }
+  const auto given = [&adam](std::size_t w) {
+    std::vector<std::string> values;
+    for (const std::vector<double>& step : adam.gradients) values.push_back(fmt::format("{:g}", step[w]));
+    return fmt::format("g = {}", fmt::join(values, ", "));
+  };
+  text += fmt::format("Adam on three lone weights, each from 0, with\n"
+                      "the gradients given, not computed:\n"
+                      "  large:   {}\n  tiny:    {}\n  turning: {}\n",
+                      given(0), given(1), given(2));
+  text += program::table("The weight after each step:", after, {"large", "tiny", "turning"},
+                         program::numbered_labels("step ", steps), 4);
   return text;
 }
 

@@ -60,6 +60,17 @@ struct Untrained {
   double predicted_loss = 0.0;  // log V + logit_variance / 2: the loss of random logits of that variance, about
 };
 
+/// Adam on three lone weights, each from 0, with their gradients given, not computed: a large gradient, a tiny
+/// one, and one whose sign turns every step. How far each moves shows that a step's size does not follow its
+/// gradient's.
+struct AdamExample {
+  std::vector<std::vector<double>> gradients;  // [step][weight]: the gradient each weight is given at that step
+  std::vector<std::vector<double>> weights;    // [step][weight]: the weight after that step
+};
+
+/// The run's optimiser, with @p settings, on the three lone weights of AdamExample.
+AdamExample adam_on_lone_weights(const attention::AdamSettings& settings);
+
 /// Where training stands, as the book, the tests and the page show it.
 struct Result {
   Inputs inputs;
@@ -97,6 +108,7 @@ struct Result {
   std::vector<std::vector<long long>> example_source_peak;
   double seconds = 0.0;  // the training's wall-clock time (the only number that varies)
   std::optional<attention::TokenClassifierWeights> weights;  // with include_weights
+  AdamExample adam_example;                                  // the run's optimiser on three lone weights
 };
 
 /// One seed's training, as the table over seeds shows it.
