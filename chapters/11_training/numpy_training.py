@@ -26,7 +26,7 @@ def comparisons(run):
     """Each listing above on the chapter's runs: (listing, what, NumPy's result, the program's)."""
     for name in run.names:
         document = run(name)
-        if "adam_example" not in document:  # a run over several seeds reports no single optimiser
+        if "adam_example" not in document:  # a run over several seeds prints no lone-weights example
             continue
         example, adam = document["adam_example"], document["adam"]
         after = adam_on_lone_weights(example["gradients"], adam["learning_rate"], adam["beta1"], adam["beta2"],

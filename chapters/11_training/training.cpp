@@ -321,14 +321,19 @@ AdamExample adam_on_lone_weights(const attention::AdamSettings& settings) {
   AdamExample example;
   // Four steps: a large gradient, a tiny one, and one whose sign turns every step.
   example.gradients = {{100.0, 0.001, 1.0}, {100.0, 0.001, -1.0}, {100.0, 0.001, 1.0}, {100.0, 0.001, -1.0}};
-  Eigen::ArrayXd weights = Eigen::ArrayXd::Zero(3);
-  Eigen::ArrayXd gradient(3);
-  const std::vector<attention::ParameterBlock> parameters = {{weights.data(), weights.size()}};
-  const std::vector<attention::ParameterBlock> gradients = {{gradient.data(), gradient.size()}};
-  attention::Adam adam(parameters, settings);
+  const auto count = static_cast<Eigen::Index>(example.gradients.front().size());
+  Eigen::ArrayXd weights = Eigen::ArrayXd::Zero(count);
+  Eigen::ArrayXd gradient(count);
+  // The blocks point into the two arrays, which keep their size (and so their storage) from here on.
+  const std::vector<attention::ParameterBlock> weight_blocks = {{weights.data(), count}};
+  const std::vector<attention::ParameterBlock> gradient_blocks = {{gradient.data(), count}};
+  attention::Adam adam(weight_blocks, settings);
   for (const std::vector<double>& given : example.gradients) {
-    gradient = Eigen::Map<const Eigen::ArrayXd>(given.data(), static_cast<Eigen::Index>(given.size()));
-    adam.step(parameters, gradients);
+    if (static_cast<Eigen::Index>(given.size()) != count) {
+      throw std::logic_error("adam_on_lone_weights: every step gives one gradient per weight");
+    }
+    gradient = Eigen::Map<const Eigen::ArrayXd>(given.data(), count);
+    adam.step(weight_blocks, gradient_blocks);
     example.weights.emplace_back(weights.begin(), weights.end());
   }
   return example;
@@ -644,24 +649,25 @@ std::string tables(const Result& result) {
     }
   }
   // Rows: the weights; columns: the steps. No blank line inside: the book shows the block up to the first one.
-  const AdamExample& adam = result.adam_example;
-  const auto steps = static_cast<Eigen::Index>(adam.weights.size());
-  attention::Matrix after(3, steps);
+  const AdamExample& example = result.adam_example;
+  const std::vector<std::string> names = {"large", "tiny", "turning"};  // adam_on_lone_weights()'s three
+  const auto steps = static_cast<Eigen::Index>(example.weights.size());
+  attention::Matrix after(static_cast<Eigen::Index>(names.size()), steps);
   for (Eigen::Index t = 0; t < steps; ++t) {
-    for (Eigen::Index w = 0; w < 3; ++w)
-      after(w, t) = adam.weights[static_cast<std::size_t>(t)][static_cast<std::size_t>(w)];
+    for (Eigen::Index w = 0; w < after.rows(); ++w) {
+      after(w, t) = example.weights[static_cast<std::size_t>(t)].at(static_cast<std::size_t>(w));
+    }
   }
-  const auto given = [&adam](std::size_t w) {
+  const auto given = [&example](std::size_t w) {
     std::vector<std::string> values;
-    for (const std::vector<double>& step : adam.gradients) values.push_back(fmt::format("{:g}", step[w]));
+    for (const std::vector<double>& step : example.gradients) values.push_back(fmt::format("{:g}", step.at(w)));
     return fmt::format("g = {}", fmt::join(values, ", "));
   };
   text += fmt::format("Adam on three lone weights, each from 0, with\n"
                       "the gradients given, not computed:\n"
                       "  large:   {}\n  tiny:    {}\n  turning: {}\n",
                       given(0), given(1), given(2));
-  text += program::table("The weight after each step:", after, {"large", "tiny", "turning"},
-                         program::numbered_labels("step ", steps), 4);
+  text += program::table("The weight after each step:", after, names, program::numbered_labels("step ", steps), 4);
   return text;
 }
 
