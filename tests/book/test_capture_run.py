@@ -134,6 +134,9 @@ class CaptureRun(unittest.TestCase):
         self.assertEqual(self.kept_timings(), 0)
         self.assertIn("not kept", self.stderr)
         self.assertEqual(len(self.stderr.splitlines()), 1, self.stderr)
+        # Dated before any input, so that Ninja runs it again at the next build.
+        for suffix in ("txt", "json", "command"):
+            self.assertEqual((self.out / f"timed.{suffix}").stat().st_mtime, 0)
         # Measured again at the next build, on a quiet machine: kept.
         self.assertEqual(self.capture_here("timed", self.TIMED, busy=(200.0, 200.0)), 0)
         self.assertEqual(self.kept_timings(), 1)
