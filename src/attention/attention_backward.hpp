@@ -44,8 +44,8 @@ struct AttentionGradients {
 /// @param options the options of the forward pass: `scale`, and `mask` (a masked entry of dS is set to exactly 0,
 ///        which it already is when the fill is −∞, since then its weight is 0)
 /// @return dW, dS, dQ, dK and dV
-/// @throws std::invalid_argument if dO is not n × d_v, Q, K and V do not fit together, or the steps' weights are not
-///         n × m
+/// @throws std::invalid_argument if dO is not n × d_v, Q, K and V do not fit together, the steps' weights are not
+///         n × m, or the mask is not n × m
 template <typename Scalar>
 AttentionGradients<Scalar> attention_backward(const MatrixOf<Scalar>& queries, const MatrixOf<Scalar>& keys,
                                               const MatrixOf<Scalar>& values, const AttentionSteps<Scalar>& steps,
@@ -59,6 +59,9 @@ AttentionGradients<Scalar> attention_backward(const MatrixOf<Scalar>& queries, c
       queries.cols() != keys.cols()) {
     throw std::invalid_argument(
         "attention_backward: the forward steps do not belong to these queries, keys and values");
+  }
+  if (options.mask && (options.mask->rows() != queries.rows() || options.mask->cols() != keys.rows())) {
+    throw std::invalid_argument("attention_backward: the mask must have one row per query and one column per key");
   }
   AttentionGradients<Scalar> gradients;
   // clang-format off

@@ -45,6 +45,10 @@ inline Eigen::Index key_value_group(Eigen::Index head, Eigen::Index heads, Eigen
     throw std::invalid_argument("key_value_group: the key/value heads (" + std::to_string(key_value_heads) +
                                 ") must divide the query heads (" + std::to_string(heads) + ")");
   }
+  if (head < 0 || head >= heads) {
+    throw std::invalid_argument("key_value_group: head " + std::to_string(head) + " is not one of the " +
+                                std::to_string(heads) + " query heads");
+  }
   return head / (heads / key_value_heads);
 }
 

@@ -101,16 +101,39 @@ struct DecodingStep {
 /// @param word the word at position t = cache.length, 0 to V − 1
 /// @return the next word's scores, and each head's attention over positions 0 … t
 /// @throws std::invalid_argument if the cache is full or was made for another model (other layers, or an h_kv that
-///         does not divide the heads), the word is out of range, or the layers are not laid out as the paper's
-///         (post-norm LayerNorm, the only layout this step computes)
+///         does not divide the heads, or keys and values of another width), the word is out of range, the decoder
+///         has no layer, or the layers are not laid out as the paper's (post-norm LayerNorm, the only layout this
+///         step computes)
 inline DecodingStep decode_step(const TokenClassifierWeights& weights, KeyValueCache& cache, Eigen::Index word) {
   if (weights.layout != LayerLayout{}) {
     throw std::invalid_argument("decode_step: only the paper's layout, post-norm LayerNorm, is decoded step by step");
   }
+  if (weights.layers.empty()) throw std::invalid_argument("decode_step: the decoder has no layer");
   const Eigen::Index t = cache.length;
-  if (cache.keys.size() != weights.layers.size() || t >= cache.keys.front().front().rows()) {
-    throw std::invalid_argument("decode_step: the cache is full, or was made for another model");
-  }
+  const auto made_for_another_model = [&] {
+    if (cache.keys.size() != weights.layers.size() || cache.values.size() != weights.layers.size()) return true;
+    const Eigen::Index groups = cache.key_value_heads;
+    for (std::size_t l = 0; l < weights.layers.size(); ++l) {
+      const std::vector<HeadProjections>& heads = weights.layers[l].attention.heads;
+      const auto count = static_cast<Eigen::Index>(heads.size());
+      if (groups < 1 || count % groups != 0 || static_cast<Eigen::Index>(cache.keys[l].size()) != groups ||
+          static_cast<Eigen::Index>(cache.values[l].size()) != groups) {
+        return true;
+      }
+      for (Eigen::Index g = 0; g < groups; ++g) {
+        const HeadProjections& first = heads[static_cast<std::size_t>(g * (count / groups))];
+        const Matrix& keys = cache.keys[l][static_cast<std::size_t>(g)];
+        const Matrix& values = cache.values[l][static_cast<std::size_t>(g)];
+        if (keys.cols() != first.key.cols() || values.cols() != first.value.cols() || keys.rows() != values.rows() ||
+            keys.rows() != cache.keys.front().front().rows()) {
+          return true;
+        }
+      }
+    }
+    return false;
+  };
+  if (made_for_another_model()) throw std::invalid_argument("decode_step: the cache was made for another model");
+  if (t >= cache.keys.front().front().rows()) throw std::invalid_argument("decode_step: the cache is full");
   if (word < 0 || word >= weights.embedding.rows()) {
     throw std::invalid_argument("decode_step: word " + std::to_string(word) + " is out of range");
   }

@@ -141,6 +141,22 @@ TEST_CASE("attention_backward: a finite fill is a constant too, and a fully mask
   CHECK(empty.values == reference.values);
 }
 
+TEST_CASE("attention_backward refuses a mask of another shape than the forward pass's scores", "[ch10]") {
+  // A 2 × 2 mask for 3 queries and 3 keys would have been read past its end.
+  std::mt19937_64 generator(5);
+  const Matrix q = support::random_matrix(3, 2, generator);
+  const Matrix k = support::random_matrix(3, 2, generator);
+  const Matrix v = support::random_matrix(3, 2, generator);
+  const Matrix direction = support::random_matrix(3, 2, generator);
+  attention::AttentionOptions options;
+  options.mask = attention::causal_mask(3);
+  const auto steps = attention::scaled_dot_product_attention(q, k, v, options);
+  CHECK_NOTHROW(attention::attention_backward(q, k, v, steps, direction, options));
+  options.mask = attention::causal_mask(2);
+  CHECK_THROWS_WITH(attention::attention_backward(q, k, v, steps, direction, options),
+                    Catch::Contains("one row per query and one column per key"));
+}
+
 TEST_CASE("multi_head_backward agrees with central differences for inputs and all weights", "[ch10]") {
   std::mt19937_64 generator(4);
   Matrix x = support::random_matrix(5, 4, generator);

@@ -168,6 +168,24 @@ TEST_CASE("key_value_group refuses a grouping that does not divide the heads", "
   CHECK_THROWS_AS(attention::key_value_group(0, 4, 3), std::invalid_argument);
   CHECK_THROWS_AS(attention::key_value_group(0, 4, 0), std::invalid_argument);
   CHECK_THROWS_AS(attention::key_value_group(0, 0, 1), std::invalid_argument);  // h = 0 would divide by 0
+  CHECK_THROWS_AS(attention::key_value_group(4, 4, 2), std::invalid_argument);  // no head 4 among 0 … 3
+  CHECK_THROWS_AS(attention::key_value_group(-1, 4, 2), std::invalid_argument);
+}
+
+TEST_CASE("decode_step refuses a cache made for another model, and a decoder with no layer", "[ch14]") {
+  // Each cache would have been written past its rows' ends, or read from an empty list, had it been used.
+  const attention::TokenClassifierWeights narrow = grouped_decoder(decoder_shape(8, 2, 1), 1, 5);  // d_k 4
+  const attention::TokenClassifierWeights wide = grouped_decoder(decoder_shape(16, 2, 1), 1, 5);   // d_k 8
+  attention::KeyValueCache cache = attention::empty_key_value_cache(narrow, 1, 4);
+  CHECK_THROWS_WITH(attention::decode_step(wide, cache, 0), Catch::Contains("made for another model"));
+  CHECK(cache.length == 0);
+  const attention::TokenClassifierWeights two_layers = grouped_decoder(decoder_shape(8, 2, 2), 1, 5);
+  CHECK_THROWS_AS(attention::decode_step(two_layers, cache, 0), std::invalid_argument);  // other layers
+  attention::TokenClassifierWeights no_layer = narrow;
+  no_layer.layers.clear();
+  CHECK_THROWS_WITH(attention::decode_step(no_layer, cache, 0), Catch::Contains("no layer"));
+  CHECK_NOTHROW(attention::decode_step(narrow, cache, 0));  // the model it was made for
+  CHECK(cache.length == 1);
 }
 
 #ifndef ATTENTION_CHECKS_MEMORY
