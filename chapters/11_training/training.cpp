@@ -411,14 +411,15 @@ SeedsResult compute_over_seeds(const Inputs& inputs, const Progress& progress) {
 
 namespace {
 
-nlohmann::json per_head_json(const std::vector<std::vector<double>>& per_layer) {
-  nlohmann::json layers = nlohmann::json::array();
-  for (const auto& layer : per_layer) {
-    nlohmann::json heads = nlohmann::json::array();
-    for (double head : layer) heads.push_back(program::number_json(head));
-    layers.push_back(heads);
+// Rows of numbers (per layer, per head; per step, per weight) as a JSON array of arrays.
+nlohmann::json rows_json(const std::vector<std::vector<double>>& rows) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& row : rows) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (double entry : row) entries.push_back(program::number_json(entry));
+    list.push_back(entries);
   }
-  return layers;
+  return list;
 }
 
 nlohmann::json optional_json(const std::optional<long long>& value) {
@@ -513,8 +514,8 @@ nlohmann::json to_json(const Result& result) {
         {"prediction", result.example_prediction},
         {"source", example_source}}},
       {"attention", attention_maps},
-      {"source_weight", per_head_json(result.source_weight)},
-      {"source_peak", per_head_json(result.source_peak)},
+      {"source_weight", rows_json(result.source_weight)},
+      {"source_peak", rows_json(result.source_peak)},
       {"example_source_peak", result.example_source_peak},
       {"seconds", program::number_json(result.seconds)},
       // Adam updates per second of the run's own clock: null before a step is timed.
@@ -522,10 +523,8 @@ nlohmann::json to_json(const Result& result) {
                                ? program::number_json(static_cast<double>(result.steps_done) / result.seconds)
                                : nlohmann::json()},
   });
-  nlohmann::json adam_gradients = nlohmann::json::array(), adam_weights = nlohmann::json::array();
-  for (const std::vector<double>& step : result.adam_example.gradients) adam_gradients.push_back(numbers(step));
-  for (const std::vector<double>& step : result.adam_example.weights) adam_weights.push_back(numbers(step));
-  document["adam_example"] = {{"gradients", adam_gradients}, {"weights", adam_weights}};
+  document["adam_example"] = {{"gradients", rows_json(result.adam_example.gradients)},
+                              {"weights", rows_json(result.adam_example.weights)}};
   if (result.weights) document["weights"] = program::token_classifier_json(*result.weights);
   return document;
 }
@@ -541,8 +540,8 @@ nlohmann::json to_json(const SeedsResult& result) {
                     {"wrong_from_neighbour", run.wrong_from_neighbour},
                     {"wrong_not_in_input", run.wrong_not_in_input},
                     {"wrong_not_in_input_by_chance", program::number_json(run.wrong_not_in_input_by_chance)},
-                    {"source_weight", per_head_json(run.source_weight)},
-                    {"source_peak", per_head_json(run.source_peak)},
+                    {"source_weight", rows_json(run.source_weight)},
+                    {"source_peak", rows_json(run.source_peak)},
                     {"example_source_peak", run.example_source_peak}});
   }
   const SeedsResult::Summary& summary = result.summary;
